@@ -1,0 +1,153 @@
+"""The violations quantity-guard raises, and the repair text each one carries.
+
+Every violation says three things: what was received, what was expected, and what to send
+instead. ``code`` is stable (it keys enforcement reports and tool errors); ``field`` names the
+place (``"runoff_depth.discharge"``) when the violation happened at a tool boundary.
+
+This module is a leaf: it imports nothing from the package, so every layer may raise from it.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "GuardViolation",
+    "UnitParseError",
+    "DimensionalityError",
+    "OffsetUnitError",
+    "DatumMismatch",
+    "DatumConversionUnavailable",
+    "CRSMismatch",
+    "TimezoneError",
+    "QualityViolation",
+    "MissingUnit",
+    "InvalidArguments",
+    "UnconvertedCarryOver",
+    "UnsourcedInput",
+    "RedefinitionError",
+]
+
+
+class GuardViolation(Exception):
+    """Base class: a value that must not cross the boundary as it is.
+
+    ``message`` says what was wrong (received vs expected); ``suggestion`` says what to send
+    instead. ``repair()`` joins them into one text a model can act on.
+    """
+
+    code = "guard_violation"
+
+    def __init__(self, message: str, *, field: str | None = None, suggestion: str | None = None,
+                 received: object = None, expected: object = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.suggestion = suggestion
+        self.received = received
+        self.expected = expected
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+    def repair(self) -> str:
+        """What was wrong and exactly what to send instead, as one paragraph."""
+        text = str(self)
+        if self.suggestion:
+            text = f"{text} Send instead: {self.suggestion}"
+        return text
+
+    def at(self, field: str) -> "GuardViolation":
+        """Return this violation located at ``field`` (the original is left untouched)."""
+        clone = self.__class__.__new__(self.__class__)
+        clone.__dict__.update(self.__dict__)
+        Exception.__init__(clone, self.message)
+        clone.field = field
+        return clone
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "field": self.field, "message": self.message,
+                "repair": self.repair()}
+
+
+class UnitParseError(GuardViolation, ValueError):
+    """A unit expression that cannot be read, or that is ambiguous.
+
+    ``position`` is the 0-based character offset of the problem in ``text`` (or None).
+    """
+
+    code = "unit_parse_error"
+
+    def __init__(self, message: str, *, text: str | None = None, position: int | None = None,
+                 suggestions: tuple[str, ...] = (), **kw) -> None:
+        self.text = text
+        self.position = position
+        self.suggestions = tuple(suggestions)
+        if suggestions and "suggestion" not in kw:
+            kw["suggestion"] = " or ".join(repr(s) for s in suggestions)
+        super().__init__(message, **kw)
+
+
+class DimensionalityError(GuardViolation, ValueError):
+    """Two dimensions that cannot be converted or combined (a length where a flow is needed)."""
+
+    code = "dimensionality_error"
+
+
+class OffsetUnitError(DimensionalityError):
+    """An operation on an offset (temperature-point) unit that has no physical meaning."""
+
+    code = "offset_unit_error"
+
+
+class DatumMismatch(GuardViolation, ValueError):
+    """Two elevations on different vertical datums combined, or a value on the wrong datum."""
+
+    code = "datum_mismatch"
+
+
+class DatumConversionUnavailable(GuardViolation, ValueError):
+    """A datum conversion asked for with no registered offset to do it."""
+
+    code = "datum_conversion_unavailable"
+
+
+class CRSMismatch(GuardViolation, ValueError):
+    code = "crs_mismatch"
+
+
+class TimezoneError(GuardViolation, ValueError):
+    """A naive timestamp, or an offset that is wrong for the declared zone at that instant."""
+
+    code = "timezone_error"
+
+
+class QualityViolation(GuardViolation, ValueError):
+    """A record weaker than the declared quality floor, or an unknown quality flag."""
+
+    code = "quality_violation"
+
+
+class MissingUnit(GuardViolation, ValueError):
+    """A bare number where the declaration requires an explicit unit."""
+
+    code = "missing_unit"
+
+
+class InvalidArguments(GuardViolation, ValueError):
+    """Arguments that are not of any accepted shape (unknown keys, booleans, missing fields)."""
+
+    code = "invalid_arguments"
+
+
+class UnconvertedCarryOver(GuardViolation, ValueError):
+    """A magnitude reused from an earlier tool on a different footing, with no conversion."""
+
+    code = "unconverted_carry_over"
+
+
+class UnsourcedInput(GuardViolation, ValueError):
+    """A ``sourced`` input that traces to no tool output and not to the question."""
+
+    code = "unsourced_input"
+
+
+class RedefinitionError(ValueError):
+    """An attempt to give an existing unit, datum or alias a different meaning."""
