@@ -23,6 +23,7 @@ from .errors import (
     TimezoneError,
     UnconvertedCarryOver,
     UnitParseError,
+    UnknownDatum,
     UnsourcedInput,
 )
 
@@ -37,7 +38,8 @@ _LAZY = {
 __all__ = ["__version__", *sorted(_LAZY), "CRSMismatch", "DatumConversionUnavailable",
            "DatumMismatch", "DimensionalityError", "GuardViolation", "InvalidArguments",
            "MissingUnit", "OffsetUnitError", "QualityViolation", "RedefinitionError",
-           "TimezoneError", "UnconvertedCarryOver", "UnitParseError", "UnsourcedInput"]
+           "TimezoneError", "UnconvertedCarryOver", "UnitParseError", "UnknownDatum",
+           "UnsourcedInput"]
 
 
 def __getattr__(name: str):

@@ -15,6 +15,7 @@ __all__ = [
     "OffsetUnitError",
     "DatumMismatch",
     "DatumConversionUnavailable",
+    "UnknownDatum",
     "CRSMismatch",
     "TimezoneError",
     "QualityViolation",
@@ -101,6 +102,12 @@ class DatumMismatch(GuardViolation, ValueError):
     """Two elevations on different vertical datums combined, or a value on the wrong datum."""
 
     code = "datum_mismatch"
+
+
+class UnknownDatum(GuardViolation, ValueError):
+    """A vertical datum name that is not registered."""
+
+    code = "unknown_datum"
 
 
 class DatumConversionUnavailable(GuardViolation, ValueError):
