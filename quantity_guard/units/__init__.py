@@ -1,0 +1,97 @@
+"""The dimensional kernel: units as exact data, a parser, conversion. No third-party code.
+
+Importing this package reads no data; the unit table is loaded on first use. It knows nothing
+of datums (beyond splitting a datum name off a unit string), tools or agents.
+
+    >>> convert(1250, "cfs", "m3/s")
+    35.39605824
+    >>> convert(10, "degC", "degF")
+    50.0
+"""
+from __future__ import annotations
+
+from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
+from .dimension import AXES, format_dims
+from .parser import parse_unit
+from .table import define
+from .unit import ONE, Unit, apply, conversion
+
+__all__ = ["parse_unit", "parse_with_datum", "convert", "define", "Unit", "ONE", "AXES",
+           "UnitParseError", "DimensionalityError", "OffsetUnitError", "RedefinitionError",
+           "conversion", "format_dims"]
+
+
+def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
+    """Convert a float, an int, a numpy array or a list of numbers between two units.
+
+    A scalar comes back as a float, an array as a new float array. Incompatible dimensions raise
+    ``DimensionalityError``; a temperature point converted to a difference (or back) raises
+    ``OffsetUnitError``.
+    """
+    a, b = conversion(parse_unit(from_unit), parse_unit(to_unit))
+    return apply(value, a, b)
+
+
+# Whole-token spellings that are a unit plus a vertical datum (services.md, units.md 3.3).
+# "ASD" (above station datum) names no station by itself: the quantity layer asks which.
+_DATUM_UNITS = {
+    "mAOD": ("m", "ODN"), "mOD": ("m", "ODN"), "mODN": ("m", "ODN"),
+    "mASD": ("m", "ASD"), "ftMSL": ("ft", "MSL"), "mMSL": ("m", "MSL"),
+}
+_DATUM_REFUSED = {
+    "mBDAT": "'mBDAT' is metres below a datum (the sign is flipped); negate the value and give "
+             "it as metres above that datum",
+}
+_ABOVE = ("above", "abv.", "abv", "over")
+
+
+def parse_with_datum(text: str) -> "tuple[Unit, str | None]":
+    """``"ft NAVD88"`` -> ``(Unit('ft'), "NAVD88")``; ``"mAOD"`` -> ``(Unit('m'), "ODN")``;
+    ``"m3/s"`` -> ``(Unit('m3/s'), None)``.
+
+    The datum comes back as written (``"AOD"``, ``"NAVD 88"``); the quantity layer resolves it
+    against the datum registry and refuses names it does not know. A datum on anything but a
+    length is refused.
+    """
+    if not isinstance(text, str):
+        return parse_unit(text), None
+    t = text.strip()
+    if t in _DATUM_UNITS:
+        unit, datum = _DATUM_UNITS[t]
+        return parse_unit(unit), datum
+    if t in _DATUM_REFUSED:
+        raise UnitParseError(_DATUM_REFUSED[t], text=text, suggestions=("mAOD",))
+    try:
+        return parse_unit(t), None
+    except UnitParseError as first:
+        head, datum = _split_datum(t)
+        if datum is None:
+            raise first
+    unit = parse_unit(head)
+    from .dimension import base
+    if unit.dims != base("length"):
+        raise UnitParseError(f"a vertical datum ({datum}) applies only to a length, not to "
+                             f"{unit.symbol} ({unit.dimensionality})", text=text)
+    return unit, datum
+
+
+def _split_datum(t: str) -> "tuple[str, str | None]":
+    if t.endswith(")") and "(" in t:
+        k = t.rindex("(")
+        head, datum = t[:k].rstrip(" ,"), t[k + 1:-1].strip()
+    else:
+        cut = max(t.rfind(" "), t.rfind(","))
+        if cut <= 0:
+            return t, None
+        head, datum = t[:cut].rstrip(" ,"), t[cut + 1:].strip()
+        # "NAVD 88", "NGVD 29": a code written with a space before its year
+        if datum.isdigit() and " " in head:
+            k = head.rfind(" ")
+            head, datum = head[:k].rstrip(" ,"), head[k + 1:] + " " + datum
+    words = head.split(" ")
+    if len(words) > 1 and words[-1].lower() in _ABOVE:
+        head = " ".join(words[:-1]).rstrip(" ,")
+    if not head or not datum or not (datum[0].isalpha()) \
+            or not all(c.isalnum() or c in ":_-. " for c in datum):
+        return t, None
+    return head, datum

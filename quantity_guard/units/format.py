@@ -1,0 +1,89 @@
+"""Renderings of a unit's terms: canonical ASCII, pretty Unicode, and long names.
+
+- canonical: ``m3/s``, ``ft3/s``, ``kg*m/s2``, ``W/(m2*K)``, ``1/s``; read back by the parser.
+- pretty: ``m³/s``, ``kg·m/s²``, ``°C``, ``µS/cm``; also read back by the parser.
+- long: ``cubic feet per second``, ``megalitres per day``; for descriptions a model reads.
+"""
+from __future__ import annotations
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_PRETTY_SYMBOLS = {"degC": "°C", "degF": "°F", "degR": "°R", "delta_degC": "Δ°C",
+                   "delta_degF": "Δ°F", "ohm": "Ω"}
+
+
+def _split(terms):
+    num = [(s, p) for s, p in terms if p > 0]
+    den = [(s, -p) for s, p in terms if p < 0]
+    return num, den
+
+
+def _ascii_term(symbol: str, p: int) -> str:
+    if p == 1:
+        return symbol
+    if symbol[-1].isdigit() or not (symbol[-1].isalpha() or symbol[-1] == "_"):
+        return f"{symbol}**{p}"  # 'a_365' or '%': a juxtaposed digit would be misread
+    return f"{symbol}{p}"
+
+
+def canonical(terms) -> str:
+    num, den = _split(terms)
+    top = "*".join(_ascii_term(s, p) for s, p in num) or "1"
+    if not den:
+        return top
+    bottom = "*".join(_ascii_term(s, p) for s, p in den)
+    return f"{top}/({bottom})" if len(den) > 1 else f"{top}/{bottom}"
+
+
+def _pretty_symbol(symbol: str) -> str:
+    if symbol in _PRETTY_SYMBOLS:
+        return _PRETTY_SYMBOLS[symbol]
+    from .table import describe
+    info = describe(symbol)
+    if info is not None and info[1] == "u":
+        return "µ" + _pretty_symbol(symbol[1:])
+    return symbol
+
+
+def _pretty_term(symbol: str, p: int) -> str:
+    sym = _pretty_symbol(symbol)
+    if p == 1:
+        return sym
+    if sym[-1].isdigit():
+        return f"{sym}^{p}"
+    return sym + str(p).translate(_SUPERSCRIPT)
+
+
+def pretty(terms) -> str:
+    num, den = _split(terms)
+    top = "·".join(_pretty_term(s, p) for s, p in num) or "1"
+    if not den:
+        return top
+    bottom = "·".join(_pretty_term(s, p) for s, p in den)
+    return f"{top}/({bottom})" if len(den) > 1 else f"{top}/{bottom}"
+
+
+_POWER_WORDS = {2: "square ", 3: "cubic "}
+
+
+def _long_term(symbol: str, p: int, plural: bool) -> str:
+    from .table import describe
+    info = describe(symbol)
+    if info is None:
+        words = symbol
+    else:
+        row, _, prefix = info
+        words = prefix + (row.plural if plural else row.name)
+    if p == 1:
+        return words
+    if p in _POWER_WORDS:
+        return _POWER_WORDS[p] + words
+    return f"{words} to the power {p}"
+
+
+def long_name(terms, plural: bool = True) -> str:
+    num, den = _split(terms)
+    parts = [_long_term(s, p, plural and k == len(num) - 1) for k, (s, p) in enumerate(num)]
+    text = " ".join(parts) if parts else ""
+    for s, p in den:
+        text += f" per {_long_term(s, p, False)}"
+    return text.strip() or "dimensionless"

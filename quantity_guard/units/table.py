@@ -1,0 +1,243 @@
+"""The unit table: ``data/units.json`` loaded once, on first use, then only ever added to.
+
+Name resolution, in this order (it is what keeps ``ftH2O``, ``Mcf``, ``kcfs``, ``MGD`` and
+``Ml`` whole):
+
+1. a refused spelling (``gal``, ``ton``, ``mgd``...) -> ``UnitParseError`` naming the
+   unambiguous alternatives;
+2. an exact symbol or alias (case is never folded: ``Ml`` is megalitres, ``ml`` millilitres);
+3. a long name, case-insensitively (``Metres``);
+4. an SI prefix symbol on a prefixable symbol (``km``, ``MW``, ``uS``), or a long prefix on a
+   prefixable long name (``megalitres``).
+
+The caller (the parser) reads a trailing integer as an exponent only when the whole name does
+not resolve (``m3`` -> ``m``, 3; ``ftH2O`` stays whole).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from ..errors import RedefinitionError, UnitParseError
+from .dimension import AXES, base
+from .unit import Unit
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "units.json"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table entry. ``unit`` is the row's own unit, spelled with ``symbol``."""
+
+    symbol: str
+    name: str
+    plural: str
+    unit: Unit
+    aliases: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    prefixable: bool = False
+    group: str = ""
+    source: str = ""
+    note: str = ""
+    exact: bool = True
+    definition: str = ""
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self.rows: dict[str, Row] = {}           # canonical symbol -> row
+        self.spellings: dict[str, Row] = {}      # symbol or alias (exact case) -> row
+        self.long: dict[str, Row] = {}           # long name, lower case -> row
+        self.prefixes: dict[str, tuple[str, Fraction]] = {}       # "k" -> ("kilo", 1000)
+        self.long_prefixes: dict[str, tuple[str, Fraction]] = {}  # "kilo" -> ("k", 1000)
+        self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.loaded = False
+        self.lock = threading.RLock()
+
+
+_REG = _Registry()
+
+
+def registry() -> _Registry:
+    if not _REG.loaded:
+        _load()
+    return _REG
+
+
+def _load() -> None:
+    with _REG.lock:
+        if _REG.loaded:
+            return
+        data = json.loads(_DATA.read_text(encoding="utf-8"))
+        for sym, long, factor in data["prefixes"]:
+            f = Fraction(factor)
+            _REG.prefixes[sym] = (long, f)
+            _REG.long_prefixes[long] = (sym, f)
+        for word, (why, alternatives) in data["refused"].items():
+            _REG.refused[word] = (why, tuple(alternatives))
+        # rows are defined in file order, each over the rows before it; lookups during the
+        # load see the partial table (the flag is set first so resolution does not recurse)
+        _REG.loaded = True
+        try:
+            for entry in data["units"]:
+                _add_row(entry)
+        except BaseException:
+            _REG.__init__()
+            raise
+
+
+def _add_row(entry: dict) -> Row:
+    symbol = entry["symbol"]
+    offset = Fraction(entry["offset"]) if entry.get("offset") else None
+    interval = bool(entry.get("interval"))
+    if "base" in entry:
+        if entry["base"] not in AXES:
+            raise ValueError(f"unit {symbol!r}: unknown base axis {entry['base']!r}")
+        factor, dims, definition = Fraction(1), base(entry["base"]), f"base {entry['base']}"
+    else:
+        definition = entry["def"]
+        u = evaluate_definition(definition)
+        factor, dims = u.factor, u.dims
+    unit = Unit(factor, dims, ((symbol, 1),), offset, interval)
+    name = entry.get("name", symbol)
+    row = Row(symbol=symbol, name=name, plural=entry.get("plural") or _plural(name), unit=unit,
+              aliases=tuple(entry.get("aliases", ())), names=tuple(entry.get("names", ())),
+              prefixable=bool(entry.get("prefixable")), group=entry.get("group", ""),
+              source=entry.get("source", ""), note=entry.get("note", ""),
+              exact=entry.get("exact", True), definition=definition)
+    _REG.rows[symbol] = row
+    for s in (symbol, *row.aliases):
+        _REG.spellings[s] = row
+    for n in (name, row.plural, *row.names):
+        _REG.long.setdefault(n.lower(), row)
+    return row
+
+
+def _plural(name: str) -> str:
+    if name.endswith(("s", "z", "x")):
+        return name
+    return name + "s"
+
+
+def evaluate_definition(text: str) -> Unit:
+    """``"0.3048 m"``, ``"1200/3937 m"``, ``"1 ft3/s"``, ``"1/100 1"`` -> an unnamed Unit."""
+    from .parser import parse_unit
+    head, _, rest = text.strip().partition(" ")
+    try:
+        number = Fraction(head)
+    except (ValueError, ZeroDivisionError):
+        number, rest = Fraction(1), text
+    u = parse_unit(rest.strip() or "1")
+    if u.offset is not None:
+        raise ValueError(f"definition {text!r} is over an offset unit")
+    return Unit(number * u.factor, u.dims, u.terms, None, u.interval)
+
+
+# -- resolution ---------------------------------------------------------------------------
+def refusal(name: str) -> tuple[str, tuple[str, ...]] | None:
+    return registry().refused.get(name)
+
+
+def lookup(name: str) -> Unit | None:
+    """Resolve one whole name (no exponent) to a Unit spelled canonically, or None."""
+    reg = registry()
+    row = reg.spellings.get(name)
+    if row is not None:
+        return row.unit
+    row = reg.long.get(name.lower())
+    if row is not None:
+        return row.unit
+    hit = _split_prefix(name)
+    if hit is not None:
+        (psym, pfactor), row = hit
+        u = row.unit
+        return Unit(u.factor * pfactor, u.dims, ((psym + row.symbol, 1),), None, u.interval)
+    return None
+
+
+def _split_prefix(name: str):
+    reg = registry()
+    for n in (2, 1):
+        p = reg.prefixes.get(name[:n])
+        if p is not None and len(name) > n:
+            row = reg.spellings.get(name[n:])
+            if row is not None and row.prefixable:
+                return (name[:n], p[1]), row
+    low = name.lower()
+    for long, (psym, pfactor) in reg.long_prefixes.items():
+        if low.startswith(long) and len(low) > len(long):
+            row = reg.long.get(low[len(long):])
+            if row is not None and row.prefixable:
+                return (psym, pfactor), row
+    return None
+
+
+def describe(symbol: str) -> tuple[Row, str, str] | None:
+    """For a canonical term symbol: (row, prefix symbol, prefix long name), or None."""
+    reg = registry()
+    row = reg.rows.get(symbol) or reg.spellings.get(symbol)
+    if row is not None:
+        return row, "", ""
+    hit = _split_prefix(symbol)
+    if hit is None:
+        return None
+    (psym, _), row = hit
+    return row, psym, reg.prefixes[psym][0]
+
+
+def spellings() -> list[str]:
+    reg = registry()
+    return [*reg.spellings, *(r.name for r in reg.rows.values())]
+
+
+def rows() -> tuple[Row, ...]:
+    return tuple(registry().rows.values())
+
+
+# -- extension ------------------------------------------------------------------------------
+def define(symbol: str, definition: str, *, name: str | None = None, plural: str | None = None,
+           aliases: tuple[str, ...] | list[str] = (), names: tuple[str, ...] | list[str] = (),
+           prefixable: bool = False, offset: str | Fraction | None = None, interval: bool = False,
+           source: str = "", note: str = "", group: str = "") -> Unit:
+    """Add a unit to the table and return it.
+
+    ``definition`` is ``"<number> <unit expression>"`` over existing units (``"1000 ft3/s"``,
+    ``"1233.48183754752 m3"``). A spelling that already means something is never redefined:
+    defining it again with the same meaning is a no-op, with another meaning raises
+    ``RedefinitionError``.
+    """
+    from .parser import check_name, parse_unit
+    reg = registry()
+    with reg.lock:
+        new = evaluate_definition(definition)
+        off = Fraction(offset) if offset is not None else None
+        candidate = Unit(new.factor, new.dims, ((symbol, 1),), off, interval)
+        for spelling in (symbol, *aliases):
+            check_name(spelling)
+            if refusal(spelling):
+                raise RedefinitionError(f"{spelling!r} is refused as ambiguous and cannot be defined")
+            try:
+                existing = parse_unit(spelling)
+            except UnitParseError:
+                continue
+            if existing == candidate and spelling in reg.spellings:
+                continue
+            raise RedefinitionError(
+                f"{spelling!r} already means {existing.symbol} ({existing.dimensionality}); "
+                f"units are never redefined: choose another symbol")
+        if symbol in reg.rows:
+            return reg.rows[symbol].unit
+        entry = {"symbol": symbol, "def": definition, "aliases": list(aliases), "names": list(names),
+                 "prefixable": prefixable, "source": source, "note": note, "group": group,
+                 "interval": interval}
+        if name:
+            entry["name"] = name
+        if plural:
+            entry["plural"] = plural
+        if off is not None:
+            entry["offset"] = str(off)
+        return _add_row(entry).unit

@@ -1,0 +1,222 @@
+"""``Unit``: an exact factor to SI (a ``Fraction``), an optional offset, a dimension vector.
+
+Two units are equal when they mean the same thing: ``(factor, offset, dims, interval)``.
+``cumec == Unit("m3/s")`` although they are spelled differently; the spelling (``terms``) is
+only for display. Units are immutable and hashable.
+
+Temperature scales with an offset (``degC``, ``degF``) are *points*. Their differences are
+*intervals* (``delta_degC``, ``delta_degF``). Offset units never enter compound units: ``degC/s``
+has no meaning, ``delta_degC/s`` has.
+
+Conversion factors are computed once per unit pair in exact arithmetic, floated once and cached:
+a conversion is then one multiply (one multiply-add for offset scales).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..errors import DimensionalityError, OffsetUnitError
+from . import dimension as _dim
+from .dimension import DIMENSIONLESS, MAX_EXPONENT, format_dims
+
+_set = object.__setattr__
+Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, for display
+
+
+class Unit:
+    """An immutable physical unit. Build units with ``parse_unit``; combine with ``* / **``."""
+
+    __slots__ = ("factor", "offset", "dims", "terms", "interval", "_key", "_hash", "_text")
+
+    def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
+                 offset: Fraction | None = None, interval: bool = False) -> None:
+        offset = offset or None
+        key = (factor, offset, dims, interval)
+        for name, value in zip(Unit.__slots__, (factor, offset, dims, terms, interval, key,
+                                                 hash(key), None)):
+            _set(self, name, value)
+
+    # -- identity -------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Unit:
+            return NotImplemented
+        return self is other or self._key == other._key  # type: ignore[union-attr]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Unit is immutable")
+
+    def __reduce__(self):
+        from .parser import parse_unit
+        return (parse_unit, (self.symbol,))
+
+    # -- renderings -----------------------------------------------------------------------
+    @property
+    def symbol(self) -> str:
+        """Canonical ASCII spelling, read back by the parser: ``m3/s``, ``ft3/s``, ``mm/d``."""
+        text = self._text
+        if text is None:
+            from .format import canonical
+            text = canonical(self.terms)
+            _set(self, "_text", text)
+        return text
+
+    def __str__(self) -> str:
+        return self.symbol
+
+    def __repr__(self) -> str:
+        return f"Unit({self.symbol!r})"
+
+    def __format__(self, spec: str) -> str:
+        from .format import long_name, pretty
+        if spec in ("", "s", "canonical"):
+            return self.symbol
+        if spec in ("P", "pretty"):
+            return pretty(self.terms)
+        if spec in ("L", "long"):
+            return long_name(self.terms)
+        raise ValueError(f"unknown unit format {spec!r}: use '', 'P' (pretty) or 'L' (long)")
+
+    @property
+    def pretty(self) -> str:
+        return format(self, "P")
+
+    @property
+    def long_name(self) -> str:
+        return format(self, "L")
+
+    @property
+    def dimensionality(self) -> str:
+        """``"[length]^3 [time]^-1"``."""
+        return format_dims(self.dims)
+
+    @property
+    def dimensionless(self) -> bool:
+        return self.dims == DIMENSIONLESS and self.offset is None
+
+    @property
+    def is_offset(self) -> bool:
+        """True for a temperature-point scale with an offset (degC, degF)."""
+        return self.offset is not None
+
+    @property
+    def delta(self) -> "Unit":
+        """The interval unit for differences of this unit (degC -> delta_degC; m -> m)."""
+        if self.offset is None:
+            return self
+        from .parser import UnitParseError, parse_unit
+        try:
+            return parse_unit("delta_" + self.symbol)
+        except UnitParseError:  # a user-defined offset scale without a delta row
+            return Unit(self.factor, self.dims, (), None, True)
+
+    # -- algebra --------------------------------------------------------------------------
+    def __mul__(self, other: "Unit") -> "Unit":
+        if other.__class__ is not Unit:
+            return NotImplemented
+        _no_offset(self, other, "*")
+        return Unit(self.factor * other.factor, _dim.mul(self.dims, other.dims),
+                    _merge(self.terms, other.terms, 1), None, self.interval or other.interval)
+
+    def __truediv__(self, other: "Unit") -> "Unit":
+        if other.__class__ is not Unit:
+            return NotImplemented
+        _no_offset(self, other, "/")
+        return Unit(self.factor / other.factor, _dim.div(self.dims, other.dims),
+                    _merge(self.terms, other.terms, -1), None, self.interval or other.interval)
+
+    def __pow__(self, n: int) -> "Unit":
+        if n.__class__ is not int:
+            raise TypeError("unit exponents are integers")
+        if n == 1:
+            return self
+        _no_offset(self, None, "**")
+        dims = _dim.power(self.dims, n)
+        terms = tuple((s, p * n) for s, p in self.terms if p * n)
+        for _, p in terms:
+            if abs(p) > MAX_EXPONENT:
+                raise OverflowError(f"exponent {p} is beyond +/-{MAX_EXPONENT}")
+        return Unit(self.factor ** n, dims, terms, None, self.interval)
+
+    def is_compatible(self, other: "Unit") -> bool:
+        return self.dims == other.dims
+
+
+ONE = Unit(Fraction(1), DIMENSIONLESS, ())
+
+
+def _merge(a: Terms, b: Terms, sign: int) -> Terms:
+    acc = dict(a)
+    for s, p in b:
+        acc[s] = acc.get(s, 0) + sign * p
+    for s, p in acc.items():
+        if abs(p) > MAX_EXPONENT:
+            raise OverflowError(f"exponent {p} is beyond +/-{MAX_EXPONENT}")
+    return tuple((s, p) for s, p in acc.items() if p)
+
+
+def _no_offset(a: Unit, b: Unit | None, op: str) -> None:
+    for u in (a, b):
+        if u is not None and u.offset is not None:
+            raise OffsetUnitError(
+                f"{u.symbol} is a temperature scale with an offset (a point, not an amount), so "
+                f"it cannot take part in a compound unit or a power ({op})",
+                suggestion=f"delta_{u.symbol} for a temperature difference, e.g. delta_{u.symbol}/s",
+                received=u.symbol)
+
+
+# -- conversion ---------------------------------------------------------------------------
+_FACTORS: dict[tuple[Unit, Unit], tuple[float, float | None]] = {}
+
+
+def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
+    """``(a, b)`` such that a value in ``src`` is ``a * x + b`` in ``dst`` (``b`` None if 0).
+
+    Computed exactly with ``Fraction`` once per pair, then floated and cached.
+    """
+    key = (src, dst)
+    try:
+        return _FACTORS[key]
+    except KeyError:
+        pass
+    if src.dims != dst.dims:
+        raise DimensionalityError(
+            f"cannot convert from {src.symbol} ({src.dimensionality}) to {dst.symbol} "
+            f"({dst.dimensionality})",
+            suggestion=f"a quantity in {dst.symbol} or another unit of {dst.dimensionality}",
+            received=src.symbol, expected=dst.symbol)
+    if (src.offset is not None and dst.interval) or (src.interval and dst.offset is not None):
+        point, interval = (src, dst) if src.offset is not None else (dst, src)
+        raise OffsetUnitError(
+            f"cannot convert between {src.symbol} and {dst.symbol}: {point.symbol} is a "
+            f"temperature point and {interval.symbol} a temperature difference",
+            suggestion=f"a difference in {point.delta.symbol}, or a temperature in {point.symbol}",
+            received=src.symbol, expected=dst.symbol)
+    a = src.factor / dst.factor
+    b = ((src.offset or 0) - (dst.offset or 0)) / dst.factor
+    pair = (float(a), float(b) if b else None)
+    if len(_FACTORS) < 65536:
+        _FACTORS[key] = pair
+    return pair
+
+
+def apply(value, a: float, b: float | None):
+    """``a * value + b`` for a float, an int, a numpy array, or a list/tuple of numbers."""
+    cls = value.__class__
+    if cls is float or cls is int:
+        return value * a if b is None else value * a + b
+    if cls is bool:
+        raise TypeError("a boolean is not a magnitude")
+    if cls.__module__ == "numpy":
+        out = value * a  # a new float array; numpy is already imported by whoever made `value`
+        if b is not None:
+            out += b
+        return out
+    if cls is list or cls is tuple:
+        return cls(apply(v, a, b) for v in value)
+    if isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
+        v = float(value)
+        return v * a if b is None else v * a + b
+    raise TypeError(f"cannot convert a {cls.__name__}: expected a number or an array")
