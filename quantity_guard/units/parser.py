@@ -45,6 +45,7 @@ _CHARS = {
     "\u00ba": "\u00b0",                                            # ordinal indicator typed for degree
     "\t": " ", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
     "\u2103": "degC", "\u2109": "degF",                           # the one-character symbols
+    "\u03a9": "ohm", "\u2126": "ohm",                             # Greek capital omega, ohm sign
 }
 _ALLOWED = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/^().%+- ")
 _DEGREE_SCALES = {"C": "degC", "F": "degF", "R": "degR"}
@@ -368,13 +369,21 @@ class _Parser:
             unit = table.lookup(stem)
             if unit is not None:
                 return unit, self.exponent(name[len(stem):], pos + len(stem))
-        raise self.error(f"unknown unit {name!r}", pos, suggestions=suggest(name))
+        hint = ""
+        if pos > 0 and name[:1].isupper() and name.upper() == name and len(name) >= 3:
+            hint = (f" ({name} looks like a vertical datum: a datum is not part of a unit; give "
+                    f"it as the datum of the value, e.g. Q.parse('12.4 ft {name}') or "
+                    f"Q(12.4, 'ft', datum='{name}'))")
+        raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=suggest(name))
 
 
 def suggest(name: str) -> list[str]:
     """Close matches for an unknown name: same letters in another case first, then difflib."""
     spellings = table.spellings()
     out = [s for s in spellings if s.lower() == name.lower() and s != name]
+    for variant in (name.lower(), name.upper(), name[:1].upper() + name[1:].lower()):
+        if variant != name and variant not in out and table.lookup(variant) is not None:
+            out.append(variant)
     for s in difflib.get_close_matches(name, spellings, n=4, cutoff=0.6):
         if s not in out:
             out.append(s)

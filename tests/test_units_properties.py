@@ -1,0 +1,71 @@
+"""Property tests: the parser only ever raises UnitParseError; conversions round-trip."""
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quantity_guard.errors import UnitParseError
+from quantity_guard.units import convert, parse_unit
+from quantity_guard.units.table import rows
+
+ATOMS = ["m", "ft", "s", "kg", "cfs", "L", "Ml", "h", "d", "km", "mi", "acre_ft", "W", "V", "A",
+         "K", "Pa", "psi", "gal_US", "in", "%", "1", "MGD", "kcfs", "uS", "cm", "degC"]
+PIECES = ATOMS + ["*", "/", "**", "^", "(", ")", " ", ".", "-", "2", "3", "-1", "·", "²", "³",
+                  "⁻¹", "°", "Δ", "µ", "\x00", "é", "e", "9999", "_", "NAVD88", "gal", "+"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(max_size=60))
+def test_parser_raises_only_unit_parse_error_on_any_text(text):
+    try:
+        unit = parse_unit(text)
+    except UnitParseError:
+        return
+    assert parse_unit(unit.symbol) == unit
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=14).map("".join))
+def test_parser_raises_only_unit_parse_error_on_unit_like_text(text):
+    try:
+        unit = parse_unit(text)
+    except UnitParseError:
+        return
+    assert parse_unit(unit.symbol) == unit
+    assert parse_unit(unit.pretty) == unit
+
+
+SIMPLE = [r.unit for r in rows() if r.unit.offset is None]
+BY_DIMS: dict = {}
+for u in SIMPLE:
+    BY_DIMS.setdefault(u.dims, []).append(u)
+PAIRS = [(a, b) for group in BY_DIMS.values() for a in group for b in group]
+FINITE = st.floats(min_value=-1e12, max_value=1e12, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(PAIRS), FINITE)
+def test_conversion_round_trips_within_1e_12(pair, x):
+    a, b = pair
+    back = convert(convert(x, a, b), b, a)
+    assert math.isclose(back, x, rel_tol=1e-12, abs_tol=1e-300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["degC", "degF", "K", "degR"]), st.sampled_from(["degC", "degF", "K", "degR"]),
+       st.floats(min_value=-1e6, max_value=1e6))
+def test_temperature_round_trips(a, b, x):
+    assert math.isclose(convert(convert(x, a, b), b, a), x, rel_tol=1e-12, abs_tol=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["m", "s", "kg", "ft", "h", "L", "A"]),
+                          st.integers(-4, 4).filter(bool)), min_size=1, max_size=4))
+def test_products_of_powers_parse_as_their_algebra(terms):
+    text = "*".join(f"{s}**{p}" for s, p in terms)
+    expected = parse_unit("1")
+    for s, p in terms:
+        expected = expected * parse_unit(s) ** p
+    assert parse_unit(text) == expected
