@@ -26,7 +26,6 @@ position. Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH`` i
 """
 from __future__ import annotations
 
-import difflib
 import unicodedata
 
 from ..errors import UnitParseError
@@ -47,7 +46,7 @@ _CHARS = {
     "\u2103": "degC", "\u2109": "degF",                           # the one-character symbols
     "\u03a9": "ohm", "\u2126": "ohm",                             # Greek capital omega, ohm sign
 }
-_ALLOWED = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/^().%+- ")
+_ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/^().%+- ")
 _DEGREE_SCALES = {"C": "degC", "F": "degF", "R": "degR"}
 _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
 
@@ -91,6 +90,8 @@ def check_name(name: str) -> None:
 def normalise(text: str) -> tuple[str, list[int]]:
     """Normalise character by character; return the new text and, per character, the index
     of the original character it came from (for error positions)."""
+    if text.isascii() and _ALLOWED.issuperset(text):
+        return text, range(len(text))  # type: ignore[return-value]
     out: list[str] = []
     where: list[int] = []
     i, n = 0, len(text)
@@ -379,6 +380,7 @@ class _Parser:
 
 def suggest(name: str) -> list[str]:
     """Close matches for an unknown name: same letters in another case first, then difflib."""
+    import difflib
     spellings = table.spellings()
     out = [s for s in spellings if s.lower() == name.lower() and s != name]
     for variant in (name.lower(), name.upper(), name[:1].upper() + name[1:].lower()):

@@ -15,36 +15,33 @@ not resolve (``m3`` -> ``m``, 3; ``ftH2O`` stays whole).
 """
 from __future__ import annotations
 
-import json
+import os
 import threading
-from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from ..errors import RedefinitionError, UnitParseError
 from .dimension import AXES, base
 from .unit import Unit
 
-_DATA = Path(__file__).resolve().parent.parent / "data" / "units.json"
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                     "units.json")
 
 
-@dataclass(frozen=True)
 class Row:
     """One table entry. ``unit`` is the row's own unit, spelled with ``symbol``."""
 
-    symbol: str
-    name: str
-    plural: str
-    unit: Unit
-    aliases: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-    prefixable: bool = False
-    group: str = ""
-    source: str = ""
-    note: str = ""
-    exact: bool = True
-    definition: str = ""
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
+    __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
+                 "source", "note", "exact", "definition")
+
+    def __init__(self, **fields) -> None:
+        for name in self.__slots__:
+            object.__setattr__(self, name, fields[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("table rows are immutable")
+
+    def __repr__(self) -> str:
+        return f"Row({self.symbol!r}, {self.name!r}, {self.definition!r})"
 
 
 class _Registry:
@@ -72,7 +69,9 @@ def _load() -> None:
     with _REG.lock:
         if _REG.loaded:
             return
-        data = json.loads(_DATA.read_text(encoding="utf-8"))
+        import json
+        with open(_DATA, encoding="utf-8") as fh:
+            data = json.load(fh)
         for sym, long, factor in data["prefixes"]:
             f = Fraction(factor)
             _REG.prefixes[sym] = (long, f)

@@ -32,9 +32,14 @@ class Unit:
                  offset: Fraction | None = None, interval: bool = False) -> None:
         offset = offset or None
         key = (factor, offset, dims, interval)
-        for name, value in zip(Unit.__slots__, (factor, offset, dims, terms, interval, key,
-                                                 hash(key), None)):
-            _set(self, name, value)
+        _set(self, "factor", factor)
+        _set(self, "offset", offset)
+        _set(self, "dims", dims)
+        _set(self, "terms", terms)
+        _set(self, "interval", interval)
+        _set(self, "_key", key)
+        _set(self, "_hash", None)
+        _set(self, "_text", None)
 
     # -- identity -------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -43,7 +48,11 @@ class Unit:
         return self is other or self._key == other._key  # type: ignore[union-attr]
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        if h is None:  # hashing Fractions is not free: do it once, when first needed
+            h = hash(self._key)
+            _set(self, "_hash", h)
+        return h
 
     def __setattr__(self, name, value):
         raise AttributeError("Unit is immutable")
