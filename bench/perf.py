@@ -9,6 +9,7 @@ machine at this moment: run it twice and quote the second.
 """
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -21,6 +22,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 ROWS: list[tuple[str, float, str, str]] = []
+# Child interpreters may write bytecode caches, as an installed package has them: an
+# environment with PYTHONDONTWRITEBYTECODE would otherwise time the compiler, not the import.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def report(name: str, value: float, unit: str, budget: str = "") -> None:
@@ -35,10 +39,11 @@ def per_call_us(stmt, number: int, repeat: int = 7, setup=None) -> float:
 
 
 def process_ms(code: str, runs: int = 15) -> float:
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=ENV)  # warm caches
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=ENV)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e3
 
@@ -47,8 +52,8 @@ def in_process_ms(code: str, runs: int = 15) -> float:
     """Median wall time of `code` measured inside a fresh interpreter (no start-up noise)."""
     probe = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
     times = [float(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                  check=True, cwd=ROOT).stdout) for _ in range(runs)]
-    return statistics.median(times) * 1e3
+                                  check=True, cwd=ROOT, env=ENV).stdout) for _ in range(runs + 1)]
+    return statistics.median(times[1:]) * 1e3
 
 
 def bench_import() -> None:
