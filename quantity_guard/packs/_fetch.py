@@ -382,9 +382,10 @@ class Reading:
     """One published value with everything the publisher said about it.
 
     ``value`` is a ``Q`` carrying the unit, datum, quality grade and source. When the publisher
-    sent no value (a no-data sentinel, ``null``, or something the pack refused), ``value``
-    raises :class:`MissingValue` saying why and ``missing`` is true: a missing value never
-    becomes a number.
+    sent no value (a no-data sentinel, ``null``), or sent one the pack refuses (an unmapped
+    unit, an elevation on an unnamed datum), ``magnitude`` is None, ``value`` raises
+    :class:`MissingValue` saying why, and ``missing`` is true: such a value never becomes a
+    number. ``raw`` keeps what was published, for inspection only.
 
     ``qualifiers`` are the publisher's own codes, verbatim. ``flags`` are the same codes in the
     vocabulary the quality module reads for ``publisher``; ``quality`` is the weakest grade
@@ -406,10 +407,12 @@ class Reading:
     method: str | None = None
     why_missing: str | None = None
     day: date | None = None  # a daily value's local calendar day (then ``time`` is None)
+    raw: Any = field(default=None, compare=False)  # the value exactly as published
 
     @property
     def missing(self) -> bool:
-        return self.magnitude is None
+        """True when there is no usable value: none was sent, or the pack refused it."""
+        return self.magnitude is None or self.unit is None
 
     @property
     def quality(self) -> str | None:
