@@ -1,0 +1,270 @@
+"""NOAA National Water Prediction Service: a gauge's flood categories, stage and flow.
+
+    g = nwps.gauge("BRKM2")
+    g.categories["minor"].value        # Q(10 ft (GAGE:01646500)), the minor flood stage
+    g.observed_stage.value             # Q(3.02 ft (GAGE:01646500))
+    g.categories["minor"].value - g.observed_stage.value    # freeboard, same datum
+
+``https://api.water.noaa.gov/nwps/v1/gauges/{id}`` (the NWS location id, or the USGS site
+number). What the record says, from reference/services.md section 4.1:
+
+* stages are on the gauge's own datum, and the NWPS stage is the USGS 00065 stage, so a gauge
+  with a USGS id carries ``GAGE:<usgs id>``, the datum the USGS pack gives 00065 (a gauge with
+  no USGS id carries ``GAGE:<lid>``); flood thresholds and crests are on it too;
+* units are as published: ``status`` flow in **kcfs**, flood-threshold flow in **cfs**; both
+  carry their unit, so comparing them converts rather than misleads;
+* ``-9999`` (and ``-999``) means undefined or missing, never a number;
+* a crest with ``olddatum: true`` is on a superseded gage datum: its stage is refused, its flow
+  kept;
+* ``datums.vertical`` gives the gauge zero on named datums (BRKM2: NAVD88 37.2, where USGS
+  publishes 37.04 +- 0.17 ft). It has no unit of its own and is secondary to the USGS site
+  record, so it is reported (in the gauge's stage unit) but registered as an offset only when
+  asked (``register_offset=True``);
+* ``timeZone`` is a POSIX string (``EST5EDT``), mapped to an IANA zone; times are UTC.
+
+NWPS publishes no quality flag; forecasts are marked ``kind: "forecast"`` in their source.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from . import _fetch
+from ._fetch import PackError, Reading, get_json, parse_number, parse_time
+
+__all__ = ["BASE", "Gauge", "gauge", "parse_gauge", "CATEGORIES"]
+
+BASE = "https://api.water.noaa.gov/nwps/v1"
+AGENCY = "NOAA NWPS"
+PUBLISHER = "nwps"
+CATEGORIES = ("action", "minor", "moderate", "major")
+SENTINELS = frozenset({-9999.0, -999.0})
+_STAGE_UNITS = frozenset({"ft", "m"})
+_FLOW_UNITS = frozenset({"cfs", "kcfs", "cms"})
+
+# POSIX TZ strings in NWPS gauge records -> IANA zones (services.md section 4.1; the
+# single-zone forms are the ones services.md lists as occurring without DST).
+POSIX_ZONES = {
+    "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago",
+    "MST7MDT": "America/Denver", "PST8PDT": "America/Los_Angeles",
+    "MST": "America/Phoenix", "HST": "Pacific/Honolulu",
+}
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """An NWPS gauge: thresholds, latest observed and forecast stage and flow, crests.
+
+    ``categories`` and ``flow_categories`` map action/minor/moderate/major to Readings (an
+    undefined threshold is a missing Reading). ``datum`` is the gauge datum stages are on.
+    """
+
+    lid: str
+    usgs_id: str | None
+    name: str | None
+    datum: str
+    state: str | None = None
+    county: str | None = None
+    latitude: float | None = None
+    longitude: float | None = None
+    posix_time_zone: str | None = None
+    time_zone: str | None = None
+    categories: Mapping[str, Reading] = field(default_factory=dict)
+    flow_categories: Mapping[str, Reading] = field(default_factory=dict)
+    observed_stage: Reading | None = None
+    observed_flow: Reading | None = None
+    forecast_stage: Reading | None = None
+    forecast_flow: Reading | None = None
+    observed_category: str | None = None
+    forecast_category: str | None = None
+    datum_elevations: Mapping[str, Reading] = field(default_factory=dict)
+    crests_historic: tuple[tuple[Reading, Reading], ...] = ()
+    crests_recent: tuple[tuple[Reading, Reading], ...] = ()
+    in_service: bool | None = None
+    source: dict = field(default_factory=dict, compare=False)
+
+    def flood_stage(self, category: str) -> Any:
+        """The stage threshold of a flood category as a ``Q`` (raises if undefined)."""
+        if category not in self.categories:
+            raise KeyError(f"{category!r} is not a flood category; use one of "
+                           f"{', '.join(CATEGORIES)}")
+        return self.categories[category].value
+
+
+def _unit(code: Any, url: str | None, what: str) -> str:
+    return _fetch.publisher_unit(PUBLISHER, code, url=url, what=what)
+
+
+def _value(raw: Any, *, parameter: str, unit_code: Any, datum: str | None, time: Any,
+           source: dict, url: str | None, kind_check: frozenset | None = None) -> Reading:
+    """A Reading for one published number, with the NWPS sentinels treated as missing."""
+    what = f"{source.get('station')} {parameter}"
+    when = parse_time(time, url=url, what=f"{what} time") if time else None
+    base = dict(parameter=parameter, datum=datum, source=dict(source, parameter=parameter),
+                unit_code=unit_code, time=when, raw=raw)
+    try:
+        unit = _unit(unit_code, url, what)
+        if kind_check is not None and unit_code not in kind_check:
+            raise PackError(url, f"{what} is published in {unit_code!r}, which is not a unit "
+                                 f"of {parameter.split('.')[0]}")
+    except PackError as exc:
+        return Reading(magnitude=None, unit=None, why_missing=exc.reason, **base)
+    if raw is None:
+        return Reading(magnitude=None, unit=unit, why_missing="no value published", **base)
+    try:
+        number = parse_number(raw, url=url, what=what)
+    except PackError as exc:
+        return Reading(magnitude=None, unit=unit, why_missing=exc.reason, **base)
+    if number in SENTINELS:
+        return Reading(magnitude=None, unit=unit,
+                       why_missing=f"{raw!r} is the NWPS sentinel for an undefined value", **base)
+    return Reading(magnitude=number, unit=unit, **base)
+
+
+def _status(block: Any, *, datum: str, source: dict, url: str | None, kind: str
+            ) -> tuple[Reading | None, Reading | None, str | None]:
+    """(stage, flow, flood category) of ``status.observed`` / ``status.forecast``."""
+    if not isinstance(block, dict):
+        return None, None, None
+    src = dict(source, kind=kind)
+    stage = flow = None
+    for value_key, unit_key in (("primary", "primaryUnit"), ("secondary", "secondaryUnit")):
+        unit_code = block.get(unit_key)
+        if unit_code in _STAGE_UNITS and stage is None:
+            stage = _value(block.get(value_key), parameter=f"{kind}.stage", unit_code=unit_code,
+                           datum=datum, time=block.get("validTime"), source=src, url=url)
+        elif unit_code in _FLOW_UNITS and flow is None:
+            flow = _value(block.get(value_key), parameter=f"{kind}.flow", unit_code=unit_code,
+                          datum=None, time=block.get("validTime"), source=src, url=url)
+        elif block.get(value_key) is not None:
+            refused = _value(block.get(value_key), parameter=f"{kind}.{value_key}",
+                             unit_code=unit_code, datum=None, time=block.get("validTime"),
+                             source=src, url=url, kind_check=_STAGE_UNITS | _FLOW_UNITS)
+            if value_key == "primary":
+                stage = refused
+            else:
+                flow = refused
+    return stage, flow, block.get("floodCategory")
+
+
+def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
+    """A :class:`Gauge` from a ``/gauges/{id}`` response."""
+    if not isinstance(payload, dict) or not payload.get("lid"):
+        raise PackError(url, "not an NWPS gauge record (no 'lid')")
+    lid = str(payload["lid"]).strip()
+    usgs_id = payload.get("usgsId") or None
+    usgs_id = str(usgs_id).strip() if usgs_id else None
+    datum = f"GAGE:{usgs_id or lid}"
+    source = {"agency": AGENCY, "station": lid, "url": url}
+    if usgs_id:
+        source["usgs_id"] = usgs_id
+
+    flood = payload.get("flood") if isinstance(payload.get("flood"), dict) else {}
+    stage_units = flood.get("stageUnits")
+    flow_units = flood.get("flowUnits")
+    categories: dict[str, Reading] = {}
+    flow_categories: dict[str, Reading] = {}
+    cats = flood.get("categories") if isinstance(flood.get("categories"), dict) else {}
+    for name in CATEGORIES:
+        entry = cats.get(name) if isinstance(cats.get(name), dict) else {}
+        categories[name] = _value(entry.get("stage"), parameter=f"flood.{name}.stage",
+                                  unit_code=stage_units, datum=datum, time=None, source=source,
+                                  url=url, kind_check=_STAGE_UNITS)
+        flow_categories[name] = _value(entry.get("flow"), parameter=f"flood.{name}.flow",
+                                       unit_code=flow_units, datum=None, time=None,
+                                       source=source, url=url, kind_check=_FLOW_UNITS)
+
+    status = payload.get("status") if isinstance(payload.get("status"), dict) else {}
+    obs_stage, obs_flow, obs_cat = _status(status.get("observed"), datum=datum, source=source,
+                                           url=url, kind="observed")
+    fc_stage, fc_flow, fc_cat = _status(status.get("forecast"), datum=datum, source=source,
+                                        url=url, kind="forecast")
+
+    crests: dict[str, list] = {"historic": [], "recent": []}
+    raw_crests = flood.get("crests") if isinstance(flood.get("crests"), dict) else {}
+    for which in crests:
+        for c in raw_crests.get(which) or ():
+            if not isinstance(c, dict):
+                continue
+            src = dict(source, preliminary=c.get("preliminary"), olddatum=c.get("olddatum"))
+            stage = _value(c.get("stage"), parameter=f"crest.{which}.stage",
+                           unit_code=stage_units, datum=datum, time=c.get("occurredTime"),
+                           source=src, url=url, kind_check=_STAGE_UNITS)
+            if c.get("olddatum") is True and not stage.missing:
+                stage = Reading(parameter=stage.parameter, magnitude=None, unit=stage.unit,
+                                time=stage.time, source=stage.source, unit_code=stage.unit_code,
+                                raw=stage.raw,
+                                why_missing="the crest is on a superseded gage datum (olddatum)")
+            flow = _value(c.get("flow"), parameter=f"crest.{which}.flow", unit_code=flow_units,
+                          datum=None, time=c.get("occurredTime"), source=src, url=url,
+                          kind_check=_FLOW_UNITS)
+            crests[which].append((stage, flow))
+
+    elevations: dict[str, Reading] = {}
+    vertical = ((payload.get("datums") or {}).get("vertical") or {}).get("value") or ()
+    for d in vertical:
+        if not isinstance(d, dict) or not d.get("abbrev"):
+            continue
+        src = dict(source, note="the record gives no unit for datum values; the gauge's "
+                                "stage unit is assumed")
+        elevations[str(d["abbrev"])] = _value(
+            d.get("value"), parameter=f"datum.{d['abbrev']}", unit_code=stage_units,
+            datum=str(d["abbrev"]), time=None, source=src, url=url, kind_check=_STAGE_UNITS)
+
+    posix = payload.get("timeZone")
+    in_service = payload.get("inService")
+    return Gauge(
+        lid=lid, usgs_id=usgs_id, name=payload.get("name"), datum=datum,
+        state=(payload.get("state") or {}).get("abbreviation")
+        if isinstance(payload.get("state"), dict) else payload.get("state"),
+        county=payload.get("county"),
+        latitude=_optional(payload.get("latitude"), url, "latitude"),
+        longitude=_optional(payload.get("longitude"), url, "longitude"),
+        posix_time_zone=posix, time_zone=POSIX_ZONES.get(posix) if posix else None,
+        categories=categories, flow_categories=flow_categories,
+        observed_stage=obs_stage, observed_flow=obs_flow, observed_category=obs_cat,
+        forecast_stage=fc_stage, forecast_flow=fc_flow, forecast_category=fc_cat,
+        datum_elevations=elevations,
+        crests_historic=tuple(crests["historic"]), crests_recent=tuple(crests["recent"]),
+        in_service=in_service.get("enabled") if isinstance(in_service, dict) else None,
+        source=source,
+    )
+
+
+def _optional(value: Any, url: str | None, what: str) -> float | None:
+    return None if value is None else parse_number(value, url=url, what=what)
+
+
+def gauge(identifier: str, *, fetch: _fetch.Fetch | None = None,
+          register_offset: bool = False) -> Gauge:
+    """The gauge record for an NWS location id (``"BRKM2"``) or a USGS site number.
+
+    With ``register_offset=True`` the gauge zero's published NAVD88 / NGVD29 elevation is
+    registered as the offset of the gauge datum (refused if the USGS record already
+    registered a different one).
+    """
+    if not isinstance(identifier, str) or not identifier.strip() or any(
+            c in identifier for c in "/?#&% "):
+        raise PackError(None, f"{identifier!r} is not an NWPS gauge identifier")
+    url = f"{BASE}/gauges/{identifier.strip()}"
+    result = parse_gauge(get_json(fetch or _fetch.fetch, url, {"Accept": "application/json"}),
+                         url)
+    if register_offset:
+        _register_offset(result)
+    return result
+
+
+def _register_offset(g: Gauge) -> None:
+    from .. import datums
+    for name, reading in g.datum_elevations.items():
+        if reading.missing:
+            continue
+        try:
+            known = datums.get(name)
+        except Exception:  # noqa: BLE001 - a datum the registry does not know
+            continue
+        if known.kind != "geodetic":
+            continue
+        datums.register_station(g.datum.split(":", 1)[1], reading.value, prefix="GAGE",
+                                source=g.source.get("url"))
+        return
