@@ -36,8 +36,8 @@ Offsets (the sign convention)
     (breadth first), summing exact Fractions. A chain never uses one location's local datum to
     link two datums elsewhere: ``NAVD88 -> STND:9447130 -> NGVD29`` would turn Seattle's local
     relation into a national NAVD88/NGVD29 offset, so it is refused. Location-specific datums
-    (station kinds, ``local`` kinds, and any ``PREFIX:ID`` name) may appear only at the ends of a
-    chain, never between two datums of national or tidal kind.
+    (kinds other than ``geodetic`` and ``tidal``, and any ``PREFIX:ID`` name) may appear only
+    in the runs at either end of a chain, never between two datums of national or tidal kind.
 
 Thread safety
     Registration takes a lock and publishes a new immutable snapshot; reads take no lock.
@@ -78,10 +78,13 @@ _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*\Z")
 _FOLD_RE = re.compile(r"[\s\-_.]+")
 
 # Spellings refused with an explanation instead of a guess (keys are folded, see _fold).
+_CHART = ("'chart datum' differs by country: LAT in the UK and the Netherlands, MLLW on US "
+          "charts, LWD on the Great Lakes; name the one meant, e.g. 'LAT' or 'MLLW:<station id>'")
+_GAUGE = ("a gauge or stage datum belongs to one station: use 'GAGE:<USGS site number>' or "
+          "'GAUGE:<EA station reference>'")
 _AMBIGUOUS = {
-    "CD": "'chart datum' differs by country: LAT in the UK and the Netherlands, MLLW on US charts,"
-          " LWD on the Great Lakes; name the one meant, e.g. 'LAT' or 'MLLW:<station id>'",
-    "CHARTDATUM": None,
+    "CD": _CHART,
+    "CHARTDATUM": _CHART,
     "IGLD": "IGLD names two datums: 'IGLD85' (current) or 'IGLD55'",
     "NHN": "NHN heights exist in two German realisations: 'DHHN2016' or 'DHHN92'",
     "NN": "NN may mean DHHN85 (Germany) or NN2000 (Norway): name it, e.g. 'DHHN85' or 'NN2000'",
@@ -89,14 +92,9 @@ _AMBIGUOUS = {
             " ('NAVD88', 'ODN', 'NAP', 'AHD', ...) or a tide station's MSL ('MSL:<station id>')",
     "ORDNANCEDATUM": "'Ordnance Datum' differs by island: 'ODN' (Great Britain, also 'AOD'/'OD'),"
                      " 'Malin Head' (Ireland) or 'Belfast' (Northern Ireland)",
-    "GAGE": "a gauge or stage datum belongs to one station: use 'GAGE:<USGS site number>' or"
-            " 'GAUGE:<EA station reference>'",
+    **dict.fromkeys(("GAGE", "GAUGE", "ASD", "MASD", "STATION", "STATIONDATUM", "STAGEDATUM",
+                     "GAGEDATUM", "GAUGEDATUM", "GAGEZERO", "GAUGEZERO", "LOCAL"), _GAUGE),
 }
-_AMBIGUOUS["CHARTDATUM"] = _AMBIGUOUS["CD"]
-for _k in ("GAUGE", "ASD", "MASD", "STATION", "STATIONDATUM", "STAGEDATUM", "GAGEDATUM",
-           "GAUGEDATUM", "GAGEZERO", "GAUGEZERO", "LOCAL"):
-    _AMBIGUOUS[_k] = _AMBIGUOUS["GAGE"]
-del _k
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +131,8 @@ class Datum:
 class _State:
     """One immutable snapshot of the registry. Writers copy, modify and publish a new one."""
 
-    __slots__ = ("datums", "exact", "folded", "edges", "sources", "order", "stations", "paths")
+    __slots__ = ("datums", "exact", "folded", "edges", "sources", "order", "stations", "paths",
+                 "implicit")
 
     def __init__(self) -> None:
         self.datums: dict[str, Datum] = {}          # canonical name -> Datum
@@ -143,7 +142,8 @@ class _State:
         self.sources: dict[tuple[str, str], str | None] = {}  # (a, b) as registered -> source
         self.order: list[tuple[str, str]] = []      # registration order of offset pairs
         self.stations: dict[str, tuple[str, Fraction]] = {}  # station datum -> (datum, metres)
-        self.paths: dict[tuple[str, str], tuple[list[str], Fraction] | None] = {}  # memo
+        self.paths: dict[tuple[str, str], tuple[tuple[str, ...], Fraction] | None] = {}  # memo
+        self.implicit: frozenset[str] = frozenset()  # station datums created by an offset
 
     def copy(self) -> "_State":
         new = _State.__new__(_State)
@@ -155,6 +155,7 @@ class _State:
         new.order = list(self.order)
         new.stations = dict(self.stations)
         new.paths = {}
+        new.implicit = self.implicit
         return new
 
 
@@ -264,6 +265,8 @@ def _synthesise(st: _State, name: str) -> Datum | None:
     else:
         desc = f"{canon_prefix} as realised at station {ident}"
     datum = Datum(name=canon, kind=kind, description=desc)
+    if len(_SYNTHETIC) >= 4096:   # a cache only; bound it in long-lived processes
+        _SYNTHETIC.clear()
     _SYNTHETIC[canon] = datum
     return datum
 
@@ -419,6 +422,10 @@ def _check_new_name(st: _State, name: object, kind: object) -> tuple[str, str]:
                     f"{synthetic.name!r} names a {synthetic.kind} datum (from its prefix); "
                     f"it cannot be registered with kind {kind!r}")
             return synthetic.name, synthetic.kind
+        prefix = name.partition(":")[0]
+        if _station_prefix(st, prefix) is not None:
+            raise ValueError(f"{name!r}: a station identifier after {prefix.strip()!r}: must be "
+                             f"letters, digits, '_', '.' or '-'")
     return name, kind
 
 
@@ -438,6 +445,12 @@ def _add_datum(st: _State, datum: Datum) -> Datum:
             f"cannot register datum {name!r}: it is already {how} of {owner!r}; use {owner!r}, "
             f"or choose a name that differs by more than case, spaces, hyphens or dots")
     existing = st.datums.get(name)
+    if existing is not None and name in st.implicit and existing.kind == datum.kind:
+        # created implicitly by register_offset/register_station: the first explicit
+        # registration may describe it (region, description, source, EPSG code)
+        st.implicit = st.implicit - {name}
+        existing = replace(datum, aliases=existing.aliases)
+        st.datums[name] = existing
     if existing is not None and not _same_meaning(existing, datum):
         diffs = [f"{f}: {getattr(existing, f)!r} -> {getattr(datum, f)!r}"
                  for f in ("kind", "epsg", "region", "description", "source")
@@ -499,6 +512,7 @@ def _ensure_registered(st: _State, datum: Datum) -> None:
     """Add a synthesised station datum to the (unpublished) state ``st``."""
     if datum.name not in st.datums:
         _add_datum(st, datum)
+        st.implicit = st.implicit | {datum.name}
 
 
 def register_offset(from_datum: str, to_datum: str, metres, *,

@@ -183,6 +183,11 @@ def test_station_datum_names_are_well_formed_without_registration():
 def test_station_identifiers_are_not_case_folded():
     assert datums.get("GAUGE:e21136").name == "GAUGE:e21136"
     assert datums.get("GAUGE:e21136").name != datums.get("GAUGE:E21136").name
+    datums.register_station("e21136", Q(6.3, "m", datum="ODN"), prefix="gauge")
+    assert datums.is_registered("GAUGE:e21136") and datums.is_registered("Gauge:e21136")
+    assert not datums.is_registered("GAUGE:E21136")
+    with pytest.raises(DatumConversionUnavailable):
+        datums.offset("GAUGE:E21136", "ODN")
 
 
 def test_unknown_datum_lists_close_matches_and_how_to_register():
@@ -297,6 +302,20 @@ def test_register_station_pattern_takes_the_kind_of_its_prefix():
     assert datums.register("MLLW:9447130").kind == "tidal"
     with pytest.raises(ValueError):
         datums.register("GAGE:1", kind="tidal")
+    with pytest.raises(ValueError):
+        datums.register("GAGE:07 374")
+
+
+def test_an_implicitly_created_station_datum_may_be_described_once():
+    datums.register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
+    d = datums.register("GAUGE:E21136", kind="station", region="River Lee",
+                        description="stage datum", source="EA station record")
+    assert (d.region, d.description, d.source) == ("River Lee", "stage datum",
+                                                   "EA station record")
+    assert datums.register("GAUGE:E21136", kind="station", region="River Lee") == d
+    with pytest.raises(RedefinitionError):
+        datums.register("GAUGE:E21136", kind="station", region="elsewhere")
+    assert datums.offset("GAUGE:E21136", "ODN") == Fraction(6.3)
 
 
 def test_register_validates_arguments():
