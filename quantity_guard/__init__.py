@@ -33,6 +33,10 @@ _LAZY = {
     "convert": "units",
     "define": "units",
     "Unit": "units",
+    "Q": "quantity",
+    "register_station": "datums",
+    "register_offset": "datums",
+    "QUALITY_ALIASES": "quality",
 }
 
 __all__ = ["__version__", *sorted(_LAZY), "CRSMismatch", "DatumConversionUnavailable",

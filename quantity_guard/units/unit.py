@@ -177,7 +177,9 @@ def _no_offset(a: Unit, b: Unit | None, op: str) -> None:
 
 
 # -- conversion ---------------------------------------------------------------------------
-_FACTORS: dict[tuple[Unit, Unit], tuple[float, float | None]] = {}
+# keyed on the identities of the two Unit objects (parsed units are shared, so this hits);
+# each entry keeps its units alive, so an id is never reused while its entry exists
+_FACTORS: dict[tuple[int, int], tuple[float, float | None, Unit, Unit]] = {}
 
 
 def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
@@ -185,11 +187,9 @@ def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
 
     Computed exactly with ``Fraction`` once per pair, then floated and cached.
     """
-    key = (src, dst)
-    try:
-        return _FACTORS[key]
-    except KeyError:
-        pass
+    hit = _FACTORS.get((id(src), id(dst)))
+    if hit is not None:
+        return hit[0], hit[1]
     if src.dims != dst.dims:
         raise DimensionalityError(
             f"cannot convert from {src.symbol} ({src.dimensionality}) to {dst.symbol} "
@@ -207,7 +207,7 @@ def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
     b = ((src.offset or 0) - (dst.offset or 0)) / dst.factor
     pair = (float(a), float(b) if b else None)
     if len(_FACTORS) < 65536:
-        _FACTORS[key] = pair
+        _FACTORS[(id(src), id(dst))] = (*pair, src, dst)
     return pair
 
 

@@ -1,0 +1,701 @@
+"""``Q``: a magnitude (a float, or a numpy array for a series) with its unit, vertical datum,
+coordinate system, record quality and source.
+
+    Q(1250, "cfs")                    Q.parse("1250 cfs")
+    Q(12.4, "ft", datum="NAVD88")     Q.parse("12.4 ft NAVD88")
+    Q(10, "degC")                     Q("10 degC")
+
+Rules the arithmetic enforces (see SPEC.md, "Vertical datums"):
+
+- dimensions: ``+ -`` and comparisons need the same dimension (the right operand is converted
+  into the left's unit); ``* /`` combine units; anything else raises ``DimensionalityError``.
+- datums: a value with a datum is an *elevation* (a point on that datum). Elevation minus
+  elevation on one datum is a datum-free difference; elevation plus or minus a difference stays
+  on its datum; two elevations on different datums are never combined or compared
+  (``DatumMismatch``); summing, scaling or negating an elevation is refused.
+- temperatures with an offset (``degC``, ``degF``) are points with the same algebra: point minus
+  point is a ``delta_`` difference, point plus difference is a point, the rest is refused.
+- quality: the result takes the weakest grade of its inputs; an unstated grade is ignored.
+- CRS: a tag compared for equality (``EPSG:4326``); never reprojected.
+
+``==`` compares physical amounts: the SI value computed exactly and rounded once, so it is
+consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance. A series compares element-wise and is unhashable,
+like a numpy array.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
+                     MissingUnit, OffsetUnitError)
+from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
+from .units.unit import _FACTORS, apply
+
+__all__ = ["Q", "normalise_crs"]
+
+_new = object.__new__
+_set = object.__setattr__
+_LENGTH_DIMS = None  # filled on first use (the table loads lazily)
+
+
+def _length_dims():
+    global _LENGTH_DIMS
+    if _LENGTH_DIMS is None:
+        _LENGTH_DIMS = parse_unit("m").dims
+    return _LENGTH_DIMS
+
+
+def _is_array(value) -> bool:
+    return value.__class__.__module__ == "numpy" and hasattr(value, "shape") and value.shape != ()
+
+
+def _magnitude(value, what: str = "value"):
+    """A float, or a read-only float64 array for a series. NaN/inf refused for a scalar."""
+    cls = value.__class__
+    if cls is float:
+        if value - value != 0.0:  # NaN or infinite
+            raise _not_finite(value)
+        return value
+    if cls is int:
+        return float(value)
+    if cls is bool:
+        raise InvalidArguments(f"received the boolean {value}, which is not a number",
+                               suggestion="a number, e.g. 1250, or a string such as '1250 cfs'",
+                               received=value)
+    if cls is list or cls is tuple or cls.__module__ == "numpy":
+        if cls.__module__ == "numpy" and getattr(value, "shape", None) == ():
+            return _magnitude(float(value), what)
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - exercised only without numpy
+            raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
+                                   received=type(value).__name__) from None
+        if cls is not np.ndarray:
+            for v in value:
+                if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
+                    raise InvalidArguments(f"a series must hold numbers, received {v!r}",
+                                           received=v)
+            value = [math.nan if v is None else v for v in value]
+        arr = np.array(value, dtype=float)
+        if arr.ndim != 1:
+            raise InvalidArguments(f"a series must be one-dimensional, received shape {arr.shape}")
+        if np.isinf(arr).any():
+            raise InvalidArguments("a series may hold NaN for a missing value but not infinity")
+        arr.flags.writeable = False
+        return arr
+    if isinstance(value, (Fraction, float, int)):
+        return _magnitude(float(value), what)
+    try:  # Decimal and other real numbers
+        import numbers
+        if isinstance(value, numbers.Real):
+            return _magnitude(float(value), what)
+    except (TypeError, ValueError):
+        pass
+    raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
+                           f"{type(value).__name__} {value!r}", received=value)
+
+
+def _not_finite(value) -> InvalidArguments:
+    return InvalidArguments(f"received {value}, which is not a finite number; a scalar quantity "
+                            f"cannot be NaN or infinite (a series may hold NaN for a missing value)",
+                            suggestion="a finite number, or leave the value out if it is missing",
+                            received=value)
+
+
+def normalise_crs(crs: str | None) -> str | None:
+    """``epsg:4326`` / ``EPSG:4326`` / ``urn:ogc:def:crs:EPSG::4326`` -> ``EPSG:4326``."""
+    if crs is None:
+        return None
+    if not isinstance(crs, str) or not crs.strip():
+        raise InvalidArguments(f"a CRS must be a non-empty string such as 'EPSG:4326', received "
+                               f"{crs!r}", received=crs)
+    text = crs.strip()
+    low = text.lower()
+    if low.startswith("urn:ogc:def:crs:epsg:"):
+        code = text.rsplit(":", 1)[-1]
+        return f"EPSG:{code}"
+    if low.startswith("epsg:"):
+        return "EPSG:" + text[5:].strip()
+    if low in ("wgs84", "wgs 84", "crs84", "ogc:crs84"):
+        return "OGC:CRS84" if "crs84" in low else "EPSG:4326"
+    return text
+
+
+def _canonical_datum(name, unit: Unit):
+    if name is None:
+        return None
+    from . import datums
+    if unit.dims != _length_dims():
+        raise InvalidArguments(f"a vertical datum ({name}) applies only to a length, not to "
+                               f"{unit.symbol} ({unit.dimensionality})", received=name)
+    if name == "ASD":
+        raise InvalidArguments(
+            "mASD is metres above a station's own datum, and no station was named",
+            suggestion="Q.parse('0.117 mASD', station='E21136') or Q(0.117, 'm', "
+                       "datum='GAUGE:E21136')", received="mASD")
+    return datums.get(name).name
+
+
+def _grade(flag):
+    if flag is None:
+        return None
+    from . import quality
+    return quality.grade(flag)
+
+
+class Q:
+    """A physical value: magnitude, unit, and the frames it is meaningful in. Immutable."""
+
+    __slots__ = ("magnitude", "unit", "datum", "crs", "quality", "source", "_hash")
+
+    def __init__(self, value, unit: "str | Unit | None" = None, datum: str | None = None,
+                 crs: str | None = None, quality: str | None = None, source=None) -> None:
+        if unit is None:
+            if value.__class__ is str:
+                parsed = Q.parse(value)
+                value, unit = parsed.magnitude, parsed.unit
+                datum = datum if datum is not None else parsed.datum
+            elif value.__class__ is Q:
+                raise InvalidArguments("Q(Q(...)) is ambiguous: use the Q itself, or .to()/.replace()")
+            else:
+                raise MissingUnit(f"received the bare number {value!r} with no unit",
+                                  suggestion=f"Q({value!r}, 'm3/s') or Q.parse('{value!r} cfs')",
+                                  received=value)
+        if unit.__class__ is Unit:
+            u = unit
+        else:
+            u = _UNITS.get(unit)  # type: ignore[arg-type]
+            if u is None:
+                u, written = parse_with_datum(unit)  # type: ignore[arg-type]
+                if written is not None:
+                    written = _canonical_datum(written, u)
+                    if datum is not None and _canonical_datum(datum, u) != written:
+                        raise DatumMismatch(f"the unit {unit!r} names datum {written} but datum="
+                                            f"{datum!r} was also given", received=datum,
+                                            expected=written)
+                    datum = written
+                elif len(_UNITS) < 4096:
+                    _UNITS[unit] = u
+        _set(self, "magnitude", _magnitude(value))
+        _set(self, "unit", u)
+        _set(self, "datum", _canonical_datum(datum, u) if datum is not None else None)
+        _set(self, "crs", normalise_crs(crs) if crs is not None else None)
+        _set(self, "quality", _grade(quality) if quality is not None else None)
+        _set(self, "source", source)
+        _set(self, "_hash", None)
+
+    @classmethod
+    def _make(cls, magnitude, unit: Unit, datum, crs, quality, source=None) -> "Q":
+        """Trusted constructor for values already validated (no parsing, no checks)."""
+        q = _new(cls)
+        _set(q, "magnitude", magnitude)
+        _set(q, "unit", unit)
+        _set(q, "datum", datum)
+        _set(q, "crs", crs)
+        _set(q, "quality", quality)
+        _set(q, "source", source)
+        _set(q, "_hash", None)
+        return q
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Q is immutable: use .to(), .to_datum() or .replace()")
+
+    def __reduce__(self):
+        return (Q, (self.magnitude, self.unit.symbol, self.datum, self.crs, self.quality,
+                    self.source))
+
+    # -- reading ---------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str, *, station: str | None = None, quality: str | None = None,
+              crs: str | None = None, source=None) -> "Q":
+        """``"1250 cfs"``, ``"1,250 cfs"``, ``"1250cfs"``, ``"-3.2e2 m"``, ``"12.4 ft NAVD88"``,
+        ``"6.4 mAOD"``, ``"0.117 mASD"`` (with ``station=``: the Environment Agency's
+        ``GAUGE:<station>`` datum)."""
+        if not isinstance(text, str):
+            raise InvalidArguments(f"Q.parse takes a string, received {type(text).__name__}",
+                                   received=text)
+        number, rest = split_number(text)
+        if number is None:
+            raise InvalidArguments(f"received {text!r}, which does not start with a number",
+                                   suggestion="a number and a unit, e.g. '1250 cfs'",
+                                   received=text)
+        if not rest:
+            raise MissingUnit(f"received {text!r} with no unit",
+                              suggestion=f"'{text.strip()} cfs' or whichever unit it is in",
+                              received=text)
+        unit, datum = parse_with_datum(rest)
+        if datum == "ASD" and station is not None:
+            datum = f"GAUGE:{station}"
+        return cls(number, unit, datum=datum, crs=crs, quality=quality, source=source)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Q":
+        """The inverse of ``as_dict``."""
+        known = {"value", "unit", "datum", "crs", "quality", "source"}
+        if not isinstance(data, dict):
+            raise InvalidArguments(f"expected a dict, received {type(data).__name__}")
+        extra = set(data) - known
+        if extra:
+            raise InvalidArguments(f"unknown keys {sorted(extra)} in a quantity; the keys are "
+                                   f"{sorted(known)}", received=sorted(extra))
+        if "value" not in data or "unit" not in data:
+            raise MissingUnit(f"a quantity needs 'value' and 'unit', received keys {sorted(data)}",
+                              suggestion='{"value": 1250, "unit": "cfs"}')
+        return cls(data["value"], data["unit"], datum=data.get("datum"), crs=data.get("crs"),
+                   quality=data.get("quality"), source=data.get("source"))
+
+    # -- views -----------------------------------------------------------------------------
+    @property
+    def value(self):
+        """The magnitude (alias)."""
+        return self.magnitude
+
+    @property
+    def dimensionality(self) -> str:
+        return self.unit.dimensionality
+
+    @property
+    def is_series(self) -> bool:
+        return self.magnitude.__class__ is not float
+
+    @property
+    def is_elevation(self) -> bool:
+        return self.datum is not None
+
+    def __len__(self) -> int:
+        if self.magnitude.__class__ is float:
+            raise TypeError("a scalar quantity has no length")
+        return len(self.magnitude)
+
+    def __iter__(self):
+        if self.magnitude.__class__ is float:
+            raise TypeError("a scalar quantity is not iterable")
+        for m in self.magnitude:
+            yield Q._make(float(m), self.unit, self.datum, self.crs, self.quality, self.source)
+
+    def __getitem__(self, index):
+        if self.magnitude.__class__ is float:
+            raise TypeError("a scalar quantity cannot be indexed")
+        m = self.magnitude[index]
+        m = float(m) if getattr(m, "shape", ()) == () else m
+        return Q._make(m, self.unit, self.datum, self.crs, self.quality, self.source)
+
+    def as_dict(self) -> dict:
+        """``{"value", "unit", ...}`` with the metadata that is set; ``Q.from_dict`` reads it."""
+        m = self.magnitude
+        out: dict = {"value": m if m.__class__ is float else
+                     [None if v != v else float(v) for v in m.tolist()], "unit": self.unit.symbol}
+        if self.datum is not None:
+            out["datum"] = self.datum
+        if self.crs is not None:
+            out["crs"] = self.crs
+        if self.quality is not None:
+            out["quality"] = self.quality
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+    def replace(self, **changes) -> "Q":
+        fields = {"value": self.magnitude, "unit": self.unit, "datum": self.datum,
+                  "crs": self.crs, "quality": self.quality, "source": self.source}
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"replace() got unknown fields {sorted(unknown)}")
+        fields.update(changes)
+        return Q(**fields)
+
+    def __repr__(self) -> str:
+        meta = [x for x in (self.datum, self.crs, self.quality) if x is not None]
+        tail = f" ({', '.join(meta)})" if meta else ""
+        return f"Q({_fmt(self.magnitude)} {self.unit.symbol}{tail})"
+
+    def __str__(self) -> str:
+        tail = f" {self.datum}" if self.datum else ""
+        return f"{_fmt(self.magnitude)} {self.unit.symbol}{tail}"
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        m = self.magnitude
+        text = format(m, spec) if m.__class__ is float else str(m)
+        return f"{text} {self.unit.symbol}" + (f" {self.datum}" if self.datum else "")
+
+    # -- conversion ------------------------------------------------------------------------
+    def to(self, unit: "str | Unit") -> "Q":
+        """The same value in another unit of the same dimension (datum and quality kept)."""
+        u = unit if unit.__class__ is Unit else _UNITS.get(unit) or _unit(unit)
+        if u is self.unit:
+            return self
+        hit = _FACTORS.get((id(self.unit), id(u)))  # inlined conversion(): the hot path
+        a, b = (hit[0], hit[1]) if hit is not None else conversion(self.unit, u)
+        m = self.magnitude
+        m = (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+        q = _new(Q)
+        _set(q, "magnitude", m)
+        _set(q, "unit", u)
+        _set(q, "datum", self.datum)
+        _set(q, "crs", self.crs)
+        _set(q, "quality", self.quality)
+        _set(q, "source", self.source)
+        _set(q, "_hash", None)
+        return q
+
+    def m_as(self, unit: "str | Unit"):
+        """The magnitude in ``unit``."""
+        return self.to(unit).magnitude
+
+    def to_datum(self, name: str) -> "Q":
+        """The same point on another vertical datum, through registered offsets only."""
+        from . import datums
+        if self.datum is None:
+            raise DatumMismatch(
+                f"{self!r} has no vertical datum, so it cannot be moved to {name}",
+                suggestion=f"an elevation with its datum, e.g. Q({_fmt(self.magnitude)}, "
+                           f"'{self.unit.symbol}', datum='NAVD88')", received=repr(self),
+                expected=name)
+        target = datums.get(name).name
+        if target == self.datum:
+            return self
+        metres = datums.offset(self.datum, target)
+        shift = float(metres / self.unit.factor)
+        return Q._make(self.magnitude + shift, self.unit, target, self.crs, self.quality,
+                       self.source)
+
+    def __float__(self) -> float:
+        if self.unit.dims != ONE.dims or self.unit.offset is not None:
+            raise TypeError(f"float() of {self!r} would drop its unit: use .magnitude or "
+                            f".m_as(unit)")
+        if self.magnitude.__class__ is not float:
+            raise TypeError("float() of a series")
+        a, _ = conversion(self.unit, ONE)
+        return self.magnitude * a
+
+    # -- arithmetic ------------------------------------------------------------------------
+    def _coerce(self, other, op: str) -> "Q":
+        if other.__class__ is Q:
+            return other
+        if other.__class__ in (int, float) or _is_array(other) or isinstance(other, (int, float)) \
+                and other.__class__ is not bool:
+            if self.unit.dims == ONE.dims and self.unit.offset is None:
+                return Q._make(_magnitude(other), ONE, None, None, None)
+            raise DimensionalityError(
+                f"cannot {op} a bare number and {self!r}: the number has no unit",
+                suggestion=f"a quantity, e.g. Q({other!r}, '{self.unit.symbol}')",
+                received=other, expected=self.unit.symbol)
+        raise TypeError(f"unsupported operand for {op}: Q and {type(other).__name__}")
+
+    def _right_in_my_unit(self, other: "Q", op: str):
+        if other.unit is self.unit or other.unit == self.unit:
+            return other.magnitude
+        if other.unit.dims != self.unit.dims:
+            raise DimensionalityError(
+                f"cannot {op} {self!r} ({self.unit.dimensionality}) and {other!r} "
+                f"({other.unit.dimensionality})", received=repr(other), expected=self.unit.symbol)
+        a, b = conversion(other.unit, self.unit if self.unit.offset is None or
+                          other.unit.offset is not None else self.unit.delta)
+        m = other.magnitude
+        return (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+
+    def _meta(self, other: "Q"):
+        q1, q2 = self.quality, other.quality
+        if q1 is None or q1 == q2:
+            quality = q2
+        elif q2 is None:
+            quality = q1
+        else:
+            from .quality import weakest
+            quality = weakest(q1, q2)
+        c1, c2 = self.crs, other.crs
+        if c1 is not None and c2 is not None and c1 != c2:
+            raise CRSMismatch(f"cannot combine a value in {c1} with one in {c2}: coordinate "
+                              f"systems are compared, never reprojected",
+                              suggestion=f"both values in {c1}", received=c2, expected=c1)
+        return quality, c1 if c1 is not None else c2
+
+    def __add__(self, other) -> "Q":
+        other = self._coerce(other, "add")
+        d1, d2 = self.datum, other.datum
+        o1, o2 = self.unit.offset is not None, other.unit.offset is not None
+        if d1 is not None and d2 is not None:
+            raise DatumMismatch(
+                f"cannot add two elevations ({self!r} + {other!r}): a sum of heights above "
+                f"{'a datum' if d1 == d2 else 'two datums'} has no meaning",
+                suggestion="subtract them for a difference, or add a length without a datum",
+                received=repr(other))
+        if o1 and o2:
+            raise OffsetUnitError(
+                f"cannot add two temperatures ({self!r} + {other!r})",
+                suggestion=f"a difference in {self.unit.delta.symbol}", received=repr(other))
+        if o2 or d2 is not None:  # difference + point: the point's frame wins
+            return other.__add__(self)
+        m = self._right_in_my_unit(other, "add")
+        quality, crs = self._meta(other)
+        return Q._make(self.magnitude + m, self.unit, d1, crs, quality)
+
+    __radd__ = __add__
+
+    def __sub__(self, other) -> "Q":
+        other = self._coerce(other, "subtract")
+        d1, d2 = self.datum, other.datum
+        if d1 != d2:
+            if d1 is not None and d2 is not None:
+                raise DatumMismatch(
+                    f"cannot subtract {other!r} from {self!r}: they are on different vertical "
+                    f"datums ({d1} and {d2})",
+                    suggestion=f"convert the second value first with .to_datum({d1!r}) (this "
+                               f"needs an offset registered between {d2} and {d1}, for a gauge "
+                               f"with register_station), then subtract",
+                    received=d2, expected=d1)
+            if d1 is None:
+                raise DatumMismatch(
+                    f"cannot subtract an elevation ({other!r}) from a length without a datum "
+                    f"({self!r})", suggestion="subtract the length from the elevation instead",
+                    received=repr(other))
+        o1, o2 = self.unit.offset is not None, other.unit.offset is not None
+        if o2 and not o1:
+            raise OffsetUnitError(f"cannot subtract a temperature ({other!r}) from "
+                                  f"{self!r}", received=repr(other))
+        quality, crs = self._meta(other)
+        if o1 and o2:  # point - point -> interval
+            m = self._right_in_my_unit(other, "subtract")
+            return Q._make(self.magnitude - m, self.unit.delta, None, crs, quality)
+        m = self._right_in_my_unit(other, "subtract")
+        datum = None if (d1 is not None and d2 is not None) else d1
+        return Q._make(self.magnitude - m, self.unit, datum, crs, quality)
+
+    def __rsub__(self, other) -> "Q":
+        return self._coerce(other, "subtract").__sub__(self)
+
+    def _scale_check(self, op: str) -> None:
+        if self.datum is not None:
+            raise DatumMismatch(
+                f"cannot {op} an elevation ({self!r}): a height above a datum is a position, "
+                f"not an amount", suggestion="difference it against another elevation on the "
+                f"same datum first, then scale the difference", received=repr(self))
+        if self.unit.offset is not None:
+            raise OffsetUnitError(
+                f"cannot {op} a temperature on an offset scale ({self!r})",
+                suggestion=f"convert to K, or use a difference in {self.unit.delta.symbol}",
+                received=repr(self))
+
+    def __mul__(self, other) -> "Q":
+        if other.__class__ is not Q:
+            if isinstance(other, Unit):
+                return NotImplemented
+            self._scale_check("scale")
+            m = _magnitude(other) if other.__class__ is not float else other
+            if other.__class__ is float and other - other != 0.0:
+                raise _not_finite(other)
+            return Q._make(self.magnitude * m, self.unit, None, self.crs, self.quality)
+        self._scale_check("multiply")
+        other._scale_check("multiply")
+        quality, crs = self._meta(other)
+        return Q._make(self.magnitude * other.magnitude, _mul(self.unit, other.unit), None, crs,
+                       quality)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other) -> "Q":
+        if other.__class__ is not Q:
+            self._scale_check("divide")
+            m = _magnitude(other)
+            return Q._make(self.magnitude / m, self.unit, None, self.crs, self.quality)
+        self._scale_check("divide")
+        other._scale_check("divide by")
+        quality, crs = self._meta(other)
+        return Q._make(self.magnitude / other.magnitude, _div(self.unit, other.unit), None, crs,
+                       quality)
+
+    def __rtruediv__(self, other) -> "Q":
+        self._scale_check("divide by")
+        m = _magnitude(other)
+        return Q._make(m / self.magnitude, _div(ONE, self.unit), None, self.crs, self.quality)
+
+    def __pow__(self, n) -> "Q":
+        if n.__class__ is not int:
+            if self.unit.dims == ONE.dims and self.unit.offset is None \
+                    and isinstance(n, (int, float)) and n.__class__ is not bool:
+                return Q._make(float(self) ** n if not self.is_series else
+                               apply(self.magnitude, conversion(self.unit, ONE)[0], None) ** n,
+                               ONE, None, self.crs, self.quality)
+            raise DimensionalityError(f"a quantity with a unit ({self.unit.symbol}) can only be "
+                                      f"raised to a whole number, received {n!r}", received=n)
+        self._scale_check("raise to a power")
+        return Q._make(self.magnitude ** n, self.unit ** n, None, self.crs, self.quality)
+
+    def __neg__(self) -> "Q":
+        self._scale_check("negate")
+        return Q._make(-self.magnitude, self.unit, None, self.crs, self.quality, self.source)
+
+    def __pos__(self) -> "Q":
+        return self
+
+    def __abs__(self) -> "Q":
+        self._scale_check("take the absolute value of")
+        return Q._make(abs(self.magnitude), self.unit, None, self.crs, self.quality, self.source)
+
+    # -- comparison ------------------------------------------------------------------------
+    def _comparable(self, other, op: str):
+        if other.__class__ is not Q:
+            other = self._coerce(other, "compare")
+        if self.datum != other.datum:
+            raise DatumMismatch(
+                f"cannot compare {self!r} with {other!r}: "
+                + (f"they are on different vertical datums ({self.datum} and {other.datum})"
+                   if self.datum and other.datum else "only one of them is an elevation"),
+                suggestion="convert one with .to_datum() after registering the offset",
+                received=other.datum, expected=self.datum)
+        if (self.unit.offset is None) != (other.unit.offset is None) and \
+                self.unit.dims == other.unit.dims and (self.unit.interval or other.unit.interval):
+            raise OffsetUnitError(f"cannot compare a temperature with a temperature difference "
+                                  f"({self!r}, {other!r})")
+        return self._right_in_my_unit(other, "compare")
+
+    def __lt__(self, other):
+        return self.magnitude < self._comparable(other, "<")
+
+    def __le__(self, other):
+        return self.magnitude <= self._comparable(other, "<=")
+
+    def __gt__(self, other):
+        return self.magnitude > self._comparable(other, ">")
+
+    def __ge__(self, other):
+        return self.magnitude >= self._comparable(other, ">=")
+
+    def _exact_key(self):
+        """What == compares and hash hashes: the SI amount computed exactly and rounded once to
+        a float (so 1 ft == 0.3048 m and 1 km == 1000 m), the dimension, datum and kind."""
+        u = self.unit
+        return (float(Fraction(self.magnitude) * u.factor + (u.offset or 0)), u.dims, self.datum,
+                u.interval)
+
+    def __eq__(self, other):
+        if other.__class__ is not Q:
+            return NotImplemented
+        if self.is_series or other.is_series:
+            if self.unit.dims != other.unit.dims or self.datum != other.datum:
+                return False
+            return self.magnitude == self._right_in_my_unit(other, "compare")
+        if self.unit is other.unit or self.unit == other.unit:
+            return (self.magnitude == other.magnitude and self.datum == other.datum)
+        return self._exact_key() == other._exact_key()
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else ~eq if self.is_series or other.is_series else not eq
+
+    def __hash__(self):
+        if self.is_series:
+            raise TypeError("a series quantity is unhashable")
+        h = self._hash
+        if h is None:
+            h = hash(self._exact_key())
+            _set(self, "_hash", h)
+        return h
+
+    def isclose(self, other: "Q", rel: float = 1e-9, abs_: float = 0.0) -> bool:
+        """Equal within a relative (and absolute, in this unit) tolerance, after conversion."""
+        m = self._comparable(other, "isclose")
+        if self.is_series or (m.__class__ is not float):
+            import numpy as np
+            return bool(np.allclose(self.magnitude, m, rtol=rel, atol=abs_, equal_nan=True))
+        return math.isclose(self.magnitude, m, rel_tol=rel, abs_tol=abs_)
+
+    def __bool__(self) -> bool:
+        if self.is_series:
+            raise ValueError("the truth value of a series quantity is ambiguous")
+        return self.magnitude != 0.0
+
+
+_UNITS: dict[str, Unit] = {}
+
+
+def _unit(text) -> Unit:
+    try:
+        u = parse_unit(text)
+    except Exception:
+        unit, datum = parse_with_datum(text)
+        if datum is not None:
+            raise InvalidArguments(f"{text!r} names a datum ({datum}); use .to({unit.symbol!r}) "
+                                   f"for the unit and .to_datum({datum!r}) for the datum") from None
+        raise
+    if len(_UNITS) < 4096:
+        _UNITS[text] = u
+    return u
+
+
+_MUL: dict = {}
+
+
+def _mul(a: Unit, b: Unit) -> Unit:
+    key = (a, b, 1)
+    u = _MUL.get(key)
+    if u is None:
+        u = a * b
+        if len(_MUL) < 8192:
+            _MUL[key] = u
+    return u
+
+
+def _div(a: Unit, b: Unit) -> Unit:
+    key = (a, b, -1)
+    u = _MUL.get(key)
+    if u is None:
+        u = a / b
+        if len(_MUL) < 8192:
+            _MUL[key] = u
+    return u
+
+
+def _fmt(m) -> str:
+    if m.__class__ is float:
+        text = repr(m)
+        return text[:-2] if text.endswith(".0") else text
+    return "[" + ", ".join(_fmt(float(v)) for v in m[:6]) + (", ...]" if len(m) > 6 else "]")
+
+
+_MINUS = "-\u2212"
+
+
+def split_number(text: str) -> "tuple[float | None, str]":
+    """Read a leading number (sign, digits with optional thousands commas, decimals, exponent)
+    and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``."""
+    s = text.strip()
+    i, n = 0, len(s)
+    sign = 1.0
+    if i < n and (s[i] in _MINUS or s[i] == "+"):
+        sign = -1.0 if s[i] in _MINUS else 1.0
+        i += 1
+    start = i
+    digits = []
+    while i < n and (s[i].isdigit() or (s[i] == "," and i + 3 < n + 1 and s[i + 1:i + 4].isdigit()
+                                         and (i + 4 >= n or not s[i + 4].isdigit()) and digits)):
+        if s[i] != ",":
+            digits.append(s[i])
+        i += 1
+    if i < n and s[i] == ".":
+        digits.append(".")
+        i += 1
+        while i < n and s[i].isdigit():
+            digits.append(s[i])
+            i += 1
+    body = "".join(digits)
+    if not body.strip(".") or i == start:
+        return None, s
+    if i < n and s[i] in "eE":
+        j = i + 1
+        if j < n and s[j] in "+-":
+            j += 1
+        k = j
+        while k < n and s[k].isdigit():
+            k += 1
+        if k > j and k - j <= 3:
+            body += "e" + s[i + 1:k]
+            i = k
+    try:
+        value = sign * float(body)
+    except ValueError:
+        return None, s
+    return value, s[i:].strip()
