@@ -90,6 +90,11 @@ class StandardTime(tzinfo):
     ``zone`` is the IANA ``ZoneInfo``; ``offset`` its current standard offset; ``key`` the
     spelling. It behaves as a fixed offset, and :func:`check_timestamp` refuses the zone's
     daylight offset for it.
+
+    "Standard" is what the tz database marks as not daylight saving in the current year (January
+    and July are probed, so southern-hemisphere zones work). For a zone without DST it is simply
+    the zone's offset. Europe/Dublin comes out as +01:00, because tzdata models Irish winter time
+    as a negative daylight saving; declare ``"UTC+00:00"`` there if GMT all year is meant.
     """
 
     def __init__(self, zone: tzinfo, offset: timedelta, abbreviation: str | None) -> None:
