@@ -1,0 +1,714 @@
+"""The guarding proxy as a sans-IO state machine.
+
+:class:`Guard` takes one line received from either side and returns what to send::
+
+    guard = Guard(policy)
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\\n')
+    # -> [("c2s", b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\\n')]
+
+Directions name the way a message travels: ``C2S`` is client -> upstream server, ``S2C`` is
+upstream -> client. Outputs are ``(C2S, line)`` (write to the upstream), ``(S2C, line)`` (write
+to the client) and ``(LOG, text)`` (a diagnostic for stderr), each line ending in ``\\n``. The
+guard never touches a pipe; :mod:`quantity_guard.mcp.stdio` pumps the bytes.
+
+Transparency
+    Every line the guard does not rewrite is forwarded as the original bytes (only a ``\\r\\n``
+    terminator becomes ``\\n``), in order. Only three things are ever rewritten, and only for tools
+    the policy guards: tools in a ``tools/list`` result (each guarded tool is replaced by
+    ``policy.advertise(tool)``, every other byte of the page is kept: ``nextCursor``, ``ttlMs``,
+    ``cacheScope``, ``resultType``, ``_meta`` and unguarded tools), the ``arguments`` of a
+    ``tools/call`` request (only that value is replaced; ``name``, ``_meta``, ``task``,
+    ``inputResponses`` and ``requestState`` keep their bytes), and the ``result`` of a plain
+    complete ``tools/call`` result. A message with duplicate member names on the path to the
+    value being replaced is re-serialised whole instead, so no reader can see an unconverted
+    duplicate. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
+    requests and their answers, and unknown methods are never touched. The guard issues no
+    requests of its own, so ids are never remapped: they pass with their JSON type.
+
+Eras
+    The era is read per message: a request whose ``params._meta`` carries
+    ``io.modelcontextprotocol/protocolVersion`` (and ``server/discover``) is 2026-07-28
+    ("modern"); anything else is the ``initialize`` era ("legacy"). Nothing is negotiated on the
+    client's behalf. ``policy.reset()`` starts a new client session on every ``initialize``
+    request and when the traffic turns modern (the first modern request, or the first after
+    legacy traffic). Within the modern era the proxy process is the session: a stdio pipe has
+    one client.
+
+Policy on odd input (checklist item 7)
+    From the client: a line that is not UTF-8 JSON is answered ``-32700`` with ``"id":null``; a
+    JSON value that is neither an object nor an array is answered ``-32600`` with
+    ``"id":null``; an object that is not a request, notification or response is answered
+    ``-32600`` with its id when it has a usable one; an empty batch ``[]`` is answered ``-32600``.
+    None of these reach the upstream. A batch (2025-03-26) is forwarded untouched unless it
+    contains a ``tools/call`` for a guarded tool, in which case the whole batch is refused: each
+    request in it gets a ``-32600`` error naming the reason, and nothing goes upstream (guarded
+    calls must be sent one per line). Requests with ``"id":null`` and stray responses are
+    forwarded untouched. Blank lines are ignored.
+    From the upstream: anything that is not a JSON object or array of them shaped like a
+    JSON-RPC message (banners, log lines, invalid UTF-8) is dropped and reported as a LOG
+    output; it never reaches the client. Upstream batches are processed element by element.
+
+Tools the policy does not guard (checklist item 33)
+    are forwarded untouched whether or not they appeared in a listing. A tool the policy
+    guards is checked even if the client never listed it: the annotation file, not the order
+    of requests, decides what is guarded.
+
+Failures of the policy
+    An exception from ``guards()`` counts as "guarded" and one from ``check_call()`` refuses
+    the call with an ``isError`` result (fail closed: an unchecked value never reaches the
+    upstream); one from ``advertise()`` or ``label_result()`` leaves that tool or result as
+    the upstream sent it. Each is reported as a LOG output. No input makes ``receive`` raise.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from . import jsonrpc as rpc
+from .jsonrpc import MISSING
+
+__all__ = [
+    "C2S", "S2C", "LOG", "Guard", "Policy", "PassThroughPolicy", "Decision", "Pending",
+    "tool_error", "is_modern", "MODERN", "LEGACY",
+]
+
+C2S = "c2s"
+"""Travelling client -> upstream server (an input from the client, or an output to write upstream)."""
+S2C = "s2c"
+"""Travelling upstream server -> client."""
+LOG = "log"
+"""Output only: a diagnostic (UTF-8 text, one line) for stderr."""
+
+MODERN = "modern"
+LEGACY = "legacy"
+
+_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+class Decision(NamedTuple):
+    """What ``Policy.check_call`` decided: ``("forward", arguments)`` or ``("refuse", result)``.
+
+    A plain tuple of the same shape is accepted too. For ``"forward"`` the payload is the
+    arguments object to send upstream (converted into the units the upstream expects); for
+    ``"refuse"`` it is a complete ``CallToolResult`` object, normally ``tool_error(repair_text)``.
+    """
+
+    action: str
+    payload: dict
+
+    @classmethod
+    def forward(cls, arguments: dict) -> Decision:
+        return cls("forward", arguments)
+
+    @classmethod
+    def refuse(cls, result: dict) -> Decision:
+        return cls("refuse", result)
+
+
+def tool_error(text: str) -> dict:
+    """A ``CallToolResult`` reporting a tool error the model can read and repair."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """The quantity logic behind the proxy. The guard calls the other four methods only for
+    tools where ``guards(name)`` is true; every other tool passes byte for byte.
+
+    ``advertise(tool)``
+        returns the tool definition to show the client in place of one from a ``tools/list``
+        result (it receives a private copy and may modify it).
+    ``check_call(name, arguments)``
+        returns a :class:`Decision`. It must be deterministic: the same arguments give the same
+        decision and the same forwarded JSON (MRTR retries of 2026-07-28 re-send a call).
+    ``label_result(name, arguments, result)``
+        returns the result to give the client; ``arguments`` are those forwarded upstream. It
+        is only called for plain complete results: not ``isError``, not ``resultType``
+        ``input_required``/``task``/unknown, not a task-augmented call.
+    ``reset()``
+        a new client session began (see the module docstring).
+
+    Optional, used by the command line only: ``close()`` at exit (writes the manifest), and
+    ``check_catalogue(tools) -> report`` for ``--check``.
+    """
+
+    def guards(self, tool_name: str) -> bool: ...
+
+    def advertise(self, tool: dict) -> dict: ...
+
+    def check_call(self, tool_name: str, arguments: dict) -> Decision | tuple[str, dict]: ...
+
+    def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict: ...
+
+    def reset(self) -> None: ...
+
+
+class PassThroughPolicy:
+    """Guards nothing: the proxy is a byte-faithful relay."""
+
+    def guards(self, tool_name: str) -> bool:
+        return False
+
+    def advertise(self, tool: dict) -> dict:
+        return tool
+
+    def check_call(self, tool_name: str, arguments: dict) -> Decision:
+        return Decision.forward(arguments)
+
+    def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
+        return result
+
+    def reset(self) -> None:
+        pass
+
+
+class Pending:
+    """A client request forwarded upstream and not yet answered.
+
+    ``arguments`` are those forwarded (guarded calls only); ``task`` marks a task-augmented
+    ``tools/call`` (2025-11-25), whose answer is not a ``CallToolResult``; ``cursor`` marks a
+    ``tools/list`` page after the first.
+    """
+
+    __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor")
+
+    def __init__(self, method: str, id: Any, modern: bool, tool: str | None = None,
+                 arguments: dict | None = None, guarded: bool = False, task: bool = False,
+                 cursor: bool = False) -> None:
+        self.method = method
+        self.id = id
+        self.modern = modern
+        self.tool = tool
+        self.arguments = arguments
+        self.guarded = guarded
+        self.task = task
+        self.cursor = cursor
+
+    def __repr__(self) -> str:
+        return f"Pending({self.method!r}, id={self.id!r}, tool={self.tool!r}, guarded={self.guarded})"
+
+
+def is_modern(params: Any) -> bool:
+    """True when request params carry the 2026-07-28 per-request protocol version."""
+    if type(params) is not dict:
+        return False
+    meta = params.get("_meta")
+    return type(meta) is dict and _VERSION_KEY in meta
+
+
+class _Ambiguous(Exception):
+    """Spans could not be located unambiguously: re-serialise the whole message instead."""
+
+
+def _preview(raw: bytes, limit: int = 160) -> str:
+    text = raw[:limit].decode("utf-8", "replace")
+    return repr(text) + ("..." if len(raw) > limit else "") + f" ({len(raw)} bytes)"
+
+
+def _has_duplicates(found: list[tuple[str, int, int]]) -> bool:
+    return len({k for k, _, _ in found}) != len(found)
+
+
+class Guard:
+    """The proxy's state: the pending-request table, the era, the tool catalogue.
+
+    ``receive(direction, line)`` and ``upstream_closed(reason)`` are the whole interface; see
+    the module docstring for what they do. Not thread-safe: serialise calls (the stdio layer
+    holds one lock around them).
+    """
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        self.policy: Policy = policy if policy is not None else PassThroughPolicy()
+        self._pending: dict[tuple, list[Pending]] = {}
+        self.era: str | None = None
+        self.protocol_version: str | None = None  # from the last initialize result
+        self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
+        self.catalogue_stale = False  # set by notifications/tools/list_changed
+        self.closed = False
+        self.closed_reason: str | None = None
+        self.stats = {"forwarded": 0, "rewritten": 0, "refused": 0, "answered": 0, "dropped": 0}
+        self._logs: list[tuple[str, bytes]] = []
+
+    # ------------------------------------------------------------------ public interface
+
+    def receive(self, direction: str, line: bytes) -> list[tuple[str, bytes]]:
+        """Process one line from ``direction`` (C2S: from the client, S2C: from the upstream).
+
+        ``line`` may end in ``\\n`` or ``\\r\\n`` or not at all. Returns what to send, in order.
+        """
+        if direction != C2S and direction != S2C:
+            raise ValueError(f"direction must be {C2S!r} or {S2C!r}, not {direction!r}")
+        try:
+            out = self._from_client(line) if direction == C2S else self._from_upstream(line)
+        except Exception as exc:  # never let one line take the proxy down
+            out = self._internal_error(direction, line, exc)
+        if self._logs:
+            out.extend(self._logs)
+            self._logs = []
+        return out
+
+    def upstream_closed(self, reason: str = "the upstream MCP server exited") -> list[tuple[str, bytes]]:
+        """The upstream is gone: an error response for every pending client request.
+
+        Afterwards the guard is closed: further client requests are answered with an error at
+        once and anything still arriving from the upstream is dropped.
+        """
+        out: list[tuple[str, bytes]] = []
+        for entries in self._pending.values():
+            for entry in entries:
+                out.append((S2C, rpc.error_line(
+                    entry.id, rpc.INTERNAL_ERROR,
+                    f"{reason} before answering this {entry.method} request")))
+        self.stats["answered"] += len(out)
+        self._pending.clear()
+        self.closed = True
+        self.closed_reason = reason
+        return out
+
+    @property
+    def pending(self) -> dict[tuple, list[Pending]]:
+        """The pending table: id key (see ``jsonrpc.id_key``) -> requests with that id."""
+        return self._pending
+
+    def pending_count(self) -> int:
+        return sum(len(v) for v in self._pending.values())
+
+    # ------------------------------------------------------------------ helpers
+
+    def _log(self, text: str) -> None:
+        self._logs.append((LOG, text.encode("utf-8", "replace")))
+
+    def _guards(self, name: str) -> bool:
+        try:
+            return bool(self.policy.guards(name))
+        except Exception as exc:
+            self._log(f"policy.guards({name!r}) failed ({exc!r}); treating the tool as guarded")
+            return True
+
+    def _reset(self) -> None:
+        try:
+            self.policy.reset()
+        except Exception as exc:
+            self._log(f"policy.reset() failed: {exc!r}")
+
+    def _observe(self, msg: rpc.Message) -> bool:
+        """Era bookkeeping for a client request; returns whether it is modern."""
+        modern = msg.method == "server/discover" or is_modern(msg.params)
+        if msg.method == "initialize":
+            self.era = LEGACY
+            self._reset()
+        elif modern and self.era != MODERN:
+            self.era = MODERN
+            self._reset()
+        return modern
+
+    def _track(self, msg: rpc.Message, modern: bool, **extra: Any) -> None:
+        key = msg.key
+        if key is None:  # id null (or unusable): nobody can match an answer to it
+            return
+        entry = Pending(msg.method or "", msg.id, modern, **extra)
+        self._pending.setdefault(key, []).append(entry)
+
+    def _pop(self, key: tuple | None) -> Pending | None:
+        if key is None:
+            return None
+        entries = self._pending.get(key)
+        if not entries:
+            return None
+        entry = entries.pop(0)
+        if not entries:
+            del self._pending[key]
+        return entry
+
+    def _closed_error(self, ident: Any) -> list[tuple[str, bytes]]:
+        self.stats["answered"] += 1
+        return [(S2C, rpc.error_line(ident, rpc.INTERNAL_ERROR,
+                                     f"{self.closed_reason}; the request was not forwarded"))]
+
+    def _internal_error(self, direction: str, line: bytes, exc: Exception) -> list[tuple[str, bytes]]:
+        self._log(f"internal error while handling a {direction} line: {exc!r}")
+        raw = rpc.strip_terminator(line)
+        try:
+            obj = rpc.loads(raw)
+        except rpc.ParseError:
+            return []
+        if direction == S2C:
+            # Better an unrewritten answer than a client waiting forever.
+            if isinstance(obj, (dict, list)):
+                return [(S2C, raw + b"\n")]
+            return []
+        msg = rpc.classify(obj)
+        if msg.kind == rpc.REQUEST:
+            self._pop(msg.key)  # it may have been registered before the failure
+            return [(S2C, rpc.error_line(msg.id, rpc.INTERNAL_ERROR,
+                                         f"quantity-guard-mcp internal error: {exc!r}"))]
+        return []
+
+    # ------------------------------------------------------------------ client -> upstream
+
+    def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
+        raw = rpc.strip_terminator(line)
+        try:
+            obj = rpc.loads(raw)
+        except rpc.ParseError as exc:
+            if not raw.strip():
+                return []
+            self.stats["answered"] += 1
+            self._log(f"client sent a line that is not JSON-RPC ({exc}): {_preview(raw)}")
+            return [(S2C, rpc.error_line(None, rpc.PARSE_ERROR, f"Parse error: {exc}"))]
+        if isinstance(obj, list):
+            return self._client_batch(raw, obj)
+        msg = rpc.classify(obj)
+        kind = msg.kind
+        if kind == rpc.INVALID:
+            self.stats["answered"] += 1
+            ident = msg.id if msg.key is not None else None
+            return [(S2C, rpc.error_line(ident, rpc.INVALID_REQUEST, f"Invalid Request: {msg.reason}"))]
+        if kind == rpc.REQUEST:
+            if self.closed:
+                return self._closed_error(msg.id)
+            modern = self._observe(msg)
+            if msg.method == "tools/call":
+                return self._client_tool_call(msg, raw, modern)
+            extra: dict[str, Any] = {}
+            if msg.method == "tools/list":
+                params = msg.params
+                extra["cursor"] = type(params) is dict and params.get("cursor") is not None
+            self._track(msg, modern, **extra)
+        elif self.closed:
+            return []
+        elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
+            self._cancel(msg.params)
+        self.stats["forwarded"] += 1
+        return [(C2S, raw + b"\n")]
+
+    def _cancel(self, params: Any) -> None:
+        # The upstream will not (2026: must not) answer a cancelled request: forget it.
+        if type(params) is dict:
+            self._pop(rpc.id_key(params.get("requestId", MISSING)))
+
+    def _client_tool_call(self, msg: rpc.Message, raw: bytes, modern: bool) -> list[tuple[str, bytes]]:
+        params = msg.params
+        name = params.get("name") if type(params) is dict else None
+        if not isinstance(name, str):
+            self._track(msg, modern)
+            self.stats["forwarded"] += 1
+            return [(C2S, raw + b"\n")]
+        if not self._guards(name):
+            self._track(msg, modern, tool=name)
+            self.stats["forwarded"] += 1
+            return [(C2S, raw + b"\n")]
+        task = "task" in params
+        arguments = params.get("arguments", MISSING)
+        if arguments is MISSING or arguments is None:
+            arguments = {}
+        if type(arguments) is not dict:
+            return self._refuse(msg, modern, tool_error(
+                f"{name}: 'arguments' must be a JSON object of named parameters, "
+                f"not {rpc.type_name(arguments)}"))
+        try:
+            decision = self.policy.check_call(name, arguments)
+            action, payload = decision
+        except Exception as exc:
+            self._log(f"policy.check_call({name!r}) failed: {exc!r}; the call was refused")
+            return self._refuse(msg, modern, tool_error(
+                f"{name}: the call could not be checked (internal error in the unit guard: "
+                f"{type(exc).__name__}); it was not sent to the tool"))
+        if action == "refuse" and type(payload) is dict:
+            return self._refuse(msg, modern, payload)
+        if action != "forward" or type(payload) is not dict:
+            self._log(f"policy.check_call({name!r}) returned {decision!r}; the call was refused")
+            return self._refuse(msg, modern, tool_error(
+                f"{name}: the unit guard gave no usable decision; the call was not sent"))
+        try:
+            line = self._with_arguments(raw, msg.obj, payload)
+        except (ValueError, TypeError) as exc:
+            self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
+            return self._refuse(msg, modern, tool_error(
+                f"{name}: the converted arguments could not be encoded; the call was not sent"))
+        self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task)
+        self.stats["rewritten"] += 1
+        return [(C2S, line)]
+
+    def _refuse(self, msg: rpc.Message, modern: bool, result: dict) -> list[tuple[str, bytes]]:
+        if modern and "resultType" not in result:
+            result = {**result, "resultType": "complete"}
+        try:
+            text = rpc.dumps(result)
+        except (ValueError, TypeError) as exc:
+            self._log(f"refusal result is not JSON ({exc!r})")
+            text = rpc.dumps(tool_error("the call was refused by the unit guard")
+                             | ({"resultType": "complete"} if modern else {}))
+        self.stats["refused"] += 1
+        return [(S2C, rpc.response_line(msg.id, text))]
+
+    @staticmethod
+    def _with_arguments(raw: bytes, obj: dict, arguments: dict) -> bytes:
+        """The request line with ``params.arguments`` replaced and every other byte kept."""
+        args_json = rpc.dumps(arguments)
+        text = raw.decode("utf-8")
+        try:
+            _, top = rpc.members(text)
+            if _has_duplicates(top):
+                raise _Ambiguous
+            pspan = rpc.unique_member(top, "params")
+            if type(pspan) is not tuple:
+                raise _Ambiguous
+            brace, inner = rpc.members(text, pspan[0])
+            if _has_duplicates(inner):
+                raise _Ambiguous
+            aspan = rpc.unique_member(inner, "arguments")
+            if aspan is None:
+                new = (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
+                       + text[brace + 1:])
+            else:
+                new = rpc.splice(text, [(aspan[0], aspan[1], args_json)])
+        except (_Ambiguous, rpc.ParseError):
+            whole = dict(obj)
+            whole["params"] = {**obj["params"], "arguments": arguments}
+            new = rpc.dumps(whole)
+        return new.encode("utf-8") + b"\n"
+
+    def _client_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
+        if not batch:
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(None, rpc.INVALID_REQUEST, "Invalid Request: empty batch"))]
+        msgs = [rpc.classify(el) for el in batch]
+        blocked: str | None = None
+        if self.closed:
+            blocked = f"{self.closed_reason}; the batch was not forwarded"
+        else:
+            for m in msgs:
+                if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
+                    name = m.params.get("name")
+                    if isinstance(name, str) and self._guards(name):
+                        blocked = (f"Invalid Request: this batch calls the unit-guarded tool {name!r}; "
+                                   "send guarded tools/call requests one per line, not in a batch. "
+                                   "Nothing in the batch was forwarded")
+                        break
+        if blocked is not None:
+            errors = []
+            for m in msgs:
+                if m.kind == rpc.REQUEST or m.kind == rpc.INVALID:
+                    ident = m.id if m.kind == rpc.REQUEST else None
+                    code = rpc.INTERNAL_ERROR if self.closed else rpc.INVALID_REQUEST
+                    errors.append(rpc.error_line(ident, code, blocked)[:-1].decode("utf-8"))
+            self._log(f"refused a batch of {len(batch)} messages: {blocked}")
+            if not errors:
+                return []
+            self.stats["answered"] += 1
+            return [(S2C, ("[" + ",".join(errors) + "]\n").encode("utf-8"))]
+        for m in msgs:
+            if m.kind == rpc.REQUEST:
+                modern = self._observe(m)
+                extra: dict[str, Any] = {}
+                if m.method == "tools/call" and type(m.params) is dict:
+                    name = m.params.get("name")
+                    extra["tool"] = name if isinstance(name, str) else None
+                elif m.method == "tools/list":
+                    extra["cursor"] = type(m.params) is dict and m.params.get("cursor") is not None
+                self._track(m, modern, **extra)
+            elif m.kind == rpc.NOTIFICATION and m.method == "notifications/cancelled":
+                self._cancel(m.params)
+        self.stats["forwarded"] += 1
+        return [(C2S, raw + b"\n")]
+
+    # ------------------------------------------------------------------ upstream -> client
+
+    def _from_upstream(self, line: bytes) -> list[tuple[str, bytes]]:
+        raw = rpc.strip_terminator(line)
+        if self.closed:
+            self.stats["dropped"] += 1
+            self._log(f"dropped a line from the upstream after it closed: {_preview(raw)}")
+            return []
+        try:
+            obj = rpc.loads(raw)
+        except rpc.ParseError as exc:
+            if raw.strip():
+                self.stats["dropped"] += 1
+                self._log(f"dropped upstream output that is not JSON-RPC ({exc}): {_preview(raw)}")
+            return []
+        if isinstance(obj, list):
+            return self._upstream_batch(raw, obj)
+        msg = rpc.classify(obj)
+        if msg.kind == rpc.INVALID:
+            self.stats["dropped"] += 1
+            self._log(f"dropped upstream output that is not JSON-RPC ({msg.reason}): {_preview(raw)}")
+            return []
+        if msg.kind == rpc.RESPONSE or msg.kind == rpc.ERROR:
+            entry = self._pop(msg.key)
+            if entry is not None and msg.kind == rpc.RESPONSE:
+                new = self._rewrite_response(entry, msg, raw, None)
+                if new is not None:
+                    self.stats["rewritten"] += 1
+                    return [(S2C, new)]
+        elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/tools/list_changed":
+            self.catalogue_stale = True
+        self.stats["forwarded"] += 1
+        return [(S2C, raw + b"\n")]
+
+    def _upstream_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
+        msgs = [rpc.classify(el) for el in batch]
+        if not batch or all(m.kind == rpc.INVALID for m in msgs):
+            self.stats["dropped"] += 1
+            self._log(f"dropped upstream output that is not JSON-RPC: {_preview(raw)}")
+            return []
+        text: str | None = None
+        spans: list[tuple[int, int]] | None = None
+        edits: list[tuple[int, int, str]] = []
+        for i, m in enumerate(msgs):
+            if m.kind == rpc.NOTIFICATION and m.method == "notifications/tools/list_changed":
+                self.catalogue_stale = True
+            if m.kind != rpc.RESPONSE and m.kind != rpc.ERROR:
+                continue
+            entry = self._pop(m.key)
+            if entry is None or m.kind != rpc.RESPONSE:
+                continue
+            if text is None:
+                text = raw.decode("utf-8")
+                spans = rpc.elements(text)
+            assert spans is not None
+            start, end = spans[i]
+            new = self._rewrite_response(entry, m, None, (text, start, end))
+            if new is not None:
+                edits.append((start, end, new))
+        if edits and text is not None:
+            self.stats["rewritten"] += 1
+            return [(S2C, rpc.splice(text, edits).encode("utf-8") + b"\n")]
+        self.stats["forwarded"] += 1
+        return [(S2C, raw + b"\n")]
+
+    def _rewrite_response(self, entry: Pending, msg: rpc.Message, raw: bytes | None,
+                          where: tuple[str, int, int] | None) -> Any:
+        """Rewrite a response if the policy changes it.
+
+        For a whole line (``raw``) returns the new line as bytes; for a batch element
+        (``where`` = (text, start, end)) returns the element's new JSON text. ``None``: unchanged.
+        """
+        obj = msg.obj
+        if entry.method == "initialize":
+            result = obj.get("result")
+            if type(result) is dict and isinstance(result.get("protocolVersion"), str):
+                self.protocol_version = result["protocolVersion"]
+            return None
+        if entry.method == "tools/list":
+            changes = self._advertise(entry, obj.get("result"))
+            if not changes:
+                return None
+            return self._apply(raw, where, obj, ("tools", changes))
+        if entry.method == "tools/call" and entry.guarded:
+            new_result = self._label(entry, obj.get("result"))
+            if new_result is None:
+                return None
+            return self._apply(raw, where, obj, ("result", new_result))
+        return None
+
+    def _advertise(self, entry: Pending, result: Any) -> dict[int, dict]:
+        if type(result) is not dict or result.get("resultType", "complete") != "complete":
+            return {}
+        tools = result.get("tools")
+        if type(tools) is not list:
+            return {}
+        if not entry.cursor:  # a first page starts the catalogue afresh
+            self.catalogue = {}
+            self.catalogue_stale = False
+        changes: dict[int, dict] = {}
+        for i, tool in enumerate(tools):
+            if type(tool) is not dict:
+                continue
+            name = tool.get("name")
+            if not isinstance(name, str):
+                continue
+            self.catalogue[name] = tool
+            if not self._guards(name):
+                continue
+            try:
+                new = self.policy.advertise(copy.deepcopy(tool))
+            except Exception as exc:
+                self._log(f"policy.advertise({name!r}) failed: {exc!r}; the tool is listed unchanged")
+                continue
+            if type(new) is not dict:
+                self._log(f"policy.advertise({name!r}) returned {type(new).__name__}; listed unchanged")
+                continue
+            changes[i] = new
+        return changes
+
+    def _label(self, entry: Pending, result: Any) -> dict | None:
+        if entry.task or type(result) is not dict:
+            return None
+        if result.get("resultType", "complete") != "complete" or result.get("isError") is True:
+            return None
+        if "task" in result or type(result.get("content")) is not list:
+            return None
+        try:
+            new = self.policy.label_result(entry.tool or "", entry.arguments or {}, result)
+        except Exception as exc:
+            self._log(f"policy.label_result({entry.tool!r}) failed: {exc!r}; result left unlabelled")
+            return None
+        if type(new) is not dict:
+            return None
+        return new
+
+    def _apply(self, raw: bytes | None, where: tuple[str, int, int] | None, obj: dict,
+               change: tuple[str, Any]) -> Any:
+        """Apply a listing change (``("tools", {index: tool})``) or a new result
+        (``("result", dict)``) to a response, touching only the replaced values."""
+        if raw is not None:
+            text, start, end = raw.decode("utf-8"), 0, None
+        else:
+            assert where is not None
+            text, start, end = where
+        what, value = change
+        try:
+            edits = self._edits(text, start, what, value)
+            out = rpc.splice(text, edits)
+            if end is not None:  # batch element: return just the element's new text
+                out = out[start:len(out) - (len(text) - end)]
+        except (_Ambiguous, rpc.ParseError):
+            try:
+                out = rpc.dumps(self._modified(obj, what, value))
+            except (ValueError, TypeError) as exc:
+                self._log(f"could not re-encode a rewritten {what} ({exc!r}); forwarded unchanged")
+                return None
+        if raw is not None:
+            return out.encode("utf-8") + b"\n"
+        return out
+
+    def _edits(self, text: str, start: int, what: str, value: Any) -> list[tuple[int, int, str]]:
+        _, top = rpc.members(text, start)
+        if _has_duplicates(top):
+            raise _Ambiguous
+        rspan = rpc.unique_member(top, "result")
+        if type(rspan) is not tuple:
+            raise _Ambiguous
+        if what == "result":
+            return [(rspan[0], rspan[1], rpc.dumps(value))]
+        _, inner = rpc.members(text, rspan[0])
+        if _has_duplicates(inner):
+            raise _Ambiguous
+        tspan = rpc.unique_member(inner, "tools")
+        if type(tspan) is not tuple:
+            raise _Ambiguous
+        spans = rpc.elements(text, tspan[0])
+        edits = []
+        for i, tool in value.items():
+            s, e = spans[i]
+            try:
+                edits.append((s, e, rpc.dumps(tool)))
+            except (ValueError, TypeError) as exc:
+                self._log(f"advertised tool #{i} is not JSON ({exc!r}); listed unchanged")
+        return edits
+
+    @staticmethod
+    def _modified(obj: dict, what: str, value: Any) -> dict:
+        whole = dict(obj)
+        if what == "result":
+            whole["result"] = value
+        else:
+            result = dict(obj["result"])
+            tools = list(result["tools"])
+            for i, tool in value.items():
+                tools[i] = tool
+            result["tools"] = tools
+            whole["result"] = result
+        return whole

@@ -1,0 +1,398 @@
+"""JSON-RPC 2.0 framing and message classification for MCP's stdio transport.
+
+No I/O happens here. The stdio transport of every MCP revision is UTF-8 JSON-RPC, one message
+per line, delimited by ``\\n`` and never containing a raw newline. This module
+
+* splits a byte stream into lines (:class:`LineBuffer`, ``\\n`` only, a trailing ``\\r`` is
+  tolerated and removed), however long a line is;
+* parses a line (:func:`loads`) and classifies the result (:func:`classify`) as a request,
+  notification, response, error response or invalid message, keeping ids with their JSON type
+  (``1`` and ``"1"`` never meet: :func:`id_key`);
+* builds the lines the proxy and the server emit (:func:`encode`, :func:`response_line`,
+  :func:`error_line`);
+* finds the exact character spans of values inside a JSON text (:func:`members`,
+  :func:`elements`) so that a message can be rewritten by replacing one value and leaving
+  every other byte as it was received (:func:`splice`).
+"""
+from __future__ import annotations
+
+import json
+from json.decoder import scanstring as _scanstring
+from typing import Any, Iterable
+
+__all__ = [
+    "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
+    "REQUEST", "NOTIFICATION", "RESPONSE", "ERROR", "INVALID", "MISSING",
+    "LineBuffer", "ParseError", "Message", "loads", "classify", "id_key", "dumps", "encode",
+    "response_line", "error_line", "error_object", "members", "elements", "splice",
+    "unique_member", "strip_terminator", "type_name",
+]
+
+# Standard JSON-RPC 2.0 error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+# Message kinds returned by classify().
+REQUEST = "request"
+NOTIFICATION = "notification"
+RESPONSE = "response"
+ERROR = "error"
+INVALID = "invalid"
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+"""Marks an absent member (distinct from a JSON ``null``)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Framing
+
+
+def strip_terminator(line: bytes) -> bytes:
+    """``line`` without its trailing ``\\n`` or ``\\r\\n`` (if any)."""
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line
+
+
+class LineBuffer:
+    """Splits a byte stream into lines on ``0x0A`` only.
+
+    ``feed(chunk)`` returns the complete lines the chunk finished, each without its
+    terminator (a ``\\r`` before the ``\\n`` is dropped too). Nothing else is treated as a line
+    break: U+2028, U+0085, form feeds and ``\\r`` inside a line stay where they are. Lines of any
+    length are supported; the cost is linear in the bytes fed, because only new data is searched
+    for a newline. ``flush()`` returns the unterminated tail at end of stream.
+    """
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines: list[bytes] = []
+        start = 0
+        find = data.find
+        while True:
+            i = find(b"\n", start)
+            if i < 0:
+                break
+            piece = data[start:i]
+            if self._parts:
+                self._parts.append(piece)
+                piece = b"".join(self._parts)
+                self._parts = []
+            if piece.endswith(b"\r"):
+                piece = piece[:-1]
+            lines.append(piece)
+            start = i + 1
+        if start < len(data):
+            self._parts.append(data[start:])
+        return lines
+
+    @property
+    def pending(self) -> int:
+        """Bytes held of an unfinished line."""
+        return sum(len(p) for p in self._parts)
+
+    def flush(self) -> bytes | None:
+        """The unterminated final line, if any bytes are left; resets the buffer."""
+        if not self._parts:
+            return None
+        piece = b"".join(self._parts)
+        self._parts = []
+        return strip_terminator(piece)
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing and classification
+
+
+class ParseError(ValueError):
+    """A line that is not UTF-8 JSON."""
+
+
+_decoder = json.JSONDecoder()
+
+
+def loads(line: bytes | str) -> Any:
+    """Parse one line (terminator optional) as UTF-8 JSON; :class:`ParseError` otherwise.
+
+    Python's reading of JSON is used, so the non-standard literals ``NaN`` and ``Infinity`` are
+    accepted (they are forwarded untouched like any other text); a UTF-8 byte order mark, other
+    encodings, invalid UTF-8, empty lines, trailing garbage and nesting too deep to parse are
+    all parse errors.
+    """
+    if isinstance(line, bytes):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"not valid UTF-8 (byte {exc.start})") from None
+    else:
+        text = line
+    try:
+        return _decoder.decode(text)
+    except RecursionError:
+        raise ParseError("JSON nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError
+        raise ParseError(f"not valid JSON ({exc})") from None
+
+
+class Message:
+    """A classified JSON value.
+
+    ``kind`` is one of REQUEST, NOTIFICATION, RESPONSE, ERROR or INVALID; ``id`` is the parsed id
+    (``MISSING`` when absent, possibly ``None`` for a request or error with ``"id":null``);
+    ``method`` is set for requests and notifications; ``params`` is ``MISSING`` when absent;
+    ``reason`` says why a message is INVALID.
+    """
+
+    __slots__ = ("kind", "obj", "id", "method", "params", "reason")
+
+    def __init__(self, kind: str, obj: Any, id: Any = MISSING, method: str | None = None,
+                 params: Any = MISSING, reason: str | None = None) -> None:
+        self.kind = kind
+        self.obj = obj
+        self.id = id
+        self.method = method
+        self.params = params
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return (f"Message({self.kind!r}, id={self.id!r}, method={self.method!r}"
+                + (f", reason={self.reason!r})" if self.reason else ")"))
+
+    @property
+    def key(self) -> tuple | None:
+        """The id as a type-tagged dictionary key, or ``None`` if the id is absent or unusable."""
+        return id_key(self.id)
+
+
+def classify(obj: Any) -> Message:
+    """Classify one parsed JSON value (not a batch: classify batch elements one by one).
+
+    The shape decides, leniently: an object with a string ``method`` is a request when it has an
+    ``id`` member (even ``null``) and a notification otherwise; an object with an ``id`` and an
+    ``error`` is an error response; with an ``id`` and a ``result`` a response. Anything else is
+    INVALID. A missing or wrong ``"jsonrpc":"2.0"`` member is tolerated, as peers tolerate it.
+    """
+    if not isinstance(obj, dict):
+        what = "an array" if isinstance(obj, list) else type_name(obj)
+        return Message(INVALID, obj, reason=f"a JSON-RPC message must be an object, not {what}")
+    ident = obj.get("id", MISSING)
+    if "method" in obj:
+        method = obj["method"]
+        if not isinstance(method, str):
+            return Message(INVALID, obj, id=ident, reason="'method' must be a string")
+        params = obj.get("params", MISSING)
+        if ident is MISSING:
+            return Message(NOTIFICATION, obj, method=method, params=params)
+        return Message(REQUEST, obj, id=ident, method=method, params=params)
+    if ident is not MISSING:
+        if "error" in obj:
+            return Message(ERROR, obj, id=ident)
+        if "result" in obj:
+            return Message(RESPONSE, obj, id=ident)
+    return Message(INVALID, obj, id=ident,
+                   reason="neither a request, a notification nor a response")
+
+
+def id_key(ident: Any) -> tuple | None:
+    """A dictionary key for a JSON-RPC id that keeps its JSON type.
+
+    ``1`` and ``"1"`` give different keys, and so do ``1``, ``1.0`` and ``true`` (which Python's
+    own ``==`` would merge). ``None``, ``MISSING``, objects and arrays give ``None``: such ids
+    cannot be correlated.
+    """
+    t = type(ident)
+    if t is str:
+        return ("s", ident)
+    if t is int:
+        return ("i", ident)
+    if t is float:
+        return ("f", ident)
+    return None
+
+
+def type_name(value: Any) -> str:
+    """The JSON name of a parsed value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# Building messages
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON text with raw (unescaped) non-ASCII characters and no NaN/Infinity.
+
+    Never contains a raw newline. Raises ``ValueError`` for NaN/Infinity and ``TypeError`` for
+    values JSON cannot carry. Strings holding lone surrogates (which only ``\\ud800``-style escapes
+    can produce) are written with ASCII escapes so that the text stays encodable as UTF-8.
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text
+
+
+def encode(obj: Any) -> bytes:
+    """One wire line: ``dumps(obj)`` as UTF-8 plus ``\\n``."""
+    return dumps(obj).encode("utf-8") + b"\n"
+
+
+def _id_text(ident: Any) -> str:
+    return "null" if ident is None or ident is MISSING else dumps(ident)
+
+
+def response_line(ident: Any, result_json: str) -> bytes:
+    """A success response line for ``ident`` whose ``result`` is the JSON text given."""
+    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"result":' + result_json
+            + "}\n").encode("utf-8")
+
+
+def error_object(code: int, message: str, data: Any = MISSING) -> dict:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not MISSING:
+        err["data"] = data
+    return err
+
+
+def error_line(ident: Any, code: int, message: str, data: Any = MISSING) -> bytes:
+    """An error response line; ``ident`` ``None``/``MISSING`` gives ``"id":null``."""
+    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"error":'
+            + dumps(error_object(code, message, data)) + "}\n").encode("utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# Spans: locating values inside a JSON text without re-serialising it
+
+_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _value_end(text: str, i: int) -> int:
+    """Index just past the JSON value that starts at ``text[i]``."""
+    try:
+        return _decoder.raw_decode(text, i)[1]
+    except RecursionError:
+        raise ParseError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise ParseError(f"not valid JSON ({exc})") from None
+
+
+def members(text: str, start: int = 0) -> tuple[int, list[tuple[str, int, int]]]:
+    """The members of the JSON object that begins at (or after whitespace from) ``start``.
+
+    Returns ``(open_brace_index, [(key, value_start, value_end), ...])`` in document order,
+    duplicates included, so that ``text[value_start:value_end]`` is each value's exact source.
+    Raises :class:`ParseError` if there is no well-formed object there.
+    """
+    i = _skip_ws(text, start)
+    if i >= len(text) or text[i] != "{":
+        raise ParseError("expected an object")
+    brace = i
+    out: list[tuple[str, int, int]] = []
+    i = _skip_ws(text, i + 1)
+    if i < len(text) and text[i] == "}":
+        return brace, out
+    while True:
+        if i >= len(text) or text[i] != '"':
+            raise ParseError("expected a member name")
+        try:
+            key, i = _scanstring(text, i + 1)
+        except ValueError as exc:
+            raise ParseError(str(exc)) from None
+        i = _skip_ws(text, i)
+        if i >= len(text) or text[i] != ":":
+            raise ParseError("expected ':'")
+        vstart = _skip_ws(text, i + 1)
+        vend = _value_end(text, vstart)
+        out.append((key, vstart, vend))
+        i = _skip_ws(text, vend)
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+            continue
+        if i < len(text) and text[i] == "}":
+            return brace, out
+        raise ParseError("expected ',' or '}'")
+
+
+def elements(text: str, start: int = 0) -> list[tuple[int, int]]:
+    """``[(value_start, value_end), ...]`` for the JSON array beginning at ``start``."""
+    i = _skip_ws(text, start)
+    if i >= len(text) or text[i] != "[":
+        raise ParseError("expected an array")
+    out: list[tuple[int, int]] = []
+    i = _skip_ws(text, i + 1)
+    if i < len(text) and text[i] == "]":
+        return out
+    while True:
+        vend = _value_end(text, i)
+        out.append((i, vend))
+        i = _skip_ws(text, vend)
+        if i < len(text) and text[i] == ",":
+            i = _skip_ws(text, i + 1)
+            continue
+        if i < len(text) and text[i] == "]":
+            return out
+        raise ParseError("expected ',' or ']'")
+
+
+def unique_member(found: list[tuple[str, int, int]], key: str) -> tuple[int, int] | None | Any:
+    """The span of member ``key``: ``None`` if absent, ``MISSING`` if it occurs more than once."""
+    hit: tuple[int, int] | None = None
+    for k, s, e in found:
+        if k == key:
+            if hit is not None:
+                return MISSING
+            hit = (s, e)
+    return hit
+
+
+def splice(text: str, replacements: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``[start, end)`` span replaced; spans must not overlap."""
+    parts: list[str] = []
+    pos = 0
+    for s, e, new in sorted(replacements, key=lambda r: r[0]):
+        parts.append(text[pos:s])
+        parts.append(new)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts)

@@ -1,0 +1,505 @@
+"""quantity_guard.mcp.guard driven with plain data (sans-IO), with a fake policy that converts
+runoff.discharge from cfs, refuses a bad runoff.area, and labels read_discharge results."""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_peers.fake_policy import CFS, FakePolicy  # noqa: E402
+
+from quantity_guard.mcp import jsonrpc as rpc  # noqa: E402
+from quantity_guard.mcp.guard import (  # noqa: E402
+    C2S, LOG, S2C, Decision, Guard, PassThroughPolicy, Policy, tool_error)
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def line(obj) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def sent(out, direction):
+    return [data for d, data in out if d == direction]
+
+
+def one(out, direction) -> bytes:
+    msgs = sent(out, direction)
+    assert len(msgs) == 1, out
+    others = [d for d, _ in out if d not in (direction, LOG)]
+    assert not others, out
+    return msgs[0]
+
+
+@pytest.fixture
+def policy():
+    return FakePolicy()
+
+
+@pytest.fixture
+def guard(policy):
+    return Guard(policy)
+
+
+def test_policy_protocol_and_pass_through_default():
+    assert isinstance(FakePolicy(), Policy) and isinstance(PassThroughPolicy(), Policy)
+    assert Guard().policy.__class__ is PassThroughPolicy
+    assert Decision.forward({"a": 1}) == ("forward", {"a": 1})
+    assert tool_error("x") == {"content": [{"type": "text", "text": "x"}], "isError": True}
+    with pytest.raises(ValueError):
+        Guard().receive("sideways", b"{}")
+
+
+# ------------------------------------------------------------------ transparency
+
+ODD_BUT_VALID = [
+    b'{ "method" : "initialize", "id":0, "jsonrpc":"2.0", "params":{"protocolVersion":"2025-06-18"} }',
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"a\u2028b\u0085c\\u000c\\r\U0001F600"}}'.encode(),
+    b'{"jsonrpc":"2.0","id":"x","method":"resources/read","params":{"uri":"file:///\\u00e9","n":1.50,"big":123456789012345678901234567890}}',
+    b'{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[]}}',
+    b'{"jsonrpc":"2.0","id":7,"result":{"model":"m","role":"assistant","content":{"type":"text","text":"t"}}}',
+    b'{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"nope"}}',
+    b'{"jsonrpc":"2.0","method":"some/unknown-notification"}',
+    b'{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":99,"result":{}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+]
+
+
+@pytest.mark.parametrize("raw", ODD_BUT_VALID)
+@pytest.mark.parametrize("direction", [C2S, S2C])
+def test_untouched_messages_are_forwarded_byte_for_byte(guard, raw, direction):
+    for term in (b"\n", b"\r\n", b""):
+        out = guard.receive(direction, raw + term)
+        assert one(out, direction) == raw + b"\n"
+
+
+def test_tools_call_of_unguarded_tool_and_its_result_pass_byte_for_byte(guard, policy):
+    req = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"x":1.50}}}'
+    assert one(guard.receive(C2S, req), C2S) == req + b"\n"
+    res = b'{"result":{"content":[{"type":"text","text":"1250"}]},"jsonrpc":"2.0","id":5}'
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    assert policy.calls == []
+
+
+# ------------------------------------------------------------------ tools/list
+
+LISTING = ('{"jsonrpc":"2.0","id":2,"result":{"tools":['
+           '{"name":"echo","description":"Echo \\u00e9","inputSchema":{"type":"object"}},'
+           '{"name":"runoff","title":"Runoff","description":"Runoff.","inputSchema":{"type":"object",'
+           '"properties":{"discharge":{"type":"number","minimum":0},"area":{"type":"number"}}},'
+           '"annotations":{"readOnlyHint":true},"icons":[{"src":"data:,x"}],"execution":{"taskSupport":"optional"},'
+           '"x-vendor":{"n":1.50},"_meta":{"com.example/owner":"hydro"}},'
+           '{"name":"read_discharge","inputSchema":{"type":"object"}}'
+           '],"nextCursor":"abc==","ttlMs":60000,"cacheScope":"public","resultType":"complete",'
+           '"_meta":{"com.example/page":1.0}}}')
+
+
+def test_tools_list_rewrites_guarded_tools_only_and_keeps_the_page(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"xyz"}}')
+    out = one(guard.receive(S2C, LISTING.encode()), S2C)
+    text = out.decode()
+    # unguarded tool and the page envelope: same bytes
+    assert '{"name":"echo","description":"Echo \\u00e9","inputSchema":{"type":"object"}}' in text
+    assert text.endswith('],"nextCursor":"abc==","ttlMs":60000,"cacheScope":"public","resultType":"complete",'
+                         '"_meta":{"com.example/page":1.0}}}\n')
+    tools = json.loads(out)["result"]["tools"]
+    before = json.loads(LISTING)["result"]["tools"]
+    assert [t["name"] for t in tools] == ["echo", "runoff", "read_discharge"]
+    runoff = tools[1]
+    assert runoff["inputSchema"]["type"] == "object"
+    assert runoff["inputSchema"]["properties"]["discharge"]["x-unit"] == "m**3/s"
+    assert runoff["inputSchema"]["properties"]["discharge"]["minimum"] == 0
+    for key in ("title", "annotations", "icons", "execution", "x-vendor"):
+        assert runoff[key] == before[1][key]
+    assert runoff["_meta"]["com.example/owner"] == "hydro"
+    assert runoff["_meta"]["io.quantity-guard/units"]["discharge"] == "m**3/s"
+    assert tools[2]["outputSchema"]["required"] == ["value", "unit"]
+    assert set(guard.catalogue) == {"echo", "runoff", "read_discharge"}
+    assert guard.catalogue["runoff"] == before[1]  # the catalogue holds what the upstream listed
+
+
+def test_tools_list_without_guarded_tools_is_untouched(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+    page = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}'
+    assert one(guard.receive(S2C, page), S2C) == page + b"\n"
+
+
+def test_tools_list_error_and_non_complete_results_are_untouched(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+    err = b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid cursor"}}'
+    assert one(guard.receive(S2C, err), S2C) == err + b"\n"
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+    odd = b'{"jsonrpc":"2.0","id":3,"result":{"resultType":"weird","tools":[{"name":"runoff"}]}}'
+    assert one(guard.receive(S2C, odd), S2C) == odd + b"\n"
+
+
+def test_list_changed_invalidates_the_catalogue(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+    guard.receive(S2C, LISTING.replace('"id":2', '"id":1').encode())
+    assert "runoff" in guard.catalogue
+    note = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+    assert one(guard.receive(S2C, note), S2C) == note + b"\n"
+    assert guard.catalogue_stale
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}')
+    out = one(guard.receive(S2C, b'{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"runoff",'
+                                  b'"inputSchema":{"type":"object","properties":{"discharge":{"type":"number"},'
+                                  b'"area":{"type":"number"}}}}]}}'), S2C)
+    assert not guard.catalogue_stale and set(guard.catalogue) == {"runoff"}
+    assert json.loads(out)["result"]["tools"][0]["inputSchema"]["properties"]["area"]["x-unit"] == "km**2"
+
+
+def test_later_pages_add_to_the_catalogue(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}],"nextCursor":"2"}}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"2"}}')
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"b"}]}}')
+    assert set(guard.catalogue) == {"a", "b"}
+
+
+# ------------------------------------------------------------------ tools/call
+
+CALL = ('{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"runoff",'
+        '"arguments":{"discharge":{"value":1250,"unit":"cfs"},"area":29000},'
+        '"_meta":{"progressToken":"p-1","traceparent":"00-abc-01","com.vendor/x":[1.50,"\\u00e9"],'
+        '"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"task":{"ttl":1000},'
+        '"inputResponses":{"k":{"action":"accept"}},"requestState":"opaque=="}}')
+
+
+def test_guarded_call_is_forwarded_with_converted_arguments_only(guard):
+    out = one(guard.receive(C2S, CALL.replace("ID", "3").encode()), C2S)
+    expected_args = json.dumps({"discharge": 1250 * CFS, "area": 29000}, separators=(",", ":"))
+    assert out.decode() == CALL.replace("ID", "3").replace(
+        '{"discharge":{"value":1250,"unit":"cfs"},"area":29000}', expected_args) + "\n"
+    entry = guard.pending[("i", 3)][0]
+    assert entry.tool == "runoff" and entry.guarded and entry.arguments["discharge"] == pytest.approx(35.396, 1e-4)
+
+
+def test_conversion_is_deterministic_across_mrtr_retries(guard):
+    a = one(guard.receive(C2S, CALL.replace("ID", "3").encode()), C2S)
+    b = one(guard.receive(C2S, CALL.replace("ID", '"retry-4"').encode()), C2S)
+    args = lambda raw: raw.decode().split('"arguments":', 1)[1].split(',"_meta"', 1)[0]  # noqa: E731
+    assert args(a) == args(b)
+
+
+def test_missing_arguments_are_inserted(guard):
+    raw = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge"}}'
+    out = one(guard.receive(C2S, raw), C2S)
+    assert json.loads(out)["params"] == {"arguments": {}, "name": "read_discharge"}
+
+
+@pytest.mark.parametrize("ident", [7, "7", "a b"])
+@pytest.mark.parametrize("modern", [False, True])
+def test_refusal_is_answered_with_the_same_id_and_nothing_goes_upstream(guard, ident, modern):
+    params = {"name": "runoff", "arguments": {"discharge": 3, "area": -1}}
+    if modern:
+        params["_meta"] = dict(META)
+    out = guard.receive(C2S, line({"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}))
+    answer = json.loads(one(out, S2C))
+    assert answer["id"] == ident and type(answer["id"]) is type(ident)
+    result = answer["result"]
+    assert result["isError"] is True and "runoff.area" in result["content"][0]["text"]
+    assert ("resultType" in result) == modern and result.get("resultType", "complete") == "complete"
+    assert guard.pending_count() == 0 and guard.stats["refused"] == 1
+
+
+def test_non_object_arguments_to_a_guarded_tool_are_refused(guard):
+    out = guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":[1]}}')
+    assert json.loads(one(out, S2C))["result"]["isError"] is True
+
+
+def test_labelled_result_for_a_plain_complete_result(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"read_discharge","arguments":{"site":"1"}}}')
+    res = b'{"jsonrpc":"2.0","id":"r","result":{"content":[{"type":"text","text":"1250"}],"_meta":{"k":1}}}'
+    out = json.loads(one(guard.receive(S2C, res), S2C))
+    assert out["id"] == "r"
+    assert out["result"]["structuredContent"] == {"value": 1250.0, "unit": "cfs"}
+    assert json.loads(out["result"]["content"][0]["text"]) == {"value": 1250.0, "unit": "cfs"}
+    assert out["result"]["_meta"] == {"k": 1}
+    assert guard.pending_count() == 0
+
+
+@pytest.mark.parametrize("result", [
+    {"content": [{"type": "text", "text": "1250"}], "isError": True},
+    {"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create"}}, "requestState": "s"},
+    {"resultType": "task", "taskId": "t1"},
+    {"resultType": "something-new", "content": []},
+    {"task": {"taskId": "t1", "status": "working"}},
+    {"structuredContent": {"a": 1}},
+])
+def test_results_that_are_not_plain_and_complete_pass_untouched(guard, result):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    res = line({"jsonrpc": "2.0", "id": 1, "result": result})
+    assert one(guard.receive(S2C, res), S2C) == res
+
+
+def test_task_augmented_call_result_is_not_labelled(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{},"task":{}}}')
+    res = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}]}}'
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+
+
+def test_upstream_errors_stay_errors(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    err = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}'
+    assert one(guard.receive(S2C, err), S2C) == err + b"\n"
+    assert guard.pending_count() == 0
+
+
+def test_guarded_tool_is_checked_even_if_never_listed_and_unknown_tools_forwarded(guard, policy):
+    assert guard.catalogue == {}
+    out = guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":{"discharge":"x","area":1}}}')
+    assert json.loads(one(out, S2C))["result"]["isError"]
+    raw = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}'
+    assert one(guard.receive(C2S, raw), C2S) == raw + b"\n"
+
+
+def test_duplicate_keys_are_resolved_by_reserialising(guard):
+    raw = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff",'
+           b'"arguments":{"discharge":1,"area":1},"arguments":{"discharge":{"value":1,"unit":"cfs"},"area":1}}}')
+    out = one(guard.receive(C2S, raw), C2S)
+    assert out.count(b'"arguments"') == 1
+    assert json.loads(out)["params"]["arguments"]["discharge"] == pytest.approx(CFS)
+
+
+# ------------------------------------------------------------------ pending table, ids, closing
+
+def test_ids_keep_their_type_in_the_pending_table(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"echo","arguments":{}}}')
+    assert set(guard.pending) == {("i", 1), ("s", "1")}
+    res = b'{"jsonrpc":"2.0","id":"1","result":{"content":[{"type":"text","text":"1250"}]}}'
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"  # "1" is the unguarded echo: not labelled
+    assert set(guard.pending) == {("i", 1)}
+
+
+def test_cancellation_is_forwarded_and_forgets_the_request(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo"}}')
+    cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"t"}}'
+    assert one(guard.receive(C2S, cancel), C2S) == cancel + b"\n"
+    assert guard.pending_count() == 0
+
+
+def test_duplicate_in_flight_ids_are_tolerated(guard):
+    for _ in range(2):
+        guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    assert guard.pending_count() == 2
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    assert guard.pending_count() == 1
+
+
+def test_upstream_closed_answers_every_pending_request_then_refuses(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":{"discharge":1,"area":1}}}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":"b","method":"resources/list"}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":null,"method":"ping"}')  # untrackable
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"ping"}')
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":3,"result":{}}')
+    out = guard.upstream_closed("the upstream MCP server exited (exit code 3)")
+    answers = [json.loads(d) for d in sent(out, S2C)]
+    assert [a["id"] for a in answers] == [1, "b"]
+    assert all(a["error"]["code"] == rpc.INTERNAL_ERROR and "exit code 3" in a["error"]["message"] for a in answers)
+    assert guard.pending_count() == 0 and guard.closed
+    late = guard.receive(C2S, b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}')
+    assert json.loads(one(late, S2C))["error"]["code"] == rpc.INTERNAL_ERROR
+    assert guard.receive(C2S, b'{"jsonrpc":"2.0","method":"notifications/initialized"}') == []
+    assert sent(guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}'), S2C) == []
+    assert guard.upstream_closed() == []
+
+
+# ------------------------------------------------------------------ eras and sessions
+
+def test_eras_and_policy_resets(guard, policy):
+    assert guard.era is None
+    guard.receive(C2S, line({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}))
+    assert guard.era == "modern" and policy.resets == 1
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}')
+    guard.receive(C2S, line({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}))
+    assert guard.era == "legacy" and policy.resets == 2
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}')
+    assert guard.protocol_version == "2025-06-18"
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+    assert policy.resets == 2
+    for i in (4, 5):
+        guard.receive(C2S, line({"jsonrpc": "2.0", "id": i, "method": "tools/list", "params": {"_meta": META}}))
+    assert guard.era == "modern" and policy.resets == 3
+    guard.receive(C2S, line({"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {}}))
+    assert policy.resets == 4
+
+
+def test_initialize_and_discover_are_never_rewritten(guard):
+    init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{"x":{}}}}'
+    assert one(guard.receive(C2S, init), C2S) == init + b"\n"
+    res = b'{"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{"listChanged":true}}},"id":1,"jsonrpc":"2.0"}'
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+
+
+# ------------------------------------------------------------------ odd input
+
+@pytest.mark.parametrize("raw,code,ident", [
+    (b"not json", rpc.PARSE_ERROR, None),
+    (b'{"jsonrpc":"2.0","id":1,"method":"ping"', rpc.PARSE_ERROR, None),
+    (b'\xff\xfe{"jsonrpc":"2.0"}', rpc.PARSE_ERROR, None),
+    (b'{"jsonrpc":"2.0","id":1,"method":"x\xc3"}', rpc.PARSE_ERROR, None),
+    (b"[" * 100_000, rpc.PARSE_ERROR, None),
+    (b"42", rpc.INVALID_REQUEST, None),
+    (b'"hello"', rpc.INVALID_REQUEST, None),
+    (b"null", rpc.INVALID_REQUEST, None),
+    (b"{}", rpc.INVALID_REQUEST, None),
+    (b'{"id":5}', rpc.INVALID_REQUEST, 5),
+    (b'{"id":"5","method":7}', rpc.INVALID_REQUEST, "5"),
+    (b"[]", rpc.INVALID_REQUEST, None),
+])
+def test_malformed_client_input_is_answered_and_never_forwarded(guard, raw, code, ident):
+    out = guard.receive(C2S, raw + b"\n")
+    answer = json.loads(one(out, S2C))
+    assert answer["error"]["code"] == code and answer["id"] == ident and answer["jsonrpc"] == "2.0"
+
+
+def test_blank_lines_are_ignored(guard):
+    assert guard.receive(C2S, b"\n") == [] and guard.receive(C2S, b"  \r\n") == []
+    assert guard.receive(S2C, b"\n") == []
+
+
+def test_batches_pass_unless_they_call_a_guarded_tool(guard):
+    batch = b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]'
+    assert one(guard.receive(C2S, batch), C2S) == batch + b"\n"
+    assert guard.pending_count() == 2
+    # the upstream answers as a batch; the tools/list element is rewritten, the rest kept
+    reply = ('[{"jsonrpc":"2.0","id":1,"result":{}},' + LISTING + "]").replace('"id":2,"result":{"tools"', '"id":2,"result":{"tools"')
+    out = one(guard.receive(S2C, reply.encode()), S2C).decode()
+    assert out.startswith('[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo"')
+    assert json.loads(out)[1]["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["x-unit"] == "m**3/s"
+    assert guard.pending_count() == 0
+    guarded = b'[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"runoff","arguments":{}}},{"jsonrpc":"2.0","method":"notifications/x"}]'
+    answer = json.loads(one(guard.receive(C2S, guarded), S2C))
+    assert [a["id"] for a in answer] == [3, "c"] and all(a["error"]["code"] == rpc.INVALID_REQUEST for a in answer)
+    assert guard.pending_count() == 0
+
+
+@pytest.mark.parametrize("raw", [
+    b"Server v1.0 listening", b"\xff\xfe\xfd", b"42", b'{"hello":"world"}', b"[]", b"[1,2]",
+    b'{"jsonrpc":"2.0","id":1,"method":', b"null",
+])
+def test_upstream_junk_is_dropped_and_logged(guard, raw):
+    out = guard.receive(S2C, raw + b"\n")
+    assert sent(out, S2C) == [] and sent(out, C2S) == [] and len(sent(out, LOG)) == 1
+
+
+def test_random_input_never_raises():
+    rng = random.Random(1234)
+    pieces = [b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\xff", b"\xc3", b"null", b"1", b'"id"',
+              b'"method"', b'"tools/call"', b'"params"', b'"name"', b'"runoff"', b'"arguments"', b'"result"',
+              b'"tools"', b" ", b"\r", b"NaN", b"-0", b"1e999", b'"jsonrpc":"2.0"']
+    g = Guard(FakePolicy())
+    for i in range(3000):
+        raw = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        for direction in (C2S, S2C):
+            out = g.receive(direction, raw)
+            assert all(d in (C2S, S2C, LOG) and isinstance(b, bytes) for d, b in out)
+            for d, b in out:
+                if d != LOG:
+                    assert b.endswith(b"\n") and b"\n" not in b[:-1]
+        if i % 500 == 0:
+            g.upstream_closed()
+            g = Guard(FakePolicy())
+
+
+def test_structured_random_messages_never_raise():
+    rng = random.Random(99)
+    values = [None, 1, -1, 1.5, "x", "runoff", "read_discharge", [], {}, [1], {"a": 1}, True,
+              {"discharge": {"value": 1, "unit": "cfs"}, "area": 2}, float("inf")]
+    methods = ["tools/call", "tools/list", "initialize", "server/discover", "notifications/cancelled", None, 5]
+    g = Guard(FakePolicy())
+    for _ in range(3000):
+        msg = {}
+        for key in ("jsonrpc", "id", "method", "params", "result", "error"):
+            if rng.random() < 0.5:
+                msg[key] = rng.choice(methods) if key == "method" else rng.choice(values)
+        if rng.random() < 0.5:
+            msg["params"] = {"name": rng.choice(values), "arguments": rng.choice(values),
+                             "requestId": rng.choice(values), "cursor": rng.choice(values)}
+        if rng.random() < 0.3:
+            msg["result"] = {"tools": [{"name": rng.choice(values), "inputSchema": rng.choice(values)}],
+                             "content": rng.choice(values), "isError": rng.choice(values)}
+        raw = json.dumps(msg).encode()  # may contain Infinity: Python reads it back
+        for direction in (C2S, S2C):
+            g.receive(direction, raw)
+
+
+# ------------------------------------------------------------------ a failing policy
+
+class Exploding(FakePolicy):
+    def __init__(self, where):
+        super().__init__()
+        self.where = where
+
+    def guards(self, name):
+        if self.where == "guards":
+            raise RuntimeError("boom")
+        return super().guards(name)
+
+    def check_call(self, name, arguments):
+        if self.where == "check":
+            raise RuntimeError("boom")
+        if self.where == "nan":
+            return ("forward", {"discharge": float("nan")})
+        if self.where == "nonsense":
+            return ("maybe", 3)
+        return super().check_call(name, arguments)
+
+    def advertise(self, tool):
+        if self.where == "advertise":
+            raise RuntimeError("boom")
+        return super().advertise(tool)
+
+    def label_result(self, name, arguments, result):
+        if self.where == "label":
+            raise RuntimeError("boom")
+        return super().label_result(name, arguments, result)
+
+    def reset(self):
+        if self.where == "reset":
+            raise RuntimeError("boom")
+
+
+GOOD_CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":{"discharge":1,"area":1}}}'
+
+
+def test_a_failing_guards_counts_as_guarded():
+    policy = Exploding("guards")
+    g = Guard(policy)
+    out = g.receive(C2S, GOOD_CALL.replace(b"runoff", b"echo"))
+    assert sent(out, LOG) and policy.calls == [("check", "echo", '{"area": 1, "discharge": 1}')]
+
+
+@pytest.mark.parametrize("where", ["check", "nan", "nonsense"])
+def test_policy_failures_in_checking_fail_closed(where):
+    g = Guard(Exploding(where))
+    out = g.receive(C2S, GOOD_CALL)
+    assert sent(out, C2S) == [] and sent(out, LOG)
+    assert json.loads(one(out, S2C))["result"]["isError"] is True
+
+
+@pytest.mark.parametrize("where", ["advertise", "label", "reset"])
+def test_policy_failures_elsewhere_leave_messages_as_sent(where):
+    g = Guard(Exploding(where))
+    out = g.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}')
+    assert sent(out, C2S)
+    g.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+    page = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"read_discharge","inputSchema":{"type":"object"}}]}}'
+    assert one(g.receive(S2C, page), S2C) == page + b"\n" or where != "advertise"
+    g.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    res = b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"1"}]}}'
+    assert (one(g.receive(S2C, res), S2C) == res + b"\n") == (where == "label")
+
+
+def test_a_64_mib_response_passes(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}')
+    big = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"' + b"y" * (64 << 20) + b'"}]}}'
+    out = guard.receive(S2C, big + b"\n")
+    assert one(out, S2C) == big + b"\n" and guard.pending_count() == 0
