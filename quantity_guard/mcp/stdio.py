@@ -230,6 +230,7 @@ class Proxy:
         self._signal: int | None = None
         self._upstream_write_failed = False
         self._threads: list[threading.Thread] = []
+        self._parent = os.getppid()  # recorded before the upstream starts
 
     # ---------------------------------------------------------------- diagnostics
 
@@ -413,7 +414,7 @@ class Proxy:
 
     def _serve(self) -> int:
         assert self.proc is not None
-        parent = os.getppid()
+        parent = self._parent
         while True:
             self._wake.wait(0.25)
             self._wake.clear()
