@@ -270,3 +270,29 @@ def test_nwps_offset_registered_only_when_asked():
         g.observed_stage.value.to_datum("NAVD88")
     nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES), register_offset=True)
     assert g.observed_stage.value.to_datum("NAVD88").magnitude == pytest.approx(3.02 + 37.2)
+
+
+# --------------------------------------------------------------------------------------------
+# The publisher unit table against the kernel
+# --------------------------------------------------------------------------------------------
+
+def test_every_mapped_publisher_unit_is_a_kernel_unit():
+    from quantity_guard.packs import _fetch
+    from quantity_guard.units import parse_unit
+    table = _fetch._unit_table()
+    for publisher in ("usgs", "ea", "nwps"):
+        for code, entry in table[publisher]["units"].items():
+            spelling = entry if isinstance(entry, str) else entry["unit"]
+            parse_unit(spelling)  # raises UnitParseError naming it if the kernel refuses it
+
+
+def test_every_recorded_usgs_value_with_a_mapped_unit_becomes_a_q():
+    for name in ("latest_continuous_07374000.json", "latest_continuous_01646500.json"):
+        features = json.loads(raw(f"usgs_waterdata_ogcapi/{name}"))["features"]
+        for r in usgs.parse_features(features, name):
+            if r.missing:
+                assert r.why_missing
+                continue
+            q = r.value
+            assert q.magnitude == r.magnitude and q.quality in ("approved", "provisional")
+            assert q.datum == r.datum and q.source["parameter"] == r.parameter
