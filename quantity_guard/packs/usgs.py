@@ -63,6 +63,7 @@ _DESCRIPTION_DATUMS = (
     (re.compile(r"\bNGVD\s*(?:19)?29\b|\bNational Geodetic Vertical Datum of 1929\b", re.I), "NGVD29"),
 )
 
+
 def _time_zone(code: str | None, uses_dst: bool | None) -> str | None:
     """The zone spelling for an NWIS tz code (``"America/Chicago@standard"`` for a site on
     standard time all year), via the timezones module's explicit table; None when unknown."""
@@ -107,7 +108,8 @@ def _get_json(fetch: _fetch.Fetch | None, url: str) -> Any:
     try:
         return get_json(fetch or _fetch.fetch, url, _headers(url))
     except PackError as exc:
-        if exc.status == 429 and "api.waterdata.usgs.gov" in url and not os.environ.get(API_KEY_ENV):
+        if (exc.status == 429 and "api.waterdata.usgs.gov" in url
+                and not os.environ.get(API_KEY_ENV)):
             raise PackError(url, exc.reason + f"; set {API_KEY_ENV} to an api.data.gov key "
                             "(https://api.waterdata.usgs.gov/signup/) for a higher limit",
                             status=429, retry_after=exc.retry_after) from exc
@@ -207,7 +209,8 @@ class Values(dict):
 # Datums
 # --------------------------------------------------------------------------------------------
 
-def _reading_datum(parameter: str, site_id: str, description: str | None = None) -> tuple[str | None, str | None]:
+def _reading_datum(parameter: str, site_id: str,
+                   description: str | None = None) -> tuple[str | None, str | None]:
     """(datum name, refusal reason) for a length-valued parameter."""
     if parameter in GAGE_PARAMETERS:
         return f"GAGE:{site_id}", None
@@ -411,7 +414,8 @@ def parse_features(features: list, url: str | None = None, *,
         if approval:
             source["approval_status"] = approval
         out.append(Reading(parameter=code, magnitude=magnitude, unit=unit, time=time,
-                           datum=datum, qualifiers=qualifiers, flags=flags, publisher=PUBLISHER if flags else None, source=source,
+                           datum=datum, qualifiers=qualifiers, flags=flags,
+                           publisher=PUBLISHER if flags else None, source=source,
                            unit_code=p.get("unit_of_measure"), why_missing=why, day=day,
                            raw=raw))
     return out
