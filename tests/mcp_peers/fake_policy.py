@@ -122,7 +122,8 @@ class FakePolicy:
         self.closed = True
         if self.manifest_path:
             with open(self.manifest_path, "w") as f:
-                json.dump({"closed": True, "calls": len(self.calls)}, f)
+                json.dump({"closed": True, "calls": len(self.calls), "resets": self.resets,
+                           "enforcement": self.enforcement, "log_path": self.log_path}, f)
 
 
 class Report:

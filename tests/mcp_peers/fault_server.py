@@ -2,6 +2,7 @@
 
     python fault_server.py [--tag T] [--junk-banner] [--stderr-flood BYTES] [--ignore-eof]
                            [--ignore-term] [--spawn-child] [--wire-log FILE] [--page-size N]
+                           [--legacy-only]
 
 Answers `initialize`, `server/discover` (dual era), `ping`, `tools/list` (paginated when
 --page-size is given; lists carry ttlMs/cacheScope/resultType/_meta on modern requests) and
@@ -185,6 +186,8 @@ def handle(line: bytes) -> None:
         respond(ident, {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
                         "capabilities": {"tools": {"listChanged": True}},
                         "serverInfo": {"name": "fault-server", "version": "1"}})
+    elif method == "server/discover" and flag("--legacy-only"):
+        error(ident, -32601, "Method not found")
     elif method == "server/discover":
         respond(ident, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                         "ttlMs": 0, "cacheScope": "private", "resultType": "complete"})

@@ -7,6 +7,10 @@ Tools (listed 3 per page, so a client sees several pages):
   echo(...)                   -> structuredContent {"args": arguments}; unguarded
   fail()                      -> an isError result
   progress(steps)             -> `steps` progress notifications, then "done"
+  ask()                       -> legacy era: elicitation/create, sampling/createMessage and
+                                 roots/list sent to the client; 2026-07-28: an input_required
+                                 result (MRTR), answered on the retry
+runoff with "confirm": true asks for input the same way before answering (MRTR on 2026-07-28).
   pad_0 .. pad_3              -> fillers
 Run: python sdk_server.py [--page-size N]
 """
@@ -38,6 +42,7 @@ TOOLS = [
     types.Tool(name="fail", description="Always fails.", input_schema={"type": "object", "properties": {}}),
     types.Tool(name="progress", description="Reports progress.",
                input_schema={"type": "object", "properties": {"steps": {"type": "integer"}}}),
+    types.Tool(name="ask", description="Asks the client.", input_schema={"type": "object", "properties": {}}),
 ] + [types.Tool(name=f"pad_{i}", description="filler", input_schema={"type": "object", "properties": {}})
      for i in range(4)]
 
@@ -53,8 +58,41 @@ def text(s: str) -> list:
     return [types.TextContent(type="text", text=s)]
 
 
+RUNOFF_HISTORY: list = []
+CONFIRM = types.ElicitRequest(params=types.ElicitRequestFormParams(
+    message="Proceed?", requested_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}}))
+
+
+def modern(ctx) -> bool:
+    return ctx.protocol_version == "2026-07-28"
+
+
+async def ask_legacy(ctx) -> str:
+    elicited = await ctx.session.elicit_form("Proceed?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    sampled = await ctx.session.create_message(
+        [types.SamplingMessage(role="user", content=types.TextContent(type="text", text="hi"))], max_tokens=5)
+    roots = await ctx.session.list_roots()
+    return json.dumps({"elicited": elicited.content, "sampled": sampled.content.text,
+                       "roots": [str(r.uri) for r in roots.roots]})
+
+
 async def call_tool(ctx, params):
     name, args = params.name, params.arguments or {}
+    if name == "ask" or (name == "runoff" and args.get("confirm")):
+        if name == "runoff":
+            RUNOFF_HISTORY.append(json.dumps(args, sort_keys=True))
+        if not modern(ctx):
+            answer = await ask_legacy(ctx)
+        elif not params.input_responses:
+            return types.InputRequiredResult(input_requests={"confirm": CONFIRM}, request_state="round-1")
+        else:
+            answer = json.dumps({"state": params.request_state,
+                                 "responses": {k: v.model_dump(by_alias=True, exclude_none=True)
+                                               for k, v in params.input_responses.items()}})
+        if name == "ask":
+            return types.CallToolResult(content=text(answer))
+        return types.CallToolResult(content=text(json.dumps({"received": args, "history": RUNOFF_HISTORY,
+                                                             "answer": json.loads(answer)}, sort_keys=True)))
     if name == "read_discharge":
         return types.CallToolResult(content=text("1250"), structured_content={"result": 1250.0})
     if name == "runoff":
