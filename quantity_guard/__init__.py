@@ -37,7 +37,17 @@ _LAZY = {
     "register_station": "datums",
     "register_offset": "datums",
     "QUALITY_ALIASES": "quality",
+    "Spec": "spec",
+    "quantity_tool": "tool",
+    "GuardedTool": "tool",
+    "session": "ledger",
+    "current_session": "ledger",
+    "Ledger": "ledger",
+    "Session": "ledger",
+    "toolbox": "adapters",
+    "Toolbox": "adapters",
 }
+_RENAMED = {"current_session": "current"}
 
 __all__ = ["__version__", *sorted(_LAZY), "CRSMismatch", "DatumConversionUnavailable",
            "DatumMismatch", "DimensionalityError", "GuardViolation", "InvalidArguments",
@@ -50,7 +60,7 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'quantity_guard' has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
+    value = getattr(import_module(f".{module}", __name__), _RENAMED.get(name, name))
     globals()[name] = value
     return value
 

@@ -472,7 +472,7 @@ class Q:
             raise DatumMismatch(
                 f"cannot {op} an elevation ({self!r}): a height above a datum is a position, "
                 f"not an amount", suggestion="difference it against another elevation on the "
-                f"same datum first, then scale the difference", received=repr(self))
+                "same datum first, then scale the difference", received=repr(self))
         if self.unit.offset is not None:
             raise OffsetUnitError(
                 f"cannot {op} a temperature on an offset scale ({self!r})",

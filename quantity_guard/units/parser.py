@@ -7,7 +7,7 @@ It reads what services and models write: ``m**3/s``, ``m^3/s``, ``m3/s``, ``ft³
 Grammar (precedence of ``/`` as in pint, unyt and quantities; astropy differs)::
 
     expression := product END
-    product    := power ( ('*' | '.' | '·' | ' ') power | '/' power )*
+    product    := power ( ('*' | '.' | '·' | ' ') power | ('/' | 'per') power )*
     power      := primary exponent?
     primary    := NAME | '1' | '(' product ')' | ('sq' | 'cu') NAME
     exponent   := ('**' | '^') ('+' | '-')? INT      e.g. m**3, s^-1
@@ -175,6 +175,10 @@ class _Parser:
                     toks.append((NAME, s[i:j], i))
                     toks.append((MUL, "-", j))
                     i, j = j + 1, k
+                if s[i:j] == "per":  # the word form of '/': "cubic feet per second"
+                    toks.append((DIV, "per", i))
+                    i = j
+                    continue
                 toks.append((NAME, s[i:j], i))
                 i = j
                 i = self._juxtaposed(toks, i)
@@ -226,7 +230,8 @@ class _Parser:
                 continue
             prev = out[-1][0] if out else None
             nxt = toks[k + 1][0] if k + 1 < len(toks) else None
-            if prev in (NAME, INT, RP, JEXP) and nxt in (NAME, INT, LP):
+            if prev in (NAME, INT, RP, JEXP) and nxt in (NAME, INT, LP) \
+                    and not (out and out[-1][1] == "per"):
                 out.append((MUL, " ", tok[2]))
         out.append((END, "", n))
         return out

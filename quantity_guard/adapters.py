@@ -1,0 +1,205 @@
+"""``toolbox([...])``: guarded tools as MCP, OpenAI or Anthropic tool definitions, with
+dispatch of each provider's own tool-call shape and result wrapping into its tool-result message.
+
+    box = toolbox([read_discharge, runoff_depth])
+    box.schemas("openai")                 # [{"type": "function", "function": {...}}]
+    box.dispatch(tool_call)               # OpenAI tool call -> {"role": "tool", ...}
+    box.dispatch(tool_use_block)          # Anthropic tool_use -> {"type": "tool_result", ...}
+    box.invoke("runoff_depth", {...})     # an MCP CallToolResult dict
+
+Provider schemas carry no ``x-*`` keys (several providers reject unknown schema keywords); the
+unit is stated in words in each description instead. OpenAI strict mode gets a schema its
+validator accepts: every property required, ``additionalProperties: false``, and optional
+parameters nullable.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+from .tool import GuardedTool, tool_error
+
+__all__ = ["toolbox", "Toolbox", "PROVIDERS"]
+
+PROVIDERS = ("mcp", "openai", "anthropic")
+
+
+def toolbox(tools) -> "Toolbox":
+    return Toolbox(tools)
+
+
+class Toolbox:
+    """A set of guarded tools with unique names."""
+
+    def __init__(self, tools) -> None:
+        self.tools: dict[str, GuardedTool] = {}
+        for t in tools:
+            if not isinstance(t, GuardedTool):
+                raise TypeError(f"{t!r} is not a @quantity_tool; decorate it first")
+            if t.name in self.tools:
+                raise ValueError(f"duplicate tool name {t.name!r}: tool names must be unique")
+            self.tools[t.name] = t
+
+    def __iter__(self):
+        return iter(self.tools.values())
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __getitem__(self, name: str) -> GuardedTool:
+        return self.tools[name]
+
+    # -- schemas -----------------------------------------------------------------------------
+    def schemas(self, provider: str = "mcp", *, strict: bool = True) -> list[dict]:
+        if provider == "mcp":
+            return [t.json_schema() for t in self]
+        if provider == "openai":
+            return [openai_tool(t, strict=strict) for t in self]
+        if provider == "anthropic":
+            return [anthropic_tool(t) for t in self]
+        raise ValueError(f"unknown provider {provider!r}: use one of {PROVIDERS}")
+
+    # -- MCP server handler protocol (quantity_guard.mcp.server.serve) ------------------------
+    def list_tools(self) -> list[dict]:
+        return self.schemas("mcp")
+
+    def call_tool(self, name: str, arguments) -> dict:
+        return self.invoke(name, arguments)
+
+    # -- calls -------------------------------------------------------------------------------
+    def invoke(self, name: str, arguments=None) -> dict:
+        tool = self.tools.get(name)
+        if tool is None:
+            return _unknown(name, self.tools)
+        return tool.invoke(arguments)
+
+    async def ainvoke(self, name: str, arguments=None) -> dict:
+        tool = self.tools.get(name)
+        if tool is None:
+            return _unknown(name, self.tools)
+        return await tool.ainvoke(arguments)
+
+    def dispatch(self, tool_call) -> dict:
+        """Run a provider's tool call; return that provider's tool-result message."""
+        provider, call_id, name, arguments = parse_tool_call(tool_call)
+        return wrap_result(provider, call_id, self.invoke(name, arguments))
+
+    async def adispatch(self, tool_call) -> dict:
+        provider, call_id, name, arguments = parse_tool_call(tool_call)
+        return wrap_result(provider, call_id, await self.ainvoke(name, arguments))
+
+
+def _unknown(name, tools) -> dict:
+    return tool_error(f"unknown tool {name!r}; the tools are {sorted(tools)}")
+
+
+def _get(obj, key, default=None):
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def parse_tool_call(call) -> tuple[str, str | None, str, object]:
+    """(provider, id, name, arguments) from an OpenAI tool call, an Anthropic tool_use block or
+    an MCP-style ``{"name", "arguments"}``; dicts or SDK objects alike."""
+    function = _get(call, "function")
+    if function is not None:  # OpenAI chat completions: arguments is a JSON string
+        return "openai", _get(call, "id"), _get(function, "name"), _get(function, "arguments")
+    if _get(call, "type") == "tool_use" or _get(call, "input") is not None:
+        return "anthropic", _get(call, "id"), _get(call, "name"), _get(call, "input") or {}
+    if _get(call, "type") == "function_call":  # OpenAI Responses API
+        return "openai_responses", _get(call, "call_id"), _get(call, "name"), _get(call, "arguments")
+    name = _get(call, "name")
+    if name is None:
+        raise ValueError(f"not a tool call: {call!r}")
+    return "mcp", _get(call, "id"), name, _get(call, "arguments")
+
+
+def result_text(result: dict) -> str:
+    return "\n".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+
+
+def wrap_result(provider: str, call_id, result: dict) -> dict:
+    if provider == "openai":
+        text = result_text(result)
+        return {"role": "tool", "tool_call_id": call_id,
+                "content": f"Error: {text}" if result.get("isError") else text}
+    if provider == "openai_responses":
+        return {"type": "function_call_output", "call_id": call_id, "output": result_text(result)}
+    if provider == "anthropic":
+        out = {"type": "tool_result", "tool_use_id": call_id,
+               "content": [{"type": "text", "text": result_text(result)}]}
+        if result.get("isError"):
+            out["is_error"] = True
+        return out
+    return result
+
+
+def strip_extensions(schema):
+    """A copy of a JSON schema without ``x-*`` keys."""
+    if isinstance(schema, dict):
+        return {k: strip_extensions(v) for k, v in schema.items() if not k.startswith("x-")}
+    if isinstance(schema, list):
+        return [strip_extensions(v) for v in schema]
+    return schema
+
+
+def anthropic_tool(tool: GuardedTool) -> dict:
+    s = tool.json_schema(extensions=False)
+    return {"name": s["name"], "description": s["description"] or s["name"],
+            "input_schema": s["inputSchema"]}
+
+
+def openai_tool(tool: GuardedTool, *, strict: bool = True) -> dict:
+    s = tool.json_schema(extensions=False)
+    params = copy.deepcopy(s["inputSchema"])
+    if strict:
+        params = _strict(params)
+        optional = [p for p in params["properties"] if p not in s["inputSchema"]["required"]]
+        for p in optional:
+            params["properties"][p] = _nullable(params["properties"][p])
+        params["required"] = list(params["properties"])
+    function = {"name": s["name"], "description": s["description"] or s["name"],
+                "parameters": params}
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+_ANY_SCALAR = {"type": ["string", "number", "boolean"]}
+
+
+def _strict(schema: dict) -> dict:
+    """Make a schema acceptable to OpenAI strict mode: closed objects, all properties required,
+    and no empty schemas."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if "anyOf" in out:
+        out["anyOf"] = [_strict(s) for s in out["anyOf"]]
+    if out.get("type") == "object":
+        props = {k: _strict(v) if v else dict(_ANY_SCALAR) for k, v in
+                 out.get("properties", {}).items()}
+        out["properties"] = props
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+    if out.get("type") == "array" and "items" not in out:
+        out["items"] = dict(_ANY_SCALAR)
+    if not out or set(out) == {"description"}:
+        out.update(_ANY_SCALAR)
+    return out
+
+
+def _nullable(schema: dict) -> dict:
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {**schema, "type": [kind, "null"]}
+    if isinstance(kind, list) and "null" not in kind:
+        return {**schema, "type": [*kind, "null"]}
+    return schema
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1)

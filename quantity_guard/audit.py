@@ -1,0 +1,320 @@
+"""The answer audit: every numeric literal in a final answer, classified against the ledger.
+
+    audit = ledger.audit_answer(answer, context=question)
+    audit.ok            # False only if something is unsourced or unit_mislabelled
+    audit.findings      # one Finding per number: text, value, unit, status, match
+
+Statuses:
+
+- ``sourced``: matches a value a tool returned (converted into the unit written, if any);
+- ``derived``: a sum or difference of two recorded outputs of like dimension, one step deep
+  (products and quotients would accept most random numbers, so they are not followed);
+- ``quoted``: repeated back from the question;
+- ``unsourced``: matches nothing;
+- ``unit_mislabelled``: matches a recorded magnitude but is written with a unit that contradicts
+  it (1350 Ml written as 1.35 Ml, or 35.4 written as cfs when it was m3/s).
+
+Numbers are read the way people write them: thousands separators, the Unicode minus, signs
+carried in words ("a deficit of 2.9 ft"), ranges ("3-5 ft"), percentages, rounding to the
+precision written (17.1 written as 17), units spelled out ("cubic feet per second"). Years,
+dates, times, station and site numbers, list markers and ordinals are not quantities and are
+skipped.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import GuardViolation
+
+__all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
+
+_NUM = re.compile(
+    r"(?<![\w.])(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3}))?(?P<pct>\s?%)?")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
+             "monitoring location", "location", "nwis", "huc", "code", "parameter")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
+                   "decrease of", "decline of", "down by", "fell by", "minus", "negative")
+_UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
+                        "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
+_RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
+
+
+class Number:
+    """One numeric literal read from prose."""
+
+    __slots__ = ("text", "value", "unit", "datum", "start", "end", "decimals", "percent",
+                 "negated", "q")
+
+    def __init__(self, text, value, unit, datum, start, end, decimals, percent, negated) -> None:
+        self.text, self.value, self.unit, self.datum = text, value, unit, datum
+        self.start, self.end, self.decimals = start, end, decimals
+        self.percent, self.negated = percent, negated
+        self.q = None
+
+    @property
+    def tolerance(self) -> float:
+        """Half a unit in the last place written: 17 covers 16.5..17.5, 17.1 covers 17.05..17.15."""
+        return 0.5 * 10.0 ** (-self.decimals) if self.decimals >= 0 else 0.5
+
+    def __repr__(self) -> str:
+        return f"Number({self.text!r}, {self.value}, {self.unit!r})"
+
+
+def _read_unit(text: str, pos: int):
+    """The longest unit expression (with an optional datum) starting at ``pos``: up to six words.
+
+    Returns (unit, datum, end) or (None, None, pos)."""
+    from .units import parse_with_datum
+    m = re.match(r"[ \t]*", text[pos:])
+    start = pos + (m.end() if m else 0)
+    words = re.finditer(r"[^\s,;:!?()\[\]]+", text[start:start + 80])
+    spans = []
+    for w in words:
+        token = w.group().rstrip(".")
+        if not spans and w.start() > 1:
+            break
+        if token.lower() in _UNIT_STOP and token.lower() != "per":
+            break
+        spans.append((token, start + w.start() + len(token)))
+        if len(spans) >= 6:
+            break
+    best = (None, None, pos)
+    for k in range(len(spans), 0, -1):
+        phrase = text[start:spans[k - 1][1]]
+        try:
+            unit, datum = parse_with_datum(phrase)
+        except GuardViolation:
+            continue
+        return unit, datum, spans[k - 1][1]
+    return best
+
+
+def extract_numbers(text: str) -> list[Number]:
+    """Every quantity-like number in ``text``, with the unit written after it if any."""
+    if not text:
+        return []
+    skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    out: list[Number] = []
+    for m in _NUM.finditer(text):
+        s, e = m.start(), m.end()
+        if any(a <= s < b for a, b in skip):
+            continue
+        raw = m.group("num")
+        before = text[max(0, s - 24):s].lower()
+        after = text[e:e + 3]
+        if after[:1].isalpha() and not m.group("pct"):
+            # "1st", "2nd", "3rd", "4th": ordinals; but "1250cfs" is a number with a unit
+            if re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
+                continue
+        digits = raw.replace(",", "")
+        # station and site numbers, list markers, years
+        if any(before.rstrip().endswith(w) for w in _ID_WORDS) or (
+                digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
+            continue
+        line_start = text.rfind("\n", 0, s) + 1
+        if text[line_start:s].strip() in ("", "-", "*", "(") and re.match(r"[.)]\s", text[e:e + 2]) \
+                and digits.isdigit() and len(digits) <= 2:
+            continue
+        if digits.isdigit() and len(digits) == 4 and 1800 <= int(digits) <= 2100 \
+                and not m.group("pct"):
+            unit, _, _ = _read_unit(text, e)
+            if unit is None:
+                continue
+        if any(before.rstrip().endswith(mon) for mon in _MONTHS) and digits.isdigit() \
+                and int(digits) <= 31:
+            continue
+        value = float(digits + (f"e{m.group('exp')}" if m.group("exp") else ""))
+        sign = m.group("sign")
+        negated = False
+        if sign in ("-", "\u2212"):
+            value = -value
+        elif any(before.rstrip().endswith(w) for w in _NEGATIVE_WORDS):
+            negated = True
+        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        if m.group("exp"):
+            decimals -= int(m.group("exp"))
+        percent = bool(m.group("pct"))
+        unit = datum = None
+        end = e
+        if not percent:
+            unit, datum, end = _read_unit(text, e)
+        out.append(Number(text[s:end], value, unit, datum, s, end, decimals, percent, negated))
+    # a range "3-5 ft": the unit written after the second number applies to the first
+    for a, b in zip(out, out[1:]):
+        if a.unit is None and b.unit is not None and _RANGE_SEP.search(text[a.end:b.start] + " ") \
+                and b.start - a.end <= 4:
+            a.unit, a.datum = b.unit, b.datum
+    return out
+
+
+class Finding:
+    __slots__ = ("number", "status", "match", "note")
+
+    def __init__(self, number: Number, status: str, match=None, note: str = "") -> None:
+        self.number, self.status, self.match, self.note = number, status, match, note
+
+    def __repr__(self) -> str:
+        return f"Finding({self.number.text!r}: {self.status}{' - ' + self.note if self.note else ''})"
+
+    def as_dict(self) -> dict:
+        return {"text": self.number.text, "value": self.number.value,
+                "unit": self.number.unit.symbol if self.number.unit is not None else None,
+                "status": self.status, "note": self.note}
+
+
+class Audit:
+    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled."""
+
+    BAD = ("unsourced", "unit_mislabelled")
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.status in self.BAD for f in self.findings)
+
+    def by_status(self, status: str) -> list[Finding]:
+        return [f for f in self.findings if f.status == status]
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings]}
+
+    def __repr__(self) -> str:
+        counts: dict[str, int] = {}
+        for f in self.findings:
+            counts[f.status] = counts.get(f.status, 0) + 1
+        return f"Audit(ok={self.ok}, {counts})"
+
+
+def _close(a: float, b: float, tol: float) -> bool:
+    return abs(a - b) <= max(tol, 1e-9 * max(abs(a), abs(b)))
+
+
+def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
+    """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
+    outputs = ledger.output_entries()
+    quoted = extract_numbers(context or "") if context else ledger.context_numbers()
+    findings = []
+    for num in extract_numbers(answer):
+        findings.append(_classify(num, outputs, quoted, ledger))
+    return Audit(findings)
+
+
+def _candidates(num: Number, value: float):
+    return (value, -value) if num.negated else (value,)
+
+
+def _classify(num: Number, outputs, quoted, ledger) -> Finding:
+    values = _candidates(num, num.value)
+    tol = num.tolerance
+    # 1. sourced: a recorded output, in the unit written (converted) or with no unit written
+    mislabel = None
+    for e in outputs:
+        for v in values:
+            if num.unit is not None:
+                if num.unit.dims == e.unit.dims:
+                    try:
+                        converted = e.q.to(num.unit).magnitude
+                    except GuardViolation:
+                        converted = None
+                    if converted is not None and _close(v, converted, tol) and \
+                            (num.datum is None or _same_datum(num.datum, e.datum)):
+                        return Finding(num, "sourced", e)
+                if _close(v, e.magnitude, tol) and num.unit != e.unit and mislabel is None \
+                        and abs(e.magnitude) > 0:
+                    mislabel = e
+            elif num.percent:
+                if _close(v, e.magnitude, tol) or (e.unit.dimensionless and _close(
+                        v / 100.0, e.magnitude, tol / 100.0)):
+                    return Finding(num, "sourced", e)
+            elif _close(v, e.magnitude, tol):
+                return Finding(num, "sourced", e)
+    # 2. quoted from the question
+    for q in quoted:
+        for v in values:
+            if _close(v, q.value, max(tol, q.tolerance if q.decimals < num.decimals else 0)) and (
+                    num.unit is None or q.unit is None or num.unit == q.unit):
+                return Finding(num, "quoted", q)
+            if num.unit is not None and q.unit is not None and num.unit.dims == q.unit.dims:
+                from .units import convert
+                try:
+                    if _close(v, convert(q.value, q.unit, num.unit), tol):
+                        return Finding(num, "quoted", q)
+                except GuardViolation:
+                    pass
+    # 3. derived: one-step sum or difference of two outputs of like dimension
+    hit = ledger.find_derivation(values, num.unit, tol)
+    if hit is not None:
+        return Finding(num, "derived", hit)
+    if mislabel is not None:
+        return Finding(num, "unit_mislabelled", mislabel,
+                       f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
+                       f"written contradicts it")
+    # a magnitude a unit-word away: 1350 Ml restated as 1.35 Ml (1000x), mislabelled
+    if num.unit is not None:
+        for e in outputs:
+            if e.unit.dims == num.unit.dims and abs(e.magnitude) > 0:
+                for v in values:
+                    for scale in (1e3, 1e-3, 1e6, 1e-6):
+                        if _close(v * scale, e.q.to(num.unit).magnitude, tol * abs(scale)):
+                            return Finding(num, "unit_mislabelled", e,
+                                           f"{num.text} is {e.q} off by a factor of "
+                                           f"{scale:g}: a prefix or unit was misstated")
+    return Finding(num, "unsourced", None)
+
+
+def _same_datum(written: str, recorded) -> bool:
+    if recorded is None:
+        return False
+    try:
+        from . import datums
+        return datums.get(written).name == recorded
+    except GuardViolation:
+        return False
+
+
+def is_close(a: float, b: float, tol: float) -> bool:
+    return _close(a, b, tol)
+
+
+def written_tolerance(raw) -> float:
+    """Half a unit in the last place of a number as a model wrote it (a JSON number, a string)."""
+    if raw.__class__ is bool:
+        return 0.0
+    if isinstance(raw, (int, float)):
+        if isinstance(raw, int) or float(raw).is_integer():
+            return 0.5
+        text = repr(float(raw))
+        if "e" in text:
+            mant, exp = text.split("e")
+            dec = len(mant.split(".")[1]) if "." in mant else 0
+            return 0.5 * 10.0 ** (int(exp) - dec)
+        return 0.5 * 10.0 ** -len(text.split(".")[1])
+    if isinstance(raw, str):
+        nums = extract_numbers(raw)
+        return nums[0].tolerance if nums else 0.0
+    if isinstance(raw, dict) and "value" in raw:
+        return written_tolerance(raw["value"])
+    return 0.0
+
+
+def relative_cap(value: float, tol: float, cap: float = 0.005) -> float:
+    """A written-precision tolerance, capped at ``cap`` relative (0.5%) and at least 1e-9."""
+    mag = abs(value)
+    return max(min(tol, cap * mag), 1e-9 * mag)
+
+
+def fmt_g(x: float) -> str:
+    """Six significant digits, as a person reads it: 1250, 35.3961, 2.91583e+06."""
+    return f"{x:g}"
+
+
+def fmt_exact(x: float) -> str:
+    """Every digit of the float, for a value a model should copy: 1250, 35.39605824."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text

@@ -1,0 +1,451 @@
+"""The session ledger: every quantity crossing a guarded tool's boundary, and two checks on it.
+
+    with session(context=question) as ledger:
+        read_discharge("07374000")                # returns 1250 cfs
+        runoff_depth(discharge=1250, area=29000)  # UnconvertedCarryOver
+
+**Carry-over.** A bare number entering a tool is read in the tool's declared unit: the contract
+the schema states. The contract breaks when a model reuses a magnitude from an earlier tool
+without converting it. The check is keyed on the value the tool will act on: if it equals (within
+the precision the model wrote it to, at most 0.5% relative) a value an earlier tool returned on a
+different footing (another unit, or another datum) and it is not the same physical amount, no
+conversion was applied. Not an alarm: the same unit on both sides (aliases such as cumec and m3/s
+are the same unit), the same number stated in the question in the tool's unit (or with no unit),
+and zero. The tolerance follows the digits written because models round what they copy (35.396
+for 35.39605824); the 0.5% cap keeps a coarse integer from matching a different value.
+
+**Sourced inputs.** A parameter declared ``sourced=True`` must trace to a tool output (as the
+same physical amount), a one-step sum or difference of two recorded outputs of like dimension,
+or a number in the question; otherwise ``UnsourcedInput``.
+
+Look-ups are indexed by magnitude (binary buckets about 1.6% wide), so a call costs the same
+with ten thousand entries as with none. ``max_entries`` bounds a long-lived ledger (the oldest
+entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
+a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context().run``.
+"""
+from __future__ import annotations
+
+import contextvars
+import math
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+
+from .audit import (Audit, audit_answer, extract_numbers, fmt_exact, fmt_g, is_close,
+                    relative_cap, written_tolerance)
+from .errors import GuardViolation, UnconvertedCarryOver, UnsourcedInput
+from .quantity import Q
+
+__all__ = ["session", "current", "Ledger", "Session", "Entry", "CallRecord"]
+
+_CURRENT: contextvars.ContextVar["Ledger | None"] = contextvars.ContextVar(
+    "quantity_guard_session", default=None)
+_PAIR_WINDOW = 256  # outputs of one dimension searched for one-step sums and differences
+
+
+def current() -> "Ledger | None":
+    """The ledger of the active session, or None."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def session(context: str | None = None, *, max_entries: int | None = None):
+    """Open a session; guarded tools called inside it record into the yielded ledger."""
+    ledger = Ledger(context=context, max_entries=max_entries)
+    token = _CURRENT.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _CURRENT.reset(token)
+
+
+def note_unrecorded(violation: GuardViolation) -> None:
+    """A warn-mode violation outside any session: say so rather than lose it."""
+    import warnings
+    warnings.warn(f"quantity-guard (warn, no session): {violation.repair()}", stacklevel=4)
+
+
+def _bucket(x: float) -> tuple[int, int]:
+    mant, exp = math.frexp(x)
+    return exp, int(mant * 64)
+
+
+def _buckets(x: float, tol: float):
+    keys = {_bucket(x)}
+    if tol:
+        keys.add(_bucket(x - tol))
+        keys.add(_bucket(x + tol))
+    return keys
+
+
+class Entry:
+    """One recorded quantity."""
+
+    __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
+                 "si", "how", "raw", "label")
+
+    def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
+        self.index, self.call, self.tool, self.role, self.field = index, call, tool, role, field
+        self.q = q
+        self.magnitude = q.magnitude
+        self.unit = q.unit
+        self.datum = q.datum
+        u = q.unit
+        self.si = q.magnitude * float(u.factor) + float(u.offset or 0)
+        self.how, self.raw = how, raw
+        self.label = f"{tool}.{'return' if field is None else field}" if role == "output" \
+            else f"{tool}.{field}"
+
+    def as_dict(self) -> dict:
+        d = {"index": self.index, "call": self.call, "tool": self.tool, "role": self.role,
+             "field": self.field, "quantity": self.q.as_dict()}
+        if self.how is not None:
+            d["received_as"] = self.how
+        if self.raw is not None:
+            d["raw"] = _jsonable(self.raw)
+        return d
+
+
+class CallRecord:
+    """One guarded call in a session: what went in (as received and as converted), what came
+    out, and the violations, blocked or not."""
+
+    def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
+        self.ledger = ledger
+        self.index = index
+        self.tool = tool.name if hasattr(tool, "name") else str(tool)
+        self.enforcement = getattr(tool, "enforcement", "strict")
+        self.arguments = {k: _jsonable(v) for k, v in arguments.items()}
+        self.inputs: list[Entry] = []
+        self.outputs: list[Entry] = []
+        self.violations: list[dict] = []
+        self.ok: bool | None = None
+        self.started = time.time()
+        self.finished: float | None = None
+
+    # -- the two checks ------------------------------------------------------------------
+    def check_input(self, name: str, spec, accepted) -> None:
+        """Record one accepted argument, then refuse carry-over or an unsourced value."""
+        self.record_input(name, spec, accepted)
+        value = accepted.value
+        if value.__class__ is not Q or value.is_series:
+            return
+        self.ledger._check_carry_over(self, spec, accepted)
+        if spec.sourced:
+            self.ledger._check_sourced(self, spec, accepted)
+
+    def record_input(self, name: str, spec, accepted) -> None:
+        value = accepted.value
+        if value.__class__ is Q and not value.is_series:
+            entry = self.ledger._add(self.index, self.tool, "input", name, value, accepted.how,
+                                     accepted.raw)
+            self.inputs.append(entry)
+
+    def record_output(self, result) -> None:
+        for field, q in _quantities(result):
+            if q.is_series:
+                continue
+            self.outputs.append(self.ledger._add(self.index, self.tool, "output", field, q))
+
+    def record_violation(self, violation: GuardViolation, *, blocked: bool) -> None:
+        item = {"code": violation.code, "field": violation.field, "message": str(violation),
+                "repair": violation.repair(), "blocked": blocked}
+        self.violations.append(item)
+        self.ledger.violations.append({"call": self.index, "tool": self.tool, **item})
+
+    def finish(self, ok: bool) -> None:
+        self.ok = ok
+        self.finished = time.time()
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "tool": self.tool, "enforcement": self.enforcement,
+                "arguments": self.arguments, "inputs": [e.as_dict() for e in self.inputs],
+                "outputs": [e.as_dict() for e in self.outputs], "violations": self.violations,
+                "ok": self.ok, "started": self.started, "finished": self.finished}
+
+
+class Ledger:
+    """What a session recorded. Use ``audit_answer``, ``manifest`` and ``enforcement_report``."""
+
+    def __init__(self, context: str | None = None, *, max_entries: int | None = None) -> None:
+        self.context = context
+        self.max_entries = max_entries
+        self.calls: list[CallRecord] = []
+        self.entries: deque[Entry] = deque()
+        self.violations: list[dict] = []
+        self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
+        self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
+        self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
+        self._context_numbers = None
+        self._lock = threading.RLock()
+        self._count = 0
+
+    # -- recording -------------------------------------------------------------------------
+    def begin_call(self, tool, arguments: dict) -> CallRecord:
+        with self._lock:
+            call = CallRecord(self, len(self.calls), tool, arguments)
+            self.calls.append(call)
+            return call
+
+    def _add(self, call: int, tool: str, role: str, field, q: Q, how=None, raw=None) -> Entry:
+        with self._lock:
+            entry = Entry(self._count, call, tool, role, field, q, how, raw)
+            self._count += 1
+            self.entries.append(entry)
+            if role == "output":
+                self._by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
+                self._by_si.setdefault((entry.unit.dims, _bucket(entry.si)), []).append(entry)
+                recent = self._recent.setdefault(entry.unit.dims, deque(maxlen=_PAIR_WINDOW))
+                recent.append(entry)
+            if self.max_entries is not None:
+                while len(self.entries) > self.max_entries:
+                    self._evict(self.entries.popleft())
+            return entry
+
+    def _evict(self, entry: Entry) -> None:
+        if entry.role != "output":
+            return
+        for index, key in ((self._by_magnitude, _bucket(entry.magnitude)),
+                           (self._by_si, (entry.unit.dims, _bucket(entry.si)))):
+            bucket = index.get(key)
+            if bucket is not None:
+                try:
+                    bucket.remove(entry)
+                except ValueError:
+                    pass
+                if not bucket:
+                    del index[key]
+        recent = self._recent.get(entry.unit.dims)
+        if recent is not None and entry in recent:
+            recent.remove(entry)
+
+    def run_in_thread(self, fn, *args, **kwargs):
+        """Run ``fn`` in a new thread inside this session and return its result."""
+        result: dict = {}
+
+        def target():
+            token = _CURRENT.set(self)
+            try:
+                result["value"] = fn(*args, **kwargs)
+            except BaseException as exc:  # re-raised in the caller
+                result["error"] = exc
+            finally:
+                _CURRENT.reset(token)
+
+        t = threading.Thread(target=target)
+        t.start()
+        t.join()
+        if "error" in result:
+            raise result["error"]
+        return result.get("value")
+
+    # -- look-ups ---------------------------------------------------------------------------
+    def output_entries(self) -> list[Entry]:
+        return [e for e in self.entries if e.role == "output"]
+
+    def context_numbers(self):
+        if self._context_numbers is None:
+            self._context_numbers = extract_numbers(self.context or "")
+        return self._context_numbers
+
+    def _near(self, index: dict, keyfn, value: float, tol: float):
+        seen = set()
+        for key in _buckets(value, tol):
+            for e in index.get(keyfn(key), ()):
+                if id(e) not in seen:
+                    seen.add(id(e))
+                    yield e
+
+    def _outputs_near(self, magnitude: float, tol: float):
+        return self._near(self._by_magnitude, lambda k: k, magnitude, tol)
+
+    def _outputs_near_si(self, dims, si: float, tol: float):
+        return self._near(self._by_si, lambda k: (dims, k), si, tol)
+
+    def _in_question(self, held: Q, tol: float) -> bool:
+        """The held value is stated in the question in the tool's unit, or with no unit."""
+        for num in self.context_numbers():
+            if not is_close(num.value, held.magnitude, tol):
+                continue
+            if num.unit is None or num.unit == held.unit:
+                return True
+        return False
+
+    # -- the checks -------------------------------------------------------------------------
+    def _check_carry_over(self, call: CallRecord, spec, accepted) -> None:
+        held: Q = accepted.value
+        m = held.magnitude
+        if m == 0.0:
+            return
+        tol = relative_cap(m, written_tolerance(accepted.raw))
+        for e in self._outputs_near(m, tol):
+            if e.call == call.index or not is_close(e.magnitude, m, tol):
+                continue
+            same_unit = e.unit == held.unit
+            datum_differs = held.datum is not None and e.datum is not None and e.datum != held.datum
+            if same_unit and not datum_differs:
+                continue
+            if not same_unit and e.unit.dims == held.unit.dims and e.datum == held.datum and \
+                    is_close(e.si, held.magnitude * float(held.unit.factor)
+                             + float(held.unit.offset or 0), 1e-9 * abs(e.si)):
+                continue  # the same physical amount, correctly converted
+            if self._in_question(held, tol):
+                continue
+            raise self._carry_over(call, spec, accepted, e, datum_differs and same_unit)
+
+    def _carry_over(self, call, spec, accepted, e: Entry, datum_only: bool):
+        held: Q = accepted.value
+        shown = fmt_g(accepted.received.magnitude if accepted.received is not None else held.magnitude)
+        if accepted.how == "bare":
+            opening = (f"received the bare number {shown}, which this tool reads as "
+                       f"{_label(held)}")
+        else:
+            opening = f"received {_label(accepted.received or held)}"
+        if datum_only:
+            msg = (f"{opening}, but {e.label} returned {_label(e.q)} and no datum conversion was "
+                   f"applied")
+            suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}", "datum": '
+                          f'"{e.datum}"}} (the guard converts it, or says which offset to '
+                          f'register), or the value converted to {held.datum}')
+        else:
+            msg = f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was applied"
+            try:
+                converted = e.q.to(spec.unit)
+                hint = f", or the converted value {fmt_exact(converted.magnitude)} {spec.unit.symbol}"
+            except GuardViolation:
+                hint = ""
+            suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}"}} '
+                          f'(the guard converts it){hint}')
+        return UnconvertedCarryOver(msg, field=spec.field, suggestion=suggestion,
+                                    received=shown, expected=spec.unit_text)
+
+    def _check_sourced(self, call: CallRecord, spec, accepted) -> None:
+        held: Q = accepted.value
+        m = held.magnitude
+        u = held.unit
+        si = m * float(u.factor) + float(u.offset or 0)
+        tol = relative_cap(si, written_tolerance(accepted.raw) * float(u.factor)) or 1e-12
+        for e in self._outputs_near_si(u.dims, si, tol):
+            if e.call != call.index and is_close(e.si, si, tol) and \
+                    (held.datum is None or e.datum in (None, held.datum)):
+                return
+        if self.find_derivation((m,), u, relative_cap(m, written_tolerance(accepted.raw))):
+            return
+        for num in self.context_numbers():
+            if num.unit is None:
+                if is_close(num.value, m, relative_cap(m, num.tolerance)):
+                    return
+            elif num.unit.dims == u.dims:
+                nsi = num.value * float(num.unit.factor) + float(num.unit.offset or 0)
+                if is_close(nsi, si, relative_cap(si, num.tolerance * float(num.unit.factor))):
+                    return
+        shown = accepted.received if accepted.received is not None else held
+        raise UnsourcedInput(
+            f"received {fmt_g(shown.magnitude)} {shown.unit.symbol}, which no tool returned and "
+            f"the question did not supply", field=spec.field, received=str(shown),
+            suggestion="a value a tool returned in this session (call the tool that provides "
+                       "it) or one stated in the question; if none can provide it, report it as "
+                       "unavailable rather than estimating it")
+
+    def find_derivation(self, values, unit, tol: float):
+        """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``
+        (in ``unit``; with no unit, in the outputs' own unit), or None."""
+        for dims, recent in self._recent.items():
+            if unit is not None and dims != unit.dims:
+                continue
+            items = list(recent)
+            for a in items:
+                for v in values:
+                    if unit is not None:
+                        try:
+                            target_si = v * float(unit.factor)
+                        except (TypeError, ValueError):
+                            continue
+                        si_tol = tol * float(unit.factor)
+                        for target, op in ((target_si - a.si, "+"), (a.si - target_si, "-"),
+                                           (target_si + a.si, "r-")):
+                            for b in self._outputs_near_si(dims, target, si_tol):
+                                if b is not a and is_close(b.si, target, si_tol):
+                                    return (a, b, op)
+                    else:
+                        for b in items:
+                            if b is a or b.unit != a.unit:
+                                continue
+                            if is_close(a.magnitude + b.magnitude, v, tol) or \
+                                    is_close(a.magnitude - b.magnitude, v, tol):
+                                return (a, b, "+")
+        return None
+
+    # -- reports ----------------------------------------------------------------------------
+    def audit_answer(self, answer: str, context: str | None = None) -> Audit:
+        return audit_answer(self, answer, context if context is not None else self.context)
+
+    def enforcement_report(self) -> str:
+        """``2 of 3 tool calls would have been blocked:`` then the violations grouped by code."""
+        blocked_calls = [c for c in self.calls if c.violations]
+        lines = [f"{len(blocked_calls)} of {len(self.calls)} tool calls "
+                 f"{'would have been' if any(not v['blocked'] for v in self.violations) else 'were'}"
+                 f" blocked" + (":" if blocked_calls else ".")]
+        groups: dict[str, list[dict]] = {}
+        for v in self.violations:
+            groups.setdefault(v["code"], []).append(v)
+        for code, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines.append(f"  {len(items)}x {code}")
+            for message in dict.fromkeys(v["message"] for v in items):
+                lines.append(f"      {message}")
+        return "\n".join(lines)
+
+    def manifest(self) -> dict:
+        """The whole ledger as JSON-serialisable data; ``Session.from_manifest`` reads it back."""
+        return {"format": "quantity-guard-manifest", "version": 1, "context": self.context,
+                "calls": [c.as_dict() for c in self.calls], "violations": list(self.violations)}
+
+    @classmethod
+    def from_manifest(cls, data: dict) -> "Ledger":
+        if data.get("format") != "quantity-guard-manifest":
+            raise ValueError("not a quantity-guard manifest")
+        ledger = cls(context=data.get("context"))
+        for c in data["calls"]:
+            call = CallRecord(ledger, c["index"], c["tool"], {})
+            call.arguments, call.enforcement = c["arguments"], c.get("enforcement", "strict")
+            call.ok, call.started, call.finished = c["ok"], c["started"], c["finished"]
+            call.violations = list(c["violations"])
+            ledger.calls.append(call)
+            for role, bucket in (("input", call.inputs), ("output", call.outputs)):
+                for e in c[f"{role}s"]:
+                    bucket.append(ledger._add(call.index, call.tool, role, e["field"],
+                                              Q.from_dict(e["quantity"]), e.get("received_as"),
+                                              e.get("raw")))
+        ledger.violations = list(data.get("violations", []))
+        return ledger
+
+
+Session = Ledger
+
+
+def _label(q: Q) -> str:
+    text = f"{fmt_g(q.magnitude)} {q.unit.symbol}"
+    return f"{text} on {q.datum}" if q.datum else text
+
+
+def _quantities(result, field=None):
+    if result.__class__ is Q:
+        yield field, result
+    elif isinstance(result, dict):
+        for k, v in result.items():
+            yield from _quantities(v, k if field is None else f"{field}.{k}")
+
+
+def _jsonable(value):
+    if value.__class__ is Q:
+        return value.as_dict()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return repr(value)

@@ -1,0 +1,438 @@
+"""Declarations and boundary coercion.
+
+A declaration (``Spec``) says what a tool parameter or result must be: ``unit``, ``datum``,
+``tz``, ``quality`` (the weakest acceptable grade), ``crs``, ``sourced`` and
+``require_explicit_unit``. It is validated when the tool is defined, never first at call time.
+
+``Spec.accept`` turns what a model sends into the declared form, or refuses it:
+
+- a bare number (``1250``) is read in the declared unit and on the declared datum: the
+  contract the schema states (refused under ``require_explicit_unit``); booleans are not numbers;
+- a string: ``"1250 cfs"``, ``"1,250 cfs"``, ``"1250cfs"``, ``"12.4 ft NAVD88"``, a numeric
+  string (a bare number), or a JSON object;
+- a dict ``{"value": 1250, "unit": "cfs", "datum": ..., "quality": ..., "crs": ...}``; other
+  keys are refused, not ignored;
+- a ``Q``; a list or array for a series.
+
+Compatible input is converted into the declared unit; incompatible input is refused with a
+violation saying what was received, what was expected and what to send instead.
+"""
+from __future__ import annotations
+
+from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, GuardViolation,
+                     InvalidArguments, MissingUnit, UnitParseError)
+from .quantity import Q, normalise_crs, split_number
+from .units import Unit, parse_unit, parse_with_datum
+from .units.unit import _FACTORS, conversion
+
+__all__ = ["Spec", "Accepted", "spec_of", "returns_of", "SPEC_KEYS"]
+
+SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
+                       "require_explicit_unit", "description", "optional"})
+_DICT_KEYS = frozenset({"value", "unit", "datum", "quality", "crs"})
+
+# how the value arrived, for the ledger and for messages
+BARE, STRING, DICT, QUANTITY, SERIES, TIMESTAMP, RAW = (
+    "bare", "string", "dict", "quantity", "series", "timestamp", "raw")
+
+
+class Accepted:
+    """The result of coercing one argument.
+
+    ``value``: what the tool body receives (a Q in the declared unit, or a datetime);
+    ``received``: the Q as the model stated it, before conversion (None for timestamps);
+    ``how``: bare / string / dict / quantity / series / timestamp / raw;
+    ``implied``: metadata filled in from the declaration rather than stated (unit, datum).
+    """
+
+    __slots__ = ("value", "received", "how", "implied", "raw")
+
+    def __init__(self, value, received, how, implied, raw) -> None:
+        self.value = value
+        self.received = received
+        self.how = how
+        self.implied = implied
+        self.raw = raw
+
+
+class Spec:
+    """A validated declaration for one parameter or result."""
+
+    __slots__ = ("unit", "unit_text", "datum", "tz", "tz_text", "quality", "crs", "sourced",
+                 "require_explicit_unit", "description", "optional", "field")
+
+    def __init__(self, unit: "str | Unit | None" = None, *, datum: str | None = None,
+                 tz: str | None = None, quality: str | None = None, crs: str | None = None,
+                 sourced: bool = False, require_explicit_unit: bool = False,
+                 description: str | None = None, optional: bool = False,
+                 field: str | None = None) -> None:
+        try:
+            self._init(unit, datum, tz, quality, crs, sourced, require_explicit_unit, description,
+                       optional, field)
+        except GuardViolation as err:
+            if field and not err.field:
+                raise err.at(field) from None
+            raise
+
+    def _init(self, unit, datum, tz, quality, crs, sourced, require_explicit_unit, description,
+              optional, field) -> None:
+        where = f" for {field}" if field else ""
+        self.field = field
+        self.unit_text = None if unit is None else (unit.symbol if isinstance(unit, Unit) else unit)
+        self.unit = None
+        self.datum = None
+        if unit is not None:
+            try:
+                u, written_datum = parse_with_datum(unit) if isinstance(unit, str) else (unit, None)
+            except UnitParseError as err:
+                raise UnitParseError(f"declaration{where}: {err.message}", text=err.text,
+                                     position=err.position, suggestions=err.suggestions,
+                                     field=field) from None
+            self.unit = u
+            if written_datum is not None:
+                self.unit_text = u.symbol
+                datum = datum or written_datum
+        if datum is not None:
+            from . import datums
+            if self.unit is None:
+                raise InvalidArguments(f"declaration{where}: a datum ({datum}) needs a length unit",
+                                       field=field)
+            if self.unit.dims != parse_unit("m").dims:
+                raise InvalidArguments(f"declaration{where}: a datum ({datum}) applies only to a "
+                                       f"length, not to {self.unit.symbol}", field=field)
+            self.datum = datums.get(datum).name
+        self.tz_text = tz
+        self.tz = None
+        if tz is not None:
+            from .timezones import parse_zone
+            self.tz = parse_zone(tz)
+            if self.unit is not None:
+                raise InvalidArguments(f"declaration{where}: tz declares a timestamp, which has no "
+                                       f"unit (unit {self.unit_text!r} given)", field=field)
+        if quality is not None:
+            from .quality import validate_grade
+            quality = validate_grade(quality)
+        self.quality = quality
+        self.crs = normalise_crs(crs)
+        self.sourced = bool(sourced)
+        self.require_explicit_unit = bool(require_explicit_unit)
+        self.description = description
+        self.optional = bool(optional)
+        if self.unit is None and self.tz is None:
+            raise InvalidArguments(f"declaration{where} has neither a unit nor a tz: declare "
+                                   f"{{'unit': 'm**3/s'}} or {{'tz': 'America/Chicago'}}",
+                                   field=field)
+
+    @classmethod
+    def of(cls, decl, field: str | None = None) -> "Spec":
+        """A Spec from a Spec, a unit string, or a dict of declaration fields."""
+        if isinstance(decl, Spec):
+            if field and decl.field != field:
+                return cls(decl.unit, datum=decl.datum, tz=decl.tz_text, quality=decl.quality,
+                           crs=decl.crs, sourced=decl.sourced,
+                           require_explicit_unit=decl.require_explicit_unit,
+                           description=decl.description, optional=decl.optional, field=field)
+            return decl
+        if isinstance(decl, (str, Unit)):
+            return cls(decl, field=field)
+        if isinstance(decl, dict):
+            unknown = set(decl) - SPEC_KEYS
+            if unknown:
+                raise InvalidArguments(
+                    f"declaration{' for ' + field if field else ''}: unknown keys "
+                    f"{sorted(unknown)}; the declaration fields are {sorted(SPEC_KEYS)}",
+                    field=field)
+            return cls(**decl, field=field)
+        raise InvalidArguments(f"declaration{' for ' + field if field else ''} must be a unit "
+                               f"string or a dict, received {type(decl).__name__}", field=field)
+
+    # -- what a model is told --------------------------------------------------------------
+    @property
+    def is_timestamp(self) -> bool:
+        return self.tz is not None
+
+    def words(self) -> str:
+        """The unit stated in words, because many hosts drop x-* keys and an opaque abbreviation
+        is the hazard: ``cubic feet per second (cfs)``."""
+        if self.is_timestamp:
+            return f"a timestamp with a UTC offset, in {self.tz_text}"
+        text = f"{self.unit.long_name} ({self.unit.symbol})"
+        if self.datum:
+            text += f" above {self.datum}"
+        return text
+
+    def describe(self) -> str:
+        parts = [self.description] if self.description else []
+        parts.append(f"In {self.words()}.")
+        if not self.is_timestamp:
+            if self.require_explicit_unit:
+                parts.append('State the unit: {"value": <number>, "unit": "%s"} or "<number> %s".'
+                             % (self.unit.symbol, self.unit.symbol))
+            else:
+                parts.append(f"A bare number is read in {self.unit.symbol}; a value in another "
+                             f"unit must carry it, e.g. \"<number> <unit>\".")
+        if self.quality:
+            parts.append(f"Records must be at least {self.quality}.")
+        if self.crs:
+            parts.append(f"Coordinates in {self.crs}.")
+        return " ".join(parts)
+
+    def json_schema(self, *, extensions: bool = True) -> dict:
+        """The JSON Schema of this parameter, with ``x-unit`` etc. unless ``extensions`` is off."""
+        if self.is_timestamp:
+            schema: dict = {"type": "string", "format": "date-time", "description": self.describe()}
+            if extensions:
+                schema["x-tz"] = self.tz_text
+            return schema
+        q = {"type": "object", "properties": {"value": {"type": "number"},
+                                              "unit": {"type": "string"}},
+             "required": ["value", "unit"]}
+        if self.require_explicit_unit:
+            schema = {"anyOf": [{"type": "string"}, q]}
+        else:
+            schema = {"anyOf": [{"type": "number"}, {"type": "string"}, q]}
+        schema["description"] = self.describe()
+        if extensions:
+            schema["x-unit"] = self.unit_text
+            for key, value in (("x-datum", self.datum), ("x-crs", self.crs),
+                               ("x-quality", self.quality)):
+                if value is not None:
+                    schema[key] = value
+        return schema
+
+    def output_schema(self) -> dict:
+        props: dict = {"value": {"type": "number"}, "unit": {"type": "string"}}
+        for key in ("datum", "quality", "crs"):
+            props[key] = {"type": "string"}
+        return {"type": "object", "properties": props, "required": ["value", "unit"],
+                "description": f"In {self.words()}."}
+
+    # -- coercion ---------------------------------------------------------------------------
+    def accept(self, raw, field: str | None = None) -> Accepted:
+        """Coerce one argument as a model sent it; raise a GuardViolation if it cannot be."""
+        field = field or self.field
+        if self.tz is not None:
+            from .timezones import check_timestamp
+            return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, (), raw)
+        received, how, implied = self._to_quantity(raw, field)
+        return Accepted(self._check(received, field), received, how, implied, raw)
+
+    def lenient(self, raw, field: str | None = None) -> Accepted:
+        """For ``enforcement`` warn/off: the value as best it can be read, never refused."""
+        try:
+            return self.accept(raw, field)
+        except GuardViolation:
+            pass
+        try:
+            received, how, implied = self._to_quantity(raw, field, check=False)
+            return Accepted(received, received, how, implied, raw)
+        except GuardViolation:
+            return Accepted(raw, None, RAW, (), raw)
+
+    def _bare(self, value, field, raw, how=BARE):
+        if self.require_explicit_unit:
+            raise MissingUnit(
+                f"received the bare number {_show(value)}, and this parameter requires an "
+                f"explicit unit", field=field, received=raw,
+                suggestion=f'{{"value": {_show(value)}, "unit": "<its unit>"}}, e.g. '
+                           f'{{"value": {_show(value)}, "unit": "{self.unit.symbol}"}} if it is '
+                           f'in {self.unit.symbol}', expected=self.unit_text)
+        try:
+            q = Q(value, self.unit, datum=self.datum, crs=self.crs)
+        except InvalidArguments as err:
+            raise err.at(field) from None
+        implied = ("unit", "datum") if self.datum else ("unit",)
+        return q, how, implied
+
+    def _to_quantity(self, raw, field, check: bool = True):
+        cls = raw.__class__
+        if cls is Q:
+            return raw, QUANTITY, ()
+        if cls is float or cls is int:
+            return self._bare(raw, field, raw)
+        if cls is bool or raw is None:
+            raise InvalidArguments(
+                f"received {raw!r}, which is not a quantity", field=field, received=raw,
+                suggestion=self._example(), expected=self.unit_text)
+        if cls is str:
+            return self._from_string(raw, field)
+        if cls is dict:
+            return self._from_dict(raw, field, raw)
+        if cls is list or cls is tuple or cls.__module__ == "numpy":
+            return self._from_series(raw, field)
+        if isinstance(raw, (int, float)):
+            return self._bare(float(raw), field, raw)
+        raise InvalidArguments(f"received a {cls.__name__}, which is not a quantity",
+                               field=field, received=repr(raw), suggestion=self._example())
+
+    def _from_string(self, text: str, field):
+        s = text.strip()
+        if s.startswith("{"):
+            import json
+            try:
+                data = json.loads(s)
+            except ValueError as err:
+                raise InvalidArguments(f"received the string {text!r}, which starts like JSON but "
+                                       f"is not valid JSON ({err})", field=field, received=text,
+                                       suggestion=self._example()) from None
+            if not isinstance(data, dict):
+                raise InvalidArguments(f"received JSON that is not an object: {text!r}",
+                                       field=field, received=text, suggestion=self._example())
+            return self._from_dict(data, field, text)
+        number, rest = split_number(s)
+        if number is None:
+            raise InvalidArguments(f"received {text!r}, which is not a number with a unit",
+                                   field=field, received=text, suggestion=self._example())
+        if not rest:
+            return self._bare(number, field, text)
+        try:
+            unit, datum = parse_with_datum(rest)
+            return Q(number, unit, datum=datum), STRING, ()
+        except GuardViolation as err:
+            raise err.at(field) from None
+
+    def _from_dict(self, data: dict, field, raw):
+        unknown = set(data) - _DICT_KEYS
+        if unknown:
+            raise InvalidArguments(
+                f"received a quantity with unknown keys {sorted(unknown)}; the keys are value, "
+                f"unit, datum, quality and crs", field=field, received=raw,
+                suggestion=self._example())
+        if "value" not in data:
+            raise InvalidArguments(f"received {raw!r} with no 'value'", field=field, received=raw,
+                                   suggestion=self._example())
+        value = data["value"]
+        if value.__class__ is bool or not (isinstance(value, (int, float, list))
+                                           or value.__class__ is str):
+            raise InvalidArguments(f"received the value {value!r}, which is not a number",
+                                   field=field, received=raw, suggestion=self._example())
+        if value.__class__ is str:
+            number, rest = split_number(value)
+            if number is None or rest:
+                raise InvalidArguments(f"received the value {value!r}, which is not a number "
+                                       f"(put the unit under 'unit')", field=field, received=raw,
+                                       suggestion=self._example())
+            value = number
+        try:
+            if data.get("unit") is None:
+                q, how, implied = self._bare(value, field, raw, DICT)
+                if data.get("datum") is not None or data.get("quality") is not None \
+                        or data.get("crs") is not None:
+                    q = Q(q.magnitude, q.unit, datum=data.get("datum", q.datum),
+                          crs=data.get("crs", q.crs), quality=data.get("quality"))
+                return q, how, implied
+            return (Q(value, data["unit"], datum=data.get("datum"), crs=data.get("crs"),
+                      quality=data.get("quality")), DICT, ())
+        except GuardViolation as err:
+            raise err.at(field) from None
+
+    def _from_series(self, values, field):
+        if values.__class__.__module__ == "numpy" or all(
+                v.__class__ in (int, float) or v is None for v in values):
+            q, _, implied = self._bare(values, field, values)
+            return q, SERIES, implied
+        parts = [self._to_quantity(v, field)[0] for v in values]
+        first = parts[0]
+        if not self.unit.dims == first.unit.dims:
+            return first, SERIES, ()
+        mags = [p.to(first.unit).magnitude if p.unit.dims == first.unit.dims else p.magnitude
+                for p in parts]
+        return Q(mags, first.unit, datum=first.datum, crs=first.crs,
+                 quality=_weakest([p.quality for p in parts])), SERIES, ()
+
+    def _check(self, q: Q, field) -> Q:
+        unit = self.unit
+        if q.unit is not unit:
+            if q.unit.dims != unit.dims:
+                raise DimensionalityError(
+                    f"expected a quantity in {self.unit_text} ({unit.dimensionality}), received "
+                    f"{q} ({q.unit.dimensionality})", field=field, received=str(q),
+                    expected=self.unit_text, suggestion=self._example())
+        if self.datum is not None:
+            if q.datum is None:
+                q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
+            elif q.datum != self.datum:
+                raise DatumMismatch(
+                    f"expected an elevation on {self.datum}, received {q} on {q.datum}; values "
+                    f"on another datum are refused, never silently shifted", field=field,
+                    received=q.datum, expected=self.datum,
+                    suggestion=f"the value converted to {self.datum} (Q.to_datum('{self.datum}') "
+                               f"with a registered offset), as {{\"value\": <number>, \"unit\": "
+                               f"\"{unit.symbol}\", \"datum\": \"{self.datum}\"}}")
+        if self.crs is not None:
+            if q.crs is None:
+                q = Q._make(q.magnitude, q.unit, q.datum, self.crs, q.quality, q.source)
+            elif q.crs != self.crs:
+                raise CRSMismatch(f"expected coordinates in {self.crs}, received {q.crs}",
+                                  field=field, received=q.crs, expected=self.crs,
+                                  suggestion=f"the value in {self.crs}")
+        if self.quality is not None:
+            from .quality import check_floor
+            check_floor(q.quality, self.quality, field=field)
+        if q.unit is unit:
+            return q
+        hit = _FACTORS.get((id(q.unit), id(unit)))
+        if hit is None:
+            conversion(q.unit, unit)  # raises OffsetUnitError for point/interval mixes
+        try:
+            return q.to(unit)
+        except GuardViolation as err:
+            raise err.at(field) from None
+
+    def _example(self) -> str:
+        if self.is_timestamp:
+            return "an ISO 8601 timestamp with its offset"
+        extra = f', "datum": "{self.datum}"' if self.datum else ""
+        return (f'a number in {self.unit.symbol}, or {{"value": <number>, "unit": '
+                f'"{self.unit.symbol}"{extra}}}, or a string such as "<number> {self.unit.symbol}"')
+
+    def __repr__(self) -> str:
+        fields = [f"{k}={getattr(self, k)!r}" for k in ("unit_text", "datum", "tz_text", "quality",
+                                                         "crs") if getattr(self, k)]
+        fields += [k for k in ("sourced", "require_explicit_unit", "optional") if getattr(self, k)]
+        return f"Spec({', '.join(fields)})"
+
+    def convert_result(self, value, field: str | None = None) -> Q:
+        """A tool's own result in the declared unit (a bare number is labelled with it)."""
+        field = field or self.field
+        if value.__class__ is Q:
+            if value.unit.dims != self.unit.dims:
+                raise DimensionalityError(
+                    f"the tool returned {value} ({value.unit.dimensionality}) but declares "
+                    f"{self.unit_text} ({self.unit.dimensionality})", field=field,
+                    received=str(value), expected=self.unit_text)
+            q = value
+            if self.datum is not None and q.datum is None:
+                q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
+            return q.to(self.unit)
+        if isinstance(value, (int, float)) and value.__class__ is not bool:
+            return Q(value, self.unit, datum=self.datum, crs=self.crs)
+        received, _, _ = self._to_quantity(value, field)
+        return self._check(received, field)
+
+
+def _weakest(grades):
+    from .quality import weakest
+    return weakest(*grades)
+
+
+def _show(value) -> str:
+    if value.__class__ is float and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if value.__class__ is float:
+        return repr(value)
+    return str(value)
+
+
+def spec_of(decl, field: str | None = None) -> Spec:
+    return Spec.of(decl, field)
+
+
+def returns_of(decl, field: str) -> "Spec | dict[str, Spec] | None":
+    """``returns=`` is one declaration (``{"unit": ...}`` or a unit string) or a dict of them
+    by result field name."""
+    if decl is None:
+        return None
+    if isinstance(decl, dict) and decl and not (set(decl) & SPEC_KEYS):
+        return {k: Spec.of(v, f"{field}.{k}") for k, v in decl.items()}
+    return Spec.of(decl, field)

@@ -1,0 +1,308 @@
+"""``@quantity_tool``: a function whose parameters and result carry declared units.
+
+    @quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
+                   returns={"unit": "mm/day"})
+    def runoff_depth(discharge, area):
+        return discharge / area
+
+- Calling it (``runoff_depth("1250 cfs", 29000)``) coerces every declared argument into its
+  declared unit and hands the body ``Q`` values; a violation raises.
+- ``invoke(arguments)`` never raises: it returns an MCP ``CallToolResult`` dict, with the repair
+  text as an ``isError`` result for a violation, so a model can correct the call.
+- ``enforcement="warn"`` validates without rejecting: the body runs on the value as received and
+  the violation is recorded in the active session for ``enforcement_report()``; ``"off"`` only
+  coerces.
+- Works on ``async def`` functions too: calling returns a coroutine, ``ainvoke`` awaits.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+
+from .errors import GuardViolation, InvalidArguments
+from .quantity import Q
+from .spec import Spec, returns_of
+
+__all__ = ["quantity_tool", "GuardedTool", "tool_error", "tool_result", "value_json"]
+
+ENFORCEMENT = ("strict", "warn", "off")
+
+
+def quantity_tool(fn=None, *, params: dict | None = None, returns=None, name: str | None = None,
+                  description: str | None = None, enforcement: str = "strict"):
+    """Declare the physical meaning of a function's parameters and result (see module doc)."""
+    def wrap(f):
+        return GuardedTool(f, params=params, returns=returns, name=name, description=description,
+                           enforcement=enforcement)
+    return wrap(fn) if fn is not None else wrap
+
+
+class GuardedTool:
+    """A tool with declared parameters: call it, ``invoke`` it, or list its ``json_schema``."""
+
+    def __init__(self, fn, *, params: dict | None = None, returns=None, name: str | None = None,
+                 description: str | None = None, enforcement: str = "strict") -> None:
+        if enforcement not in ENFORCEMENT:
+            raise ValueError(f"enforcement must be one of {ENFORCEMENT}, not {enforcement!r}")
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.description = (description or inspect.getdoc(fn) or "").strip()
+        self.enforcement = enforcement
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self.signature = inspect.signature(fn)
+        declared = params or {}
+        unknown = [p for p in declared if p not in self.signature.parameters
+                   and not _has_var_keyword(self.signature)]
+        if unknown:
+            raise InvalidArguments(f"tool {self.name!r} declares {unknown} but the function has no "
+                                   f"such parameter (it has {list(self.signature.parameters)})")
+        # declarations are validated here, at definition, naming the tool and parameter
+        self.params: dict[str, Spec] = {p: Spec.of(d, f"{self.name}.{p}")
+                                        for p, d in declared.items()}
+        self.returns = returns_of(returns, f"{self.name}.return")
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<quantity_tool {self.name} ({self.enforcement})>"
+
+    def __get__(self, obj, objtype=None):  # decorating a method binds like a function
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    # -- the boundary ------------------------------------------------------------------------
+    def _prepare(self, args: tuple, kwargs: dict):
+        """Bind and coerce the arguments; returns (bound arguments, call record or None)."""
+        from . import ledger
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise InvalidArguments(f"{err}; the parameters are {list(self.signature.parameters)}",
+                                   field=self.name) from None
+        session = ledger.current()
+        call = session.begin_call(self, bound.arguments) if session is not None else None
+        strict = self.enforcement == "strict"
+        for pname, spec in self.params.items():
+            field = spec.field
+            if pname not in bound.arguments:
+                if spec.optional or self.signature.parameters[pname].default is not \
+                        inspect.Parameter.empty:
+                    continue
+                self._violation(call, InvalidArguments(
+                    f"missing the argument {pname}", field=field,
+                    suggestion=f"{pname}: {spec.words()}"), strict)
+                continue
+            raw = bound.arguments[pname]
+            if raw is None and (spec.optional or self.signature.parameters[pname].default
+                                is not inspect.Parameter.empty):
+                del bound.arguments[pname]  # an optional parameter sent as null (OpenAI strict)
+                continue
+            if self.enforcement == "off":
+                bound.arguments[pname] = spec.lenient(raw, field).value
+                continue
+            try:
+                accepted = spec.accept(raw, field)
+                if call is not None:
+                    call.check_input(pname, spec, accepted)
+            except GuardViolation as violation:
+                self._violation(call, violation, strict)
+                accepted = spec.lenient(raw, field)
+                if call is not None:
+                    call.record_input(pname, spec, accepted)
+            bound.arguments[pname] = accepted.value
+        return bound, call
+
+    def _violation(self, call, violation: GuardViolation, strict: bool) -> None:
+        if call is not None:
+            call.record_violation(violation, blocked=strict)
+        elif not strict and self.enforcement == "warn":
+            from . import ledger
+            ledger.note_unrecorded(violation)
+        if strict:
+            if call is not None:
+                call.finish(ok=False)
+            raise violation
+
+    def _finish(self, result, call):
+        try:
+            out = self.convert_result(result)
+        except GuardViolation as violation:
+            if call is not None:
+                call.record_violation(violation, blocked=True)
+                call.finish(ok=False)
+            raise
+        if call is not None:
+            call.record_output(out)
+            call.finish(ok=True)
+        return out
+
+    def convert_result(self, result):
+        spec = self.returns
+        if spec is None:
+            return result
+        if isinstance(spec, Spec):
+            return spec.convert_result(result)
+        if not isinstance(result, dict):
+            raise InvalidArguments(f"{self.name} declares result fields {sorted(spec)} but "
+                                   f"returned {type(result).__name__}", field=f"{self.name}.return")
+        out = dict(result)
+        for key, s in spec.items():
+            if key in out:
+                out[key] = s.convert_result(out[key])
+        return out
+
+    def __call__(self, *args, **kwargs):
+        if self.is_async:
+            return self._acall(args, kwargs)
+        bound, call = self._prepare(args, kwargs)
+        try:
+            result = self.fn(*bound.args, **bound.kwargs)
+        except BaseException:
+            if call is not None:
+                call.finish(ok=False)
+            raise
+        return self._finish(result, call)
+
+    async def _acall(self, args, kwargs):
+        bound, call = self._prepare(args, kwargs)
+        try:
+            result = await self.fn(*bound.args, **bound.kwargs)
+        except BaseException:
+            if call is not None:
+                call.finish(ok=False)
+            raise
+        return self._finish(result, call)
+
+    # -- as a tool a model calls ---------------------------------------------------------------
+    def invoke(self, arguments: dict | str | None = None) -> dict:
+        """Run with a model's arguments; return an MCP CallToolResult dict. Never raises."""
+        if self.is_async:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return asyncio.run(self.ainvoke(arguments))
+            return tool_error(f"{self.name} is async: inside an event loop use "
+                              f"`await tool.ainvoke(arguments)`")
+        args = _arguments(arguments)
+        if isinstance(args, dict) and "isError" in args and "content" in args:
+            return args
+        try:
+            return self.result_message(self(**args))
+        except GuardViolation as violation:
+            return tool_error(violation.repair(), violation)
+        except Exception as exc:  # the body failed: an error result, never a traceback
+            return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}")
+
+    async def ainvoke(self, arguments: dict | str | None = None) -> dict:
+        args = _arguments(arguments)
+        if isinstance(args, dict) and "isError" in args and "content" in args:
+            return args
+        try:
+            result = self(**args)
+            if inspect.isawaitable(result):
+                result = await result
+            return self.result_message(result)
+        except GuardViolation as violation:
+            return tool_error(violation.repair(), violation)
+        except Exception as exc:
+            return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}")
+
+    def result_message(self, result) -> dict:
+        return tool_result(result)
+
+    def json_schema(self, *, extensions: bool = True) -> dict:
+        """An MCP tool definition; declared parameters carry x-unit, x-datum, x-crs, x-tz,
+        x-quality and a description stating the unit in words; ``returns`` is outputSchema."""
+        props: dict = {}
+        required: list[str] = []
+        for pname, p in self.signature.parameters.items():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            spec = self.params.get(pname)
+            props[pname] = spec.json_schema(extensions=extensions) if spec else _plain_schema(p)
+            if p.default is inspect.Parameter.empty and not (spec and spec.optional):
+                required.append(pname)
+        description = self.description
+        if isinstance(self.returns, Spec):
+            description = f"{description} Returns {self.returns.words()}.".strip()
+        elif self.returns:
+            fields = "; ".join(f"{k} in {s.words()}" for k, s in self.returns.items())
+            description = f"{description} Returns {fields}.".strip()
+        schema = {"name": self.name, "description": description,
+                  "inputSchema": {"type": "object", "properties": props, "required": required}}
+        if self.returns is not None:
+            if isinstance(self.returns, Spec):
+                schema["outputSchema"] = self.returns.output_schema()
+            else:
+                schema["outputSchema"] = {
+                    "type": "object", "properties": {k: s.output_schema()
+                                                     for k, s in self.returns.items()}}
+        return schema
+
+
+def _has_var_keyword(sig: inspect.Signature) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+_PY_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", dict: "object",
+             list: "array"}
+
+
+def _plain_schema(p: inspect.Parameter) -> dict:
+    ann = p.annotation
+    if isinstance(ann, str):
+        ann = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict,
+               "list": list}.get(ann, ann)
+    kind = _PY_TYPES.get(ann)
+    return {"type": kind} if kind else {}
+
+
+def _arguments(arguments):
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError as err:
+            return tool_error(f"the arguments are not valid JSON ({err}); send a JSON object of "
+                              f"parameter names to values")
+    if not isinstance(arguments, dict):
+        return tool_error(f"the arguments must be a JSON object, received "
+                          f"{type(arguments).__name__}")
+    return arguments
+
+
+# -- MCP result shapes ---------------------------------------------------------------------
+def value_json(value):
+    """A tool result as JSON data: a Q becomes {"value", "unit", ...}; containers recurse."""
+    if value.__class__ is Q:
+        d = value.as_dict()
+        d.pop("source", None)
+        return d
+    if isinstance(value, dict):
+        return {str(k): value_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [value_json(v) for v in value]
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def tool_result(value) -> dict:
+    data = value_json(value)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False) if not isinstance(data, str) \
+        else data
+    out: dict = {"content": [{"type": "text", "text": text}], "isError": False}
+    if isinstance(data, dict):
+        out["structuredContent"] = data
+    return out
+
+
+def tool_error(text: str, violation: GuardViolation | None = None) -> dict:
+    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
+    if violation is not None:
+        out["_meta"] = {"io.github.quantity-guard/violation": {"code": violation.code,
+                                                               "field": violation.field}}
+    return out

@@ -1,0 +1,114 @@
+"""toolbox(): schemas for MCP, OpenAI and Anthropic; dispatch of each provider's call shape."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from quantity_guard import quantity_tool, toolbox
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+@quantity_tool(returns={"unit": "cfs"})
+def read_discharge(site: str):
+    """Latest discharge at a USGS site."""
+    return 1250.0
+
+
+@quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
+               returns={"unit": "mm/day"})
+def runoff_depth(discharge, area, label: str = ""):
+    """Depth-equivalent runoff over the contributing area."""
+    return discharge / area
+
+
+BOX = toolbox([read_discharge, runoff_depth])
+
+
+@pytest.mark.parametrize("provider", ["mcp", "openai", "anthropic"])
+def test_schema_snapshots(provider):
+    """The exact JSON each provider is shown; regenerate with QG_UPDATE_SNAPSHOTS=1."""
+    import os
+    got = json.dumps(BOX.schemas(provider), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    path = SNAPSHOTS / f"schemas_{provider}.json"
+    if os.environ.get("QG_UPDATE_SNAPSHOTS"):
+        path.write_text(got, "utf-8")
+    assert got == path.read_text("utf-8")
+
+
+def _walk(schema):
+    yield schema
+    if isinstance(schema, dict):
+        for v in schema.values():
+            yield from _walk(v)
+    elif isinstance(schema, list):
+        for v in schema:
+            yield from _walk(v)
+
+
+def test_openai_strict_schema_rules():
+    for tool in BOX.schemas("openai"):
+        params = tool["function"]["parameters"]
+        assert tool["function"]["strict"] is True
+        for node in _walk(params):
+            if isinstance(node, dict):
+                assert not any(k.startswith("x-") for k in node)
+                if node.get("type") == "object":
+                    assert node["additionalProperties"] is False
+                    assert sorted(node["required"]) == sorted(node["properties"])
+                assert node != {}
+    label = BOX.schemas("openai")[1]["function"]["parameters"]["properties"]["label"]
+    assert label["type"] == ["string", "null"]
+
+
+def test_shapes_validate_against_the_provider_sdk_types():
+    pydantic = pytest.importorskip("pydantic")
+    openai_types = pytest.importorskip("openai.types.chat")
+    anthropic_types = pytest.importorskip("anthropic.types")
+    for tool in BOX.schemas("openai"):
+        pydantic.TypeAdapter(openai_types.ChatCompletionToolParam).validate_python(tool, strict=True)
+    for tool in BOX.schemas("anthropic"):
+        pydantic.TypeAdapter(anthropic_types.ToolParam).validate_python(tool)
+        assert tool["input_schema"]["type"] == "object"
+        assert "x-unit" not in json.dumps(tool)
+    call = openai_types.ChatCompletionMessageToolCall(
+        id="call_1", type="function",
+        function={"name": "runoff_depth", "arguments": '{"discharge": "1250 cfs", "area": 29000}'})
+    msg = BOX.dispatch(call)
+    pydantic.TypeAdapter(openai_types.ChatCompletionToolMessageParam).validate_python(msg)
+    block = anthropic_types.ToolUseBlock(id="toolu_1", type="tool_use", name="runoff_depth",
+                                         input={"discharge": "12 ft", "area": 29000})
+    result = BOX.dispatch(block)
+    pydantic.TypeAdapter(anthropic_types.ToolResultBlockParam).validate_python(result)
+    assert result["is_error"] is True
+
+
+def test_dispatch_round_trips():
+    msg = BOX.dispatch({"id": "call_9", "type": "function", "function": {
+        "name": "runoff_depth", "arguments": '{"discharge": "1250 cfs", "area": 29000, "label": null}'}})
+    assert msg["role"] == "tool" and msg["tool_call_id"] == "call_9"
+    assert json.loads(msg["content"])["unit"] == "mm/d"
+    bad = BOX.dispatch({"id": "c", "function": {"name": "runoff_depth",
+                                                 "arguments": '{"discharge": "12.4 ft", "area": 1}'}})
+    assert bad["content"].startswith("Error: runoff_depth.discharge: expected a quantity in m**3/s")
+    res = BOX.dispatch({"type": "tool_use", "id": "toolu_2", "name": "read_discharge",
+                        "input": {"site": "07374000"}})
+    assert res == {"type": "tool_result", "tool_use_id": "toolu_2",
+                   "content": [{"type": "text", "text": '{"value": 1250.0, "unit": "cfs"}'}]}
+    assert BOX.dispatch({"name": "nope", "arguments": {}})["isError"]
+    assert asyncio.run(BOX.adispatch({"type": "tool_use", "id": "t", "name": "read_discharge",
+                                      "input": {"site": "x"}}))["tool_use_id"] == "t"
+    assert BOX.invoke("read_discharge", {"site": "x"})["structuredContent"]["unit"] == "cfs"
+    assert BOX.list_tools() == BOX.schemas("mcp")
+
+
+def test_duplicate_names_are_refused():
+    with pytest.raises(ValueError, match="duplicate tool name 'read_discharge'"):
+        toolbox([read_discharge, read_discharge])
+    with pytest.raises(TypeError):
+        toolbox([lambda: 1])
+    with pytest.raises(ValueError):
+        BOX.schemas("gemini")

@@ -1,0 +1,260 @@
+"""The tool boundary: declarations, coercion of every input shape, errors, modes, async."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from quantity_guard import Q, quantity_tool, session
+from quantity_guard.errors import (CRSMismatch, DatumMismatch, DimensionalityError,
+                                   InvalidArguments, MissingUnit, QualityViolation,
+                                   TimezoneError, UnitParseError, UnknownDatum)
+from quantity_guard.spec import Spec
+
+
+@quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
+               returns={"unit": "mm/day"})
+def runoff_depth(discharge, area):
+    """Depth-equivalent runoff over the contributing area."""
+    return discharge / area
+
+
+EXPECTED = 35.39605824 / 29000 * 86.4
+
+
+@pytest.mark.parametrize("discharge", [
+    "1250 cfs", "1,250 cfs", "1250cfs", " 1250 ft3/s ", {"value": 1250, "unit": "cfs"},
+    '{"value": 1250, "unit": "cfs"}', Q(1250, "cfs"), {"value": "1250", "unit": "ft**3/s"},
+    35.39605824, "35.39605824", {"value": 35.39605824}, Q(35.39605824, "cumec"),
+])
+def test_every_input_shape_normalises_before_the_body(discharge):
+    out = runoff_depth(discharge, 29000)
+    assert out.unit.symbol == "mm/d"
+    assert out.magnitude == pytest.approx(EXPECTED, rel=1e-12)
+
+
+def test_the_body_receives_q_in_the_declared_unit():
+    seen = {}
+
+    @quantity_tool(params={"q": "m3/s"})
+    def probe(q):
+        seen["q"] = q
+        return 0
+
+    probe("1250 cfs")
+    assert seen["q"].__class__ is Q and seen["q"].unit.symbol == "m3/s"
+    assert seen["q"].magnitude == 35.39605824
+
+
+@pytest.mark.parametrize("bad,error,words", [
+    ("12.4 ft", DimensionalityError, ["expected a quantity in m**3/s ([length]^3 [time]^-1)",
+                                      "received 12.4 ft ([length])"]),
+    (True, InvalidArguments, ["True", "not a quantity"]),
+    (None, InvalidArguments, ["None"]),
+    ({"value": 1250, "unit": "cfs", "note": "x"}, InvalidArguments, ["unknown keys ['note']"]),
+    ({"unit": "cfs"}, InvalidArguments, ["no 'value'"]),
+    ({"value": True, "unit": "cfs"}, InvalidArguments, ["not a number"]),
+    ('{"value": 1250, "unit": ', InvalidArguments, ["not valid JSON"]),
+    ("[1, 2]", InvalidArguments, ["not a number with a unit"]),
+    ("lots", InvalidArguments, ["not a number with a unit"]),
+    ("1250 gal/min", UnitParseError, ["ambiguous", "gal_US"]),
+    ("1250 cfz", UnitParseError, ["unknown unit 'cfz'"]),
+    (float("nan"), InvalidArguments, ["not a finite number"]),
+    ({"value": 1250, "unit": "cfs", "datum": "NAVD88"}, InvalidArguments, ["only to a length"]),
+])
+def test_wrong_inputs_are_refused_with_repair_text(bad, error, words):
+    with pytest.raises(error) as err:
+        runoff_depth(bad, 29000)
+    assert err.value.field == "runoff_depth.discharge"
+    text = err.value.repair()
+    for w in words:
+        assert w in text
+    result = runoff_depth.invoke({"discharge": bad, "area": 29000})
+    assert result["isError"] is True and result["content"][0]["text"] == text
+
+
+def test_require_explicit_unit_refuses_bare_numbers():
+    @quantity_tool(params={"flow": {"unit": "cfs", "require_explicit_unit": True}})
+    def f(flow):
+        return flow
+
+    for bare in (1250, 1250.0, "1250", {"value": 1250}):
+        with pytest.raises(MissingUnit) as err:
+            f(bare)
+        assert '{"value": 1250, "unit": "cfs"}' in err.value.repair()
+    assert f("1250 cfs").magnitude == 1250.0
+
+
+def test_datum_declarations():
+    @quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88"}})
+    def f(stage):
+        return stage
+
+    assert f(12.4).datum == "NAVD88"
+    assert f("12.4 ft NAVD88").datum == "NAVD88"
+    assert f("3.78 m NAVD88").unit.symbol == "ft"
+    with pytest.raises(DatumMismatch) as err:
+        f("12.4 ft NGVD29")
+    assert "never silently shifted" in str(err.value) and "NAVD88" in err.value.repair()
+    with pytest.raises(UnknownDatum):
+        f("12.4 ft NAVD88X")
+
+
+def test_quality_floor_and_crs():
+    @quantity_tool(params={"q": {"unit": "cfs", "quality": "approved"},
+                           "x": {"unit": "m", "crs": "EPSG:4326"}})
+    def f(q, x):
+        return q
+
+    assert f({"value": 1, "unit": "cfs", "quality": "A"}, 1).quality == "approved"
+    with pytest.raises(QualityViolation) as err:
+        f({"value": 1, "unit": "cfs", "quality": "P"}, 1)
+    assert "provisional" in str(err.value)
+    with pytest.raises(QualityViolation):
+        f(1, 1)  # unknown quality never passes a floor
+    with pytest.raises(CRSMismatch):
+        f({"value": 1, "unit": "cfs", "quality": "A"}, {"value": 1, "unit": "m", "crs": "EPSG:27700"})
+
+
+def test_timestamp_declarations():
+    @quantity_tool(params={"when": {"tz": "America/Chicago"}})
+    def f(when):
+        return when.isoformat()
+
+    assert f("2025-07-15T15:00:00Z") == "2025-07-15T10:00:00-05:00"
+    with pytest.raises(TimezoneError) as err:
+        f("2025-07-15T10:00:00")
+    assert "naive" in str(err.value).lower() or "offset" in str(err.value).lower()
+    with pytest.raises(TimezoneError):
+        f("2025-07-15T10:00:00-06:00")  # CST in July: wrong for America/Chicago
+
+
+@pytest.mark.parametrize("decl,error", [
+    ({"discharge": {"unit": "m**3/sx"}}, UnitParseError),
+    ({"discharge": {"unit": "gal"}}, UnitParseError),
+    ({"discharge": {"unit": "m", "datum": "NOPE88"}}, UnknownDatum),
+    ({"discharge": {"unit": "m3/s", "quality": "great"}}, QualityViolation),
+    ({"discharge": {"unit": "m3/s", "units": "x"}}, InvalidArguments),
+    ({"discharge": {"unit": "m3/s", "datum": "NAVD88"}}, InvalidArguments),
+    ({"discharge": {}}, InvalidArguments),
+    ({"nope": "m"}, InvalidArguments),
+    ({"discharge": {"tz": "Mars/Olympus"}}, TimezoneError),
+])
+def test_declarations_fail_at_decoration_naming_tool_and_parameter(decl, error):
+    with pytest.raises(error) as err:
+        @quantity_tool(params=decl)
+        def tool_x(discharge):
+            return discharge
+    assert "tool_x" in str(err.value) or err.value.field and "tool_x" in err.value.field
+
+
+def test_results_are_converted_and_labelled():
+    @quantity_tool(returns={"unit": "cfs"})
+    def bare():
+        return 1250
+
+    @quantity_tool(returns={"unit": "cfs"})
+    def metric():
+        return Q(35.39605824, "m3/s")
+
+    @quantity_tool(returns={"flow": {"unit": "cfs"}, "stage": {"unit": "ft", "datum": "NAVD88"}})
+    def both():
+        return {"flow": 1, "stage": Q(1, "m"), "site": "x"}
+
+    assert repr(bare()) == "Q(1250 cfs)"
+    assert metric().magnitude == pytest.approx(1250.0, rel=1e-12)
+    out = both()
+    assert out["stage"].datum == "NAVD88" and out["stage"].unit.symbol == "ft" and out["site"] == "x"
+    r = bare.invoke({})
+    assert r == {"content": [{"type": "text", "text": '{"value": 1250.0, "unit": "cfs"}'}],
+                 "isError": False, "structuredContent": {"value": 1250.0, "unit": "cfs"}}
+
+
+def test_invoke_never_raises():
+    @quantity_tool(params={"x": "m"})
+    def boom(x):
+        raise RuntimeError("secret internals")
+
+    r = boom.invoke({"x": 1})
+    assert r["isError"] and "RuntimeError: secret internals" in r["content"][0]["text"]
+    assert "Traceback" not in r["content"][0]["text"]
+    assert boom.invoke("not json")["isError"]
+    assert boom.invoke("[1]")["isError"]
+    assert boom.invoke({"y": 1})["isError"]
+    assert boom.invoke({})["isError"]
+
+
+def test_warn_mode_proceeds_on_the_raw_value_and_records():
+    @quantity_tool(params={"discharge": {"unit": "m**3/s"}}, enforcement="warn", name="runoff")
+    def runoff(discharge):
+        return discharge
+
+    with session() as ledger:
+        got = runoff("12.4 ft")
+        runoff(3.0)
+        runoff("2 cfs")
+    assert got.unit.symbol == "ft" and got.magnitude == 12.4
+    report = ledger.enforcement_report()
+    assert report.startswith("1 of 3 tool calls would have been blocked:")
+    assert "1x dimensionality_error" in report
+    assert ("runoff.discharge: expected a quantity in m**3/s ([length]^3 [time]^-1), "
+            "received 12.4 ft ([length])") in report
+    with pytest.warns(UserWarning):
+        runoff("12.4 ft")  # outside a session the violation is not lost
+
+
+def test_off_mode_only_coerces():
+    @quantity_tool(params={"d": "m3/s"}, enforcement="off")
+    def f(d):
+        return d
+
+    assert f("12.4 ft").unit.symbol == "ft"
+    assert f(3).unit.symbol == "m3/s"
+
+
+def test_async_tools():
+    @quantity_tool(params={"d": "m3/s"}, returns={"unit": "m3/s"})
+    async def f(d):
+        await asyncio.sleep(0)
+        return d * 2
+
+    assert asyncio.run(f("1250 cfs")).magnitude == 2 * 35.39605824
+    r = asyncio.run(f.ainvoke({"d": "12 ft"}))
+    assert r["isError"]
+    assert f.invoke({"d": 1})["structuredContent"] == {"value": 2.0, "unit": "m3/s"}
+
+    async def in_loop():
+        return f.invoke({"d": 1})
+    assert "ainvoke" in asyncio.run(in_loop())["content"][0]["text"]
+
+
+def test_json_schema_states_the_unit_in_words_and_extensions():
+    s = runoff_depth.json_schema()
+    d = s["inputSchema"]["properties"]["discharge"]
+    assert d["x-unit"] == "m**3/s"
+    assert d["description"].startswith("In cubic metres per second (m3/s).")
+    assert s["inputSchema"]["required"] == ["discharge", "area"]
+    assert s["outputSchema"]["required"] == ["value", "unit"]
+    assert json.loads(json.dumps(s)) == s
+
+    @quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88", "crs": "epsg:4269",
+                                     "quality": "approved"}, "when": {"tz": "UTC"}})
+    def g(stage, when, note: str = ""):
+        return 0
+    props = g.json_schema()["inputSchema"]["properties"]
+    assert (props["stage"]["x-datum"], props["stage"]["x-crs"], props["stage"]["x-quality"]) == \
+        ("NAVD88", "EPSG:4269", "approved")
+    assert props["when"] == {"type": "string", "format": "date-time", "x-tz": "UTC",
+                             "description": "In a timestamp with a UTC offset, in UTC."}
+    assert props["note"] == {"type": "string"}
+    assert "cubic feet per second (cfs)" in Spec("cfs").describe()
+
+
+def test_series_are_declared_identically():
+    np = pytest.importorskip("numpy")
+    out = runoff_depth([35.39605824, 70.79211648], 29000)
+    assert out.is_series and out.magnitude[1] == pytest.approx(2 * EXPECTED)
+    out = runoff_depth(["1250 cfs", {"value": 2500, "unit": "cfs"}], 29000)
+    assert out.magnitude[0] == pytest.approx(EXPECTED)
+    assert runoff_depth(np.array([35.39605824]), 29000).magnitude[0] == pytest.approx(EXPECTED)
