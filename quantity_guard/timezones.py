@@ -599,7 +599,7 @@ def usgs_zone(code: str, uses_dst: bool | str = True) -> str:
         raise TimezoneError(
             f"USGS tz_cd {key!r} is a daylight-saving code, but the site is marked as not using "
             f"daylight saving time.", received=(code, uses_dst),
-            suggestion=f"the site's standard-time code with uses_dst=False, or uses_dst=True")
+            suggestion="the site's standard-time code with uses_dst=False, or uses_dst=True")
     if key == "MST":
         return "America/Phoenix"
     if iana in ("Pacific/Honolulu", "America/Puerto_Rico", "Pacific/Guam", "Pacific/Pago_Pago"):
