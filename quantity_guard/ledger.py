@@ -278,7 +278,7 @@ class Ledger:
         m = held.magnitude
         if m == 0.0:
             return
-        tol = relative_cap(m, written_tolerance(accepted.raw))
+        tol = relative_cap(m, _held_tolerance(accepted))
         for e in self._outputs_near(m, tol):
             if e.call == call.index or not is_close(e.magnitude, m, tol):
                 continue
@@ -325,12 +325,13 @@ class Ledger:
         m = held.magnitude
         u = held.unit
         si = m * float(u.factor) + float(u.offset or 0)
-        tol = relative_cap(si, written_tolerance(accepted.raw) * float(u.factor)) or 1e-12
+        written = _held_tolerance(accepted)
+        tol = relative_cap(si, written * float(u.factor)) or 1e-12
         for e in self._outputs_near_si(u.dims, si, tol):
             if e.call != call.index and is_close(e.si, si, tol) and \
                     (held.datum is None or e.datum in (None, held.datum)):
                 return
-        if self.find_derivation((m,), u, relative_cap(m, written_tolerance(accepted.raw))):
+        if self.find_derivation((m,), u, relative_cap(m, written)):
             return
         for num in self.context_numbers():
             if num.unit is None:
@@ -422,6 +423,15 @@ class Ledger:
 
 
 Session = Ledger
+
+
+def _held_tolerance(accepted) -> float:
+    """The precision the model wrote, in the unit the tool holds the value in."""
+    tol = written_tolerance(accepted.raw)
+    received, held = accepted.received, accepted.value
+    if received is not None and received.unit is not held.unit:
+        tol *= float(received.unit.factor / held.unit.factor)
+    return tol
 
 
 def _label(q: Q) -> str:

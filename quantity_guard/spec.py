@@ -353,7 +353,8 @@ class Spec:
                 q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
             elif q.datum != self.datum:
                 raise DatumMismatch(
-                    f"expected an elevation on {self.datum}, received {q} on {q.datum}; values "
+                    f"expected an elevation on {self.datum}, received {_show(q.magnitude)} "
+                    f"{q.unit.symbol} on {q.datum}; values "
                     f"on another datum are refused, never silently shifted", field=field,
                     received=q.datum, expected=self.datum,
                     suggestion=f"the value converted to {self.datum} (Q.to_datum('{self.datum}') "

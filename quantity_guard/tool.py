@@ -83,47 +83,11 @@ class GuardedTool:
                                    field=self.name) from None
         session = ledger.current()
         call = session.begin_call(self, bound.arguments) if session is not None else None
-        strict = self.enforcement == "strict"
-        for pname, spec in self.params.items():
-            field = spec.field
-            if pname not in bound.arguments:
-                if spec.optional or self.signature.parameters[pname].default is not \
-                        inspect.Parameter.empty:
-                    continue
-                self._violation(call, InvalidArguments(
-                    f"missing the argument {pname}", field=field,
-                    suggestion=f"{pname}: {spec.words()}"), strict)
-                continue
-            raw = bound.arguments[pname]
-            if raw is None and (spec.optional or self.signature.parameters[pname].default
-                                is not inspect.Parameter.empty):
-                del bound.arguments[pname]  # an optional parameter sent as null (OpenAI strict)
-                continue
-            if self.enforcement == "off":
-                bound.arguments[pname] = spec.lenient(raw, field).value
-                continue
-            try:
-                accepted = spec.accept(raw, field)
-                if call is not None:
-                    call.check_input(pname, spec, accepted)
-            except GuardViolation as violation:
-                self._violation(call, violation, strict)
-                accepted = spec.lenient(raw, field)
-                if call is not None:
-                    call.record_input(pname, spec, accepted)
-            bound.arguments[pname] = accepted.value
+        optional = {p for p, param in self.signature.parameters.items()
+                    if param.default is not inspect.Parameter.empty}
+        guard_arguments(self.params, bound.arguments, enforcement=self.enforcement, call=call,
+                        optional=optional)
         return bound, call
-
-    def _violation(self, call, violation: GuardViolation, strict: bool) -> None:
-        if call is not None:
-            call.record_violation(violation, blocked=strict)
-        elif not strict and self.enforcement == "warn":
-            from . import ledger
-            ledger.note_unrecorded(violation)
-        if strict:
-            if call is not None:
-                call.finish(ok=False)
-            raise violation
 
     def _finish(self, result, call):
         try:
@@ -240,6 +204,51 @@ class GuardedTool:
                     "type": "object", "properties": {k: s.output_schema()
                                                      for k, s in self.returns.items()}}
         return schema
+
+
+def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict", call=None,
+                    optional=frozenset()) -> None:
+    """Coerce the declared ``arguments`` in place (the tool boundary, shared by ``@quantity_tool``
+    and the MCP proxy). Strict: the first violation is recorded in ``call`` and raised. Warn: every
+    violation is recorded and the value goes on as received. Off: coercion only."""
+    for pname, spec in params.items():
+        field = spec.field
+        if arguments.get(pname) is None:
+            if spec.optional or pname in optional:
+                arguments.pop(pname, None)  # an optional parameter sent as null (OpenAI strict)
+                continue
+            if pname not in arguments:
+                _violation(call, InvalidArguments(f"missing the argument {pname}", field=field,
+                                                  suggestion=f"{pname}: {spec.words()}"),
+                           enforcement)
+                continue
+        raw = arguments[pname]
+        if enforcement == "off":
+            arguments[pname] = spec.lenient(raw, field).value
+            continue
+        try:
+            accepted = spec.accept(raw, field)
+            if call is not None:
+                call.check_input(pname, spec, accepted)
+        except GuardViolation as violation:
+            _violation(call, violation, enforcement)
+            accepted = spec.lenient(raw, field)
+            if call is not None:
+                call.record_input(pname, spec, accepted)
+        arguments[pname] = accepted.value
+
+
+def _violation(call, violation: GuardViolation, enforcement: str) -> None:
+    strict = enforcement == "strict"
+    if call is not None:
+        call.record_violation(violation, blocked=strict)
+    elif enforcement == "warn":
+        from . import ledger
+        ledger.note_unrecorded(violation)
+    if strict:
+        if call is not None:
+            call.finish(ok=False)
+        raise violation
 
 
 def _has_var_keyword(sig: inspect.Signature) -> bool:

@@ -1,0 +1,171 @@
+"""Annotation files: declarations for tools of a server you did not write.
+
+TOML (the standard library's ``tomllib``; ``tomli`` on Python 3.10) or JSON, in this shape::
+
+    [tools.read_discharge]
+    returns = { unit = "cfs" }
+
+    [tools.runoff_depth.params]
+    discharge = { unit = "m**3/s" }
+    area = "km**2"                    # a bare unit string is {unit = "km**2"}
+
+Per tool: ``params`` (name -> declaration), ``returns`` (one declaration, or a table of them by
+result field), ``description`` (added to the tool's description). Every problem (an unknown
+unit, key, datum or quality, a wrong type) is reported with the file, the line where the format
+allows, the tool and the parameter, all at once, before any server is started.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from .errors import GuardViolation
+from .spec import Spec, returns_of
+
+__all__ = ["load", "loads", "Annotations", "ToolAnnotation", "AnnotationError"]
+
+_TOOL_KEYS = frozenset({"params", "returns", "description"})
+
+
+class AnnotationError(ValueError):
+    """One or more problems in an annotation file; ``problems`` lists them one per line."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"{path}: {len(problems)} problem(s) in the annotations:\n  "
+                         + "\n  ".join(problems))
+
+
+class ToolAnnotation:
+    __slots__ = ("name", "params", "returns", "description")
+
+    def __init__(self, name: str, params: dict, returns, description: str | None) -> None:
+        self.name = name
+        self.params: dict[str, Spec] = params
+        self.returns = returns
+        self.description = description
+
+
+class Annotations(dict):
+    """tool name -> ToolAnnotation, with the path it came from."""
+
+    path: str = "<annotations>"
+
+
+def load(path: str) -> Annotations:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise AnnotationError(path, [f"not UTF-8 text ({err})"]) from None
+    kind = "json" if path.lower().endswith(".json") else "toml"
+    return loads(text, kind=kind, path=path)
+
+
+def loads(text: str, *, kind: str = "toml", path: str = "<annotations>") -> Annotations:
+    if kind == "json":
+        try:
+            doc = json.loads(text)
+        except ValueError as err:
+            line = getattr(err, "lineno", None)
+            raise AnnotationError(path, [f"line {line}: invalid JSON: {getattr(err, 'msg', err)}"
+                                         if line else f"invalid JSON: {err}"]) from None
+    else:
+        loader = _toml()
+        try:
+            doc = loader.loads(text)
+        except loader.TOMLDecodeError as err:
+            raise AnnotationError(path, [f"invalid TOML: {err}"]) from None
+    return _build(doc, text, path)
+
+
+def _toml():
+    try:
+        import tomllib
+        return tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli
+        except ImportError:
+            raise AnnotationError("<annotations>", [
+                "reading TOML on Python 3.10 needs tomli (pip install tomli), or write the "
+                "annotations as JSON"]) from None
+        return tomli
+
+
+def _build(doc, text: str, path: str) -> Annotations:
+    problems: list[str] = []
+    out = Annotations()
+    out.path = path
+    lines = text.splitlines()
+
+    def where(tool: str, key: str | None = None) -> str:
+        line = _find_line(lines, tool, key)
+        place = f"line {line}: " if line else ""
+        return f"{place}tools.{tool}" + (f".{key}" if key else "")
+
+    if not isinstance(doc, dict) or set(doc) - {"tools"}:
+        extra = sorted(set(doc) - {"tools"}) if isinstance(doc, dict) else []
+        problems.append(f"the file must have one top-level table 'tools'"
+                        + (f"; unknown keys {extra}" if extra else ""))
+        raise AnnotationError(path, problems)
+    tools = doc.get("tools", {})
+    if not isinstance(tools, dict):
+        raise AnnotationError(path, ["'tools' must be a table of tool names"])
+    for name, body in tools.items():
+        if not isinstance(body, dict):
+            problems.append(f"{where(name)}: must be a table, not {type(body).__name__}")
+            continue
+        unknown = set(body) - _TOOL_KEYS
+        if unknown:
+            problems.append(f"{where(name, sorted(unknown)[0])}: unknown key(s) {sorted(unknown)}; "
+                            f"a tool has {sorted(_TOOL_KEYS)}")
+        params: dict[str, Spec] = {}
+        raw_params = body.get("params", {})
+        if not isinstance(raw_params, dict):
+            problems.append(f"{where(name, 'params')}: must be a table of parameter names")
+            raw_params = {}
+        for pname, decl in raw_params.items():
+            try:
+                params[pname] = Spec.of(decl, f"{name}.{pname}")
+            except GuardViolation as err:
+                problems.append(f"{where(name, pname)}: {err.message}")
+        returns = None
+        if "returns" in body:
+            try:
+                returns = returns_of(body["returns"], f"{name}.return")
+            except GuardViolation as err:
+                problems.append(f"{where(name, 'returns')}: {err.message}")
+        description = body.get("description")
+        if description is not None and not isinstance(description, str):
+            problems.append(f"{where(name, 'description')}: must be a string")
+            description = None
+        out[name] = ToolAnnotation(name, params, returns, description)
+    if problems:
+        raise AnnotationError(path, problems)
+    return out
+
+
+def _find_line(lines: list[str], tool: str, key: str | None) -> int | None:
+    """Best-effort line number of a tool's section (and of a key inside it), for messages."""
+    header = re.compile(r"^\s*\[\s*tools\.\"?" + re.escape(tool) + r"\"?(\.params)?\s*\]")
+    json_tool = re.compile(r'^\s*"' + re.escape(tool) + r'"\s*:')
+    start = None
+    for i, line in enumerate(lines):
+        if header.match(line) or json_tool.match(line):
+            start = i
+            if key is None:
+                return i + 1
+            break
+    if start is None:
+        return None
+    keypat = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*[=:]|[{,]\s*"?' + re.escape(key)
+                        + r'"?\s*[=:]')
+    for j in range(start, len(lines)):
+        if j > start and re.match(r"^\s*\[\s*tools\.", lines[j]) and not header.match(lines[j]):
+            break
+        if keypat.search(lines[j]):
+            return j + 1
+    return start + 1

@@ -1,0 +1,319 @@
+"""The quantity policy behind ``quantity-guard-mcp``: annotations applied to a live server.
+
+- ``advertise``: an annotated parameter accepts a number (read in the declared unit), a string
+  such as ``"1250 cfs"`` or ``{"value", "unit"}``, and carries ``x-unit``/``x-datum``/``x-crs``/
+  ``x-tz``/``x-quality`` and the unit in words in its description; an annotated result gets an
+  ``outputSchema`` for ``{"value", "unit", ...}``. Nothing else about a tool changes.
+- ``check_call``: arguments to annotated parameters are validated and converted into the unit
+  the upstream expects (``"1250 cfs"`` arrives as ``35.39605824``); a violation is answered as an
+  ``isError`` tool result with the repair text, and nothing goes upstream. The ledger's
+  carry-over and sourced checks run across the client session exactly as in the library.
+- ``label_result``: a bare numeric result of an annotated tool comes back labelled
+  ``{"value": 1250.0, "unit": "cfs"}`` in the text and in ``structuredContent``.
+
+The ledger resets per client session and is bounded (``MAX_ENTRIES``).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+
+from ..annotations import load
+from ..errors import GuardViolation
+from ..ledger import Ledger
+from ..quantity import Q
+from ..spec import Spec
+from ..tool import guard_arguments, tool_error, tool_result, value_json
+from .guard import Decision
+
+__all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
+
+MAX_ENTRIES = 10_000
+VIOLATION_META = "io.github.quantity-guard/violation"
+
+
+def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path: str | None = None,
+                 manifest_path: str | None = None) -> "QuantityPolicy":
+    return QuantityPolicy(load(annotations_path), enforcement=enforcement, log_path=log_path,
+                          manifest_path=manifest_path)
+
+
+class _ToolRef:
+    """What the ledger records a call against."""
+
+    __slots__ = ("name", "enforcement")
+
+    def __init__(self, name: str, enforcement: str) -> None:
+        self.name, self.enforcement = name, enforcement
+
+
+class QuantityPolicy:
+    def __init__(self, annotations, *, enforcement: str = "strict", log_path: str | None = None,
+                 manifest_path: str | None = None, max_entries: int = MAX_ENTRIES) -> None:
+        if enforcement not in ("strict", "warn"):
+            raise ValueError(f"enforcement must be strict or warn, not {enforcement!r}")
+        self.annotations = annotations
+        self.enforcement = enforcement
+        self.log_path = log_path
+        self.manifest_path = manifest_path
+        self.max_entries = max_entries
+        self.ledger = Ledger(max_entries=max_entries)
+        self.sessions: list[dict] = []
+        self._log = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._lock = threading.Lock()
+        self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
+
+    # -- the Policy protocol ---------------------------------------------------------------
+    def guards(self, tool_name: str) -> bool:
+        return tool_name in self.annotations
+
+    def reset(self) -> None:
+        with self._lock:
+            if self.ledger.calls:
+                self.sessions.append(self.ledger.manifest())
+            self.ledger = Ledger(max_entries=self.max_entries)
+
+    def advertise(self, tool: dict) -> dict:
+        ann = self.annotations[tool.get("name")]
+        schema = tool.get("inputSchema")
+        if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+            props = schema["properties"]
+            for pname, spec in ann.params.items():
+                if pname in props and isinstance(props[pname], dict):
+                    props[pname] = _merge_param(props[pname], spec)
+        if ann.returns is not None:
+            if isinstance(ann.returns, Spec):
+                tool["outputSchema"] = ann.returns.output_schema()
+                words = ann.returns.words()
+            else:
+                tool["outputSchema"] = {"type": "object", "properties": {
+                    k: s.output_schema() for k, s in ann.returns.items()}}
+                words = "; ".join(f"{k} in {s.words()}" for k, s in ann.returns.items())
+            tool["description"] = _join(tool.get("description"), f"Returns {words}.")
+        if ann.description:
+            tool["description"] = _join(tool.get("description"), ann.description)
+        return tool
+
+    def check_call(self, tool_name: str, arguments: dict) -> Decision:
+        ann = self.annotations[tool_name]
+        if not isinstance(arguments, dict):
+            return Decision.refuse(tool_error("the arguments must be a JSON object"))
+        with self._lock:
+            call = self.ledger.begin_call(self._refs[tool_name], arguments)
+            coerced = dict(arguments)
+            try:
+                guard_arguments(ann.params, coerced, enforcement=self.enforcement, call=call)
+            except GuardViolation as violation:
+                self._write_log("violation", tool_name, arguments, violation=violation)
+                result = tool_error(violation.repair())
+                result["_meta"] = {VIOLATION_META: {"code": violation.code,
+                                                    "field": violation.field}}
+                return Decision.refuse(result)
+        warned = {v["field"] for v in call.violations}
+        forwarded = dict(arguments)
+        for pname, spec in ann.params.items():
+            if pname in coerced and pname in arguments:
+                # warn: a value that violated goes on as the model sent it
+                forwarded[pname] = arguments[pname] if spec.field in warned \
+                    else _wire(coerced[pname], arguments[pname])
+        self._write_log("call", tool_name, arguments, forwarded=forwarded,
+                        warnings=[v for v in call.violations])
+        return Decision.forward(forwarded)
+
+    def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
+        ann = self.annotations[tool_name]
+        if ann.returns is None:
+            return result
+        value = _result_value(result, ann.returns)
+        if value is None:
+            return result
+        try:
+            if isinstance(ann.returns, Spec):
+                out = ann.returns.convert_result(value)
+            else:
+                out = {k: s.convert_result(value[k]) for k, s in ann.returns.items() if k in value}
+                out = {**value, **out}
+        except (GuardViolation, KeyError, TypeError):
+            return result
+        with self._lock:
+            call = self._call_for(tool_name)
+            if call is not None:
+                call.record_output(out)
+                call.finish(ok=True)
+        labelled = tool_result(out)
+        for key, val in result.items():  # keep _meta and anything else the server sent
+            if key not in ("content", "structuredContent", "isError"):
+                labelled[key] = val
+        self._write_log("result", tool_name, arguments, result=value_json(out))
+        return labelled
+
+    def _call_for(self, tool_name: str):
+        for call in reversed(self.ledger.calls):
+            if call.tool == tool_name and call.ok is None:
+                return call
+        return None
+
+    # -- command line extras ------------------------------------------------------------------
+    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
+        listed = {t.get("name"): t for t in tools if isinstance(t, dict)}
+        problems, lines = [], []
+        for name, ann in self.annotations.items():
+            tool = listed.get(name)
+            if tool is None:
+                close = _close_names(name, listed)
+                problems.append(f"tools.{name}: the server has no tool {name!r}"
+                                + (f" (did you mean {close}?)" if close else ""))
+                continue
+            props = (tool.get("inputSchema") or {}).get("properties") or {}
+            for pname in ann.params:
+                if pname not in props:
+                    problems.append(f"tools.{name}.params.{pname}: {name} has no parameter "
+                                    f"{pname!r} (it has {sorted(props)})")
+            declared = ", ".join(f"{p} [{s.unit_text or s.tz_text}]" for p, s in ann.params.items())
+            ret = ""
+            if isinstance(ann.returns, Spec):
+                ret = f" -> {ann.returns.unit_text}"
+            elif ann.returns:
+                ret = " -> {" + ", ".join(f"{k} [{s.unit_text}]" for k, s in ann.returns.items()) + "}"
+            lines.append(f"guarded   {name}({declared}){ret}")
+        for name in sorted(set(listed) - set(self.annotations)):
+            lines.append(f"untouched {name}")
+        return CatalogueReport(problems, lines)
+
+    def close(self) -> None:
+        if self.manifest_path:
+            with self._lock:
+                sessions = self.sessions + ([self.ledger.manifest()] if self.ledger.calls else [])
+            data = {"format": "quantity-guard-proxy-manifest", "version": 1,
+                    "enforcement": self.enforcement, "sessions": sessions}
+            with open(self.manifest_path, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=1)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _write_log(self, kind: str, tool: str, arguments, **extra) -> None:
+        if self._log is None:
+            return
+        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": arguments}
+        violation = extra.pop("violation", None)
+        if violation is not None:
+            record["violation"] = violation.as_dict()
+        record.update(extra)
+        with self._lock:
+            self._log.write(json.dumps(record, default=str) + "\n")
+            self._log.flush()
+
+
+class CatalogueReport:
+    def __init__(self, problems: list[str], lines: list[str]) -> None:
+        self.problems = problems
+        self.lines = lines
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __str__(self) -> str:
+        out = list(self.lines)
+        if self.problems:
+            out.append(f"{len(self.problems)} problem(s):")
+            out.extend(f"  {p}" for p in self.problems)
+        else:
+            out.append("annotations match the server")
+        return "\n".join(out)
+
+
+def _join(a: str | None, b: str) -> str:
+    if not a or not a.strip():
+        return b
+    a = a.rstrip()
+    return f"{a} {b}" if a[-1] in ".!?:;" else f"{a}. {b}"
+
+
+def _merge_param(original: dict, spec: Spec) -> dict:
+    """The upstream's schema for one parameter, widened to the shapes the guard accepts, with
+    the declaration's x-* keys and the unit stated in words."""
+    ours = spec.json_schema()
+    merged = {k: v for k, v in original.items() if k not in ("type", "anyOf", "oneOf", "format",
+                                                            "minimum", "maximum",
+                                                            "exclusiveMinimum",
+                                                            "exclusiveMaximum", "description")}
+    if spec.is_timestamp:
+        merged.update({k: v for k, v in ours.items() if k != "description"})
+    else:
+        merged.update({k: copy.deepcopy(v) for k, v in ours.items() if k != "description"})
+    merged["description"] = _join(original.get("description"), ours["description"])
+    return merged
+
+
+def _wire(value, original):
+    """The value as the upstream expects it: the magnitude in the declared unit."""
+    if value.__class__ is Q:
+        m = value.magnitude
+        if m.__class__ is float:
+            return int(m) if m.is_integer() and isinstance(original, int) \
+                and not isinstance(original, bool) and abs(m) < 2 ** 53 else m
+        return [None if v != v else float(v) for v in m.tolist()]
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return original
+
+
+def _number(x):
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return x
+    if isinstance(x, str):
+        try:
+            v = json.loads(x.strip())
+        except ValueError:
+            return x.strip() if _looks_quantity(x) else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return v
+        if isinstance(v, dict) and "value" in v:
+            return v
+    if isinstance(x, dict) and "value" in x:
+        return x
+    return None
+
+
+def _looks_quantity(text: str) -> bool:
+    from ..quantity import split_number
+    number, rest = split_number(text)
+    return number is not None and bool(rest) and len(rest) < 40
+
+
+def _result_value(result: dict, returns):
+    """The bare value(s) in an upstream result, or None when it is not a plain labelled-able
+    result (then it passes untouched)."""
+    structured = result.get("structuredContent")
+    texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)
+             and c.get("type") == "text"]
+    if isinstance(returns, Spec):
+        if isinstance(structured, dict):
+            if set(structured) == {"result"}:  # SDK servers wrap a primitive return this way
+                return _number(structured["result"])
+            if "value" in structured:
+                return structured
+        if len(texts) == 1:
+            return _number(texts[0])
+        return None
+    source = structured
+    if source is None and len(texts) == 1:
+        try:
+            source = json.loads(texts[0])
+        except ValueError:
+            return None
+    if isinstance(source, dict) and any(k in source for k in returns):
+        return {k: (_number(v) if k in returns else v) for k, v in source.items()}
+    return None
+
+
+def _close_names(name: str, listed) -> str:
+    import difflib
+    matches = difflib.get_close_matches(name, [n for n in listed if isinstance(n, str)], n=2)
+    return " or ".join(repr(m) for m in matches)

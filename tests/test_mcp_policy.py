@@ -1,0 +1,194 @@
+"""The quantity policy behind quantity-guard-mcp, driven through the sans-IO guard."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from quantity_guard.annotations import loads
+from quantity_guard.mcp.guard import C2S, LOG, S2C, Guard
+from quantity_guard.mcp.policy import QuantityPolicy
+
+ANNOTATIONS = """
+[tools.read_discharge]
+returns = { unit = "cfs" }
+
+[tools.read_area]
+returns = { unit = "km**2" }
+
+[tools.runoff_depth]
+returns = { unit = "mm/day" }
+
+[tools.runoff_depth.params]
+discharge = { unit = "m**3/s" }
+area = { unit = "km**2", sourced = true }
+
+[tools.at]
+[tools.at.params]
+when = { tz = "America/Chicago" }
+"""
+
+UPSTREAM_TOOLS = [
+    {"name": "read_discharge", "description": "Discharge in cubic feet per second",
+     "inputSchema": {"type": "object", "properties": {"site": {"type": "string"}}}},
+    {"name": "read_area", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "runoff_depth", "description": "Runoff.", "inputSchema": {"type": "object", "properties": {
+        "discharge": {"type": "number", "minimum": 0, "description": "in m3/s"},
+        "area": {"type": "number"}}, "required": ["discharge", "area"]}},
+    {"name": "at", "inputSchema": {"type": "object", "properties": {"when": {"type": "string"}}}},
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"x": {"type": "number"}}}},
+]
+
+
+def line(obj) -> bytes:
+    return (json.dumps(obj) + "\n").encode()
+
+
+class Harness:
+    def __init__(self, enforcement="strict", **kw):
+        self.policy = QuantityPolicy(loads(ANNOTATIONS), enforcement=enforcement, **kw)
+        self.guard = Guard(self.policy)
+        self.next = 0
+        self.guard.receive(C2S, line({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                      "params": {"protocolVersion": "2025-06-18"}}))
+
+    def list_tools(self):
+        self.next += 1
+        self.guard.receive(C2S, line({"jsonrpc": "2.0", "id": self.next, "method": "tools/list"}))
+        out = self.guard.receive(S2C, line({"jsonrpc": "2.0", "id": self.next,
+                                            "result": {"tools": UPSTREAM_TOOLS}}))
+        return {t["name"]: t for t in json.loads(out[0][1])["result"]["tools"]}
+
+    def call(self, name, arguments, upstream_result=None):
+        """Returns (what reached the upstream or None, what the client got)."""
+        self.next += 1
+        out = self.guard.receive(C2S, line({"jsonrpc": "2.0", "id": self.next, "method": "tools/call",
+                                            "params": {"name": name, "arguments": arguments}}))
+        sent = [json.loads(b) for d, b in out if d == C2S]
+        to_client = [json.loads(b) for d, b in out if d == S2C]
+        if to_client:
+            return None, to_client[0]["result"]
+        assert len(sent) == 1
+        reply = self.guard.receive(S2C, line({"jsonrpc": "2.0", "id": self.next,
+                                              "result": upstream_result or {"content": []}}))
+        return sent[0]["params"]["arguments"], json.loads(reply[0][1])["result"]
+
+
+def bare(value) -> dict:
+    return {"content": [{"type": "text", "text": json.dumps(value)}]}
+
+
+def test_tools_are_re_advertised_with_units_and_the_rest_untouched():
+    h = Harness()
+    tools = h.list_tools()
+    d = tools["runoff_depth"]["inputSchema"]["properties"]["discharge"]
+    assert d["x-unit"] == "m**3/s" and "minimum" not in d and "type" not in d
+    assert d["description"].startswith("in m3/s. In cubic metres per second (m3/s).")
+    assert {"type": "number"} in d["anyOf"]
+    assert tools["runoff_depth"]["description"] == "Runoff. Returns millimetres per day (mm/d)."
+    assert tools["read_discharge"]["outputSchema"]["required"] == ["value", "unit"]
+    assert tools["echo"] == UPSTREAM_TOOLS[4]
+    assert tools["at"]["inputSchema"]["properties"]["when"]["x-tz"] == "America/Chicago"
+
+
+def test_arguments_are_converted_into_the_upstream_unit_deterministically():
+    h = Harness()
+    h.call("read_area", {}, bare(29000))
+    sent, _ = h.call("runoff_depth", {"discharge": "1250 cfs", "area": 29000}, bare(0.1))
+    assert sent == {"discharge": 35.39605824, "area": 29000}
+    again, _ = h.call("runoff_depth", {"discharge": "1250 cfs", "area": 29000}, bare(0.1))
+    assert again == sent
+    sent, _ = h.call("at", {"when": "2025-07-15T15:00:00Z"})
+    assert sent == {"when": "2025-07-15T10:00:00-05:00"}
+
+
+def test_violations_are_answered_by_the_proxy_and_nothing_goes_upstream():
+    h = Harness()
+    sent, result = h.call("runoff_depth", {"discharge": "12.4 ft", "area": 1})
+    assert sent is None and result["isError"] is True
+    assert result["content"][0]["text"].startswith(
+        "runoff_depth.discharge: expected a quantity in m**3/s ([length]^3 [time]^-1), "
+        "received 12.4 ft ([length])")
+    assert result["_meta"]["io.github.quantity-guard/violation"]["code"] == "dimensionality_error"
+
+
+def test_carry_over_across_the_session_and_reset_per_client_session():
+    h = Harness()
+    _, labelled = h.call("read_discharge", {"site": "07374000"}, bare(1250))
+    assert labelled["structuredContent"] == {"value": 1250.0, "unit": "cfs"}
+    assert json.loads(labelled["content"][0]["text"]) == {"value": 1250.0, "unit": "cfs"}
+    h.call("read_area", {}, bare(29000))
+    sent, result = h.call("runoff_depth", {"discharge": 1250, "area": 29000})
+    assert sent is None
+    assert result["content"][0]["text"].startswith(
+        "runoff_depth.discharge: received the bare number 1250, which this tool reads as 1250 "
+        "m3/s, but read_discharge.return returned 1250 cfs and no conversion was applied")
+    # a new initialize is a new client session: the earlier reading is forgotten
+    h.guard.receive(C2S, line({"jsonrpc": "2.0", "id": "s2", "method": "initialize", "params": {}}))
+    h.call("read_area", {}, bare(29000))
+    sent, result = h.call("runoff_depth", {"discharge": 1250, "area": 29000}, bare(3.7))
+    assert sent == {"discharge": 1250, "area": 29000} and not result.get("isError")
+
+
+def test_unsourced_input_through_the_proxy():
+    h = Harness()
+    sent, result = h.call("runoff_depth", {"discharge": "1250 cfs", "area": 2915830.0})
+    assert sent is None and "received 2.91583e+06 km2, which no tool returned" in \
+        result["content"][0]["text"]
+
+
+@pytest.mark.parametrize("upstream,expected", [
+    (bare(0.1054), {"value": 0.1054, "unit": "mm/d"}),
+    ({"content": [{"type": "text", "text": "0.1054"}], "structuredContent": {"result": 0.1054}},
+     {"value": 0.1054, "unit": "mm/d"}),
+    ({"content": [{"type": "text", "text": "0.1054 mm/day"}]}, {"value": 0.1054, "unit": "mm/d"}),
+    ({"content": [{"type": "text", "text": "86.4 m3/s"}]}, None),          # wrong dimension: as sent
+    ({"content": [{"type": "text", "text": "no data"}]}, None),             # not a number: as sent
+    ({"content": [{"type": "text", "text": "1"}], "isError": True}, None),  # errors pass untouched
+])
+def test_results_are_labelled_only_when_they_are_plain_numbers(upstream, expected):
+    h = Harness()
+    h.call("read_area", {}, bare(29000))
+    _, result = h.call("runoff_depth", {"discharge": 1.0, "area": 29000}, upstream)
+    if expected is None:
+        assert result == upstream
+    else:
+        assert result["structuredContent"] == expected
+
+
+def test_warn_mode_forwards_the_raw_value_and_records(tmp_path):
+    manifest = tmp_path / "m.json"
+    log = tmp_path / "log.jsonl"
+    h = Harness(enforcement="warn", manifest_path=str(manifest), log_path=str(log))
+    sent, _ = h.call("runoff_depth", {"discharge": "12.4 ft", "area": 5}, bare(1))
+    assert sent == {"discharge": "12.4 ft", "area": 5}
+    h.policy.close()
+    data = json.loads(manifest.read_text())
+    violations = data["sessions"][0]["violations"]
+    assert [v["code"] for v in violations] == ["dimensionality_error", "unsourced_input"]
+    assert all(v["blocked"] is False for v in violations)
+    events = [json.loads(x)["event"] for x in log.read_text().splitlines()]
+    assert events == ["call", "result"]
+
+
+def test_check_catalogue_reports_unknown_tools_and_parameters():
+    policy = QuantityPolicy(loads(ANNOTATIONS + "\n[tools.read_dischrge]\nreturns = 'cfs'\n"
+                                  "[tools.echo.params]\ny = 'm'\n"))
+    report = policy.check_catalogue(UPSTREAM_TOOLS)
+    text = str(report)
+    assert not report.ok
+    assert "tools.read_dischrge: the server has no tool 'read_dischrge' (did you mean " \
+           "'read_discharge'" in text
+    assert "tools.echo.params.y: echo has no parameter 'y'" in text
+    assert "guarded   runoff_depth(discharge [m**3/s], area [km**2]) -> mm/day" in text
+    good = QuantityPolicy(loads(ANNOTATIONS)).check_catalogue(UPSTREAM_TOOLS)
+    assert good.ok and "untouched echo" in str(good)
+
+
+def test_the_guard_never_raises_on_odd_arguments():
+    h = Harness()
+    for args in ([1, 2], "x", None, {"discharge": {"value": [1, {"a": 1}], "unit": "cfs"}}):
+        h.next += 1
+        out = h.guard.receive(C2S, line({"jsonrpc": "2.0", "id": h.next, "method": "tools/call",
+                                         "params": {"name": "runoff_depth", "arguments": args}}))
+        assert out and all(d in (C2S, S2C, LOG) for d, _ in out)
