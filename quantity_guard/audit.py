@@ -65,32 +65,45 @@ class Number:
 
 
 def _read_unit(text: str, pos: int):
-    """The longest unit expression (with an optional datum) starting at ``pos``: up to six words.
-
-    Returns (unit, datum, end) or (None, None, pos)."""
+    """The longest unit expression (with an optional datum) starting at ``pos``: up to six
+    words, not across punctuation. Returns (unit, datum, end) or (None, None, pos)."""
     from .units import parse_with_datum
-    m = re.match(r"[ \t]*", text[pos:])
-    start = pos + (m.end() if m else 0)
-    words = re.finditer(r"[^\s,;:!?()\[\]]+", text[start:start + 80])
     spans = []
-    for w in words:
-        token = w.group().rstrip(".")
-        if not spans and w.start() > 1:
+    last = pos
+    for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
+        gap = text[last:w.start()]
+        if gap.strip() or len(gap) > 2 or (not spans and w.start() - pos > 1):
             break
-        if token.lower() in _UNIT_STOP and token.lower() != "per":
+        token = w.group()
+        core = token.rstrip(".")
+        if core.lower() in _UNIT_STOP:
             break
-        spans.append((token, start + w.start() + len(token)))
-        if len(spans) >= 6:
+        spans.append(w.start() + len(core))
+        last = w.end()
+        if len(spans) >= 6 or core != token:
             break
-    best = (None, None, pos)
-    for k in range(len(spans), 0, -1):
-        phrase = text[start:spans[k - 1][1]]
+    for end in reversed(spans):
+        phrase = text[pos:end].strip()
         try:
             unit, datum = parse_with_datum(phrase)
         except GuardViolation:
             continue
-        return unit, datum, spans[k - 1][1]
-    return best
+        if datum is not None and not _known_datum(datum):
+            continue
+        return unit, datum, end
+    return None, None, pos
+
+
+def _known_datum(name: str) -> bool:
+    from . import datums
+    try:
+        datums.get(name)
+        return True
+    except GuardViolation:
+        return name == "ASD"
+
+
+_WORD = re.compile(r"[^\s,;:!?()\[\]]+")
 
 
 def extract_numbers(text: str) -> list[Number]:
@@ -112,7 +125,7 @@ def extract_numbers(text: str) -> list[Number]:
                 continue
         digits = raw.replace(",", "")
         # station and site numbers, list markers, years
-        if any(before.rstrip().endswith(w) for w in _ID_WORDS) or (
+        if _ends_with_word(before, _ID_WORDS) or (
                 digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
             continue
         line_start = text.rfind("\n", 0, s) + 1
@@ -124,7 +137,8 @@ def extract_numbers(text: str) -> list[Number]:
             unit, _, _ = _read_unit(text, e)
             if unit is None:
                 continue
-        if any(before.rstrip().endswith(mon) for mon in _MONTHS) and digits.isdigit() \
+        words_before = before.split()
+        if words_before and words_before[-1][:3] in _MONTHS and digits.isdigit() \
                 and int(digits) <= 31:
             continue
         value = float(digits + (f"e{m.group('exp')}" if m.group("exp") else ""))
@@ -132,7 +146,7 @@ def extract_numbers(text: str) -> list[Number]:
         negated = False
         if sign in ("-", "\u2212"):
             value = -value
-        elif any(before.rstrip().endswith(w) for w in _NEGATIVE_WORDS):
+        elif _ends_with_word(before, _NEGATIVE_WORDS):
             negated = True
         decimals = len(raw.split(".")[1]) if "." in raw else 0
         if m.group("exp"):
@@ -149,6 +163,17 @@ def extract_numbers(text: str) -> list[Number]:
                 and b.start - a.end <= 4:
             a.unit, a.datum = b.unit, b.datum
     return out
+
+
+def _ends_with_word(before: str, words) -> bool:
+    """``before`` ends with one of ``words`` as whole words ("said" does not end with "id")."""
+    tail = before.rstrip()
+    for w in words:
+        if tail.endswith(w):
+            k = len(tail) - len(w)
+            if k == 0 or not tail[k - 1].isalnum() or not w[0].isalnum():
+                return True
+    return False
 
 
 class Finding:
