@@ -258,7 +258,7 @@ class _Client:
         fd = self.proc.stdout.fileno()
         while True:
             try:
-                chunk = os.read(fd, 1 << 18)
+                chunk = os.read(fd, 1 << 16)
             except OSError:
                 chunk = b""
             if not chunk:

@@ -209,6 +209,20 @@ def _has_duplicates(found: list[tuple[str, int, int]]) -> bool:
     return len({k for k, _, _ in found}) != len(found)
 
 
+def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
+    """``dumps(modified)`` when ``text`` is exactly ``dumps(original)``, else ``None``.
+
+    Most peers write compact JSON that Python writes identically; then serialising the modified
+    message changes only the replaced value, and is much cheaper than locating spans.
+    """
+    try:
+        if len(text) >= 2 and rpc.dumps(original) == text:
+            return rpc.dumps(modified)
+    except (ValueError, TypeError):
+        pass
+    return None
+
+
 class Guard:
     """The proxy's state: the pending-request table, the era, the tool catalogue.
 
@@ -349,7 +363,7 @@ class Guard:
     def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
         raw = rpc.strip_terminator(line)
         try:
-            obj = rpc.loads(raw)
+            text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             if not raw.strip():
                 return []
@@ -369,7 +383,7 @@ class Guard:
                 return self._closed_error(msg.id)
             modern = self._observe(msg)
             if msg.method == "tools/call":
-                return self._client_tool_call(msg, raw, modern)
+                return self._client_tool_call(msg, raw, text, modern)
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
                 params = msg.params
@@ -387,7 +401,8 @@ class Guard:
         if type(params) is dict:
             self._pop(rpc.id_key(params.get("requestId", MISSING)))
 
-    def _client_tool_call(self, msg: rpc.Message, raw: bytes, modern: bool) -> list[tuple[str, bytes]]:
+    def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str,
+                          modern: bool) -> list[tuple[str, bytes]]:
         params = msg.params
         name = params.get("name") if type(params) is dict else None
         if not isinstance(name, str):
@@ -421,7 +436,7 @@ class Guard:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the unit guard gave no usable decision; the call was not sent"))
         try:
-            line = self._with_arguments(raw, msg.obj, payload)
+            line = self._with_arguments(text, msg.obj, payload)
         except (ValueError, TypeError) as exc:
             self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
             return self._refuse(msg, modern, tool_error(
@@ -443,30 +458,31 @@ class Guard:
         return [(S2C, rpc.response_line(msg.id, text))]
 
     @staticmethod
-    def _with_arguments(raw: bytes, obj: dict, arguments: dict) -> bytes:
+    def _with_arguments(text: str, obj: dict, arguments: dict) -> bytes:
         """The request line with ``params.arguments`` replaced and every other byte kept."""
-        args_json = rpc.dumps(arguments)
-        text = raw.decode("utf-8")
-        try:
-            _, top = rpc.members(text)
-            if _has_duplicates(top):
-                raise _Ambiguous
-            pspan = rpc.unique_member(top, "params")
-            if type(pspan) is not tuple:
-                raise _Ambiguous
-            brace, inner = rpc.members(text, pspan[0])
-            if _has_duplicates(inner):
-                raise _Ambiguous
-            aspan = rpc.unique_member(inner, "arguments")
-            if aspan is None:
-                new = (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
-                       + text[brace + 1:])
-            else:
-                new = rpc.splice(text, [(aspan[0], aspan[1], args_json)])
-        except (_Ambiguous, rpc.ParseError):
-            whole = dict(obj)
-            whole["params"] = {**obj["params"], "arguments": arguments}
-            new = rpc.dumps(whole)
+        whole = dict(obj)
+        whole["params"] = {**obj["params"], "arguments": arguments}
+        new = _canonical_rewrite(text, obj, whole)
+        if new is None:
+            args_json = rpc.dumps(arguments)
+            try:
+                _, top = rpc.members(text)
+                if _has_duplicates(top):
+                    raise _Ambiguous
+                pspan = rpc.unique_member(top, "params")
+                if type(pspan) is not tuple:
+                    raise _Ambiguous
+                brace, inner = rpc.members(text, pspan[0])
+                if _has_duplicates(inner):
+                    raise _Ambiguous
+                aspan = rpc.unique_member(inner, "arguments")
+                if aspan is None:
+                    new = (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
+                           + text[brace + 1:])
+                else:
+                    new = rpc.splice(text, [(aspan[0], aspan[1], args_json)])
+            except (_Ambiguous, rpc.ParseError):
+                new = rpc.dumps(whole)
         return new.encode("utf-8") + b"\n"
 
     def _client_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
@@ -522,14 +538,14 @@ class Guard:
             self._log(f"dropped a line from the upstream after it closed: {_preview(raw)}")
             return []
         try:
-            obj = rpc.loads(raw)
+            text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             if raw.strip():
                 self.stats["dropped"] += 1
                 self._log(f"dropped upstream output that is not JSON-RPC ({exc}): {_preview(raw)}")
             return []
         if isinstance(obj, list):
-            return self._upstream_batch(raw, obj)
+            return self._upstream_batch(raw, text, obj)
         msg = rpc.classify(obj)
         if msg.kind == rpc.INVALID:
             self.stats["dropped"] += 1
@@ -538,7 +554,7 @@ class Guard:
         if msg.kind == rpc.RESPONSE or msg.kind == rpc.ERROR:
             entry = self._pop(msg.key)
             if entry is not None and msg.kind == rpc.RESPONSE:
-                new = self._rewrite_response(entry, msg, raw, None)
+                new = self._rewrite_response(entry, msg, text, None)
                 if new is not None:
                     self.stats["rewritten"] += 1
                     return [(S2C, new)]
@@ -547,13 +563,12 @@ class Guard:
         self.stats["forwarded"] += 1
         return [(S2C, raw + b"\n")]
 
-    def _upstream_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
+    def _upstream_batch(self, raw: bytes, text: str, batch: list) -> list[tuple[str, bytes]]:
         msgs = [rpc.classify(el) for el in batch]
         if not batch or all(m.kind == rpc.INVALID for m in msgs):
             self.stats["dropped"] += 1
             self._log(f"dropped upstream output that is not JSON-RPC: {_preview(raw)}")
             return []
-        text: str | None = None
         spans: list[tuple[int, int]] | None = None
         edits: list[tuple[int, int, str]] = []
         for i, m in enumerate(msgs):
@@ -564,25 +579,23 @@ class Guard:
             entry = self._pop(m.key)
             if entry is None or m.kind != rpc.RESPONSE:
                 continue
-            if text is None:
-                text = raw.decode("utf-8")
+            if spans is None:
                 spans = rpc.elements(text)
-            assert spans is not None
             start, end = spans[i]
             new = self._rewrite_response(entry, m, None, (text, start, end))
             if new is not None:
                 edits.append((start, end, new))
-        if edits and text is not None:
+        if edits:
             self.stats["rewritten"] += 1
             return [(S2C, rpc.splice(text, edits).encode("utf-8") + b"\n")]
         self.stats["forwarded"] += 1
         return [(S2C, raw + b"\n")]
 
-    def _rewrite_response(self, entry: Pending, msg: rpc.Message, raw: bytes | None,
+    def _rewrite_response(self, entry: Pending, msg: rpc.Message, line_text: str | None,
                           where: tuple[str, int, int] | None) -> Any:
         """Rewrite a response if the policy changes it.
 
-        For a whole line (``raw``) returns the new line as bytes; for a batch element
+        For a whole line (``line_text``) returns the new line as bytes; for a batch element
         (``where`` = (text, start, end)) returns the element's new JSON text. ``None``: unchanged.
         """
         obj = msg.obj
@@ -595,12 +608,12 @@ class Guard:
             changes = self._advertise(entry, obj.get("result"))
             if not changes:
                 return None
-            return self._apply(raw, where, obj, ("tools", changes))
+            return self._apply(line_text, where, obj, ("tools", changes))
         if entry.method == "tools/call" and entry.guarded:
             new_result = self._label(entry, obj.get("result"))
             if new_result is None:
                 return None
-            return self._apply(raw, where, obj, ("result", new_result))
+            return self._apply(line_text, where, obj, ("result", new_result))
         return None
 
     def _advertise(self, entry: Pending, result: Any) -> dict[int, dict]:
@@ -649,16 +662,23 @@ class Guard:
             return None
         return new
 
-    def _apply(self, raw: bytes | None, where: tuple[str, int, int] | None, obj: dict,
+    def _apply(self, line_text: str | None, where: tuple[str, int, int] | None, obj: dict,
                change: tuple[str, Any]) -> Any:
         """Apply a listing change (``("tools", {index: tool})``) or a new result
         (``("result", dict)``) to a response, touching only the replaced values."""
-        if raw is not None:
-            text, start, end = raw.decode("utf-8"), 0, None
+        what, value = change
+        try:
+            modified = self._modified(obj, what, value)
+        except (KeyError, TypeError, IndexError):  # pragma: no cover - checked by the callers
+            return None
+        if line_text is not None:
+            text, start, end = line_text, 0, None
+            fast = _canonical_rewrite(text, obj, modified)
+            if fast is not None:
+                return fast.encode("utf-8") + b"\n"
         else:
             assert where is not None
             text, start, end = where
-        what, value = change
         try:
             edits = self._edits(text, start, what, value)
             out = rpc.splice(text, edits)
@@ -666,11 +686,11 @@ class Guard:
                 out = out[start:len(out) - (len(text) - end)]
         except (_Ambiguous, rpc.ParseError):
             try:
-                out = rpc.dumps(self._modified(obj, what, value))
+                out = rpc.dumps(modified)
             except (ValueError, TypeError) as exc:
                 self._log(f"could not re-encode a rewritten {what} ({exc!r}); forwarded unchanged")
                 return None
-        if raw is not None:
+        if line_text is not None:
             return out.encode("utf-8") + b"\n"
         return out
 

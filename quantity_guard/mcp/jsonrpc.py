@@ -17,13 +17,14 @@ per line, delimited by ``\\n`` and never containing a raw newline. This module
 from __future__ import annotations
 
 import json
+import re
 from json.decoder import scanstring as _scanstring
 from typing import Any, Iterable
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "REQUEST", "NOTIFICATION", "RESPONSE", "ERROR", "INVALID", "MISSING",
-    "LineBuffer", "ParseError", "Message", "loads", "classify", "id_key", "dumps", "encode",
+    "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
     "unique_member", "strip_terminator", "type_name",
 ]
@@ -131,8 +132,8 @@ class ParseError(ValueError):
 _decoder = json.JSONDecoder()
 
 
-def loads(line: bytes | str) -> Any:
-    """Parse one line (terminator optional) as UTF-8 JSON; :class:`ParseError` otherwise.
+def decode(line: bytes | str) -> tuple[str, Any]:
+    """``(text, value)``: the line as text and its parsed JSON value; :class:`ParseError` otherwise.
 
     Python's reading of JSON is used, so the non-standard literals ``NaN`` and ``Infinity`` are
     accepted (they are forwarded untouched like any other text); a UTF-8 byte order mark, other
@@ -147,11 +148,22 @@ def loads(line: bytes | str) -> Any:
     else:
         text = line
     try:
-        return _decoder.decode(text)
+        try:  # fast path: the C scanner directly, as json.loads does under a few more layers
+            obj, end = _decoder.scan_once(text, 0)
+        except StopIteration:  # empty, leading whitespace or not JSON: the full decoder decides
+            return text, _decoder.decode(text)
+        if end != len(text) and text[end:].strip(" \t\n\r"):
+            raise ParseError(f"not valid JSON (extra data at character {end})")
+        return text, obj
     except RecursionError:
         raise ParseError("JSON nested too deeply") from None
     except ValueError as exc:  # json.JSONDecodeError
         raise ParseError(f"not valid JSON ({exc})") from None
+
+
+def loads(line: bytes | str) -> Any:
+    """Parse one line (terminator optional) as UTF-8 JSON; see :func:`decode`."""
+    return decode(line)[1]
 
 
 class Message:
@@ -251,18 +263,42 @@ def type_name(value: Any) -> str:
 # Building messages
 
 
+def _not_json(o: Any) -> Any:
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+try:  # the C encoder, built once (json.dumps builds one per call)
+    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import encode_basestring as _encode_basestring
+
+    _c_encoder = _c_make_encoder(None, _not_json, _encode_basestring, None, ":", ",", False, False,
+                                 False) if _c_make_encoder is not None else None
+except ImportError:  # pragma: no cover - CPython always has it
+    _c_encoder = None
+_py_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def dumps(obj: Any) -> str:
     """Compact JSON text with raw (unescaped) non-ASCII characters and no NaN/Infinity.
 
-    Never contains a raw newline. Raises ``ValueError`` for NaN/Infinity and ``TypeError`` for
-    values JSON cannot carry. Strings holding lone surrogates (which only ``\\ud800``-style escapes
-    can produce) are written with ASCII escapes so that the text stays encodable as UTF-8.
+    Never contains a raw newline. Raises ``ValueError`` for NaN/Infinity or a circular structure
+    and ``TypeError`` for values JSON cannot carry. Strings holding lone surrogates (which only
+    ``\\ud800``-style escapes can produce) are written with ASCII escapes so that the text stays
+    encodable as UTF-8.
     """
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        if _c_encoder is not None:
+            text = "".join(_c_encoder(obj, 0))
+        else:  # pragma: no cover
+            text = _py_encoder.encode(obj)
+    except RecursionError:
+        raise ValueError("circular or too deeply nested to encode") from None
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _ascii_encoder.encode(obj)
     return text
 
 
@@ -298,19 +334,22 @@ def error_line(ident: Any, code: int, message: str, data: Any = MISSING) -> byte
 # Spans: locating values inside a JSON text without re-serialising it
 
 _WS = " \t\n\r"
+_WS_RUN = re.compile(r"[ \t\n\r]*")
+_scan_once = _decoder.scan_once
 
 
 def _skip_ws(text: str, i: int) -> int:
-    n = len(text)
-    while i < n and text[i] in _WS:
-        i += 1
-    return i
+    if i < len(text) and text[i] not in _WS:
+        return i
+    return _WS_RUN.match(text, i).end()  # type: ignore[union-attr]
 
 
 def _value_end(text: str, i: int) -> int:
     """Index just past the JSON value that starts at ``text[i]``."""
     try:
-        return _decoder.raw_decode(text, i)[1]
+        return _scan_once(text, i)[1]
+    except StopIteration:
+        raise ParseError(f"expected a JSON value at {i}") from None
     except RecursionError:
         raise ParseError("JSON nested too deeply") from None
     except ValueError as exc:

@@ -349,7 +349,7 @@ class _Loop:
         buf = rpc.LineBuffer()
         while True:
             try:
-                chunk = os.read(self.in_fd, 1 << 18)
+                chunk = os.read(self.in_fd, 1 << 16)
             except InterruptedError:
                 continue
             except OSError:

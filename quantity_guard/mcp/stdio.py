@@ -50,16 +50,18 @@ EXIT_OK = 0
 EXIT_UPSTREAM_GONE = 1
 EXIT_START_FAILED = 4
 
-_CHUNK = 1 << 18
+_CHUNK = 1 << 16  # a pipe holds 64 KiB; larger reads only cost an mmap per call
 _STDERR_QUEUE_LIMIT = 4 << 20
 _PREFIX = b"quantity-guard-mcp: "
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+    n = os.write(fd, data)
+    if n == len(data):
+        return
+    view = memoryview(data)[n:]
     while view:
-        n = os.write(fd, view)
-        view = view[n:]
+        view = view[os.write(fd, view):]
 
 
 def protect_stdio() -> tuple[int, int]:
@@ -231,6 +233,7 @@ class Proxy:
         self._upstream_write_failed = False
         self._threads: list[threading.Thread] = []
         self._parent = os.getppid()  # recorded before the upstream starts
+        self._upstream_in = -1
 
     # ---------------------------------------------------------------- diagnostics
 
@@ -252,15 +255,25 @@ class Proxy:
                     self._wake.set()
 
     def _write_upstream(self, data: bytes) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stdin is not None
         with self._upstream_lock:
             try:
-                _write_all(proc.stdin.fileno(), data)
-            except (OSError, ValueError):
+                if self._upstream_in < 0:
+                    raise OSError("closed")
+                _write_all(self._upstream_in, data)
+            except OSError:
                 if not self._upstream_write_failed:
                     self._upstream_write_failed = True
                     self.log("the upstream is not reading its stdin any more")
+
+    def _close_upstream_stdin(self) -> None:
+        proc = self.proc
+        with self._upstream_lock:
+            self._upstream_in = -1
+            if proc is not None and proc.stdin is not None:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
 
     def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
         for direction, data in outputs:
@@ -280,6 +293,7 @@ class Proxy:
 
     def _pump_client(self) -> None:
         buf = LineBuffer()
+        lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
         try:
             while True:
                 try:
@@ -290,19 +304,16 @@ class Proxy:
                     chunk = b""
                 if not chunk:
                     break
-                for line in buf.feed(chunk):
-                    self._feed(C2S, line)
+                lines = buf.feed(chunk)
+                if lines:
+                    with lock:
+                        outputs = [out for line in lines for out in receive(C2S, line)]
+                    dispatch(outputs)
             tail = buf.flush()
             if tail:
                 self._feed(C2S, tail)
         finally:
-            proc = self.proc
-            if proc is not None and proc.stdin is not None:
-                with self._upstream_lock:
-                    try:
-                        proc.stdin.close()
-                    except OSError:
-                        pass
+            self._close_upstream_stdin()
             self._client_eof.set()
             self._wake.set()
 
@@ -310,6 +321,7 @@ class Proxy:
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         buf = LineBuffer()
+        lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
         try:
             while True:
                 try:
@@ -320,8 +332,11 @@ class Proxy:
                     chunk = b""
                 if not chunk:
                     break
-                for line in buf.feed(chunk):
-                    self._feed(S2C, line)
+                lines = buf.feed(chunk)
+                if lines:
+                    with lock:
+                        outputs = [out for line in lines for out in receive(S2C, line)]
+                    dispatch(outputs)
             tail = buf.flush()
             if tail:
                 self._feed(S2C, tail)
@@ -382,6 +397,8 @@ class Proxy:
         self.proc = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             bufsize=0, start_new_session=True, env=self.env, cwd=self.cwd)
+        assert self.proc.stdin is not None
+        self._upstream_in = self.proc.stdin.fileno()
         self._start_thread(self._wait_upstream, "upstream-wait")
         self._start_thread(self._drain_stderr, "upstream-stderr")
         self._start_thread(self._pump_upstream, "upstream->client")
@@ -434,12 +451,8 @@ class Proxy:
     def _stop_upstream(self, close_stdin: bool) -> None:
         proc = self.proc
         assert proc is not None
-        if close_stdin and proc.stdin is not None:
-            with self._upstream_lock:
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
+        if close_stdin:
+            self._close_upstream_stdin()
         stop_process_group(proc, self._exited, term_grace=self.term_grace)
 
     def _finish_output(self, timeout: float) -> None:

@@ -1,0 +1,329 @@
+"""Proxy overhead: tools/call round trips direct vs through quantity-guard-mcp, and start-up.
+
+    python bench/perf_proxy.py [--n 1000] [--startup-runs 15] [--policy MODULE:FACTORY]
+                               [--annotations FILE] [--json]
+
+Everything runs over real pipes against a stdlib upstream (``quantity_guard.mcp.server`` with two
+trivial tools), driven by a raw JSON-RPC client, so the figures are the proxy's own cost: two
+extra pipe hops, two thread wake-ups and the guard's parsing. Reported medians:
+
+* ``call_direct_us`` / ``call_passthrough_us``: one tools/call round trip, direct and through the
+  proxy without annotations; ``added_passthrough_us`` is the difference.
+* ``call_guarded_us`` / ``added_guarded_us``: a guarded call (``runoff`` with a discharge in
+  cfs) through a guarding proxy, against ``call_direct_converted_us``, the same call sent
+  directly with the discharge already in m**3/s (so the upstream does the same work). By default the
+  guard runs a small demo policy defined here (it converts a ``{"value", "unit": "cfs"}`` argument
+  and labels the result), which exercises every rewrite path of the guard; pass ``--policy
+  module:factory`` (a callable returning a policy) or ``--annotations FILE`` (the real policy
+  through the command line, once ``quantity_guard.mcp.policy`` exists) to time another.
+* ``guard_passthrough_us`` / ``guard_guarded_us``: the guard alone, in process, for one request
+  plus its response (no pipes): the CPU part of the added latency.
+* ``startup_direct_ms`` / ``startup_proxied_ms``: from spawning the process to the answer to the
+  first tools/list (initialize and tools/list are written at once); ``startup_added_ms`` is the
+  difference, the proxy's own start-up.
+
+The variants run side by side, their calls interleaved, and the "added" figures are medians of
+per-call differences, so a machine whose load drifts (these are shared 2-core machines) affects
+direct and proxied calls alike.
+
+Budgets (DESIGN.md): under 100 us added per guarded call; start-up under 150 ms.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+CFS = 0.028316846592
+
+UPSTREAM_CODE = """
+from quantity_guard.mcp.server import serve
+class Tools:
+    def list_tools(self):
+        num = {"type": "number"}
+        return [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": num, "b": num}}},
+                {"name": "runoff", "inputSchema": {"type": "object", "properties": {"discharge": num, "area": num}}}]
+    def call_tool(self, name, args):
+        if name == "add":
+            return {"content": [{"type": "text", "text": repr(args["a"] + args["b"])}]}
+        return {"content": [{"type": "text", "text": repr(args["discharge"] / args["area"] * 86.4)}]}
+serve(Tools())
+"""
+
+
+class DemoPolicy:
+    """Guards ``runoff``: converts a cfs discharge to m**3/s, advertises units, labels results."""
+
+    def guards(self, tool_name: str) -> bool:
+        return tool_name == "runoff"
+
+    def advertise(self, tool: dict) -> dict:
+        tool["inputSchema"]["properties"]["discharge"]["x-unit"] = "m**3/s"
+        tool["outputSchema"] = {"type": "object", "properties": {"value": {"type": "number"},
+                                                                 "unit": {"type": "string"}}}
+        return tool
+
+    def check_call(self, tool_name: str, arguments: dict):
+        q = arguments.get("discharge")
+        if isinstance(q, dict):
+            if q.get("unit") != "cfs" or not isinstance(q.get("value"), (int, float)):
+                return ("refuse", {"content": [{"type": "text", "text": "discharge: send cfs"}],
+                                   "isError": True})
+            arguments = {**arguments, "discharge": q["value"] * CFS}
+        return ("forward", arguments)
+
+    def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
+        value = float(result["content"][0]["text"])
+        label = {"value": value, "unit": "mm/d"}
+        return {**result, "content": [{"type": "text", "text": json.dumps(label)}], "structuredContent": label}
+
+    def reset(self) -> None:
+        pass
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _upstream() -> list[str]:
+    return [sys.executable, "-c", UPSTREAM_CODE]
+
+
+def _proxy(upstream: list[str], policy: str | None = None, annotations: str | None = None) -> list[str]:
+    if policy is not None:
+        return [sys.executable, str(Path(__file__).resolve()), "--serve-proxy", policy, "--", *upstream]
+    options = ["--annotations", annotations] if annotations else []
+    return [sys.executable, "-m", "quantity_guard.mcp", *options, "--", *upstream]
+
+
+class _Raw:
+    """A raw JSON-RPC client over a child's pipes."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=_env(), bufsize=0)
+        self.out = self.proc.stdout
+        self.fd = self.proc.stdin.fileno()
+        self.reader = os.fdopen(os.dup(self.out.fileno()), "rb")
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def recv(self) -> dict:
+        line = self.reader.readline()
+        if not line:
+            raise RuntimeError("the server closed its output")
+        return json.loads(line)
+
+    def call(self, data: bytes) -> dict:
+        self.send(data)
+        return self.recv()
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.reader.close()
+        self.out.close()
+
+
+INIT = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n'
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+LIST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+
+
+def _call_line(i: int, tool: str) -> bytes:
+    if tool == "guarded":  # a quantity in cfs: the guard converts it to m**3/s
+        params = '{"name":"runoff","arguments":{"discharge":{"value":1250,"unit":"cfs"},"area":2.5}}'
+    elif tool == "converted":  # what the upstream receives after conversion
+        params = '{"name":"runoff","arguments":{"discharge":35.39605824,"area":2.5}}'
+    else:
+        params = '{"name":"add","arguments":{"a":1250,"b":2.5}}'
+    return ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' % (i, params)).encode()
+
+
+def _paired(pairs: list[tuple[list[str], str]], n: int, warmup: int, block: int = 50) -> list[list[float]]:
+    """Round-trip times (us) for each (argv, tool). The variants take turns in blocks of
+    ``block`` calls, so that drifting machine load affects each alike while each block runs with
+    its own processes warm (as a client's burst of calls would)."""
+    clients = [_Raw(argv) for argv, _ in pairs]
+    try:
+        for c in clients:
+            c.send(INIT)
+            c.recv()
+            c.call(LIST)
+        samples: list[list[float]] = [[] for _ in pairs]
+        done = 0
+        while done < n + warmup:
+            todo = min(block, n + warmup - done)
+            for k, (c, (_, tool)) in enumerate(zip(clients, pairs)):
+                for i in range(done, done + todo):
+                    line = _call_line(i + 2, tool)
+                    t = time.perf_counter_ns()
+                    answer = c.call(line)
+                    dt = time.perf_counter_ns() - t
+                    if "result" not in answer or answer["result"].get("isError"):
+                        raise RuntimeError(f"call failed: {answer}")
+                    if i >= warmup:
+                        samples[k].append(dt / 1000.0)
+            done += todo
+        return samples
+    finally:
+        for c in clients:
+            c.close()
+
+
+def _startup(argv: list[str]) -> float:
+    t0 = time.perf_counter()
+    client = _Raw(argv)
+    try:
+        client.send(INIT + LIST)
+        while True:
+            if client.recv().get("id") == 1:
+                return (time.perf_counter() - t0) * 1000.0
+    finally:
+        client.close()
+
+
+def _guard_alone(policy: Any, tool: str, n: int) -> float:
+    from quantity_guard.mcp.guard import C2S, S2C, Guard
+
+    guard = Guard(policy)
+    guard.receive(C2S, INIT.split(b"\n")[0])
+    result = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"1209.6"}]}}'
+    samples = []
+    for i in range(n):
+        req = _call_line(i + 10, tool)
+        res = result % (i + 10)
+        t = time.perf_counter_ns()
+        guard.receive(C2S, req)
+        guard.receive(S2C, res)
+        samples.append((time.perf_counter_ns() - t) / 1000.0)
+    return statistics.median(samples[n // 10:])
+
+
+def _load_factory(spec: str) -> Callable[[], Any]:
+    if spec == "demo":
+        return DemoPolicy
+    import importlib
+
+    module, _, attr = spec.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: str | None = None,
+            warmup: int = 100, startup_runs: int = 15) -> dict:
+    """Run the benchmark; returns the medians described in the module docstring.
+
+    ``policy_factory`` is ``"demo"`` (the policy above), ``"module:attr"`` naming a callable that
+    returns a policy, or ``None`` to skip the guarded figures; ``annotations`` times the real
+    command-line policy instead.
+    """
+    upstream = _upstream()
+    med = statistics.median
+    out: dict[str, Any] = {"n": n, "python": sys.version.split()[0]}
+    pairs = [(upstream, "add"), (_proxy(upstream), "add")]
+    guarded = policy_factory is not None or annotations is not None
+    if guarded:
+        argv = _proxy(upstream, annotations=annotations) if annotations else _proxy(upstream, policy=policy_factory)
+        pairs += [(upstream, "converted"), (argv, "guarded")]
+    samples = _paired(pairs, n, warmup)
+    out["call_direct_us"] = med(samples[0])
+    out["call_passthrough_us"] = med(samples[1])
+    out["added_passthrough_us"] = med([b - a for a, b in zip(samples[0], samples[1])])
+    out["guard_passthrough_us"] = _guard_alone(None, "add", max(n, 2000))
+    if guarded:
+        out["policy"] = annotations or policy_factory
+        out["call_direct_converted_us"] = med(samples[2])
+        out["call_guarded_us"] = med(samples[3])
+        out["added_guarded_us"] = med([b - a for a, b in zip(samples[2], samples[3])])
+        if policy_factory is not None and not annotations:
+            out["guard_guarded_us"] = _guard_alone(_load_factory(policy_factory)(), "guarded", max(n, 2000))
+    # interleave the start-up runs so that machine load affects both alike
+    starts_direct, starts_proxied = [], []
+    for _ in range(startup_runs):
+        starts_direct.append(_startup(upstream))
+        starts_proxied.append(_startup(_proxy(upstream)))
+    out["startup_direct_ms"] = med(starts_direct)
+    out["startup_proxied_ms"] = med(starts_proxied)
+    out["startup_added_ms"] = out["startup_proxied_ms"] - out["startup_direct_ms"]
+    return out
+
+
+def _serve_proxy(argv: list[str]) -> int:
+    """``--serve-proxy SPEC -- command...``: a proxy whose policy comes from a factory."""
+    from quantity_guard.mcp.guard import Guard
+    from quantity_guard.mcp.stdio import protect_stdio, run_proxy
+
+    spec = argv[0]
+    command = argv[2:] if len(argv) > 1 and argv[1] == "--" else argv[1:]
+    policy = _load_factory(spec)()
+    wire_in, wire_out = protect_stdio()
+    return run_proxy(command, Guard(policy), client_in=wire_in, client_out=wire_out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--serve-proxy"]:
+        return _serve_proxy(args[1:])
+    n, runs, policy, annotations, as_json = 1000, 15, "demo", None, False
+    while args:
+        a = args.pop(0)
+        if a == "--n":
+            n = int(args.pop(0))
+        elif a == "--startup-runs":
+            runs = int(args.pop(0))
+        elif a == "--policy":
+            policy = args.pop(0)
+        elif a == "--annotations":
+            annotations = args.pop(0)
+        elif a == "--json":
+            as_json = True
+        else:
+            sys.stderr.write(__doc__ or "")
+            return 2
+    result = measure(n, policy_factory=policy, annotations=annotations, startup_runs=runs)
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"quantity-guard-mcp overhead (medians, Python {result['python']}, n={n})")
+    rows = [("tools/call direct", "call_direct_us", "us"),
+            ("tools/call through pass-through proxy", "call_passthrough_us", "us"),
+            ("  added per call (pass-through)", "added_passthrough_us", "us"),
+            ("tools/call direct, runoff (converted args)", "call_direct_converted_us", "us"),
+            ("tools/call through guarding proxy, runoff cfs", "call_guarded_us", "us"),
+            ("  added per call (guarded)      [budget 100]", "added_guarded_us", "us"),
+            ("guard alone, request+result, pass-through", "guard_passthrough_us", "us"),
+            ("guard alone, request+result, guarded", "guard_guarded_us", "us"),
+            ("start-up to first tools/list, direct", "startup_direct_ms", "ms"),
+            ("start-up to first tools/list, proxied", "startup_proxied_ms", "ms"),
+            ("  added start-up                [budget 150]", "startup_added_ms", "ms")]
+    for label, key, unit in rows:
+        if key in result:
+            print(f"  {label:<46} {result[key]:9.1f} {unit}")
+    if "policy" in result:
+        print(f"  (guarded policy: {result['policy']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
