@@ -116,7 +116,98 @@ def bench_arrays() -> None:
     report("ratio (budget < 1.3x)", ours / bare, "x", "< 1.3")
 
 
-SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays]
+def _runoff_tools():
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
+                   returns={"unit": "mm/day"})
+    def runoff(discharge, area):
+        return discharge / area
+
+    def plain(discharge, area):
+        return discharge / area
+
+    return runoff, plain
+
+
+def bench_tool() -> dict:
+    runoff, plain = _runoff_tools()
+    base = per_call_us(lambda: plain(35.4, 29000.0), 100000)
+    shapes = {"bare numbers": (35.4, 29000.0), "strings": ("1250 cfs", "29000 km2"),
+              "dicts": ({"value": 1250, "unit": "cfs"}, {"value": 29000, "unit": "km2"})}
+    budgets = {"bare numbers": "< 10 us", "strings": "< 20 us", "dicts": "< 15 us"}
+    out = {}
+    for name, (d, a) in shapes.items():
+        runoff(d, a)
+        t = per_call_us(lambda: runoff(d, a), 10000) - base
+        out[name] = t
+        report(f"decorated call overhead, {name}", t, "us", budgets[name])
+    return out
+
+
+def bench_ledger() -> None:
+    """The same decorated call in an empty session and in one holding 10,000 entries, the two
+    timed alternately (so drifting machine load affects both alike)."""
+    from quantity_guard import ledger as ledger_module
+    from quantity_guard import quantity_tool
+    runoff, _ = _runoff_tools()
+
+    @quantity_tool(returns={"unit": "cfs"})
+    def reading(i: int):
+        return 1000.0 + i * 0.37
+
+    empty = ledger_module.Ledger(context="area 29000 km2")
+    full = ledger_module.Ledger(context="area 29000 km2")
+    token = ledger_module._CURRENT.set(full)
+    for i in range(10000):
+        reading(i)
+    ledger_module._CURRENT.reset(token)
+    times: dict = {id(empty): [], id(full): []}
+    for _ in range(9):
+        for ledger in (empty, full):
+            token = ledger_module._CURRENT.set(ledger)
+            times[id(ledger)].append(per_call_us(lambda: runoff(35.4, 29000.0), 500, repeat=1))
+            ledger_module._CURRENT.reset(token)
+    small, large = (statistics.median(times[id(x)]) for x in (empty, full))
+    report("decorated call in a session, empty ledger", small, "us")
+    report("decorated call in a session, 10,000 entries", large, "us")
+    report("ratio (budget <= 1.5x)", large / small, "x", "<= 1.5")
+
+
+def bench_audit() -> None:
+    from quantity_guard import quantity_tool, session
+
+    @quantity_tool(returns={"unit": "cfs"})
+    def reading(i: int):
+        return 100.0 + i * 13.7
+
+    words = ("The discharge at the gauge rose to 1,250 cfs by mid-morning, about 35.4 m3/s, "
+             "and the stage reached 12.4 ft. ").split()
+    answer = " ".join((words * 20)[:200])
+    with session(context="What is the flow?") as ledger:
+        for i in range(50):
+            reading(i)
+        report("audit_answer, 200 words, 50 ledger entries",
+               per_call_us(lambda: ledger.audit_answer(answer), 50) / 1e3, "ms", "< 1 ms")
+
+
+def bench_proxy() -> None:
+    try:
+        from bench import perf_proxy
+    except ImportError:
+        print("bench/perf_proxy.py missing: proxy figures skipped")
+        return
+    figures = perf_proxy.measure(n=400, annotations=str(ROOT / "bench" / "perf_annotations.toml"))
+    for key, unit, budget in (("added_passthrough_us", "us", ""),
+                              ("added_guarded_us", "us", "< 100 us"),
+                              ("guard_guarded_us", "us", ""),
+                              ("startup_added_ms", "ms", "< 150 ms")):
+        if key in figures:
+            report(f"proxy {key}", figures[key], unit, budget)
+
+
+SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,
+            bench_audit, bench_proxy]
 
 
 def main() -> None:

@@ -67,7 +67,6 @@ class Number:
 def _read_unit(text: str, pos: int):
     """The longest unit expression (with an optional datum) starting at ``pos``: up to six
     words, not across punctuation. Returns (unit, datum, end) or (None, None, pos)."""
-    from .units import parse_with_datum
     spans = []
     last = pos
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
@@ -83,15 +82,36 @@ def _read_unit(text: str, pos: int):
         if len(spans) >= 6 or core != token:
             break
     for end in reversed(spans):
-        phrase = text[pos:end].strip()
+        hit = _phrase(text[pos:end].strip())
+        if hit is not None:
+            return hit[0], hit[1], end
+    return None, None, pos
+
+
+_PHRASES: dict[str, tuple | None] = {}
+
+
+def _phrase(phrase: str):
+    """(unit, datum) for a phrase, or None; cached, since answers repeat their units."""
+    try:
+        return _PHRASES[phrase]
+    except KeyError:
+        pass
+    from .units import parse_with_datum, try_parse_unit
+    hit = None
+    unit = try_parse_unit(phrase)
+    if unit is not None:
+        hit = (unit, None)
+    elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
         try:
             unit, datum = parse_with_datum(phrase)
+            if datum is None or _known_datum(datum):
+                hit = (unit, datum)
         except GuardViolation:
-            continue
-        if datum is not None and not _known_datum(datum):
-            continue
-        return unit, datum, end
-    return None, None, pos
+            pass
+    if len(_PHRASES) < 8192:
+        _PHRASES[phrase] = hit
+    return hit
 
 
 def _known_datum(name: str) -> bool:
@@ -222,74 +242,67 @@ def _close(a: float, b: float, tol: float) -> bool:
 
 def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
-    outputs = ledger.output_entries()
     quoted = extract_numbers(context or "") if context else ledger.context_numbers()
-    findings = []
-    for num in extract_numbers(answer):
-        findings.append(_classify(num, outputs, quoted, ledger))
-    return Audit(findings)
+    return Audit([_classify(num, quoted, ledger) for num in extract_numbers(answer)])
 
 
-def _candidates(num: Number, value: float):
-    return (value, -value) if num.negated else (value,)
+def _si(value: float, unit) -> float:
+    return value * unit.scale + unit.shift
 
 
-def _classify(num: Number, outputs, quoted, ledger) -> Finding:
-    values = _candidates(num, num.value)
+def _classify(num: Number, quoted, ledger) -> Finding:
+    """Index look-ups only (by magnitude, by SI value, sorted pairs): the cost of a number
+    does not grow with the ledger beyond the pair window."""
+    values = (num.value, -num.value) if num.negated else (num.value,)
     tol = num.tolerance
-    # 1. sourced: a recorded output, in the unit written (converted) or with no unit written
+    unit = num.unit
     mislabel = None
-    for e in outputs:
-        for v in values:
-            if num.unit is not None:
-                if num.unit.dims == e.unit.dims:
-                    try:
-                        converted = e.q.to(num.unit).magnitude
-                    except GuardViolation:
-                        converted = None
-                    if converted is not None and _close(v, converted, tol) and \
-                            (num.datum is None or _same_datum(num.datum, e.datum)):
-                        return Finding(num, "sourced", e)
-                if _close(v, e.magnitude, tol) and num.unit != e.unit and mislabel is None \
-                        and abs(e.magnitude) > 0:
-                    mislabel = e
-            elif num.percent:
-                if _close(v, e.magnitude, tol) or (e.unit.dimensionless and _close(
-                        v / 100.0, e.magnitude, tol / 100.0)):
+    # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
+    for v in values:
+        if unit is not None:
+            si, si_tol = _si(v, unit), tol * unit.scale
+            for e in ledger._outputs_near_si(unit.dims, si, si_tol):
+                if _close(e.si, si, si_tol) and (num.datum is None or _same_datum(num.datum,
+                                                                                    e.datum)):
                     return Finding(num, "sourced", e)
-            elif _close(v, e.magnitude, tol):
-                return Finding(num, "sourced", e)
+            for e in ledger._outputs_near(v, tol):
+                if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
+                        and e.magnitude != 0:
+                    mislabel = e
+        else:
+            for e in ledger._outputs_near(v, tol):
+                if _close(v, e.magnitude, tol):
+                    return Finding(num, "sourced", e)
+            if num.percent:
+                for e in ledger._outputs_near(v / 100.0, tol / 100.0):
+                    if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
+                        return Finding(num, "sourced", e)
     # 2. quoted from the question
     for q in quoted:
         for v in values:
-            if _close(v, q.value, max(tol, q.tolerance if q.decimals < num.decimals else 0)) and (
-                    num.unit is None or q.unit is None or num.unit == q.unit):
+            if _close(v, q.value, tol) and (unit is None or q.unit is None or unit == q.unit):
                 return Finding(num, "quoted", q)
-            if num.unit is not None and q.unit is not None and num.unit.dims == q.unit.dims:
-                from .units import convert
-                try:
-                    if _close(v, convert(q.value, q.unit, num.unit), tol):
-                        return Finding(num, "quoted", q)
-                except GuardViolation:
-                    pass
-    # 3. derived: one-step sum or difference of two outputs of like dimension
-    hit = ledger.find_derivation(values, num.unit, tol)
+            if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
+                    _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
+                return Finding(num, "quoted", q)
+    # 3. derived: a one-step sum or difference of two outputs of like dimension
+    hit = ledger.find_derivation(values, unit, tol)
     if hit is not None:
         return Finding(num, "derived", hit)
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
                        f"written contradicts it")
-    # a magnitude a unit-word away: 1350 Ml restated as 1.35 Ml (1000x), mislabelled
-    if num.unit is not None:
-        for e in outputs:
-            if e.unit.dims == num.unit.dims and abs(e.magnitude) > 0:
-                for v in values:
-                    for scale in (1e3, 1e-3, 1e6, 1e-6):
-                        if _close(v * scale, e.q.to(num.unit).magnitude, tol * abs(scale)):
-                            return Finding(num, "unit_mislabelled", e,
-                                           f"{num.text} is {e.q} off by a factor of "
-                                           f"{scale:g}: a prefix or unit was misstated")
+    # 4. a prefix or unit off by a power of ten: 1350 Ml restated as 1.35 Ml
+    if unit is not None:
+        for v in values:
+            for scale in (1e3, 1e-3, 1e6, 1e-6):
+                si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
+                for e in ledger._outputs_near_si(unit.dims, si, si_tol):
+                    if e.magnitude != 0 and _close(e.si, si, si_tol):
+                        return Finding(num, "unit_mislabelled", e,
+                                       f"{num.text} is {e.q} off by a factor of {scale:g}: a "
+                                       f"prefix or unit was misstated")
     return Finding(num, "unsourced", None)
 
 

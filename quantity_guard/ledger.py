@@ -26,7 +26,7 @@ a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context(
 from __future__ import annotations
 
 import contextvars
-import math
+from math import frexp as _frexp
 import threading
 import time
 from collections import deque
@@ -66,24 +66,23 @@ def note_unrecorded(violation: GuardViolation) -> None:
     warnings.warn(f"quantity-guard (warn, no session): {violation.repair()}", stacklevel=4)
 
 
-def _bucket(x: float) -> tuple[int, int]:
-    mant, exp = math.frexp(x)
-    return exp, int(mant * 64)
+def _bucket(x: float) -> int:
+    """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
+    a bucket is 1/32 to 1/64 of its value wide (the tolerance never spans more than two)."""
+    mant, exp = _frexp(x)
+    return exp * 128 + int(mant * 64)
 
 
 def _buckets(x: float, tol: float):
-    keys = {_bucket(x)}
-    if tol:
-        keys.add(_bucket(x - tol))
-        keys.add(_bucket(x + tol))
-    return keys
+    lo, hi = _bucket(x - tol), _bucket(x + tol)
+    return (lo,) if lo == hi else (lo, hi) if abs(hi - lo) == 1 else (lo, _bucket(x), hi)
 
 
 class Entry:
     """One recorded quantity."""
 
     __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
-                 "si", "how", "raw", "label")
+                 "si", "how", "raw")
 
     def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
         self.index, self.call, self.tool, self.role, self.field = index, call, tool, role, field
@@ -92,10 +91,15 @@ class Entry:
         self.unit = q.unit
         self.datum = q.datum
         u = q.unit
-        self.si = q.magnitude * float(u.factor) + float(u.offset or 0)
+        self.si = q.magnitude * u.scale + u.shift
         self.how, self.raw = how, raw
-        self.label = f"{tool}.{'return' if field is None else field}" if role == "output" \
-            else f"{tool}.{field}"
+
+    @property
+    def label(self) -> str:
+        """``read_discharge.return`` for an output, ``runoff_depth.discharge`` for an input."""
+        if self.role == "output":
+            return f"{self.tool}.{'return' if self.field is None else f'return.{self.field}'}"
+        return f"{self.tool}.{self.field}"
 
     def as_dict(self) -> dict:
         d = {"index": self.index, "call": self.call, "tool": self.tool, "role": self.role,
@@ -116,7 +120,7 @@ class CallRecord:
         self.index = index
         self.tool = tool.name if hasattr(tool, "name") else str(tool)
         self.enforcement = getattr(tool, "enforcement", "strict")
-        self.arguments = {k: _jsonable(v) for k, v in arguments.items()}
+        self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
         self.inputs: list[Entry] = []
         self.outputs: list[Entry] = []
         self.violations: list[dict] = []
@@ -160,7 +164,7 @@ class CallRecord:
 
     def as_dict(self) -> dict:
         return {"index": self.index, "tool": self.tool, "enforcement": self.enforcement,
-                "arguments": self.arguments, "inputs": [e.as_dict() for e in self.inputs],
+                "arguments": _jsonable(self.arguments), "inputs": [e.as_dict() for e in self.inputs],
                 "outputs": [e.as_dict() for e in self.outputs], "violations": self.violations,
                 "ok": self.ok, "started": self.started, "finished": self.finished}
 
@@ -178,7 +182,8 @@ class Ledger:
         self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
-        self._lock = threading.RLock()
+        self._sorted_cache: dict = {}
+        self._lock = threading.Lock()
         self._count = 0
 
     # -- recording -------------------------------------------------------------------------
@@ -287,8 +292,8 @@ class Ledger:
             if same_unit and not datum_differs:
                 continue
             if not same_unit and e.unit.dims == held.unit.dims and e.datum == held.datum and \
-                    is_close(e.si, held.magnitude * float(held.unit.factor)
-                             + float(held.unit.offset or 0), 1e-9 * abs(e.si)):
+                    is_close(e.si, held.magnitude * held.unit.scale
+                             + held.unit.shift, 1e-9 * abs(e.si)):
                 continue  # the same physical amount, correctly converted
             if self._in_question(held, tol):
                 continue
@@ -324,9 +329,9 @@ class Ledger:
         held: Q = accepted.value
         m = held.magnitude
         u = held.unit
-        si = m * float(u.factor) + float(u.offset or 0)
+        si = m * u.scale + u.shift
         written = _held_tolerance(accepted)
-        tol = relative_cap(si, written * float(u.factor)) or 1e-12
+        tol = relative_cap(si, written * u.scale) or 1e-12
         for e in self._outputs_near_si(u.dims, si, tol):
             if e.call != call.index and is_close(e.si, si, tol) and \
                     (held.datum is None or e.datum in (None, held.datum)):
@@ -338,8 +343,8 @@ class Ledger:
                 if is_close(num.value, m, relative_cap(m, num.tolerance)):
                     return
             elif num.unit.dims == u.dims:
-                nsi = num.value * float(num.unit.factor) + float(num.unit.offset or 0)
-                if is_close(nsi, si, relative_cap(si, num.tolerance * float(num.unit.factor))):
+                nsi = num.value * num.unit.scale + num.unit.shift
+                if is_close(nsi, si, relative_cap(si, num.tolerance * num.unit.scale)):
                     return
         shown = accepted.received if accepted.received is not None else held
         raise UnsourcedInput(
@@ -350,33 +355,50 @@ class Ledger:
                        "unavailable rather than estimating it")
 
     def find_derivation(self, values, unit, tol: float):
-        """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``
-        (in ``unit``; with no unit, in the outputs' own unit), or None."""
-        for dims, recent in self._recent.items():
-            if unit is not None and dims != unit.dims:
+        """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
+        in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
+        of one unit by their own magnitudes. Two-pointer scans of sorted values: O(window)."""
+        if unit is not None:
+            pairs = [(self._sorted_si(unit.dims), [(v * unit.scale, "si") for v in values],
+                      tol * unit.scale)]
+        else:
+            pairs = [(self._sorted_unit(u), [(v, "m") for v in values], tol)
+                     for u in self._units_with_outputs()]
+        for items, targets, t_tol in pairs:
+            if len(items) < 2:
                 continue
-            items = list(recent)
-            for a in items:
-                for v in values:
-                    if unit is not None:
-                        try:
-                            target_si = v * float(unit.factor)
-                        except (TypeError, ValueError):
-                            continue
-                        si_tol = tol * float(unit.factor)
-                        for target, op in ((target_si - a.si, "+"), (a.si - target_si, "-"),
-                                           (target_si + a.si, "r-")):
-                            for b in self._outputs_near_si(dims, target, si_tol):
-                                if b is not a and is_close(b.si, target, si_tol):
-                                    return (a, b, op)
-                    else:
-                        for b in items:
-                            if b is a or b.unit != a.unit:
-                                continue
-                            if is_close(a.magnitude + b.magnitude, v, tol) or \
-                                    is_close(a.magnitude - b.magnitude, v, tol):
-                                return (a, b, "+")
+            keys = [k for k, _ in items]
+            for target, _ in targets:
+                hit = _pair_sum(keys, target, t_tol) or _pair_difference(keys, target, t_tol)
+                if hit is not None:
+                    i, j, op = hit
+                    return items[i][1], items[j][1], op
         return None
+
+    def _sorted_si(self, dims):
+        key = ("si", dims, self._count)
+        cached = self._sorted_cache.get(key)
+        if cached is None:
+            cached = sorted(((e.si, e) for e in self._recent.get(dims, ())), key=lambda p: p[0])
+            self._sorted_cache = {k: v for k, v in self._sorted_cache.items() if k[2] == self._count}
+            self._sorted_cache[key] = cached
+        return cached
+
+    def _units_with_outputs(self):
+        seen = {}
+        for recent in self._recent.values():
+            for e in recent:
+                seen.setdefault(e.unit, None)
+        return list(seen)
+
+    def _sorted_unit(self, unit):
+        key = ("unit", unit, self._count)
+        cached = self._sorted_cache.get(key)
+        if cached is None:
+            cached = sorted(((e.magnitude, e) for e in self._recent.get(unit.dims, ())
+                             if e.unit == unit), key=lambda p: p[0])
+            self._sorted_cache[key] = cached
+        return cached
 
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
@@ -423,6 +445,38 @@ class Ledger:
 
 
 Session = Ledger
+
+
+def _pair_sum(keys: list[float], target: float, tol: float):
+    """Indices i < j with keys[i] + keys[j] within tol of target (keys sorted), or None."""
+    i, j = 0, len(keys) - 1
+    while i < j:
+        s = keys[i] + keys[j]
+        if s < target - tol:
+            i += 1
+        elif s > target + tol:
+            j -= 1
+        else:
+            return i, j, "+"
+    return None
+
+
+def _pair_difference(keys: list[float], target: float, tol: float):
+    """Indices with keys[j] - keys[i] within tol of |target| (keys sorted), or None."""
+    t = abs(target)
+    i, j, n = 0, 1, len(keys)
+    while j < n:
+        if i == j:
+            j += 1
+            continue
+        d = keys[j] - keys[i]
+        if d < t - tol:
+            j += 1
+        elif d > t + tol:
+            i += 1
+        else:
+            return (j, i, "-") if target >= 0 else (i, j, "-")
+    return None
 
 
 def _held_tolerance(accepted) -> float:

@@ -31,6 +31,7 @@ SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
 _DICT_KEYS = frozenset({"value", "unit", "datum", "quality", "crs"})
 
+_UNIT_IMPLIED = ("unit",)
 # how the value arrived, for the ledger and for messages
 BARE, STRING, DICT, QUANTITY, SERIES, TIMESTAMP, RAW = (
     "bare", "string", "dict", "quantity", "series", "timestamp", "raw")
@@ -59,7 +60,7 @@ class Spec:
     """A validated declaration for one parameter or result."""
 
     __slots__ = ("unit", "unit_text", "datum", "tz", "tz_text", "quality", "crs", "sourced",
-                 "require_explicit_unit", "description", "optional", "field")
+                 "require_explicit_unit", "description", "optional", "field", "_plain")
 
     def __init__(self, unit: "str | Unit | None" = None, *, datum: str | None = None,
                  tz: str | None = None, quality: str | None = None, crs: str | None = None,
@@ -118,6 +119,8 @@ class Spec:
         self.require_explicit_unit = bool(require_explicit_unit)
         self.description = description
         self.optional = bool(optional)
+        self._plain = (self.unit is not None and self.datum is None and self.crs is None
+                       and self.quality is None and not self.require_explicit_unit)
         if self.unit is None and self.tz is None:
             raise InvalidArguments(f"declaration{where} has neither a unit nor a tz: declare "
                                    f"{{'unit': 'm**3/s'}} or {{'tz': 'America/Chicago'}}",
@@ -210,6 +213,10 @@ class Spec:
     # -- coercion ---------------------------------------------------------------------------
     def accept(self, raw, field: str | None = None) -> Accepted:
         """Coerce one argument as a model sent it; raise a GuardViolation if it cannot be."""
+        cls = raw.__class__
+        if (cls is float or cls is int) and self._plain and raw - raw == 0:
+            q = Q._make(float(raw), self.unit, None, None, None)  # the hot path: a bare number
+            return Accepted(q, q, BARE, _UNIT_IMPLIED, raw)
         field = field or self.field
         if self.tz is not None:
             from .timezones import check_timestamp

@@ -62,6 +62,13 @@ class GuardedTool:
         self.params: dict[str, Spec] = {p: Spec.of(d, f"{self.name}.{p}")
                                         for p, d in declared.items()}
         self.returns = returns_of(returns, f"{self.name}.return")
+        ps = self.signature.parameters.values()
+        self._optional = frozenset(p.name for p in ps if p.default is not p.empty)
+        # a plain signature (no *args, **kwargs or positional-only) is bound by a fast path
+        self._simple = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in ps)
+        self._positional = tuple(p.name for p in ps if p.kind is p.POSITIONAL_OR_KEYWORD)
+        self._names = frozenset(p.name for p in ps)
+        self._required = frozenset(p.name for p in ps if p.default is p.empty)
         functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
@@ -73,21 +80,41 @@ class GuardedTool:
         return functools.partial(self.__call__, obj)
 
     # -- the boundary ------------------------------------------------------------------------
+    def _bind(self, args: tuple, kwargs: dict):
+        """(positional args, keyword arguments dict) for the body, with every declared
+        parameter's value findable by name in the dict."""
+        if self._simple:
+            if len(args) > len(self._positional):
+                raise TypeError(f"takes {len(self._positional)} positional arguments but "
+                                f"{len(args)} were given")
+            arguments = dict(zip(self._positional, args))
+            for k, v in kwargs.items():
+                if k in arguments:
+                    raise TypeError(f"got multiple values for argument {k!r}")
+                if k not in self._names:
+                    raise TypeError(f"got an unexpected keyword argument {k!r}")
+                arguments[k] = v
+            if len(arguments) < len(self._names) and not self._required <= arguments.keys():
+                missing = sorted(self._required - arguments.keys())
+                raise TypeError(f"missing required argument(s) {missing}")
+            return (), arguments
+        bound = self.signature.bind(*args, **kwargs)
+        return bound, bound.arguments
+
     def _prepare(self, args: tuple, kwargs: dict):
-        """Bind and coerce the arguments; returns (bound arguments, call record or None)."""
-        from . import ledger
+        """Bind and coerce the arguments; returns ((args, kwargs) for the body, call record)."""
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound, arguments = self._bind(args, kwargs)
         except TypeError as err:
             raise InvalidArguments(f"{err}; the parameters are {list(self.signature.parameters)}",
                                    field=self.name) from None
-        session = ledger.current()
-        call = session.begin_call(self, bound.arguments) if session is not None else None
-        optional = {p for p, param in self.signature.parameters.items()
-                    if param.default is not inspect.Parameter.empty}
-        guard_arguments(self.params, bound.arguments, enforcement=self.enforcement, call=call,
-                        optional=optional)
-        return bound, call
+        session = _current_session()
+        call = session.begin_call(self, arguments) if session is not None else None
+        guard_arguments(self.params, arguments, enforcement=self.enforcement, call=call,
+                        optional=self._optional)
+        if bound == ():
+            return ((), arguments), call
+        return (bound.args, bound.kwargs), call
 
     def _finish(self, result, call):
         try:
@@ -120,9 +147,9 @@ class GuardedTool:
     def __call__(self, *args, **kwargs):
         if self.is_async:
             return self._acall(args, kwargs)
-        bound, call = self._prepare(args, kwargs)
+        (pargs, kw), call = self._prepare(args, kwargs)
         try:
-            result = self.fn(*bound.args, **bound.kwargs)
+            result = self.fn(*pargs, **kw)
         except BaseException:
             if call is not None:
                 call.finish(ok=False)
@@ -130,9 +157,9 @@ class GuardedTool:
         return self._finish(result, call)
 
     async def _acall(self, args, kwargs):
-        bound, call = self._prepare(args, kwargs)
+        (pargs, kw), call = self._prepare(args, kwargs)
         try:
-            result = await self.fn(*bound.args, **bound.kwargs)
+            result = await self.fn(*pargs, **kw)
         except BaseException:
             if call is not None:
                 call.finish(ok=False)
@@ -204,6 +231,17 @@ class GuardedTool:
                     "type": "object", "properties": {k: s.output_schema()
                                                      for k, s in self.returns.items()}}
         return schema
+
+
+_ledger_current = None
+
+
+def _current_session():
+    global _ledger_current
+    if _ledger_current is None:
+        from .ledger import current
+        _ledger_current = current
+    return _ledger_current()
 
 
 def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict", call=None,

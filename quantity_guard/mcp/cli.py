@@ -179,20 +179,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return EXIT_OK
 
+    # Before any policy code runs: a print() anywhere must reach neither the JSON-RPC stream
+    # nor the --check report. Both go to private descriptors; fd 1 becomes stderr.
+    from .stdio import protect_stdio
+    wire = protect_stdio()
     policy = None
-    if opts.annotations:
-        try:
-            policy = _build_policy(opts)
-        except _ConfigError as exc:
-            _err(str(exc))
-            return EXIT_CONFIG
     try:
+        if opts.annotations:
+            try:
+                policy = _build_policy(opts)
+            except _ConfigError as exc:
+                _err(str(exc))
+                return EXIT_CONFIG
         if opts.check:
-            return _check(opts, policy)
+            return _check(opts, policy, wire[1])
         from .guard import Guard
-        from .stdio import protect_stdio, run_proxy
-        wire_in, wire_out = protect_stdio()
-        return run_proxy(opts.command, Guard(policy), client_in=wire_in, client_out=wire_out)
+        from .stdio import run_proxy
+        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
     finally:
         close = getattr(policy, "close", None)
         if callable(close):
@@ -200,12 +203,14 @@ def main(argv: list[str] | None = None) -> int:
                 close()
             except Exception as exc:
                 _err(f"policy.close() failed: {exc!r}")
+        from .stdio import restore_stdio
+        restore_stdio(wire)
 
 
 # ------------------------------------------------------------------------------- --check
 
 
-def _check(opts: Options, policy: Any) -> int:
+def _check(opts: Options, policy: Any, out_fd: int) -> int:
     try:
         tools, era = fetch_tools(opts.command)
     except FileNotFoundError as exc:
@@ -224,8 +229,10 @@ def _check(opts: Options, policy: Any) -> int:
         return EXIT_CONFIG
     report = checker(tools)
     text = str(report)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    sys.stdout.flush()
+    data = (text if text.endswith("\n") else text + "\n").encode("utf-8")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out_fd, view):]
     ok = getattr(report, "ok", None)
     if ok is None and isinstance(report, dict):
         ok = report.get("ok")

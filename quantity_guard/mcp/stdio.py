@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 from .guard import C2S, LOG, S2C, Guard
 from .jsonrpc import LineBuffer
 
-__all__ = ["Proxy", "run_proxy", "protect_stdio", "EXIT_OK", "EXIT_UPSTREAM_GONE",
+__all__ = ["Proxy", "run_proxy", "protect_stdio", "restore_stdio", "EXIT_OK", "EXIT_UPSTREAM_GONE",
            "EXIT_START_FAILED", "stop_process_group"]
 
 EXIT_OK = 0
@@ -81,6 +81,20 @@ def protect_stdio() -> tuple[int, int]:
     except Exception:
         pass
     return wire_in, wire_out
+
+
+def restore_stdio(wire: tuple[int, int]) -> None:
+    """Undo :func:`protect_stdio`: fds 0 and 1 back to the wire (where still open), which is
+    closed."""
+    for fd, target in ((wire[0], 0), (wire[1], 1)):
+        try:
+            os.dup2(fd, target)
+        except OSError:
+            pass
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _group_alive(pgid: int) -> bool:
@@ -488,8 +502,14 @@ class Proxy:
         self.log(f"{reason}; answered {len(outputs)} pending request(s) with an error")
         self._dispatch(outputs)
         with self._client_lock:
+            # Close our end of the client's pipe (the client sees EOF) but keep the descriptor
+            # number valid, so that no later open() can take it over.
             try:
-                os.close(self.client_out)
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, self.client_out)
+                finally:
+                    os.close(null)
             except OSError:
                 pass
             self._client_gone.set()

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
 from .dimension import AXES, format_dims
-from .parser import parse_unit
+from .parser import parse_unit, try_parse_unit
 from .table import define
 from .unit import ONE, Unit, apply, conversion
 
-__all__ = ["parse_unit", "parse_with_datum", "convert", "define", "Unit", "ONE", "AXES",
+__all__ = ["parse_unit", "try_parse_unit", "parse_with_datum", "convert", "define", "Unit", "ONE", "AXES",
            "UnitParseError", "DimensionalityError", "OffsetUnitError", "RedefinitionError",
            "conversion", "format_dims"]
 
@@ -61,12 +61,12 @@ def parse_with_datum(text: str) -> "tuple[Unit, str | None]":
         return parse_unit(unit), datum
     if t in _DATUM_REFUSED:
         raise UnitParseError(_DATUM_REFUSED[t], text=text, suggestions=("mAOD",))
-    try:
-        return parse_unit(t), None
-    except UnitParseError as first:
-        head, datum = _split_datum(t)
-        if datum is None:
-            raise first
+    unit = try_parse_unit(t)
+    if unit is not None:
+        return unit, None
+    head, datum = _split_datum(t)
+    if datum is None:
+        parse_unit(t)  # raises the full error, with its position and suggestions
     unit = parse_unit(head)
     from .dimension import base
     if unit.dims != base("length"):

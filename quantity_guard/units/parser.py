@@ -77,6 +77,30 @@ def parse_unit(text: "str | Unit") -> Unit:
     return unit
 
 
+_FAILED: set[str] = set()
+
+
+def try_parse_unit(text: str) -> "Unit | None":
+    """``parse_unit`` that returns None instead of raising, cheaply: no suggestions are
+    computed and failures are remembered (for scanning prose, where most attempts fail)."""
+    if text.__class__ is Unit:
+        return text  # type: ignore[return-value]
+    hit = _CACHE.get(text)
+    if hit is not None:
+        return hit
+    if text in _FAILED:
+        return None
+    try:
+        unit = _Parser(text, quiet=True).parse()
+    except UnitParseError:
+        if len(_FAILED) < _CACHE_LIMIT:
+            _FAILED.add(text)
+        return None
+    if len(_CACHE) < _CACHE_LIMIT:
+        _CACHE[text] = unit
+    return unit
+
+
 def check_name(name: str) -> None:
     """Refuse a spelling that could not be read back as one NAME token (for ``define``)."""
     if not name or not (name == "%" or (name[0].isalpha() or name[0] == "_")):
@@ -130,7 +154,8 @@ NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, quiet: bool = False) -> None:
+        self.quiet = quiet
         self.original = text
         if len(text) > MAX_LENGTH:
             raise UnitParseError(f"unit expression too long ({len(text)} characters; at most "
@@ -141,6 +166,8 @@ class _Parser:
 
     # -- errors ----------------------------------------------------------------------------
     def error(self, message: str, pos: int | None, suggestions=()) -> UnitParseError:
+        if self.quiet:
+            return UnitParseError(message, text=self.original)
         opos = self.where[pos] if pos is not None and pos < len(self.where) else \
             (len(self.original) if pos is not None else None)
         where = f" at position {opos}" if opos is not None else ""
@@ -380,7 +407,8 @@ class _Parser:
             hint = (f" ({name} looks like a vertical datum: a datum is not part of a unit; give "
                     f"it as the datum of the value, e.g. Q.parse('12.4 ft {name}') or "
                     f"Q(12.4, 'ft', datum='{name}'))")
-        raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=suggest(name))
+        raise self.error(f"unknown unit {name!r}{hint}", pos,
+                         suggestions=() if self.quiet else suggest(name))
 
 
 def suggest(name: str) -> list[str]:

@@ -26,7 +26,8 @@ Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, 
 class Unit:
     """An immutable physical unit. Build units with ``parse_unit``; combine with ``* / **``."""
 
-    __slots__ = ("factor", "offset", "dims", "terms", "interval", "_key", "_hash", "_text")
+    __slots__ = ("factor", "offset", "dims", "terms", "interval", "scale", "shift", "_key",
+                 "_hash", "_text")
 
     def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
                  offset: Fraction | None = None, interval: bool = False) -> None:
@@ -37,6 +38,8 @@ class Unit:
         _set(self, "dims", dims)
         _set(self, "terms", terms)
         _set(self, "interval", interval)
+        _set(self, "scale", float(factor))              # the factor and offset as floats, for
+        _set(self, "shift", float(offset) if offset else 0.0)  # fast approximate SI values
         _set(self, "_key", key)
         _set(self, "_hash", None)
         _set(self, "_text", None)
