@@ -489,13 +489,16 @@ def test_policy_failures_in_checking_fail_closed(where):
 def test_policy_failures_elsewhere_leave_messages_as_sent(where):
     g = Guard(Exploding(where))
     out = g.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}')
-    assert sent(out, C2S)
+    assert sent(out, C2S) and bool(sent(out, LOG)) == (where == "reset")
     g.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
     page = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"read_discharge","inputSchema":{"type":"object"}}]}}'
-    assert one(g.receive(S2C, page), S2C) == page + b"\n" or where != "advertise"
+    out = g.receive(S2C, page)
+    assert (one(out, S2C) == page + b"\n") == (where == "advertise")
     g.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
     res = b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"1"}]}}'
-    assert (one(g.receive(S2C, res), S2C) == res + b"\n") == (where == "label")
+    out = g.receive(S2C, res)
+    assert (one(out, S2C) == res + b"\n") == (where == "label")
+    assert "error" not in json.loads(one(out, S2C))  # a result never becomes an error
 
 
 def test_a_64_mib_response_passes(guard):

@@ -87,7 +87,9 @@ def test_unknown_methods_notifications_and_server_requests_pass_both_ways(tag, t
         p.notify("notifications/roots/list_changed")
         p.notify("vendor/notice", {"k": [1, 2]})
         methods = ["notifications/message", "notifications/tools/list_changed",
-                   "notifications/resources/updated", "notifications/tasks/status", "vendor/unknown"]
+                   "notifications/resources/updated", "notifications/tasks/status",
+                   "notifications/subscriptions/acknowledged", "notifications/elicitation/complete",
+                   "notifications/prompts/list_changed", "vendor/unknown"]
         p.request(2, "tools/call", {"name": "emit", "arguments": {"methods": methods, "ping_id": 1}})
         resp, others = p.response(2)
         assert [m.get("method") for m in others] == methods + ["ping"]
@@ -155,6 +157,18 @@ def test_cancellation_reaches_a_hanging_upstream_at_once(tag):
 
 
 # ------------------------------------------------------------------ upstream faults
+
+
+def test_policy_prints_never_reach_the_client(tag, tmp_path):
+    annotations = tmp_path / "a.toml"
+    annotations.write_text("[tools.read_discharge]\nreturns = 'cfs'\n")
+    with start(tag, options=("--annotations", str(annotations)), guarded=True) as p:
+        handshake(p)
+        r = p.call(1, "tools/call", {"name": "read_discharge", "arguments": {}})
+        assert r["result"]["structuredContent"] == {"value": 1250.0, "unit": "cfs"}
+        assert finish(p, tag) == []
+        err = p.stderr()
+        assert "a stray print() while loading" in err and "a stray print() while labelling" in err
 
 
 def test_junk_on_upstream_stdout_never_reaches_the_client(tag):

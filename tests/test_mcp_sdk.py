@@ -13,6 +13,7 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
+jsonschema = pytest.importorskip("jsonschema")
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
@@ -131,6 +132,10 @@ def test_guarding_proxy_with_the_sdk_client(mode, tmp_path):
             assert runoff.meta["io.quantity-guard/units"] == {"discharge": "m**3/s", "area": "km**2"}
             assert tools["read_discharge"].output_schema["required"] == ["value", "unit"]
             assert tools["echo"].input_schema == {"type": "object", "properties": {}, "additionalProperties": True}
+            for tool in tools.values():  # still valid JSON Schema 2020-12
+                jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+                if tool.output_schema is not None:
+                    jsonschema.Draft202012Validator.check_schema(tool.output_schema)
 
             # converted: 1250 cfs arrives upstream as 35.396... m3/s
             r = await client.call_tool("runoff", {"discharge": {"value": 1250, "unit": "cfs"}, "area": 2})

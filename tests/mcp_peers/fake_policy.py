@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 CFS = 0.028316846592  # m**3/s per ft**3/s
+PRINTS = False
 GUARDED = ("runoff", "read_discharge")
 LABEL_SCHEMA = {"type": "object",
                 "properties": {"value": {"type": "number"}, "unit": {"type": "string"}},
@@ -89,6 +90,8 @@ class FakePolicy:
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
         self.calls.append(("label", tool_name))
+        if PRINTS:
+            print("fake_policy: a stray print() while labelling")  # must never reach the wire
         if tool_name != "read_discharge":
             return result
         new = dict(result)
@@ -138,6 +141,9 @@ class Report:
 
 
 def build_policy(annotations_path, *, enforcement="strict", log_path=None, manifest_path=None):
+    global PRINTS
+    PRINTS = True  # only inside a proxy process, where stdout is not the wire
+    print("fake_policy: a stray print() while loading")  # must never reach the wire
     with open(annotations_path) as f:
         text = f.read()
     if "INVALID" in text:
