@@ -266,8 +266,12 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
         out["call_direct_converted_us"] = med(samples[2])
         out["call_guarded_us"] = med(samples[3])
         out["added_guarded_us"] = med([b - a for a, b in zip(samples[2], samples[3])])
-        if policy_factory is not None and not annotations:
-            out["guard_guarded_us"] = _guard_alone(_load_factory(policy_factory)(), "guarded", max(n, 2000))
+        if annotations:
+            from quantity_guard.mcp.policy import build_policy
+            policy = build_policy(annotations)
+        else:
+            policy = _load_factory(policy_factory)()  # type: ignore[arg-type]
+        out["guard_guarded_us"] = _guard_alone(policy, "guarded", max(n, 2000))
     # interleave the start-up runs so that machine load affects both alike (after one run each
     # to fill the bytecode cache)
     _startup(upstream), _startup(_proxy(upstream))
@@ -328,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             ("tools/call through guarding proxy, runoff cfs", "call_guarded_us", "us"),
             ("  added per call (guarded)      [budget 100]", "added_guarded_us", "us"),
             ("guard alone, request+result, pass-through", "guard_passthrough_us", "us"),
-            ("guard alone, request+result, guarded", "guard_guarded_us", "us"),
+            ("guard+policy alone, request+result, guarded", "guard_guarded_us", "us"),
             ("start-up to first tools/list, direct", "startup_direct_ms", "ms"),
             ("start-up to first tools/list, proxied", "startup_proxied_ms", "ms"),
             ("  added start-up                [budget 150]", "startup_added_ms", "ms")]
