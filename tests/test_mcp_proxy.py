@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
-    MODERN_META, Peer, env, fault_argv, init_params, live_pids, new_tag, proxy_argv, reap, wait_gone)
+    MODERN_META, Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap, wait_count, wait_gone)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc and process groups")
 
@@ -270,7 +270,7 @@ def test_client_eof_with_a_well_behaved_upstream(tag):
 def test_upstream_ignoring_eof_and_sigterm_is_killed_with_its_tree(tag):
     with start(tag, "--ignore-eof", "--ignore-term", "--spawn-child") as p:
         handshake(p)
-        assert len(live_pids(tag)) >= 3  # proxy, upstream, grandchild
+        assert len(wait_count(tag, 3)) >= 3  # proxy, upstream, grandchild
         t0 = time.monotonic()
         p.close_stdin()
         assert p.read_eof() == []
@@ -283,6 +283,7 @@ def test_upstream_ignoring_eof_and_sigterm_is_killed_with_its_tree(tag):
 def test_signal_to_the_proxy_stops_the_upstream_tree(tag, sig):
     with start(tag, "--ignore-term", "--spawn-child") as p:
         handshake(p)
+        assert len(wait_count(tag, 3)) >= 3
         os.kill(p.proc.pid, sig)
         assert p.wait() == 128 + sig
         assert wait_gone(tag, 3.0) == []
@@ -295,12 +296,10 @@ def test_proxy_exits_when_its_parent_dies(tag):
     launcher = (
         "import subprocess, sys, time\n"
         "sys.path.insert(0, sys.argv[1])\n"
-        "from mcp_peers.driver import live_pids\n"
+        "from mcp_peers.driver import wait_count\n"
         "p = subprocess.Popen(sys.argv[3:], stdin=%d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,"
         " pass_fds=(%d,))\n"
-        "deadline = time.monotonic() + 30\n"
-        "while len(live_pids(sys.argv[2])) < 3 and time.monotonic() < deadline:\n"
-        "    time.sleep(0.01)\n"
+        "wait_count(sys.argv[2], 3)\n"
         "print(p.pid, flush=True)\n") % (r, r)
     argv = [sys.executable, "-c", launcher, str(Path(__file__).parent), tag,
             *proxy_argv(*fault_argv(tag, "--spawn-child"))]

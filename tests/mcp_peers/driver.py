@@ -186,6 +186,16 @@ def live_pids(tag: str) -> list[int]:
     return found
 
 
+def wait_count(tag: str, n: int, timeout: float = TIMEOUT) -> list[int]:
+    """Wait until at least ``n`` live processes carry ``tag``; returns them."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pids = live_pids(tag)
+        if len(pids) >= n or time.monotonic() >= deadline:
+            return pids
+        time.sleep(0.01)
+
+
 def wait_gone(tag: str, timeout: float) -> list[int]:
     """Wait until no live process carries ``tag``; returns those still alive at the deadline."""
     deadline = time.monotonic() + timeout
