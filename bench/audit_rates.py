@@ -1,0 +1,186 @@
+"""The answer audit's own error rates: a script, not a test.
+
+    python bench/audit_rates.py          (or: python -m bench.audit_rates)
+
+Prints
+- the labelled corpus (tests/data/audit_corpus.json): scenarios, answers, correct and wrong;
+- the false-alarm rate: correct answers the audit flags (``audit.ok`` False);
+- the detection rate: wrong answers the audit flags;
+- the random-acceptance rate: on ledgers of 3 and of 6 random outputs, the fraction of random
+  numbers the audit accepts as ``sourced`` or ``derived``. It bounds how much an accepted number
+  means: a number accepted by chance this often is weak evidence of provenance.
+
+Random-acceptance model (fixed seed, deterministic): each output has a magnitude drawn
+log-uniformly over [0.1, 1000) (four decades), rounded to 4 significant figures as a tool would
+report it, in a unit drawn uniformly from COMMON_UNITS (so outputs share dimensions, as in a
+real ledger: several flows, several levels). Each probe is drawn log-uniformly over the same
+range and written to 3 significant figures ("0.123", "12.3", "123"), once bare and once with a
+unit drawn from COMMON_UNITS. No question (context) is given, so nothing can be ``quoted``.
+
+``figures()`` returns everything printed, for tests/test_audit_corpus.py.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CORPUS = ROOT / "tests" / "data" / "audit_corpus.json"
+ACCEPTED = ("sourced", "derived")
+COMMON_UNITS = ("cfs", "m3/s", "ML/d", "ft", "m", "km2")
+RANGE = (0.1, 1000.0)
+SEED = 20260820
+
+
+# -- the labelled corpus -------------------------------------------------------------------------
+def load_corpus(path: Path = CORPUS) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def register_stations(scenario: dict) -> None:
+    """Register the station datums a scenario names (the caller saves and restores the state)."""
+    from quantity_guard import Q, register_station
+    for st in scenario.get("stations", ()):
+        elev = st["elevation"]
+        register_station(st["id"], Q(elev["value"], elev["unit"], datum=elev["datum"]),
+                         prefix=st.get("prefix", "GAGE"))
+
+
+def make_tool(name: str, value: float, unit: str, datum: str | None = None):
+    """A tiny guarded tool that returns one recorded output."""
+    from quantity_guard import quantity_tool
+    returns = {"unit": unit} if datum is None else {"unit": unit, "datum": datum}
+
+    def tool():
+        return value
+
+    return quantity_tool(tool, returns=returns, name=name)
+
+
+def build_ledger(scenario: dict):
+    """Run the scenario's tools inside ``session(context=question)``; return the ledger."""
+    from quantity_guard import session
+    tools = [make_tool(o["tool"], o["value"], o["unit"], o.get("datum"))
+             for o in scenario["outputs"]]
+    with session(context=scenario["question"]) as ledger:
+        for tool in tools:
+            tool()
+    return ledger
+
+
+def iter_answers(corpus: dict):
+    for sc in corpus["scenarios"]:
+        for ans in sc["answers"]:
+            yield sc, ans
+
+
+def run_corpus(corpus: dict | None = None) -> list[dict]:
+    """Audit every answer; one row per answer: id, label, audit.ok, findings."""
+    from quantity_guard import datums
+    corpus = corpus or load_corpus()
+    rows = []
+    saved = datums._save_state()
+    try:
+        for sc in corpus["scenarios"]:
+            register_stations(sc)
+            ledger = build_ledger(sc)
+            for ans in sc["answers"]:
+                audit = ledger.audit_answer(ans["text"], context=sc["question"])
+                rows.append({"id": ans["id"], "scenario": sc["id"], "label_ok": ans["ok"],
+                             "audit_ok": audit.ok, "audit": audit})
+    finally:
+        datums._restore_state(saved)
+    return rows
+
+
+def corpus_rates(rows: list[dict]) -> dict:
+    correct = [r for r in rows if r["label_ok"]]
+    wrong = [r for r in rows if not r["label_ok"]]
+    false_alarms = [r["id"] for r in correct if not r["audit_ok"]]
+    detected = [r["id"] for r in wrong if not r["audit_ok"]]
+    missed = [r["id"] for r in wrong if r["audit_ok"]]
+    return {"answers": len(rows), "correct": len(correct), "wrong": len(wrong),
+            "false_alarms": false_alarms, "missed": missed,
+            "false_alarm_rate": len(false_alarms) / len(correct) if correct else 0.0,
+            "detection_rate": len(detected) / len(wrong) if wrong else 1.0}
+
+
+# -- random acceptance ---------------------------------------------------------------------------
+def _log_uniform(rng: random.Random) -> float:
+    lo, hi = math.log10(RANGE[0]), math.log10(RANGE[1])
+    return 10.0 ** rng.uniform(lo, hi)
+
+
+def _round_sig(x: float, sig: int) -> float:
+    return round(x, sig - 1 - math.floor(math.log10(abs(x))))
+
+
+def _write_sig(x: float, sig: int = 3) -> str:
+    """``x`` to ``sig`` significant figures, positional: 0.123, 1.23, 12.3, 123."""
+    r = _round_sig(x, sig)   # rounding first, so 9.996 carries to 10.0, not "10.00"
+    return f"{r:.{max(0, sig - 1 - math.floor(math.log10(abs(r))))}f}"
+
+
+def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
+                      seed: int = SEED) -> dict:
+    """The fraction of random 3-significant-figure numbers accepted as sourced or derived."""
+    from quantity_guard import quantity_tool, session
+    tools = {u: quantity_tool(lambda value: value, returns={"unit": u}, name=f"read_{u}")
+             for u in COMMON_UNITS}
+    rng = random.Random(seed * 100 + n_outputs)
+    counts = {"bare": [0, 0], "unit": [0, 0]}
+    for _ in range(ledgers):
+        with session() as ledger:
+            for _ in range(n_outputs):
+                tools[rng.choice(COMMON_UNITS)](_round_sig(_log_uniform(rng), 4))
+        for _ in range(probes):
+            text = _write_sig(_log_uniform(rng))
+            unit = rng.choice(COMMON_UNITS)
+            for kind, answer in (("bare", f"The value is {text}."),
+                                 ("unit", f"The value is {text} {unit}.")):
+                findings = ledger.audit_answer(answer).findings
+                counts[kind][1] += 1
+                if findings and findings[0].status in ACCEPTED:
+                    counts[kind][0] += 1
+    accepted = counts["bare"][0] + counts["unit"][0]
+    total = counts["bare"][1] + counts["unit"][1]
+    return {"outputs": n_outputs, "probes": total, "rate": accepted / total,
+            "bare": counts["bare"][0] / counts["bare"][1],
+            "with_unit": counts["unit"][0] / counts["unit"][1]}
+
+
+def figures() -> dict:
+    rows = run_corpus()
+    out = corpus_rates(rows)
+    out["scenarios"] = len({r["scenario"] for r in rows})
+    out["random"] = {n: random_acceptance(n) for n in (3, 6)}
+    return out
+
+
+def main() -> None:
+    import time
+    start = time.perf_counter()
+    f = figures()
+    print(f"corpus: {f['scenarios']} scenarios, {f['answers']} answers "
+          f"({f['correct']} correct, {f['wrong']} wrong)")
+    print(f"false-alarm rate: {len(f['false_alarms'])}/{f['correct']} = "
+          f"{f['false_alarm_rate']:.1%}" + (f"  {f['false_alarms']}" if f["false_alarms"] else ""))
+    print(f"detection rate:   {f['wrong'] - len(f['missed'])}/{f['wrong']} = "
+          f"{f['detection_rate']:.1%}" + (f"  missed {f['missed']}" if f["missed"] else ""))
+    print(f"random acceptance (sourced or derived; log-uniform over {RANGE[0]:g}..{RANGE[1]:g}, "
+          f"3 significant figures; units {', '.join(COMMON_UNITS)}):")
+    for n, r in f["random"].items():
+        print(f"  {n}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
+              f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
+    print(f"({time.perf_counter() - start:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
