@@ -132,3 +132,35 @@ def test_enforcement_and_log_reach_the_policy(tmp_path, annotations):
         assert m["enforcement"] == "warn" and m["log_path"] == str(log) and m["resets"] == 1
     finally:
         reap(tag)
+
+
+def test_the_mcp_package_needs_nothing_outside_the_standard_library():
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+        "import quantity_guard.mcp\n"
+        "assert 'quantity_guard.mcp.guard' not in sys.modules  # import-light\n"
+        "import quantity_guard.mcp.cli, quantity_guard.mcp.guard, quantity_guard.mcp.stdio\n"
+        "import quantity_guard.mcp.server, quantity_guard.mcp.jsonrpc, quantity_guard.mcp.__main__\n"
+        "names = {m.split('.')[0] for m in sys.modules}\n"
+        "extra = sorted(n for n in names - set(sys.stdlib_module_names) - set(sys.builtin_module_names)\n"
+        "               if n not in ('quantity_guard', '__main__'))\n"
+        "assert not extra, extra\n")
+    r = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_proxy_runs_isolated_without_site_packages(tmp_path):
+    tag = new_tag()
+    launcher = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+                "from quantity_guard.mcp.cli import main; sys.exit(main())")
+    argv = [sys.executable, "-I", "-S", "-c", launcher, "--", *fault_argv(tag)]
+    try:
+        with Peer(argv) as p:
+            assert p.call(0, "initialize", init_params())["result"]["serverInfo"]["name"] == "fault-server"
+            assert p.call(1, "tools/call", {"name": "echo", "arguments": {"x": 1}})["result"]
+            p.close_stdin()
+            assert p.read_eof() == [] and p.wait() == 0
+            assert wait_gone(tag, 5.0) == []
+    finally:
+        reap(tag)
