@@ -30,7 +30,13 @@ __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
 
 _NUM = re.compile(
     r"(?<![\w.])(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?:[eE](?P<exp>[-+]?\d{1,3}))?(?P<pct>\s?%)?")
+    r"(?:[eE](?P<exp>[-+]?\d{1,3})|\s?[\u00d7x*]\s?10(?:\^|\*\*)?"
+    r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
+    r"(?P<pct>\s?%)?")
+_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
+                              "0123456789--")
+_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
+_AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
@@ -46,19 +52,16 @@ _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 class Number:
     """One numeric literal read from prose."""
 
-    __slots__ = ("text", "value", "unit", "datum", "start", "end", "decimals", "percent",
-                 "negated", "q")
+    __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
+                 "negated")
 
-    def __init__(self, text, value, unit, datum, start, end, decimals, percent, negated) -> None:
+    def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated) -> None:
         self.text, self.value, self.unit, self.datum = text, value, unit, datum
-        self.start, self.end, self.decimals = start, end, decimals
+        self.start, self.end = start, end
+        #: half a unit in the last place written: 17 covers 16.5..17.5, 17.1 covers 17.05..17.15,
+        #: 11,200 covers 11,150..11,250 (trailing zeros of a whole number are not significant)
+        self.tolerance = tolerance
         self.percent, self.negated = percent, negated
-        self.q = None
-
-    @property
-    def tolerance(self) -> float:
-        """Half a unit in the last place written: 17 covers 16.5..17.5, 17.1 covers 17.05..17.15."""
-        return 0.5 * 10.0 ** (-self.decimals) if self.decimals >= 0 else 0.5
 
     def __repr__(self) -> str:
         return f"Number({self.text!r}, {self.value}, {self.unit!r})"
@@ -74,7 +77,7 @@ def _read_unit(text: str, pos: int):
         if gap.strip() or len(gap) > 2 or (not spans and w.start() - pos > 1):
             break
         token = w.group()
-        core = token.rstrip(".")
+        core = token.rstrip(".*_`")
         if core.lower() in _UNIT_STOP:
             break
         spans.append(w.start() + len(core))
@@ -126,6 +129,14 @@ def _known_datum(name: str) -> bool:
 _WORD = re.compile(r"[^\s,;:!?()\[\]]+")
 
 
+def _written_tolerance(raw: str, exp: int) -> float:
+    if "." in raw:
+        return 0.5 * 10.0 ** (exp - len(raw.split(".")[1]))
+    digits = raw.replace(",", "")
+    zeros = min(len(digits) - len(digits.rstrip("0")), 3) if digits.strip("0") else 0
+    return 0.5 * 10.0 ** (exp + zeros)
+
+
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
     if not text:
@@ -138,13 +149,11 @@ def extract_numbers(text: str) -> list[Number]:
             continue
         raw = m.group("num")
         before = text[max(0, s - 24):s].lower()
-        after = text[e:e + 3]
-        if after[:1].isalpha() and not m.group("pct"):
-            # "1st", "2nd", "3rd", "4th": ordinals; but "1250cfs" is a number with a unit
-            if re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
-                continue
+        if text[e:e + 1].isalpha() and not m.group("pct") and \
+                re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
+            continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
         digits = raw.replace(",", "")
-        # station and site numbers, list markers, years
+        # station and site numbers, list markers, years, dates written with a month name
         if _ends_with_word(before, _ID_WORDS) or (
                 digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
             continue
@@ -152,37 +161,108 @@ def extract_numbers(text: str) -> list[Number]:
         if text[line_start:s].strip() in ("", "-", "*", "(") and re.match(r"[.)]\s", text[e:e + 2]) \
                 and digits.isdigit() and len(digits) <= 2:
             continue
-        if digits.isdigit() and len(digits) == 4 and 1800 <= int(digits) <= 2100 \
-                and not m.group("pct"):
+        if digits.isdigit() and raw == digits and len(digits) == 4 \
+                and 1800 <= int(digits) <= 2100 and not m.group("pct"):
             unit, _, _ = _read_unit(text, e)
             if unit is None:
                 continue
-        words_before = before.split()
-        if words_before and words_before[-1][:3] in _MONTHS and digits.isdigit() \
-                and int(digits) <= 31:
-            continue
-        value = float(digits + (f"e{m.group('exp')}" if m.group("exp") else ""))
+        if digits.isdigit() and int(digits) <= 31 and not m.group("pct"):
+            words_before = before.split()
+            word_after = text[e:e + 12].strip().lower()
+            if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
+                continue
+        exp = 0
+        if m.group("exp"):
+            exp = int(m.group("exp"))
+        elif m.group("exp10"):
+            exp = int(m.group("exp10").translate(_SUPERSCRIPTS))
+        value = float(digits) * 10.0 ** exp
+        tol = _written_tolerance(raw, exp)
         sign = m.group("sign")
         negated = False
         if sign in ("-", "\u2212"):
             value = -value
         elif _ends_with_word(before, _NEGATIVE_WORDS):
             negated = True
-        decimals = len(raw.split(".")[1]) if "." in raw else 0
-        if m.group("exp"):
-            decimals -= int(m.group("exp"))
         percent = bool(m.group("pct"))
         unit = datum = None
         end = e
         if not percent:
-            unit, datum, end = _read_unit(text, e)
-        out.append(Number(text[s:end], value, unit, datum, s, end, decimals, percent, negated))
+            word = _WORD.match(text, e + (1 if text[e:e + 1] == " " else 0))
+            factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
+            if factor is not None:  # "59.8 million m3"
+                value, tol, end = value * factor, tol * factor, word.end()
+            unit, datum, end = _read_unit(text, end)
+            if unit is None and factor is not None:
+                end = word.end()
+        if not negated and _AFTER_NEGATIVE.match(text, end):
+            negated = True  # "2.7% below the nominal"
+        out.append(Number(text[s:end], value, unit, datum, s, end, tol, percent, negated))
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
         if a.unit is None and b.unit is not None and _RANGE_SEP.search(text[a.end:b.start] + " ") \
                 and b.start - a.end <= 4:
             a.unit, a.datum = b.unit, b.datum
+    if "|" in text:
+        _table_units(text, out)
     return out
+
+
+def _table_units(text: str, numbers: list[Number]) -> None:
+    """Markdown tables: a unit in the next cell ("| 35.4 | m3/s |") or in the column header
+    ("| Flow (m3/s) |") applies to a number written without one."""
+    header_units: list = []
+    in_table = False
+    pos = 0
+    rows = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            cells, start = [], pos + line.index("|") + 1
+            for part in stripped.strip("|").split("|"):
+                cells.append((start, start + len(part), part.strip()))
+                start += len(part) + 1
+            if not in_table:
+                header_units = [_cell_unit(c[2], header=True) for c in cells]
+                in_table = True
+            elif not set(stripped) <= set("|-: "):
+                rows.append((cells, header_units))
+        else:
+            in_table = False
+        pos += len(line)
+    for cells, units in rows:
+        for num in numbers:
+            if num.unit is not None:
+                continue
+            for k, (a, b, content) in enumerate(cells):
+                if a <= num.start < b:
+                    unit = _cell_unit(cells[k + 1][2]) if k + 1 < len(cells) else None
+                    if unit is None and k < len(units):
+                        unit = units[k]
+                    if unit is not None:
+                        num.unit, num.datum = unit
+                    break
+
+
+def _cell_unit(content: str, header: bool = False):
+    """(unit, datum) if a table cell is a unit, or (in a header) ends with one, else None."""
+    text = content.strip().strip("*_` ")
+    if not text:
+        return None
+    candidates = [text]
+    if header:
+        if text.endswith(")") and "(" in text:
+            candidates.insert(0, text[text.rindex("(") + 1:-1])
+        if "," in text:
+            candidates.append(text.rsplit(",", 1)[1])
+        parts = text.split()
+        for k in range(1, min(4, len(parts))):
+            candidates.append(" ".join(parts[-k:]))
+    for c in candidates:
+        hit = _phrase(c.strip())
+        if hit is not None:
+            return hit
+    return None
 
 
 def _ends_with_word(before: str, words) -> bool:
@@ -262,13 +342,16 @@ def _classify(num: Number, quoted, ledger) -> Finding:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
             for e in ledger._outputs_near_si(unit.dims, si, si_tol):
-                if _close(e.si, si, si_tol) and (num.datum is None or _same_datum(num.datum,
-                                                                                    e.datum)):
-                    return Finding(num, "sourced", e)
-            for e in ledger._outputs_near(v, tol):
-                if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
-                        and e.magnitude != 0:
-                    mislabel = e
+                if _close(e.si, si, si_tol):
+                    if num.datum is None or _same_datum(num.datum, e.datum):
+                        return Finding(num, "sourced", e)
+                    if mislabel is None:  # the right number on the wrong datum
+                        mislabel = e
+            for near in (ledger._outputs_near(v, tol), ledger._inputs_near(v, tol)):
+                for e in near:
+                    if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
+                            and e.magnitude != 0:
+                        mislabel = e
         else:
             for e in ledger._outputs_near(v, tol):
                 if _close(v, e.magnitude, tol):
@@ -293,9 +376,14 @@ def _classify(num: Number, quoted, ledger) -> Finding:
         return Finding(num, "unit_mislabelled", mislabel,
                        f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
                        f"written contradicts it")
-    # 4. a prefix or unit off by a power of ten: 1350 Ml restated as 1.35 Ml
+    # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
+    #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
         for v in values:
+            for e in ledger._outputs_near_si(unit.dims, v, tol):
+                if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
+                    return Finding(num, "unit_mislabelled", e,
+                                   f"{num.text} is {e.q} in SI units, written with the wrong unit")
             for scale in (1e3, 1e-3, 1e6, 1e-6):
                 si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
                 for e in ledger._outputs_near_si(unit.dims, si, si_tol):
@@ -326,7 +414,7 @@ def written_tolerance(raw) -> float:
         return 0.0
     if isinstance(raw, (int, float)):
         if isinstance(raw, int) or float(raw).is_integer():
-            return 0.5
+            return _written_tolerance(str(int(raw)), 0)
         text = repr(float(raw))
         if "e" in text:
             mant, exp = text.split("e")

@@ -68,14 +68,23 @@ def note_unrecorded(violation: GuardViolation) -> None:
 
 def _bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
-    a bucket is 1/32 to 1/64 of its value wide (the tolerance never spans more than two)."""
+    a bucket is 1/32 to 1/64 of its value wide. Keys grow with |x| within each sign."""
     mant, exp = _frexp(x)
     return exp * 128 + int(mant * 64)
 
 
+_EVERY = object()  # a tolerance interval that contains zero: no key range bounds it
+
+
 def _buckets(x: float, tol: float):
-    lo, hi = _bucket(x - tol), _bucket(x + tol)
-    return (lo,) if lo == hi else (lo, hi) if abs(hi - lo) == 1 else (lo, _bucket(x), hi)
+    """The keys of every bucket that may hold a value within ``tol`` of ``x``."""
+    a, b = x - tol, x + tol
+    if a <= 0.0 <= b:
+        return _EVERY
+    lo, hi = _bucket(a), _bucket(b)
+    if lo > hi:
+        lo, hi = hi, lo
+    return range(lo, hi + 1)
 
 
 class Entry:
@@ -180,6 +189,7 @@ class Ledger:
         self.violations: list[dict] = []
         self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
         self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
+        self._inputs_by_magnitude: dict[int, list[Entry]] = {}  # inputs, as the tool held them
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._sorted_cache: dict = {}
@@ -198,7 +208,9 @@ class Ledger:
             entry = Entry(self._count, call, tool, role, field, q, how, raw)
             self._count += 1
             self.entries.append(entry)
-            if role == "output":
+            if role == "input":
+                self._inputs_by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
+            elif role == "output":
                 self._by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
                 self._by_si.setdefault((entry.unit.dims, _bucket(entry.si)), []).append(entry)
                 recent = self._recent.setdefault(entry.unit.dims, deque(maxlen=_PAIR_WINDOW))
@@ -209,10 +221,12 @@ class Ledger:
             return entry
 
     def _evict(self, entry: Entry) -> None:
-        if entry.role != "output":
-            return
-        for index, key in ((self._by_magnitude, _bucket(entry.magnitude)),
-                           (self._by_si, (entry.unit.dims, _bucket(entry.si)))):
+        if entry.role == "input":
+            places = ((self._inputs_by_magnitude, _bucket(entry.magnitude)),)
+        else:
+            places = ((self._by_magnitude, _bucket(entry.magnitude)),
+                      (self._by_si, (entry.unit.dims, _bucket(entry.si))))
+        for index, key in places:
             bucket = index.get(key)
             if bucket is not None:
                 try:
@@ -221,6 +235,8 @@ class Ledger:
                     pass
                 if not bucket:
                     del index[key]
+        if entry.role == "input":
+            return
         recent = self._recent.get(entry.unit.dims)
         if recent is not None and entry in recent:
             recent.remove(entry)
@@ -255,18 +271,24 @@ class Ledger:
         return self._context_numbers
 
     def _near(self, index: dict, keyfn, value: float, tol: float):
-        seen = set()
-        for key in _buckets(value, tol):
-            for e in index.get(keyfn(key), ()):
-                if id(e) not in seen:
-                    seen.add(id(e))
-                    yield e
+        keys = _buckets(value, tol)
+        if keys is _EVERY or len(keys) > 4096:  # near zero or a huge tolerance: scan
+            for key, bucket in list(index.items()):
+                if keyfn is None or keyfn(key[1] if isinstance(key, tuple) else key) == key:
+                    yield from bucket
+            return
+        for key in keys:
+            yield from index.get(keyfn(key) if keyfn else key, ())
 
     def _outputs_near(self, magnitude: float, tol: float):
-        return self._near(self._by_magnitude, lambda k: k, magnitude, tol)
+        return self._near(self._by_magnitude, None, magnitude, tol)
 
     def _outputs_near_si(self, dims, si: float, tol: float):
         return self._near(self._by_si, lambda k: (dims, k), si, tol)
+
+    def _inputs_near(self, magnitude: float, tol: float):
+        """Values tools acted on (inputs as converted), for the audit's mislabel check."""
+        return self._near(self._inputs_by_magnitude, None, magnitude, tol)
 
     def _in_question(self, held: Q, tol: float) -> bool:
         """The held value is stated in the question in the tool's unit, or with no unit."""
