@@ -7,8 +7,9 @@
 Statuses:
 
 - ``sourced``: matches a value a tool returned (converted into the unit written, if any);
-- ``derived``: a sum or difference of two recorded outputs of like dimension, one step deep
-  (products and quotients would accept most random numbers, so they are not followed);
+- ``derived``: a sum or difference of two recorded outputs of like dimension (or of an output
+  and a number from the question), one step deep; products and quotients would accept most
+  random numbers, so they are not followed;
 - ``quoted``: repeated back from the question;
 - ``unsourced``: matches nothing;
 - ``unit_mislabelled``: matches a recorded magnitude but is written with a unit that contradicts
@@ -16,7 +17,9 @@ Statuses:
 
 Numbers are read the way people write them: thousands separators, the Unicode minus, signs
 carried in words ("a deficit of 2.9 ft"), ranges ("3-5 ft"), percentages, rounding to the
-precision written (17.1 written as 17), units spelled out ("cubic feet per second"). Years,
+precision written (17.1 written as 17, 11,200 for 11,196.96), units spelled out ("cubic feet
+per second"), number words ("59.8 million m3"), "1.05 x 10^-4", markdown emphasis and units
+given in a table's next cell or column header. Years,
 dates, times, station and site numbers, list markers and ordinals are not quantities and are
 skipped.
 """
@@ -368,8 +371,10 @@ def _classify(num: Number, quoted, ledger) -> Finding:
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
                     _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
                 return Finding(num, "quoted", q)
-    # 3. derived: a one-step sum or difference of two outputs of like dimension
-    hit = ledger.find_derivation(values, unit, tol)
+    # 3. derived: a one-step sum or difference of two outputs of like dimension, or of an
+    #    output and a number from the question (11 kV asked, 10.7 kV read: 0.3 kV)
+    hit = ledger.find_derivation(values, unit, tol) or _with_question(values, unit, tol, quoted,
+                                                                       ledger)
     if hit is not None:
         return Finding(num, "derived", hit)
     if mislabel is not None:
@@ -392,6 +397,30 @@ def _classify(num: Number, quoted, ledger) -> Finding:
                                        f"{num.text} is {e.q} off by a factor of {scale:g}: a "
                                        f"prefix or unit was misstated")
     return Finding(num, "unsourced", None)
+
+
+def _with_question(values, unit, tol: float, quoted, ledger):
+    """A question number q and a recorded output e (or a second question number) with
+    v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep."""
+    if unit is None:
+        return None
+    given = [q for q in quoted if q.unit is not None and q.unit.dims == unit.dims]
+    if not given:
+        return None
+    si_tol = tol * unit.scale
+    for v in values:
+        target = _si(v, unit)
+        for q in given:
+            qs = q.value * q.unit.scale
+            for other in (target - qs, qs - target, target + qs):
+                for e in ledger._outputs_near_si(unit.dims, other, si_tol):
+                    if _close(e.si, other, si_tol):
+                        return (q, e, "question")
+            for q2 in given:
+                if q2 is not q and any(_close(x, q2.value * q2.unit.scale, si_tol)
+                                       for x in (target - qs, qs - target)):
+                    return (q, q2, "question")
+    return None
 
 
 def _same_datum(written: str, recorded) -> bool:

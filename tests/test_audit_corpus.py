@@ -43,9 +43,6 @@ KNOWN: dict[str, str] = {
     "tanks/share": (
         "audit limitation by design (SPEC: products and quotients are not followed): '62%' is "
         "1,350 / 2,170, a ratio of two recorded outputs, which a careful reader traces"),
-    "grid_feeder/question_difference": (
-        "audit gap (SPEC): '0.3 kV' is 11 kV from the question minus the recorded 10.7 kV; "
-        "derivations only combine recorded outputs, never a number from the question"),
 }
 
 
@@ -165,7 +162,7 @@ def test_false_alarm_rate(rates):
           f"= {rates['false_alarm_rate']:.1%} {rates['false_alarms']}")
     assert not new, f"false alarms not explained in KNOWN: {new}"
     assert rates["false_alarm_rate"] <= len(known) / rates["correct"]
-    assert rates["false_alarm_rate"] <= 0.05   # measured 3.1% (2/65): the two KNOWN limitations
+    assert rates["false_alarm_rate"] <= 0.02   # measured 1.5% (1/65): the KNOWN ratio
 
 
 def test_detection_rate(rates):
