@@ -91,9 +91,9 @@ def run_one(run: RunSpec, provider, *, max_turns: int = MAX_TURNS) -> dict:
             "scripted": bool(getattr(provider, "scripted", False)), "replicate": run.replicate,
             "started_at": started, "library_version": _library_version(),
             "bench_version": BENCH_VERSION}
-    chat = provider.session(run)
     with session(context=task.question) as ledger:
         try:
+            chat = provider.session(run)
             for turn_no in range(max_turns):
                 turn = chat.complete(SYSTEM_PROMPT, messages, schemas)
                 usage.add(turn.usage)
