@@ -99,8 +99,9 @@ def build(records: list[dict]) -> dict:
             continue
         conds = _ordered({r["condition"] for r in rs})
         refused = "sent and refused under enforcement"
+        enforced_present = any(c in ("guarded", "guarded_repair") for c in conds)
         t = Table(f"carry_over:{suite}", f"Unit carry-over ({suite})", ["model"],
-                  conds + [refused],
+                  conds + ([refused] if enforced_present else []),
                   note="Runs in which a value published in one unit reached a parameter "
                        "declared in another without conversion, over runs that sent a value to "
                        "that parameter (reached the computing tool). Counted on what reached the "
@@ -118,9 +119,10 @@ def build(records: list[dict]) -> dict:
             for c in conds:
                 attempted = [r for r in mine if r["condition"] == c and has(r, "attempted")]
                 row[c] = Cell(sum(1 for r in attempted if has(r, "reached")), len(attempted))
-            enforced = [r for r in mine if r["condition"] in ("guarded", "guarded_repair")
-                        and has(r, "attempted")]
-            row[refused] = Cell(sum(1 for r in enforced if has(r, "fired")), len(enforced))
+            if enforced_present:
+                enforced = [r for r in mine if r["condition"] in ("guarded", "guarded_repair")
+                            and has(r, "attempted")]
+                row[refused] = Cell(sum(1 for r in enforced if has(r, "fired")), len(enforced))
             t.rows.append(((label[m],), row))
         tables.append(t)
 
