@@ -506,7 +506,7 @@ def _held_tolerance(accepted) -> float:
     tol = written_tolerance(accepted.raw)
     received, held = accepted.received, accepted.value
     if received is not None and received.unit is not held.unit:
-        tol *= float(received.unit.factor / held.unit.factor)
+        tol *= received.unit.scale / held.unit.scale
     return tol
 
 

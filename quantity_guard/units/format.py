@@ -25,13 +25,17 @@ def _ascii_term(symbol: str, p: int) -> str:
     return f"{symbol}{p}"
 
 
-def canonical(terms) -> str:
+def _render(terms, term, joiner: str) -> str:
     num, den = _split(terms)
-    top = "*".join(_ascii_term(s, p) for s, p in num) or "1"
+    top = joiner.join(term(s, p) for s, p in num) or "1"
     if not den:
         return top
-    bottom = "*".join(_ascii_term(s, p) for s, p in den)
+    bottom = joiner.join(term(s, p) for s, p in den)
     return f"{top}/({bottom})" if len(den) > 1 else f"{top}/{bottom}"
+
+
+def canonical(terms) -> str:
+    return _render(terms, _ascii_term, "*")
 
 
 def _pretty_symbol(symbol: str) -> str:
@@ -54,12 +58,7 @@ def _pretty_term(symbol: str, p: int) -> str:
 
 
 def pretty(terms) -> str:
-    num, den = _split(terms)
-    top = "·".join(_pretty_term(s, p) for s, p in num) or "1"
-    if not den:
-        return top
-    bottom = "·".join(_pretty_term(s, p) for s, p in den)
-    return f"{top}/({bottom})" if len(den) > 1 else f"{top}/{bottom}"
+    return _render(terms, _pretty_term, "·")
 
 
 _POWER_WORDS = {2: "square ", 3: "cubic "}
