@@ -56,34 +56,36 @@ def test_header_counts_and_scripted_label(md):
 def test_carry_over_table(md):
     t = table(md, "Unit carry-over (core)")
     assert t["header"] == ["model", "baseline", "schema_only", "guarded", "guarded_repair",
-                           "sent and refused under enforcement"]
+                           "sent and refused under enforcement", "usable / excluded"]
     assert t["example/model-a"] == ["8/8 (68–100%)", "5/8 (31–86%)", "0/12 (0–24%)",
-                                    "0/11 (0–26%)", "16/23 (49–84%)"]
+                                    "0/11 (0–26%)", "16/23 (49–84%)", "48 / 0"]
+    assert t["example/model-b"][-1] == "8 / 1"  # the run lost to HTTP 402 is counted apart
     # model-b answered twice without calling the tool: those runs are not in the denominator
     assert t["example/model-b"][0] == "6/6 (61–100%)"
     assert t["scripted:naive [scripted]"][0] == "1/1 (21–100%)"
     uk = table(md, "Unit carry-over (uk)")
-    assert uk["header"] == ["model", "baseline"]  # no enforced runs, no refusal column
+    # no enforced runs, no refusal column
+    assert uk["header"] == ["model", "baseline", "usable / excluded"]
 
 
 def test_datum_table(md):
     t = table(md, "Vertical datum (core/freeboard)")
-    assert t["header"] == ["model", "baseline", "guarded"]
-    assert t["example/model-a"] == ["3/8 (14–69%)", "0/8 (0–32%)"]
+    assert t["header"] == ["model", "baseline", "guarded", "usable / excluded"]
+    assert t["example/model-a"] == ["3/8 (14–69%)", "0/8 (0–32%)", "16 / 0"]
     assert "example/model-b" not in t
 
 
 def test_fabricated_inputs_table(md):
     t = table(md, "Fabricated inputs (core/fabricated_area)")
     assert t["example/model-a"] == ["4/8 (22–78%)", "3/8 (14–69%)", "7/16 (23–67%)",
-                                    "3/3 (44–100%)"]
+                                    "3/3 (44–100%)", "16 / 0"]
 
 
 def test_unit_pairs_table(md):
     t = table(md, "Which unit pairs (baseline)")
-    assert t["header"] == ["model", "Ml/d->m3/s", "cfs->m3/s"]
-    assert t["example/model-a"] == ["0/8 (0–32%)", "8/8 (68–100%)"]
-    assert t["example/model-b"] == ["7/8 (53–98%)", "6/6 (61–100%)"]
+    assert t["header"] == ["model", "Ml/d->m3/s", "cfs->m3/s", "usable / excluded"]
+    assert t["example/model-a"] == ["0/8 (0–32%)", "8/8 (68–100%)", "16 / 0"]
+    assert t["example/model-b"] == ["7/8 (53–98%)", "6/6 (61–100%)", "16 / 1"]
 
 
 def test_outcomes_table(md):

@@ -14,7 +14,8 @@ Tables:
 - **Unit pairs**: baseline carry-over per published unit, across every suite.
 - **Outcomes**: every outcome per model, suite and condition, success with its interval, the
   runs whose final answer the audit flagged, tool calls per run, tokens and cost.
-- **Excluded runs**: provider failures by reason. They are never outcomes.
+- **Excluded runs**: provider failures by reason. They are never outcomes; every table says how
+  many runs in its scope were usable and how many excluded.
 
 Records from scripted agents are labelled ``[scripted]``: they exercise the harness and are
 not results.
@@ -88,6 +89,13 @@ def build(records: list[dict]) -> dict:
     models = sorted({r["model"] for r in records})
     label = {m: _label(m, m in scripted) for m in models}
     tables: list[Table] = []
+    runs_col = "usable / excluded"
+
+    def runs_in(m, scope) -> str | None:
+        """``usable / excluded`` runs of model ``m`` within a table's scope, or None if none."""
+        u = sum(1 for r in usable if r["model"] == m and scope(r))
+        e = sum(1 for r in excluded if r["model"] == m and scope(r))
+        return f"{u} / {e}" if u or e else None
 
     # -- unit carry-over, per suite -------------------------------------------------------
     by_suite = defaultdict(list)
@@ -100,22 +108,27 @@ def build(records: list[dict]) -> dict:
         conds = _ordered({r["condition"] for r in rs})
         refused = "sent and refused under enforcement"
         enforced_present = any(c in ("guarded", "guarded_repair") for c in conds)
+        scope_tasks = {r["task"] for r in rs}
+
+        def in_scope(r, suite=suite, scope_tasks=scope_tasks):
+            return r["suite"] == suite and r["task"] in scope_tasks
         t = Table(f"carry_over:{suite}", f"Unit carry-over ({suite})", ["model"],
-                  conds + ([refused] if enforced_present else []),
+                  conds + ([refused] if enforced_present else []) + [runs_col],
                   note="Runs in which a value published in one unit reached a parameter "
                        "declared in another without conversion, over runs that sent a value to "
                        "that parameter (reached the computing tool). Counted on what reached the "
-                       "tool, not on the final answer. The last column counts the runs under "
-                       "guarded and guarded_repair that sent an unconverted value, which the "
-                       "guard refused.")
+                       "tool, not on the final answer. 'sent and refused under enforcement' "
+                       "counts the runs under guarded and guarded_repair that sent an "
+                       "unconverted value, which the guard refused.")
 
         def has(r, flag):
             return any(h["kind"] == "carry_over" and h[flag] for h in r["hazards"])
         for m in models:
             mine = [r for r in rs if r["model"] == m]
-            if not mine:
+            counted = runs_in(m, in_scope)
+            if counted is None:
                 continue
-            row = {}
+            row = {runs_col: counted}
             for c in conds:
                 attempted = [r for r in mine if r["condition"] == c and has(r, "attempted")]
                 row[c] = Cell(sum(1 for r in attempted if has(r, "reached")), len(attempted))
@@ -131,7 +144,8 @@ def build(records: list[dict]) -> dict:
                                  if any(h["kind"] == "datum" for h in r["hazards"])}):
         rs = [r for r in usable if r["suite"] == suite and r["task"] == task]
         conds = _ordered({r["condition"] for r in rs})
-        t = Table(f"datum:{suite}/{task}", f"Vertical datum ({suite}/{task})", ["model"], conds,
+        t = Table(f"datum:{suite}/{task}", f"Vertical datum ({suite}/{task})", ["model"],
+                  conds + [runs_col],
                   note="Silent errors over usable runs: the answer matched the value obtained "
                        "by ignoring the datum, or a value on the wrong datum reached the tool "
                        "and the answer was not the truth.")
@@ -140,7 +154,8 @@ def build(records: list[dict]) -> dict:
                                and r["outcome"] == "silent_error"),
                            sum(1 for r in rs if r["model"] == m and r["condition"] == c))
                    for c in conds}
-            if any(v.n for v in row.values()):
+            row[runs_col] = runs_in(m, lambda r, s=suite, k=task: (r["suite"], r["task"]) == (s, k))
+            if row[runs_col] is not None:
                 t.rows.append(((label[m],), row))
         tables.append(t)
 
@@ -150,13 +165,15 @@ def build(records: list[dict]) -> dict:
         rs = [r for r in usable if r["suite"] == suite and r["task"] == task]
         conds = _ordered({r["condition"] for r in rs})
         t = Table(f"fabricated:{suite}/{task}", f"Fabricated inputs ({suite}/{task})", ["model"],
-                  conds + ["all conditions", "then reported unavailable (guarded_repair)"],
+                  conds + ["all conditions", "then reported unavailable (guarded_repair)",
+                           runs_col],
                   note="Runs in which the model sent a value no tool had returned, over usable "
                        "runs; and of the guarded_repair runs in which it did, how many then "
                        "reported the value unavailable.")
         for m in models:
             mine = [r for r in rs if r["model"] == m]
-            if not mine:
+            counted = runs_in(m, lambda r, s=suite, k=task: (r["suite"], r["task"]) == (s, k))
+            if counted is None:
                 continue
 
             def fired(r):
@@ -167,6 +184,7 @@ def build(records: list[dict]) -> dict:
             repaired = [r for r in mine if r["condition"] == "guarded_repair" and fired(r)]
             row["then reported unavailable (guarded_repair)"] = Cell(
                 sum(1 for r in repaired if r["outcome"] == "unavailable"), len(repaired))
+            row[runs_col] = counted
             t.rows.append(((label[m],), row))
         tables.append(t)
 
@@ -174,7 +192,9 @@ def build(records: list[dict]) -> dict:
     pairs = sorted({h["pair"] for r in usable for h in r["hazards"]
                     if h["kind"] == "carry_over" and h.get("pair")})
     if pairs:
-        t = Table("unit_pairs", "Which unit pairs (baseline)", ["model"], pairs,
+        pair_tasks = {(r["suite"], r["task"]) for r in usable
+                      if any(h["kind"] == "carry_over" for h in r["hazards"])}
+        t = Table("unit_pairs", "Which unit pairs (baseline)", ["model"], pairs + [runs_col],
                   note="Baseline runs that passed the published magnitude unconverted, over "
                        "runs that sent a value to the parameter, per published unit.")
         base = [r for r in usable if r["condition"] == "baseline"]
@@ -184,7 +204,9 @@ def build(records: list[dict]) -> dict:
                 hs = [h for r in base if r["model"] == m for h in r["hazards"]
                       if h["kind"] == "carry_over" and h.get("pair") == pair and h["attempted"]]
                 row[pair] = Cell(sum(1 for h in hs if h["fired"]), len(hs))
-            if any(v.n for v in row.values()):
+            row[runs_col] = runs_in(m, lambda r: r["condition"] == "baseline"
+                                    and (r["suite"], r["task"]) in pair_tasks)
+            if row[runs_col] is not None:
                 t.rows.append(((label[m],), row))
         tables.append(t)
 
