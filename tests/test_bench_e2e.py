@@ -125,3 +125,22 @@ def test_success_means_correct_or_a_justified_unavailable(records):
     for (s, task, persona, c), r in records.items():
         want = "unavailable" if r["expect"] == "unavailable" else "correct"
         assert r["success"] == (r["outcome"] == want)
+
+
+@pytest.mark.parametrize(("text", "unit", "value", "unavailable"), [
+    ("Done.\n\nFINAL ANSWER: 0.1021 mm/d", "mm/d", 0.1021, False),
+    ("**FINAL ANSWER:** 4.06 ft", "ft", 4.06, False),
+    ("**Final answer**: 4.06 feet", "ft", 4.06, False),
+    ("FINAL ANSWER:\n1.07 %", "%", 1.07, False),
+    ("FINAL ANSWER: 50,400 kWh (50.4 MWh)", "kWh", 50400.0, False),
+    ("FINAL ANSWER: 0.0001021 m/d", "mm/d", 0.1021, False),  # converted into the answer unit
+    ("FINAL ANSWER: unavailable (the area service returned HTTP 503)", "mm/d", None, True),
+    ("FINAL ANSWER: The runoff depth cannot be determined", "mm/d", None, True),
+    ("The runoff depth is 0.1021 mm/d.", "mm/d", None, False),  # no answer line
+])
+def test_reading_final_answers(text, unit, value, unavailable):
+    from bench.harness.grading import read_answer
+    got = read_answer(text, unit)
+    assert got["unavailable"] is unavailable
+    assert got["value"] == (None if value is None else pytest.approx(value))
+    assert (got["line"] is None) == ("FINAL" not in text.upper())

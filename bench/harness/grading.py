@@ -75,6 +75,9 @@ def read_answer(text: str | None, unit: str) -> dict:
     out = {"line": line, "value": None, "written_tolerance": None, "unavailable": False}
     if line is None:
         return out
+    if _UNAVAILABLE.match(line.lstrip(" *_-:([\"'")):  # "unavailable (HTTP 503 from ...)"
+        out["unavailable"] = True
+        return out
     target = parse_unit(unit)
     for num in extract_numbers(line):
         if num.unit is not None and num.unit.dims != target.dims:
