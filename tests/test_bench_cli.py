@@ -178,3 +178,10 @@ def test_python_dash_m_bench():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert "--replicates" in proc.stdout and "scripted:naive" in proc.stdout
+
+
+def test_replay_of_a_task_that_no_longer_exists(naive_file):
+    path, _, _ = naive_file
+    old = _record(path, "runoff", "baseline")
+    new = regrade({**old, "task": "renamed_since"})
+    assert new["outcome"] == old["outcome"] and "cannot re-grade" in new["replay"]["error"]

@@ -140,3 +140,25 @@ def test_plain_schema_shape():
     decl = suites.load("core").task("runoff").tool("runoff_depth")
     assert plain_schema(decl)["inputSchema"]["properties"]["discharge"] == {
         "type": "number", "description": "Discharge in m3/s."}
+
+
+@pytest.mark.parametrize("arguments", [
+    {"discharge": 1250, "area": 29940}, {"discharge": "1250 cfs", "area": "29940 km2"},
+    {"discharge": {"value": 1250, "unit": "m**3/s"}, "area": 2915830.0},
+    {"discharge": "12.4 ft", "area": 29940}, {"discharge": True, "area": 1},
+    {"discharge": 1250}, "{not json",
+])
+def test_warn_mode_shows_the_model_exactly_what_off_would(arguments):
+    """The unguarded conditions run in warn mode to record what the guard would have refused;
+    the model and the body must not be able to tell it from enforcement off."""
+    from quantity_guard import session
+    task = suites.load("core").task("runoff")
+    seen = {}
+    for mode in ("off", "warn"):
+        probe: list = []
+        tools = {t.name: t for t in build_tools(task, "baseline", probe, enforcement=mode)}
+        with session(context=task.question):
+            tools["read_discharge"].invoke({"station_id": "01646500"})
+            result = tools["runoff_depth"].invoke(arguments)
+        seen[mode] = (result, probe)
+    assert seen["warn"] == seen["off"]

@@ -246,7 +246,9 @@ def cmd_replay(path: str, out: str | None, stdout, stderr, *, quiet: bool = Fals
         new = regrade(record)
         writer.append(new)
         info = new.get("replay")
-        if info and (info["recorded_outcome"] != new["outcome"] or info["divergences"]):
+        if info and info.get("error"):
+            stderr.write(f"  {new['run_id']}: {info['error']}\n")
+        elif info and (info["recorded_outcome"] != new["outcome"] or info["divergences"]):
             changed.append((new["run_id"], info["recorded_outcome"], new["outcome"],
                             len(info["divergences"])))
     stdout.write(f"re-graded {len(records)} records from {path} into {out}: "

@@ -26,8 +26,13 @@ def regrade(record: dict) -> dict:
     if record.get("status") != "ok" or "transcript" not in record:
         return record
     from quantity_guard import session, toolbox
-    suite = suites_mod.load(record["suite"])
-    task = suite.task(record["task"])
+    try:
+        suite = suites_mod.load(record["suite"])
+        task = suite.task(record["task"])
+    except (suites_mod.SuiteError, KeyError) as err:  # the task is gone: nothing to re-grade
+        return {**record, "replay": {"error": f"cannot re-grade: {err}",
+                                     "recorded_outcome": record.get("outcome"),
+                                     "divergences": []}}
     condition = record["condition"]
     recorded_calls = record["transcript"].get("calls", [])
     probe: list = []
