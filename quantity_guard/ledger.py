@@ -124,6 +124,9 @@ class CallRecord:
     """One guarded call in a session: what went in (as received and as converted), what came
     out, and the violations, blocked or not."""
 
+    __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "inputs", "outputs",
+                 "violations", "ok", "started", "finished")
+
     def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
         self.ledger = ledger
         self.index = index
@@ -270,15 +273,18 @@ class Ledger:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
 
-    def _near(self, index: dict, keyfn, value: float, tol: float):
+    def _near(self, index: dict, keyfn, value: float, tol: float) -> list:
         keys = _buckets(value, tol)
         if keys is _EVERY or len(keys) > 4096:  # near zero or a huge tolerance: scan
-            for key, bucket in list(index.items()):
-                if keyfn is None or keyfn(key[1] if isinstance(key, tuple) else key) == key:
-                    yield from bucket
-            return
+            return [e for key, bucket in list(index.items())
+                    if keyfn is None or keyfn(key[1] if isinstance(key, tuple) else key) == key
+                    for e in bucket]
+        if len(keys) == 1:
+            return index.get(keyfn(keys[0]) if keyfn else keys[0], ())
+        out: list = []
         for key in keys:
-            yield from index.get(keyfn(key) if keyfn else key, ())
+            out.extend(index.get(keyfn(key) if keyfn else key, ()))
+        return out
 
     def _outputs_near(self, magnitude: float, tol: float):
         return self._near(self._by_magnitude, None, magnitude, tol)

@@ -16,10 +16,8 @@
 """
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
-import json
 
 from .errors import GuardViolation, InvalidArguments
 from .quantity import Q
@@ -170,6 +168,7 @@ class GuardedTool:
     def invoke(self, arguments: dict | str | None = None) -> dict:
         """Run with a model's arguments; return an MCP CallToolResult dict. Never raises."""
         if self.is_async:
+            import asyncio
             try:
                 asyncio.get_running_loop()
             except RuntimeError:
@@ -311,6 +310,7 @@ def _arguments(arguments):
         return {}
     if isinstance(arguments, str):
         try:
+            import json
             arguments = json.loads(arguments) if arguments.strip() else {}
         except ValueError as err:
             return tool_error(f"the arguments are not valid JSON ({err}); send a JSON object of "
@@ -337,7 +337,33 @@ def value_json(value):
     return value
 
 
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/()%:.- ")
+
+
+def _plain_text(data: dict) -> str | None:
+    """The JSON text of a {"value": float, "unit": str, ...} result without the json module,
+    when every string is plain ASCII (the common case); None otherwise."""
+    parts = []
+    for k, v in data.items():
+        if v.__class__ is float:
+            if v - v != 0:
+                return None
+            parts.append(f'"{k}": {v!r}')
+        elif v.__class__ is str and _SAFE.issuperset(v):
+            parts.append(f'"{k}": "{v}"')
+        else:
+            return None
+    return "{" + ", ".join(parts) + "}"
+
+
 def tool_result(value) -> dict:
+    if value.__class__ is Q:
+        data = value_json(value)
+        text = _plain_text(data)
+        if text is not None:
+            return {"content": [{"type": "text", "text": text}], "isError": False,
+                    "structuredContent": data}
+    import json
     data = value_json(value)
     text = json.dumps(data, ensure_ascii=False, allow_nan=False) if not isinstance(data, str) \
         else data

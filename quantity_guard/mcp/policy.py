@@ -269,6 +269,11 @@ def _number(x):
         return x
     if isinstance(x, str):
         try:
+            value = float(x)  # the common case: a bare number as text
+            return value if value - value == 0 else None
+        except ValueError:
+            pass
+        try:
             v = json.loads(x.strip())
         except ValueError:
             return x.strip() if _looks_quantity(x) else None
