@@ -111,7 +111,16 @@ def test_a_failing_service_is_a_tool_error_not_a_violation():
 def test_identifiers_are_matched_as_people_write_them():
     task = suites.load("core").task("runoff")
     tool = {t.name: t for t in build_tools(task, "baseline")}["read_discharge"]
-    assert tool.invoke({"station_id": "USGS-01646500"})["content"][0]["text"] == "1250.0"
+    for station in ("USGS-01646500", "usgs 01646500", 1646500):  # a JSON number loses the 0
+        assert tool.invoke({"station_id": station})["content"][0]["text"] == "1250.0"
+    task = suites.load("core").task("freeboard")
+    tool = {t.name: t for t in build_tools(task, "baseline")}["get_datum_offset"]
+    for frm, to, want in (("NGVD 1929", "NAVD 88", "-0.44"), ("navd-88", "ngvd29", "0.44")):
+        result = tool.invoke({"location": "rrl 12", "from_datum": frm, "to_datum": to})
+        assert result["content"][0]["text"] == want
+    assert tool.invoke({"location": "RRL-12", "from_datum": "NGVD29", "to_datum": "ODN"})[
+        "content"][0]["text"] == ("get_datum_offset failed: ServiceError: no published offset "
+                                  "from NGVD29 to ODN at RRL-12")
 
 
 def _core_doc():

@@ -57,9 +57,19 @@ _KEY_FOLD = re.compile(r"[\s\-_./]+")
 
 
 def fold_key(text) -> str:
-    """Identifiers as a model may write them: case, spaces, hyphens and a USGS prefix ignored."""
-    key = _KEY_FOLD.sub("", str(text)).upper()
-    return key[4:] if key.startswith("USGS") and key[4:].isdigit() else key
+    """Identifiers as a model may write them: case, spaces, hyphens, a USGS prefix and the
+    leading zeros a JSON number loses are ignored; a vertical datum in any spelling the
+    library knows (``NGVD 1929``, ``navd-88``) is its registered name."""
+    raw = str(text).strip()
+    try:
+        from quantity_guard import datums
+        return datums.get(raw).name.upper()
+    except Exception:  # noqa: BLE001 - not a datum name
+        pass
+    key = _KEY_FOLD.sub("", raw).upper()
+    if key.startswith("USGS") and key[4:].isdigit():
+        key = key[4:]
+    return key.lstrip("0") or "0" if key.isdigit() else key
 
 
 def lookup(table: dict, key: str):
@@ -81,11 +91,13 @@ def run_body(decl, data: dict, kwargs: dict):
         table = data[body["lookup"]]
         keys = body["key"] if isinstance(body["key"], list) else [body["key"]]
         key = "|".join(str(kwargs[k]).strip() for k in keys)
-        if len(keys) > 1:
-            found = lookup(table, key) or lookup(
-                table, "|".join(fold_key(kwargs[k]) for k in keys))
-        else:
-            found = lookup(table, key)
+        found = lookup(table, key)
+        if found is None and len(keys) > 1:
+            folded = "|".join(fold_key(kwargs[k]) for k in keys)
+            for k, v in table.items():
+                if "|".join(fold_key(part) for part in k.split("|")) == folded:
+                    found = v
+                    break
         if found is None:
             raise ServiceError(body.get("missing", "no record for {key}").format(
                 key=key, **{k: str(v) for k, v in kwargs.items()}))
