@@ -284,10 +284,12 @@ def markdown(report: dict) -> str:
         lines += [f"**Scripted agents ({', '.join(report['scripted'])}) exercise the harness "
                   f"deterministically. Their rows are not results.**", ""]
     lines.append("Intervals are Wilson 95%.")
+    last_note = None
     for t in report["tables"]:
         lines += ["", f"## {t.title}", ""]
-        if t.note:
+        if t.note and t.note != last_note:  # said once for a run of tables of one kind
             lines += [t.note, ""]
+        last_note = t.note
         if not t.rows:
             lines.append("(no runs)")
             continue
