@@ -155,10 +155,6 @@ def openai_tool(tool: GuardedTool, *, strict: bool = True) -> dict:
     params = copy.deepcopy(s["inputSchema"])
     if strict:
         params = _strict(params)
-        optional = [p for p in params["properties"] if p not in s["inputSchema"]["required"]]
-        for p in optional:
-            params["properties"][p] = _nullable(params["properties"][p])
-        params["required"] = list(params["properties"])
     function = {"name": s["name"], "description": s["description"] or s["name"],
                 "parameters": params}
     if strict:
@@ -170,16 +166,19 @@ _ANY_SCALAR = {"type": ["string", "number", "boolean"]}
 
 
 def _strict(schema: dict) -> dict:
-    """Make a schema acceptable to OpenAI strict mode: closed objects, all properties required,
-    and no empty schemas."""
+    """Make a schema acceptable to OpenAI strict mode: closed objects, all properties required
+    (those that were optional become nullable), and no empty schemas."""
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
     if "anyOf" in out:
         out["anyOf"] = [_strict(s) for s in out["anyOf"]]
     if out.get("type") == "object":
-        props = {k: _strict(v) if v else dict(_ANY_SCALAR) for k, v in
-                 out.get("properties", {}).items()}
+        required = set(out.get("required", ()))
+        props = {}
+        for k, v in out.get("properties", {}).items():
+            v = _strict(v) if v else dict(_ANY_SCALAR)
+            props[k] = v if k in required else _nullable(v)
         out["properties"] = props
         out["required"] = list(props)
         out["additionalProperties"] = False

@@ -81,7 +81,7 @@ def _read_unit(text: str, pos: int):
             break
         token = w.group()
         core = token.rstrip(".*_`")
-        if core.lower() in _UNIT_STOP:
+        if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
             break
         spans.append(w.start() + len(core))
         last = w.end()

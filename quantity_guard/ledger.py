@@ -338,9 +338,8 @@ class Ledger:
         if datum_only:
             msg = (f"{opening}, but {e.label} returned {_label(e.q)} and no datum conversion was "
                    f"applied")
-            suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}", "datum": '
-                          f'"{e.datum}"}} (the guard converts it, or says which offset to '
-                          f'register), or the value converted to {held.datum}')
+            from .spec import datum_repair
+            suggestion = datum_repair(e.q, held.datum, spec.unit)
         else:
             msg = f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was applied"
             try:

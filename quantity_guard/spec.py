@@ -187,9 +187,12 @@ class Spec:
             if extensions:
                 schema["x-tz"] = self.tz_text
             return schema
-        q = {"type": "object", "properties": {"value": {"type": "number"},
-                                              "unit": {"type": "string"}},
-             "required": ["value", "unit"]}
+        props = {"value": {"type": "number"}, "unit": {"type": "string"}}
+        for key, declared in (("datum", self.datum), ("quality", self.quality),
+                              ("crs", self.crs)):
+            if declared is not None:  # optional: the value's own frame, checked against it
+                props[key] = {"type": "string"}
+        q = {"type": "object", "properties": props, "required": ["value", "unit"]}
         if self.require_explicit_unit:
             schema = {"anyOf": [{"type": "string"}, q]}
         else:
@@ -364,9 +367,7 @@ class Spec:
                     f"{q.unit.symbol} on {q.datum}; values "
                     f"on another datum are refused, never silently shifted", field=field,
                     received=q.datum, expected=self.datum,
-                    suggestion=f"the value converted to {self.datum} (Q.to_datum('{self.datum}') "
-                               f"with a registered offset), as {{\"value\": <number>, \"unit\": "
-                               f"\"{unit.symbol}\", \"datum\": \"{self.datum}\"}}")
+                    suggestion=datum_repair(q, self.datum, unit))
         if self.crs is not None:
             if q.crs is None:
                 q = Q._make(q.magnitude, q.unit, q.datum, self.crs, q.quality, q.source)
@@ -417,6 +418,23 @@ class Spec:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _, _ = self._to_quantity(value, field)
         return self._check(received, field)
+
+
+def datum_repair(q: Q, target: str, unit: Unit) -> str:
+    """What to send instead of ``q`` for a parameter on ``target``, in words a model can act
+    on: the converted value when an offset is registered, else how to obtain it."""
+    from . import datums
+    try:
+        moved = q.to_datum(target).to(unit)
+    except GuardViolation:
+        return (f"the same point on {target}: apply the offset between {q.datum} and {target} "
+                f"at this location (from a tool or the station record; it varies from place to "
+                f"place, so it is never assumed), then send {{\"value\": <number>, \"unit\": "
+                f"\"{unit.symbol}\", \"datum\": \"{target}\"}}")
+    offset = datums.offset(q.datum, target)
+    return (f'{{"value": {_show(moved.magnitude)}, "unit": "{unit.symbol}", "datum": '
+            f'"{target}"}} ({_show(q.magnitude)} {q.unit.symbol} on {q.datum} moved to {target} '
+            f'by the registered offset of {_show(float(offset))} m)')
 
 
 def _weakest(grades):

@@ -63,6 +63,16 @@ def test_openai_strict_schema_rules():
     label = BOX.schemas("openai")[1]["function"]["parameters"]["properties"]["label"]
     assert label["type"] == ["string", "null"]
 
+    @quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88"}})
+    def stage_tool(stage):
+        return stage
+
+    stage = toolbox([stage_tool]).schemas("openai")[0]["function"]["parameters"]["properties"]
+    labelled = stage["stage"]["anyOf"][2]
+    assert labelled["required"] == ["value", "unit", "datum"]
+    assert labelled["properties"]["datum"]["type"] == ["string", "null"]
+    assert stage_tool({"value": 12.4, "unit": "ft", "datum": None}).datum == "NAVD88"
+
 
 def test_shapes_validate_against_the_provider_sdk_types():
     pydantic = pytest.importorskip("pydantic")

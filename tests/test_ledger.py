@@ -121,6 +121,8 @@ def test_dropped_datum_is_caught():
             freeboard(stage=12.4, crest=31.0)
         assert "no datum conversion was applied" in str(err.value)
         assert "GAGE:07374000" in str(err.value)
+        # the offset is registered, so the repair gives the converted value to send
+        assert '{"value": 13.9, "unit": "ft", "datum": "NAVD88"}' in err.value.repair()
         ok = freeboard(stage=Q(12.4, "ft", datum="GAGE:07374000").to_datum("NAVD88"), crest=31.0)
         assert repr(ok) == "Q(17.1 ft)"
 

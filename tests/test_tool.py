@@ -96,7 +96,9 @@ def test_datum_declarations():
     assert f("3.78 m NAVD88").unit.symbol == "ft"
     with pytest.raises(DatumMismatch) as err:
         f("12.4 ft NGVD29")
-    assert "never silently shifted" in str(err.value) and "NAVD88" in err.value.repair()
+    assert "never silently shifted" in str(err.value)
+    assert "apply the offset between NGVD29 and NAVD88 at this location" in err.value.repair()
+    assert '{"value": <number>, "unit": "ft", "datum": "NAVD88"}' in err.value.repair()
     with pytest.raises(UnknownDatum):
         f("12.4 ft NAVD88X")
 
@@ -245,6 +247,9 @@ def test_json_schema_states_the_unit_in_words_and_extensions():
     props = g.json_schema()["inputSchema"]["properties"]
     assert (props["stage"]["x-datum"], props["stage"]["x-crs"], props["stage"]["x-quality"]) == \
         ("NAVD88", "EPSG:4269", "approved")
+    labelled = props["stage"]["anyOf"][2]   # the value's own frame may be stated beside it
+    assert set(labelled["properties"]) == {"value", "unit", "datum", "quality", "crs"}
+    assert labelled["required"] == ["value", "unit"]
     assert props["when"] == {"type": "string", "format": "date-time", "x-tz": "UTC",
                              "description": "In a timestamp with a UTC offset, in UTC."}
     assert props["note"] == {"type": "string"}
