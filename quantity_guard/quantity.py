@@ -656,46 +656,21 @@ def _fmt(m) -> str:
     return "[" + ", ".join(_fmt(float(v)) for v in m[:6]) + (", ...]" if len(m) > 6 else "]")
 
 
-_MINUS = "-\u2212"
+_NUMBER = None
 
 
 def split_number(text: str) -> "tuple[float | None, str]":
     """Read a leading number (sign, digits with optional thousands commas, decimals, exponent)
     and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``."""
-    s = text.strip()
-    i, n = 0, len(s)
-    sign = 1.0
-    if i < n and (s[i] in _MINUS or s[i] == "+"):
-        sign = -1.0 if s[i] in _MINUS else 1.0
-        i += 1
-    start = i
-    digits = []
-    while i < n and (s[i].isdigit() or (s[i] == "," and i + 3 < n + 1 and s[i + 1:i + 4].isdigit()
-                                         and (i + 4 >= n or not s[i + 4].isdigit()) and digits)):
-        if s[i] != ",":
-            digits.append(s[i])
-        i += 1
-    if i < n and s[i] == ".":
-        digits.append(".")
-        i += 1
-        while i < n and s[i].isdigit():
-            digits.append(s[i])
-            i += 1
-    body = "".join(digits)
-    if not body.strip(".") or i == start:
-        return None, s
-    if i < n and s[i] in "eE":
-        j = i + 1
-        if j < n and s[j] in "+-":
-            j += 1
-        k = j
-        while k < n and s[k].isdigit():
-            k += 1
-        if k > j and k - j <= 3:
-            body += "e" + s[i + 1:k]
-            i = k
-    try:
-        value = sign * float(body)
-    except ValueError:
-        return None, s
-    return value, s[i:].strip()
+    global _NUMBER
+    if _NUMBER is None:
+        import re
+        _NUMBER = re.compile(r"\s*(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?"
+                             r"|\.\d+)(?P<exp>[eE][-+]?\d{1,3}(?![\d]))?")
+    m = _NUMBER.match(text)
+    if m is None:
+        return None, text.strip()
+    value = float(m.group("num").replace(",", "") + (m.group("exp") or ""))
+    if m.group("sign") in ("-", "\u2212"):
+        value = -value
+    return value, text[m.end():].strip()
