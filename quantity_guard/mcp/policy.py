@@ -111,15 +111,16 @@ class QuantityPolicy:
                 result["_meta"] = {VIOLATION_META: {"code": violation.code,
                                                     "field": violation.field}}
                 return Decision.refuse(result)
-        warned = {v["field"] for v in call.violations}
+        warned = {v["field"] for v in call.violations} if call.violations else ()
         forwarded = dict(arguments)
         for pname, spec in ann.params.items():
             if pname in coerced and pname in arguments:
                 # warn: a value that violated goes on as the model sent it
                 forwarded[pname] = arguments[pname] if spec.field in warned \
                     else _wire(coerced[pname], arguments[pname])
-        self._write_log("call", tool_name, arguments, forwarded=forwarded,
-                        warnings=[v for v in call.violations])
+        if self._log is not None:
+            self._write_log("call", tool_name, arguments, forwarded=forwarded,
+                            warnings=list(call.violations))
         return Decision.forward(forwarded)
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
@@ -146,7 +147,8 @@ class QuantityPolicy:
         for key, val in result.items():  # keep _meta and anything else the server sent
             if key not in ("content", "structuredContent", "isError"):
                 labelled[key] = val
-        self._write_log("result", tool_name, arguments, result=value_json(out))
+        if self._log is not None:
+            self._write_log("result", tool_name, arguments, result=value_json(out))
         return labelled
 
     def _call_for(self, tool_name: str):
