@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 
 from .errors import GuardViolation, InvalidArguments
 from .quantity import Q
@@ -46,10 +45,9 @@ class GuardedTool:
             raise ValueError(f"enforcement must be one of {ENFORCEMENT}, not {enforcement!r}")
         self.fn = fn
         self.name = name or fn.__name__
-        self.description = (description or inspect.getdoc(fn) or "").strip()
+        self.description = (description or _cleandoc(getattr(fn, "__doc__", None))).strip()
         self.enforcement = enforcement
-        self.is_async = inspect.iscoroutinefunction(fn)
-        self.signature = inspect.signature(fn)
+        self.signature, self.is_async = _signature(fn)
         declared = params or {}
         unknown = [p for p in declared if p not in self.signature.parameters
                    and not _has_var_keyword(self.signature)]
@@ -191,7 +189,7 @@ class GuardedTool:
             return args
         try:
             result = self(**args)
-            if inspect.isawaitable(result):
+            if hasattr(result, "__await__"):
                 result = await result
             return self.result_message(result)
         except GuardViolation as violation:
@@ -212,7 +210,7 @@ class GuardedTool:
                 continue
             spec = self.params.get(pname)
             props[pname] = spec.json_schema(extensions=extensions) if spec else _plain_schema(p)
-            if p.default is inspect.Parameter.empty and not (spec and spec.optional):
+            if p.default is p.empty and not (spec and spec.optional):
                 required.append(pname)
         description = self.description
         if isinstance(self.returns, Spec):
@@ -288,7 +286,65 @@ def _violation(call, violation: GuardViolation, enforcement: str) -> None:
         raise violation
 
 
-def _has_var_keyword(sig: inspect.Signature) -> bool:
+class _Param:
+    """The part of ``inspect.Parameter`` the tool needs, read from a function's code object
+    (importing ``inspect`` costs ~10 ms, too much for a cold agent sandbox)."""
+
+    __slots__ = ("name", "kind", "default", "annotation")
+    empty = object()
+    POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
+
+    def __init__(self, name, kind, default, annotation) -> None:
+        self.name, self.kind, self.default, self.annotation = name, kind, default, annotation
+
+
+class _Signature:
+    __slots__ = ("parameters",)
+
+    def __init__(self, parameters: dict) -> None:
+        self.parameters = parameters
+
+
+_CO_VARARGS, _CO_VARKEYWORDS, _CO_COROUTINE = 0x04, 0x08, 0x80
+
+
+def _signature(fn):
+    """(signature, is_async). Plain functions are read from ``__code__``; anything else (a
+    callable object, a partial, *args/**kwargs, positional-only parameters) goes to inspect."""
+    code = getattr(fn, "__code__", None)
+    if code is None or type(fn).__name__ != "function" or code.co_posonlyargcount or \
+            code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS):
+        import inspect
+        return inspect.signature(fn), inspect.iscoroutinefunction(fn)
+    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[:n_pos + n_kw]
+    defaults = fn.__defaults__ or ()
+    kwdefaults = fn.__kwdefaults__ or {}
+    annotations = getattr(fn, "__annotations__", None) or {}
+    params = {}
+    first_default = n_pos - len(defaults)
+    for i, name in enumerate(names):
+        if i < n_pos:
+            kind = _Param.POSITIONAL_OR_KEYWORD
+            default = defaults[i - first_default] if i >= first_default else _Param.empty
+        else:
+            kind = _Param.KEYWORD_ONLY
+            default = kwdefaults.get(name, _Param.empty)
+        params[name] = _Param(name, kind, default, annotations.get(name, _Param.empty))
+    return _Signature(params), bool(code.co_flags & _CO_COROUTINE)
+
+
+def _cleandoc(doc: str | None) -> str:
+    """A docstring with its common indentation removed (``inspect.cleandoc``'s rule)."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    rest = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(rest) if rest else 0
+    return "\n".join([lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]).strip()
+
+
+def _has_var_keyword(sig) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
 
 
@@ -296,7 +352,7 @@ _PY_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", di
              list: "array"}
 
 
-def _plain_schema(p: inspect.Parameter) -> dict:
+def _plain_schema(p) -> dict:
     ann = p.annotation
     if isinstance(ann, str):
         ann = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict,

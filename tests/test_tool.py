@@ -263,3 +263,43 @@ def test_series_are_declared_identically():
     out = runoff_depth(["1250 cfs", {"value": 2500, "unit": "cfs"}], 29000)
     assert out.magnitude[0] == pytest.approx(EXPECTED)
     assert runoff_depth(np.array([35.39605824]), 29000).magnitude[0] == pytest.approx(EXPECTED)
+
+
+def test_signatures_of_every_shape_bind_as_python_would():
+    @quantity_tool(params={"q": "m3/s", "k": "km2"})
+    def kwonly(q, *, k, label="x"):
+        """Doc.
+
+            Indented detail.
+        """
+        return (q, k, label)
+
+    q, k, label = kwonly("1250 cfs", k=2)
+    assert q.magnitude == 35.39605824 and k.unit.symbol == "km2" and label == "x"
+    assert kwonly.description == "Doc.\n\nIndented detail."
+    with pytest.raises(InvalidArguments):
+        kwonly("1 m3/s", 2)  # k is keyword-only
+    with pytest.raises(InvalidArguments):
+        kwonly("1 m3/s", k=1, q=2)  # multiple values
+    assert kwonly.json_schema()["inputSchema"]["required"] == ["q", "k"]
+
+    @quantity_tool(params={"q": "m3/s"})
+    def varargs(q, *rest, **extra):
+        return (q, rest, extra)
+
+    q, rest, extra = varargs("1 m3/s", 1, 2, z=3)
+    assert rest == (1, 2) and extra == {"z": 3}
+
+    class Gauge:
+        @quantity_tool(params={"q": "m3/s"})
+        def read(self, q):
+            return q
+
+    assert Gauge().read("1250 cfs").magnitude == 35.39605824
+
+    class Callable:
+        def __call__(self, q):
+            return q
+
+    tool = quantity_tool(Callable(), params={"q": "m3/s"}, name="callable")
+    assert tool("1 cumec").unit.symbol == "m3/s"
