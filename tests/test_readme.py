@@ -47,6 +47,17 @@ def test_readme_test_command_is_the_one_ci_runs():
     assert "python -m pytest" in ci
 
 
+def test_readme_bench_commands_run_offline(tmp_path):
+    bench = [c.strip() for c in COMMANDS if "scripted:" in c][0]
+    argv = bench.replace("/tmp/naive.jsonl", str(tmp_path / "naive.jsonl")).split()
+    out = run([sys.executable, *argv[1:]])
+    assert out.returncode == 0, out.stderr
+    shown = re.search(r"```text\n(model: scripted:naive.*?)```", README, flags=re.S).group(1)
+    assert out.stdout.strip() == shown.strip()
+    report = run([sys.executable, "-m", "bench", "report", str(tmp_path / "naive.jsonl")])
+    assert report.returncode == 0 and "not results" in report.stdout
+
+
 def test_readme_cli_command_names_real_files():
     cli = COMMANDS[2].strip().split()
     assert cli[0] == "quantity-guard-mcp"
