@@ -84,7 +84,18 @@ def test_tools_are_re_advertised_with_units_and_the_rest_untouched():
     d = tools["runoff_depth"]["inputSchema"]["properties"]["discharge"]
     assert d["x-unit"] == "m**3/s" and "minimum" not in d and "type" not in d
     assert d["description"].startswith("in m3/s. In cubic metres per second (m3/s).")
-    assert {"type": "number"} in d["anyOf"]
+    # the upstream's range stays on the bare number (in the declared unit) and is put in words
+    assert {"type": "number", "minimum": 0} in d["anyOf"]
+    assert d["description"].endswith("The value must be at least 0 m3/s.")
+    assert tools["runoff_depth"]["_meta"] == {"io.github.quantity-guard/units": {
+        "discharge": "m**3/s", "area": "km**2", "return": "mm/day"}}
+    # only declared things change: order, names and every other key are kept
+    assert list(tools) == [t["name"] for t in UPSTREAM_TOOLS]
+    for name in tools:
+        original = next(t for t in UPSTREAM_TOOLS if t["name"] == name)
+        changed = {k for k in set(tools[name]) | set(original)
+                   if tools[name].get(k) != original.get(k)}
+        assert changed <= {"inputSchema", "description", "outputSchema", "_meta"}, (name, changed)
     assert tools["runoff_depth"]["description"] == "Runoff. Returns millimetres per day (mm/d)."
     assert tools["read_discharge"]["outputSchema"]["required"] == ["value", "unit"]
     assert tools["echo"] == UPSTREAM_TOOLS[4]

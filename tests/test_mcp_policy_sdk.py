@@ -58,6 +58,12 @@ def test_sdk_upstream_guarded_by_annotations(mode, tmp_path):
                          options=("--manifest", str(manifest)))
         async with Client(server, mode=mode, read_timeout_seconds=TIMEOUT) as client:
             tools = await all_tools(client)
+            jsonschema = pytest.importorskip("jsonschema")
+            for tool in tools.values():  # the rewritten listing is valid JSON Schema 2020-12
+                assert tool.input_schema["type"] == "object"
+                jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+                if tool.output_schema:
+                    jsonschema.Draft202012Validator.check_schema(tool.output_schema)
             props = tools["runoff"].input_schema["properties"]
             assert props["discharge"]["x-unit"] == "m**3/s"
             assert "cubic metres per second (m3/s)" in props["discharge"]["description"]

@@ -32,6 +32,8 @@ __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
 MAX_ENTRIES = 10_000
 VIOLATION_META = "io.github.quantity-guard/violation"
+UNITS_META = "io.github.quantity-guard/units"
+_RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path: str | None = None,
@@ -78,20 +80,27 @@ class QuantityPolicy:
     def advertise(self, tool: dict) -> dict:
         ann = self.annotations[tool.get("name")]
         schema = tool.get("inputSchema")
+        units: dict = {}
         if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
             props = schema["properties"]
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
                     props[pname] = _merge_param(props[pname], spec)
+                    units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
         if ann.returns is not None:
             if isinstance(ann.returns, Spec):
                 tool["outputSchema"] = ann.returns.output_schema()
                 words = ann.returns.words()
+                units["return"] = ann.returns.unit_text
             else:
                 tool["outputSchema"] = {"type": "object", "properties": {
                     k: s.output_schema() for k, s in ann.returns.items()}}
                 words = "; ".join(f"{k} in {s.words()}" for k, s in ann.returns.items())
+                units.update({f"return.{k}": s.unit_text for k, s in ann.returns.items()})
             tool["description"] = _join(tool.get("description"), f"Returns {words}.")
+        if units:  # for clients that drop x-* keys from schemas (SDK 2.x keeps Tool._meta)
+            meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
+            tool["_meta"] = {**meta, UNITS_META: units}
         if ann.description:
             tool["description"] = _join(tool.get("description"), ann.description)
         return tool
@@ -237,17 +246,25 @@ def _join(a: str | None, b: str) -> str:
 
 def _merge_param(original: dict, spec: Spec) -> dict:
     """The upstream's schema for one parameter, widened to the shapes the guard accepts, with
-    the declaration's x-* keys and the unit stated in words."""
-    ours = spec.json_schema()
+    the declaration's x-* keys and the unit stated in words. A range the upstream declared
+    stays on the bare-number form (a bare number is in the declared unit) and is stated in
+    words for the other forms."""
+    ours = copy.deepcopy(spec.json_schema())
     merged = {k: v for k, v in original.items() if k not in ("type", "anyOf", "oneOf", "format",
-                                                            "minimum", "maximum",
-                                                            "exclusiveMinimum",
-                                                            "exclusiveMaximum", "description")}
-    if spec.is_timestamp:
-        merged.update({k: v for k, v in ours.items() if k != "description"})
-    else:
-        merged.update({k: copy.deepcopy(v) for k, v in ours.items() if k != "description"})
-    merged["description"] = _join(original.get("description"), ours["description"])
+                                                            "description", *_RANGES)}
+    ranges = {k: original[k] for k in _RANGES if isinstance(original.get(k), (int, float))
+              and not isinstance(original.get(k), bool)}
+    range_words = ""
+    if ranges and not spec.is_timestamp:
+        for branch in ours.get("anyOf", ()):
+            if branch.get("type") == "number":
+                branch.update(ranges)
+        words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
+                 "exclusiveMaximum": "below"}
+        range_words = " The value must be " + " and ".join(
+            f"{words[k]} {v} {spec.unit.symbol}" for k, v in ranges.items()) + "."
+    merged.update({k: v for k, v in ours.items() if k != "description"})
+    merged["description"] = _join(original.get("description"), ours["description"] + range_words)
     return merged
 
 
