@@ -33,6 +33,7 @@ class Toolbox:
 
     def __init__(self, tools) -> None:
         self.tools: dict[str, GuardedTool] = {}
+        self._ledger = None
         for t in tools:
             if not isinstance(t, GuardedTool):
                 raise TypeError(f"{t!r} is not a @quantity_tool; decorate it first")
@@ -64,7 +65,23 @@ class Toolbox:
         return self.schemas("mcp")
 
     def call_tool(self, name: str, arguments) -> dict:
-        return self.invoke(name, arguments)
+        """The MCP server's entry point. Calls record into the toolbox's own session (one per
+        client session, started again by ``reset``), so carry-over and sourced checks work for
+        a served toolbox; an explicitly active ``session()`` takes precedence."""
+        from .ledger import _CURRENT, Ledger
+        if _CURRENT.get() is not None:
+            return self.invoke(name, arguments)
+        if self._ledger is None:
+            self._ledger = Ledger(max_entries=10_000)
+        token = _CURRENT.set(self._ledger)
+        try:
+            return self.invoke(name, arguments)
+        finally:
+            _CURRENT.reset(token)
+
+    def reset(self) -> None:
+        """Forget the served session's ledger (the MCP server calls this on ``initialize``)."""
+        self._ledger = None
 
     # -- calls -------------------------------------------------------------------------------
     def invoke(self, name: str, arguments=None) -> dict:

@@ -156,6 +156,9 @@ class ServerCore:
 
     def _dispatch(self, method: str, params: dict, modern: str | None) -> dict:
         if method == "initialize":
+            reset = getattr(self.handler, "reset", None)
+            if callable(reset):  # a new client session (a toolbox starts a new ledger)
+                reset()
             requested = params.get("protocolVersion")
             version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[-1]
             result: dict[str, Any] = {"protocolVersion": version,
