@@ -108,7 +108,7 @@ def _build(doc, text: str, path: str) -> Annotations:
 
     if not isinstance(doc, dict) or set(doc) - {"tools"}:
         extra = sorted(set(doc) - {"tools"}) if isinstance(doc, dict) else []
-        problems.append(f"the file must have one top-level table 'tools'"
+        problems.append("the file must have one top-level table 'tools'"
                         + (f"; unknown keys {extra}" if extra else ""))
         raise AnnotationError(path, problems)
     tools = doc.get("tools", {})

@@ -397,7 +397,7 @@ def _parse_ts(raw: str, zone: tzinfo, field: str | None) -> datetime:
                         zone, field) from None
 
 
-def _valid_date(m: re.Match) -> bool:
+def _valid_date(m) -> bool:  # m: a re.Match
     try:
         date(int(m["y"]), int(m["mo"]), int(m["d"]))
         return True

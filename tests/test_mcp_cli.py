@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers import fake_policy  # noqa: E402
 from mcp_peers.driver import (  # noqa: E402
-    FAULT_SERVER, GUARDED_PROXY, Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap, wait_gone)
+    GUARDED_PROXY, Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap, wait_gone)
 
 from quantity_guard import __version__  # noqa: E402
 from quantity_guard.mcp import cli  # noqa: E402

@@ -17,7 +17,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
-    FAULT_SERVER, GUARDED_PROXY, SDK_SERVER, env, new_tag, proxy_argv, reap, wait_gone)
+    FAULT_SERVER, SDK_SERVER, env, new_tag, proxy_argv, reap, wait_gone)
 from mcp_peers.fake_policy import CFS  # noqa: E402
 
 import mcp_types as types  # noqa: E402

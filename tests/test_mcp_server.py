@@ -13,7 +13,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import MODERN_META, Peer, env  # noqa: E402
 from mcp_peers.toolbox import Toolbox  # noqa: E402
 
-from quantity_guard.mcp import jsonrpc as rpc  # noqa: E402
 from quantity_guard.mcp.server import LEGACY_VERSIONS, ServerCore, main, serve  # noqa: E402
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from quantity_guard.errors import (DimensionalityError, OffsetUnitError, RedefinitionError,
                                    UnitParseError)
-from quantity_guard.units import Unit, convert, define, parse_unit, parse_with_datum
+from quantity_guard.units import convert, define, parse_unit, parse_with_datum
 from quantity_guard.units.table import rows
 
 ORACLE = json.loads((Path(__file__).parent / "data" / "oracle_factors.json").read_text("utf-8"))["rows"]
