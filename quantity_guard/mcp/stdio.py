@@ -305,27 +305,31 @@ class Proxy:
 
     # ---------------------------------------------------------------- threads
 
-    def _pump_client(self) -> None:
+    def _pump(self, fd: int, direction: str) -> None:
+        """Read lines from ``fd`` until EOF and feed each to the guard (one reader per side)."""
         buf = LineBuffer()
         lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            lines = buf.feed(chunk)
+            if lines:
+                with lock:
+                    outputs = [out for line in lines for out in receive(direction, line)]
+                dispatch(outputs)
+        tail = buf.flush()
+        if tail:
+            self._feed(direction, tail)
+
+    def _pump_client(self) -> None:
         try:
-            while True:
-                try:
-                    chunk = os.read(self.client_in, _CHUNK)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                lines = buf.feed(chunk)
-                if lines:
-                    with lock:
-                        outputs = [out for line in lines for out in receive(C2S, line)]
-                    dispatch(outputs)
-            tail = buf.flush()
-            if tail:
-                self._feed(C2S, tail)
+            self._pump(self.client_in, C2S)
         finally:
             self._close_upstream_stdin()
             self._client_eof.set()
@@ -333,27 +337,8 @@ class Proxy:
 
     def _pump_upstream(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        buf = LineBuffer()
-        lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
         try:
-            while True:
-                try:
-                    chunk = os.read(fd, _CHUNK)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                lines = buf.feed(chunk)
-                if lines:
-                    with lock:
-                        outputs = [out for line in lines for out in receive(S2C, line)]
-                    dispatch(outputs)
-            tail = buf.flush()
-            if tail:
-                self._feed(S2C, tail)
+            self._pump(self.proc.stdout.fileno(), S2C)
         finally:
             self._upstream_eof.set()
             self._wake.set()
