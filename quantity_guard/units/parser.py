@@ -153,6 +153,9 @@ NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
     "name", "int", "*", "/", "**", "sign", "(", ")", "jexp", "space", "end")
 
 
+_SINGLE = {"^": POW, ".": MUL, "/": DIV, "(": LP, ")": RP, "+": SIGN, "-": SIGN}
+
+
 class _Parser:
     def __init__(self, text: str, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -228,25 +231,11 @@ class _Parser:
                 else:
                     toks.append((MUL, "*", i))
                     i += 1
-            elif c == "^":
-                toks.append((POW, "^", i))
+            elif c in _SINGLE:
+                toks.append((_SINGLE[c], c, i))
                 i += 1
-            elif c == ".":
-                toks.append((MUL, ".", i))
-                i += 1
-            elif c == "/":
-                toks.append((DIV, "/", i))
-                i += 1
-            elif c == "(":
-                toks.append((LP, "(", i))
-                i += 1
-            elif c == ")":
-                toks.append((RP, ")", i))
-                i += 1
-                i = self._juxtaposed(toks, i)
-            elif c in "+-":
-                toks.append((SIGN, c, i))
-                i += 1
+                if c == ")":
+                    i = self._juxtaposed(toks, i)
             else:  # pragma: no cover - normalise() admits nothing else
                 raise self.error(f"unexpected character {c!r}", i)
         # spaces are products between two operands and nothing elsewhere
