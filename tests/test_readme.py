@@ -63,3 +63,15 @@ def test_readme_cli_command_names_real_files():
     assert cli[0] == "quantity-guard-mcp"
     for path in (cli[2], cli[-1]):
         assert (ROOT / path).exists(), path
+
+
+def test_the_installed_console_script_runs():
+    import shutil
+    exe = shutil.which("quantity-guard-mcp") or str(Path(sys.executable).parent / "quantity-guard-mcp")
+    if not Path(exe).exists():
+        pytest.skip("quantity-guard-mcp is not installed in this environment")
+    out = run([exe, "--version"])
+    assert out.returncode == 0 and out.stdout.startswith("quantity-guard-mcp ")
+    check = run([exe, "--check", "--annotations", "demo/water.toml", "--", sys.executable,
+                 "demo/usgs_server.py"])
+    assert check.returncode == 0, check.stderr
