@@ -184,16 +184,23 @@ def bench_ledger() -> None:
 
 
 def bench_audit() -> None:
-    from quantity_guard import quantity_tool, session
+    """A 200-word answer with 24 distinct figures (read back, converted, derived, quoted and
+    invented) against a ledger of 50 outputs."""
+    from quantity_guard import Q, quantity_tool, session
 
     @quantity_tool(returns={"unit": "cfs"})
     def reading(i: int):
         return 100.0 + i * 13.7
 
-    words = ("The discharge at the gauge rose to 1,250 cfs by mid-morning, about 35.4 m3/s, "
-             "and the stage reached 12.4 ft. ").split()
-    answer = " ".join((words * 20)[:200])
-    with session(context="What is the flow?") as ledger:
+    sentences = []
+    for i in range(6):
+        a, b = 100.0 + i * 13.7, 100.0 + (i + 7) * 13.7
+        sentences.append(
+            f"At gauge {i + 1} the flow was {a:,.1f} cfs ({Q(a, 'cfs').to('m3/s').magnitude:.2f} "
+            f"m3/s), rising to {b:.0f} cubic feet per second by noon, a change of {b - a:.1f} "
+            f"cfs, against the {40 + i} ft threshold and an estimate of {321.5 + i} cfs.")
+    answer = " ".join(" ".join(sentences).split()[:200])
+    with session(context="Thresholds are 40 to 45 ft. What are the flows?") as ledger:
         for i in range(50):
             reading(i)
         report("audit_answer, 200 words, 50 ledger entries",

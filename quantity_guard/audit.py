@@ -325,8 +325,18 @@ def _close(a: float, b: float, tol: float) -> bool:
 
 def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
-    quoted = extract_numbers(context or "") if context else ledger.context_numbers()
-    return Audit([_classify(num, quoted, ledger) for num in extract_numbers(answer)])
+    quoted = ledger.context_numbers() if context == ledger.context else \
+        extract_numbers(context or "")
+    findings, seen = [], {}
+    for num in extract_numbers(answer):
+        # the same literal written again gets the same reading
+        key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent)
+        known = seen.get(key)
+        if known is None:
+            known = seen[key] = _classify(num, quoted, ledger)
+        findings.append(known if known.number is num else
+                        Finding(num, known.status, known.match, known.note))
+    return Audit(findings)
 
 
 def _si(value: float, unit) -> float:
@@ -344,23 +354,23 @@ def _classify(num: Number, quoted, ledger) -> Finding:
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            for e in ledger._outputs_near_si(unit.dims, si, si_tol):
+            for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
                 if _close(e.si, si, si_tol):
                     if num.datum is None or _same_datum(num.datum, e.datum):
                         return Finding(num, "sourced", e)
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
-            for near in (ledger._outputs_near(v, tol), ledger._inputs_near(v, tol)):
+            for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
                 for e in near:
                     if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
                             and e.magnitude != 0:
                         mislabel = e
         else:
-            for e in ledger._outputs_near(v, tol):
+            for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
                     return Finding(num, "sourced", e)
             if num.percent:
-                for e in ledger._outputs_near(v / 100.0, tol / 100.0):
+                for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
                         return Finding(num, "sourced", e)
     # 2. quoted from the question
@@ -385,13 +395,13 @@ def _classify(num: Number, quoted, ledger) -> Finding:
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
         for v in values:
-            for e in ledger._outputs_near_si(unit.dims, v, tol):
+            for e in ledger.outputs_in_si_range(unit.dims, v, tol):
                 if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
                     return Finding(num, "unit_mislabelled", e,
                                    f"{num.text} is {e.q} in SI units, written with the wrong unit")
             for scale in (1e3, 1e-3, 1e6, 1e-6):
                 si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
-                for e in ledger._outputs_near_si(unit.dims, si, si_tol):
+                for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
                     if e.magnitude != 0 and _close(e.si, si, si_tol):
                         return Finding(num, "unit_mislabelled", e,
                                        f"{num.text} is {e.q} off by a factor of {scale:g}: a "
@@ -413,7 +423,7 @@ def _with_question(values, unit, tol: float, quoted, ledger):
         for q in given:
             qs = q.value * q.unit.scale
             for other in (target - qs, qs - target, target + qs):
-                for e in ledger._outputs_near_si(unit.dims, other, si_tol):
+                for e in ledger.outputs_in_si_range(unit.dims, other, si_tol):
                     if _close(e.si, other, si_tol):
                         return (q, e, "question")
             for q2 in given:

@@ -26,6 +26,7 @@ a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context(
 from __future__ import annotations
 
 import contextvars
+from bisect import bisect_left, bisect_right
 from math import frexp as _frexp
 import threading
 import time
@@ -192,10 +193,10 @@ class Ledger:
         self.violations: list[dict] = []
         self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
         self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
-        self._inputs_by_magnitude: dict[int, list[Entry]] = {}  # inputs, as the tool held them
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._sorted_cache: dict = {}
+        self._views: dict = {}
         self._lock = threading.Lock()
         self._count = 0
 
@@ -211,9 +212,7 @@ class Ledger:
             entry = Entry(self._count, call, tool, role, field, q, how, raw)
             self._count += 1
             self.entries.append(entry)
-            if role == "input":
-                self._inputs_by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
-            elif role == "output":
+            if role == "output":
                 self._by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
                 self._by_si.setdefault((entry.unit.dims, _bucket(entry.si)), []).append(entry)
                 recent = self._recent.setdefault(entry.unit.dims, deque(maxlen=_PAIR_WINDOW))
@@ -224,12 +223,10 @@ class Ledger:
             return entry
 
     def _evict(self, entry: Entry) -> None:
-        if entry.role == "input":
-            places = ((self._inputs_by_magnitude, _bucket(entry.magnitude)),)
-        else:
-            places = ((self._by_magnitude, _bucket(entry.magnitude)),
-                      (self._by_si, (entry.unit.dims, _bucket(entry.si))))
-        for index, key in places:
+        if entry.role != "output":
+            return
+        for index, key in ((self._by_magnitude, _bucket(entry.magnitude)),
+                           (self._by_si, (entry.unit.dims, _bucket(entry.si)))):
             bucket = index.get(key)
             if bucket is not None:
                 try:
@@ -238,8 +235,6 @@ class Ledger:
                     pass
                 if not bucket:
                     del index[key]
-        if entry.role == "input":
-            return
         recent = self._recent.get(entry.unit.dims)
         if recent is not None and entry in recent:
             recent.remove(entry)
@@ -273,28 +268,61 @@ class Ledger:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
 
-    def _near(self, index: dict, keyfn, value: float, tol: float) -> list:
+    def _near(self, index: dict, dims, value: float, tol: float, window) -> list:
+        """Entries of ``index`` whose bucket may hold a value within ``tol`` of ``value`` (the
+        caller compares exactly). An interval around zero, or a huge one, has no bounded key
+        range: then the recent ``window`` of entries is scanned instead (only the audit's
+        coarse tolerances get there; the boundary checks' are 0.5% at most)."""
         keys = _buckets(value, tol)
-        if keys is _EVERY or len(keys) > 4096:  # near zero or a huge tolerance: scan
-            return [e for key, bucket in list(index.items())
-                    if keyfn is None or keyfn(key[1] if isinstance(key, tuple) else key) == key
-                    for e in bucket]
+        if keys is _EVERY or len(keys) > 4096:
+            return window()
+        if dims is None:
+            if len(keys) == 1:
+                return index.get(keys[0], ())
+            out: list = []
+            for key in keys:
+                out.extend(index.get(key, ()))
+            return out
         if len(keys) == 1:
-            return index.get(keyfn(keys[0]) if keyfn else keys[0], ())
-        out: list = []
+            return index.get((dims, keys[0]), ())
+        out = []
         for key in keys:
-            out.extend(index.get(keyfn(key) if keyfn else key, ()))
+            out.extend(index.get((dims, key), ()))
         return out
 
     def _outputs_near(self, magnitude: float, tol: float):
-        return self._near(self._by_magnitude, None, magnitude, tol)
+        return self._near(self._by_magnitude, None, magnitude, tol,
+                          lambda: [e for recent in self._recent.values() for e in recent])
 
     def _outputs_near_si(self, dims, si: float, tol: float):
-        return self._near(self._by_si, lambda k: (dims, k), si, tol)
+        return self._near(self._by_si, dims, si, tol, lambda: list(self._recent.get(dims, ())))
 
-    def _inputs_near(self, magnitude: float, tol: float):
-        """Values tools acted on (inputs as converted), for the audit's mislabel check."""
-        return self._near(self._inputs_by_magnitude, None, magnitude, tol)
+    # -- sorted views, for the answer audit: one sort per change, then bisection ---------------
+    def _sorted_view(self, key: tuple, entries, value_of):
+        cache_key = (*key, self._count)
+        view = self._views.get(cache_key)
+        if view is None:
+            pairs = sorted(((value_of(e), e) for e in entries), key=lambda p: p[0])
+            view = ([p[0] for p in pairs], [p[1] for p in pairs])
+            self._views = {k: v for k, v in self._views.items() if k[-1] == self._count}
+            self._views[cache_key] = view
+        return view
+
+    def _in_range(self, view, value: float, tol: float) -> list:
+        keys, entries = view
+        return entries[bisect_left(keys, value - tol):bisect_right(keys, value + tol)]
+
+    def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
+        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``."""
+        view = self._sorted_view(("si", dims), (e for e in self.entries if e.role == "output"
+                                                and e.unit.dims == dims), lambda e: e.si)
+        return self._in_range(view, si, tol)
+
+    def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
+        """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
+        view = self._sorted_view(("m", role), (e for e in self.entries if e.role == role),
+                                 lambda e: e.magnitude)
+        return self._in_range(view, magnitude, tol)
 
     def _in_question(self, held: Q, tol: float) -> bool:
         """The held value is stated in the question in the tool's unit, or with no unit."""
