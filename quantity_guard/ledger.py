@@ -19,7 +19,9 @@ same physical amount), a one-step sum or difference of two recorded outputs of l
 or a number in the question; otherwise ``UnsourcedInput``.
 
 Look-ups are indexed by magnitude (binary buckets about 1.6% wide), so a call costs the same
-with ten thousand entries as with none. ``max_entries`` bounds a long-lived ledger (the oldest
+with ten thousand entries as with none. One-step sums and differences are searched among the
+256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
+views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
 a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context().run``.
 """
