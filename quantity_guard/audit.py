@@ -148,7 +148,7 @@ def extract_numbers(text: str) -> list[Number]:
     out: list[Number] = []
     for m in _NUM.finditer(text):
         s, e = m.start(), m.end()
-        if any(a <= s < b for a, b in skip):
+        if skip and any(a <= s < b for a, b in skip):
             continue
         raw = m.group("num")
         before = text[max(0, s - 24):s].lower()
@@ -160,10 +160,10 @@ def extract_numbers(text: str) -> list[Number]:
         if _ends_with_word(before, _ID_WORDS) or (
                 digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
             continue
-        line_start = text.rfind("\n", 0, s) + 1
-        if text[line_start:s].strip() in ("", "-", "*", "(") and re.match(r"[.)]\s", text[e:e + 2]) \
-                and digits.isdigit() and len(digits) <= 2:
-            continue
+        if len(digits) <= 2 and text[e:e + 1] in ".)" and digits.isdigit() and \
+                re.match(r"[.)]\s", text[e:e + 2]) and \
+                text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "("):
+            continue  # a list marker: "1. ", "(2) "
         if digits.isdigit() and raw == digits and len(digits) == 4 \
                 and 1800 <= int(digits) <= 2100 and not m.group("pct"):
             unit, _, _ = _read_unit(text, e)
@@ -268,13 +268,26 @@ def _cell_unit(content: str, header: bool = False):
     return None
 
 
+_SPLIT_WORDS: dict = {}
+
+
 def _ends_with_word(before: str, words) -> bool:
     """``before`` ends with one of ``words`` as whole words ("said" does not end with "id")."""
+    split = _SPLIT_WORDS.get(words)
+    if split is None:
+        split = _SPLIT_WORDS[words] = (frozenset(w for w in words if w.isalnum()),
+                                       tuple(w for w in words if not w.isalnum()))
+    singles, others = split
     tail = before.rstrip()
-    for w in words:
+    k = len(tail)
+    while k and (tail[k - 1].isalnum()):
+        k -= 1
+    if tail[k:] in singles:
+        return True
+    for w in others:  # phrases and symbols: "deficit of", "no.", "#"
         if tail.endswith(w):
-            k = len(tail) - len(w)
-            if k == 0 or not tail[k - 1].isalnum() or not w[0].isalnum():
+            j = len(tail) - len(w)
+            if j == 0 or not tail[j - 1].isalnum() or not w[0].isalnum():
                 return True
     return False
 
