@@ -165,7 +165,11 @@ class Q:
         if unit.__class__ is Unit:
             u = unit
         else:
-            u = _UNITS.get(unit)  # type: ignore[arg-type]
+            if unit.__class__ is not str:
+                raise InvalidArguments(f"a unit must be a string such as 'm3/s', received "
+                                       f"{type(unit).__name__} {unit!r}", received=unit,
+                                       suggestion='{"value": <number>, "unit": "m3/s"}')
+            u = _UNITS.get(unit)
             if u is None:
                 u, written = parse_with_datum(unit)  # type: ignore[arg-type]
                 if written is not None:

@@ -221,11 +221,17 @@ class Spec:
             q = Q._make(float(raw), self.unit, None, None, None)  # the hot path: a bare number
             return Accepted(q, q, BARE, _UNIT_IMPLIED, raw)
         field = field or self.field
-        if self.tz is not None:
-            from .timezones import check_timestamp
-            return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, (), raw)
-        received, how, implied = self._to_quantity(raw, field)
-        return Accepted(self._check(received, field), received, how, implied, raw)
+        try:
+            if self.tz is not None:
+                from .timezones import check_timestamp
+                return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, (),
+                                raw)
+            received, how, implied = self._to_quantity(raw, field)
+            return Accepted(self._check(received, field), received, how, implied, raw)
+        except GuardViolation as err:
+            if err.field is None and field:
+                raise err.at(field) from None
+            raise
 
     def lenient(self, raw, field: str | None = None) -> Accepted:
         """For ``enforcement`` warn/off: the value as best it can be read, never refused."""
@@ -337,6 +343,13 @@ class Spec:
             raise err.at(field) from None
 
     def _from_series(self, values, field):
+        if len(values) == 0:
+            raise InvalidArguments("received an empty series", field=field, received=values,
+                                   suggestion=self._example())
+        if any(isinstance(v, (list, tuple)) for v in values):
+            raise InvalidArguments("a series must be a flat list of values, one per element",
+                                   field=field, received=repr(values)[:80],
+                                   suggestion=f"[{self._example()}, ...]")
         if values.__class__.__module__ == "numpy" or all(
                 v.__class__ in (int, float) or v is None for v in values):
             q, _, implied = self._bare(values, field, values)

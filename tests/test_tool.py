@@ -62,6 +62,9 @@ def test_the_body_receives_q_in_the_declared_unit():
     ("1250 cfz", UnitParseError, ["unknown unit 'cfz'"]),
     (float("nan"), InvalidArguments, ["not a finite number"]),
     ({"value": 1250, "unit": "cfs", "datum": "NAVD88"}, InvalidArguments, ["only to a length"]),
+    ({"value": 1250, "unit": ["cfs"]}, InvalidArguments, ["a unit must be a string"]),
+    ({"value": 1250, "unit": 3}, InvalidArguments, ["a unit must be a string"]),
+    ({"value": [1, {"a": 1}], "unit": "cfs"}, InvalidArguments, ["series must hold numbers"]),
 ])
 def test_wrong_inputs_are_refused_with_repair_text(bad, error, words):
     with pytest.raises(error) as err:
