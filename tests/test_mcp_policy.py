@@ -203,3 +203,29 @@ def test_the_guard_never_raises_on_odd_arguments():
         out = h.guard.receive(C2S, line({"jsonrpc": "2.0", "id": h.next, "method": "tools/call",
                                          "params": {"name": "runoff_depth", "arguments": args}}))
         assert out and all(d in (C2S, S2C, LOG) for d, _ in out)
+
+
+def test_check_call_decides_on_any_json_without_raising():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from quantity_guard.mcp.guard import Decision
+
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c, max_size=3),
+        max_leaves=6)
+    policy = QuantityPolicy(loads(ANNOTATIONS))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["discharge", "area", "when", "other"]), json_values,
+                           max_size=4))
+    def check(arguments):
+        decision = policy.check_call("runoff_depth", arguments)
+        assert isinstance(decision, Decision) and decision.action in ("forward", "refuse")
+        if decision.action == "forward":
+            for name in ("discharge", "area"):
+                assert isinstance(decision.payload[name], (int, float))
+        json.dumps(decision.payload, allow_nan=False)
+
+    check()
