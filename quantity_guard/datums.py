@@ -49,7 +49,6 @@ from __future__ import annotations
 import numbers
 import re
 import threading
-from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .errors import DatumConversionUnavailable, DatumMismatch, RedefinitionError, UnknownDatum
@@ -97,21 +96,41 @@ _AMBIGUOUS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Datum:
     """One vertical datum. ``epsg`` is the EPSG vertical CRS code when one exists.
 
     ``kind``: ``"geodetic"`` (a national or global height datum), ``"tidal"`` (a tidal surface),
     ``"station"`` (one station's gauge zero) or ``"local"`` (anything else location-specific).
+    Immutable; equal when every field is equal. (A plain class rather than a dataclass: the
+    dataclasses module imports inspect, ~10 ms at a cold start.)
     """
 
-    name: str
-    kind: str = "local"
-    epsg: int | None = None
-    region: str | None = None
-    description: str = ""
-    aliases: tuple[str, ...] = ()
-    source: str | None = None
+    __slots__ = ("name", "kind", "epsg", "region", "description", "aliases", "source")
+
+    def __init__(self, name: str, kind: str = "local", epsg: int | None = None,
+                 region: str | None = None, description: str = "", aliases: tuple = (),
+                 source: str | None = None) -> None:
+        for field, value in zip(self.__slots__, (name, kind, epsg, region, description,
+                                                 tuple(aliases), source)):
+            object.__setattr__(self, field, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Datum is immutable")
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other) -> bool:
+        return other.__class__ is Datum and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "Datum(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__) + ")"
+
+    def replace(self, **changes) -> "Datum":
+        return Datum(**{**{f: getattr(self, f) for f in self.__slots__}, **changes})
 
     @property
     def is_local(self) -> bool:
@@ -449,7 +468,7 @@ def _add_datum(st: _State, datum: Datum) -> Datum:
         # created implicitly by register_offset/register_station: the first explicit
         # registration may describe it (region, description, source, EPSG code)
         st.implicit = st.implicit - {name}
-        existing = replace(datum, aliases=existing.aliases)
+        existing = datum.replace(aliases=existing.aliases)
         st.datums[name] = existing
     if existing is not None and not _same_meaning(existing, datum):
         diffs = [f"{f}: {getattr(existing, f)!r} -> {getattr(datum, f)!r}"
@@ -469,9 +488,9 @@ def _add_datum(st: _State, datum: Datum) -> Datum:
     if existing is not None:
         merged = tuple(dict.fromkeys(existing.aliases + tuple(
             a for a in datum.aliases if a not in existing.aliases and a != name)))
-        result = replace(existing, aliases=merged)
+        result = existing.replace(aliases=merged)
     else:
-        result = replace(datum, aliases=tuple(dict.fromkeys(a for a in datum.aliases
+        result = datum.replace(aliases=tuple(dict.fromkeys(a for a in datum.aliases
                                                             if a != name)))
     st.datums[name] = result
     for spelling in (name, *result.aliases):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import itertools
 import json
 import math
@@ -131,15 +130,15 @@ def test_data_file_states_which_epsg_codes_are_confirmed():
     assert len(codes) == len(set(codes))
 
 
-def test_datum_is_a_frozen_dataclass():
+def test_datum_is_an_immutable_value():
     d = datums.get("NAVD88")
-    assert dataclasses.is_dataclass(d)
-    assert [f.name for f in dataclasses.fields(d)] == [
-        "name", "kind", "epsg", "region", "description", "aliases", "source"]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    assert d.__slots__ == ("name", "kind", "epsg", "region", "description", "aliases", "source")
+    with pytest.raises(AttributeError):
         d.epsg = 1  # type: ignore[misc]
     assert isinstance(d.aliases, tuple)
     assert str(d) == "NAVD88"
+    assert d == d.replace() and hash(d) == hash(d.replace()) and d != d.replace(epsg=1)
+    assert d.replace(region="x").region == "x" and d.region != "x"
 
 
 # -------------------------------------------------------------------------- name lookup
