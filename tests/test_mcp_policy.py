@@ -229,3 +229,12 @@ def test_check_call_decides_on_any_json_without_raising():
         json.dumps(decision.payload, allow_nan=False)
 
     check()
+
+
+def test_a_series_reaches_only_an_upstream_parameter_that_takes_a_list():
+    h = Harness()
+    h.list_tools()
+    h.call("read_area", {}, bare(29000))
+    sent, result = h.call("runoff_depth", {"discharge": [1.0, 2.0], "area": 29000})
+    assert sent is None and "received a series of 2 values, but this tool takes one value" in \
+        result["content"][0]["text"]

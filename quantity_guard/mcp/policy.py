@@ -21,7 +21,7 @@ import threading
 import time
 
 from ..annotations import load
-from ..errors import GuardViolation
+from ..errors import GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
@@ -66,6 +66,7 @@ class QuantityPolicy:
         self._log = open(log_path, "a", encoding="utf-8") if log_path else None
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
+        self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
 
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
@@ -85,6 +86,8 @@ class QuantityPolicy:
             props = schema["properties"]
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
+                    if _takes_array(props[pname]):
+                        self._array_params.add((tool["name"], pname))
                     props[pname] = _merge_param(props[pname], spec)
                     units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
         if ann.returns is not None:
@@ -114,6 +117,17 @@ class QuantityPolicy:
             coerced = dict(arguments)
             try:
                 guard_arguments(ann.params, coerced, enforcement=self.enforcement, call=call)
+                for pname, spec in ann.params.items():  # a list for a one-value parameter
+                    value = coerced.get(pname)
+                    if value.__class__ is Q and value.is_series and \
+                            (tool_name, pname) not in self._array_params:
+                        violation = InvalidArguments(
+                            f"received a series of {len(value)} values, but this tool takes one "
+                            f"value here", field=spec.field, suggestion=f"one value: "
+                                                                        f"{spec._example()}")
+                        call.record_violation(violation, blocked=True)
+                        call.finish(ok=False)
+                        raise violation
             except GuardViolation as violation:
                 self._write_log("violation", tool_name, arguments, violation=violation)
                 result = tool_error(violation.repair())
@@ -235,6 +249,12 @@ class CatalogueReport:
         else:
             out.append("annotations match the server")
         return "\n".join(out)
+
+
+def _takes_array(schema: dict) -> bool:
+    kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", ())
+                                    if isinstance(s, dict)]
+    return any(k == "array" or (isinstance(k, list) and "array" in k) for k in kinds)
 
 
 def _join(a: str | None, b: str) -> str:
