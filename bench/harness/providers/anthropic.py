@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from quantity_guard.adapters import wrap_result
 
-from .base import HTTPClient, Pricing, ProviderError, Turn, Usage, tool_result_mcp
+from .base import HTTPClient, HTTPProvider, Pricing, ProviderError, Turn, Usage, tool_result_mcp
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -76,37 +76,19 @@ def parse_response(data: dict) -> Turn:
                 model=data.get("model"))
 
 
-class AnthropicMessages:
-    scripted = False
+class AnthropicMessages(HTTPProvider):
     tool_format = "anthropic"
+    path = "messages"
+    build_request = staticmethod(build_request)
+    parse_response = staticmethod(parse_response)
 
     def __init__(self, model: str, *, api_key: str | None, base_url: str = ANTHROPIC_URL,
                  http: HTTPClient | None = None, max_tokens: int = 2048,
                  temperature: float | None = None, pricing: Pricing | None = None) -> None:
-        self.model = model
-        self.api_key = api_key
-        self.base_url = base_url.rstrip("/")
-        self.http = http or HTTPClient()
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.pricing = pricing or Pricing()
+        super().__init__(model, api_key=api_key, base_url=base_url, http=http,
+                         max_tokens=max_tokens, temperature=temperature, pricing=pricing)
         self.name = "anthropic-messages"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/messages"
 
     def headers(self) -> dict:
         return {"x-api-key": self.api_key or "", "anthropic-version": ANTHROPIC_VERSION}
 
-    def session(self, run):
-        return self
-
-    def complete(self, system: str, messages: list[dict], tools: list[dict]) -> Turn:
-        payload = build_request(self.model, system, messages, tools, max_tokens=self.max_tokens,
-                                temperature=self.temperature)
-        data, retries = self.http.post_json(self.url, self.headers(), payload)
-        turn = parse_response(data)
-        turn.usage.retries = retries
-        turn.usage.cost_usd = self.pricing.cost(turn.usage)
-        return turn

@@ -211,3 +211,39 @@ def tool_result_mcp(result: dict) -> dict:
     """A neutral tool result as the MCP CallToolResult the library's adapters wrap."""
     return {"content": [{"type": "text", "text": result.get("content", "")}],
             "isError": bool(result.get("is_error"))}
+
+
+class HTTPProvider:
+    """What the two HTTP providers share: their settings and one request-response turn.
+    A subclass sets ``path``, ``build_request`` and ``parse_response`` (as staticmethods) and
+    its ``headers()``."""
+
+    scripted = False
+    path = ""
+
+    def __init__(self, model: str, *, api_key: str | None, base_url: str, http: HTTPClient | None,
+                 max_tokens: int | None, temperature: float | None, pricing: Pricing | None) -> None:
+        self.model = model
+        self.api_key = api_key
+        self.base_url = base_url.rstrip("/")
+        self.http = http or HTTPClient()
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.pricing = pricing or Pricing()
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/{self.path}"
+
+    def session(self, run):
+        return self
+
+    def complete(self, system: str, messages: list[dict], tools: list[dict]) -> Turn:
+        payload = self.build_request(self.model, system, messages, tools,
+                                     max_tokens=self.max_tokens, temperature=self.temperature)
+        data, retries = self.http.post_json(self.url, self.headers(), payload)
+        turn = self.parse_response(data)
+        turn.usage.retries = retries
+        if turn.usage.cost_usd is None:  # a cost the provider reported is kept
+            turn.usage.cost_usd = self.pricing.cost(turn.usage)
+        return turn

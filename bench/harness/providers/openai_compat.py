@@ -11,7 +11,7 @@ import json
 
 from quantity_guard.adapters import wrap_result
 
-from .base import HTTPClient, Pricing, ProviderError, Turn, Usage, tool_result_mcp
+from .base import HTTPClient, HTTPProvider, Pricing, ProviderError, Turn, Usage, tool_result_mcp
 
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 
@@ -87,27 +87,20 @@ def parse_response(data: dict) -> Turn:
                 model=data.get("model"))
 
 
-class OpenAICompatible:
+class OpenAICompatible(HTTPProvider):
     """``complete(system, messages, tools) -> Turn`` against ``{base_url}/chat/completions``."""
 
-    scripted = False
     tool_format = "openai"
+    path = "chat/completions"
+    build_request = staticmethod(build_request)
+    parse_response = staticmethod(parse_response)
 
     def __init__(self, model: str, *, base_url: str = OPENROUTER_URL, api_key: str | None = None,
                  http: HTTPClient | None = None, max_tokens: int | None = None,
                  temperature: float | None = None, pricing: Pricing | None = None) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.api_key = api_key
-        self.http = http or HTTPClient()
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.pricing = pricing or Pricing()
+        super().__init__(model, api_key=api_key, base_url=base_url, http=http,
+                         max_tokens=max_tokens, temperature=temperature, pricing=pricing)
         self.name = f"openai-compatible:{self.base_url}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
 
     def headers(self) -> dict:
         headers = {}
@@ -117,15 +110,3 @@ class OpenAICompatible:
             headers["X-Title"] = "quantity-guard bench"
         return headers
 
-    def session(self, run):
-        return self
-
-    def complete(self, system: str, messages: list[dict], tools: list[dict]) -> Turn:
-        payload = build_request(self.model, system, messages, tools, max_tokens=self.max_tokens,
-                                temperature=self.temperature)
-        data, retries = self.http.post_json(self.url, self.headers(), payload)
-        turn = parse_response(data)
-        turn.usage.retries = retries
-        if turn.usage.cost_usd is None:
-            turn.usage.cost_usd = self.pricing.cost(turn.usage)
-        return turn
