@@ -197,8 +197,7 @@ class Ledger:
         self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
-        self._sorted_cache: dict = {}
-        self._views: dict = {}
+        self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
 
@@ -416,46 +415,23 @@ class Ledger:
         in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
         of one unit by their own magnitudes. Two-pointer scans of sorted values: O(window)."""
         if unit is not None:
-            pairs = [(self._sorted_si(unit.dims), [(v * unit.scale, "si") for v in values],
-                      tol * unit.scale)]
+            recent = self._recent.get(unit.dims, ())
+            views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
+                      [v * unit.scale for v in values], tol * unit.scale)]
         else:
-            pairs = [(self._sorted_unit(u), [(v, "m") for v in values], tol)
-                     for u in self._units_with_outputs()]
-        for items, targets, t_tol in pairs:
-            if len(items) < 2:
+            units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
+            views = [(self._sorted_view(("pairs", u), (e for e in self._recent[u.dims]
+                                                       if e.unit == u), lambda e: e.magnitude),
+                      values, tol) for u in units]
+        for (keys, entries), targets, t_tol in views:
+            if len(keys) < 2:
                 continue
-            keys = [k for k, _ in items]
-            for target, _ in targets:
+            for target in targets:
                 hit = _pair_sum(keys, target, t_tol) or _pair_difference(keys, target, t_tol)
                 if hit is not None:
                     i, j, op = hit
-                    return items[i][1], items[j][1], op
+                    return entries[i], entries[j], op
         return None
-
-    def _sorted_si(self, dims):
-        key = ("si", dims, self._count)
-        cached = self._sorted_cache.get(key)
-        if cached is None:
-            cached = sorted(((e.si, e) for e in self._recent.get(dims, ())), key=lambda p: p[0])
-            self._sorted_cache = {k: v for k, v in self._sorted_cache.items() if k[2] == self._count}
-            self._sorted_cache[key] = cached
-        return cached
-
-    def _units_with_outputs(self):
-        seen = {}
-        for recent in self._recent.values():
-            for e in recent:
-                seen.setdefault(e.unit, None)
-        return list(seen)
-
-    def _sorted_unit(self, unit):
-        key = ("unit", unit, self._count)
-        cached = self._sorted_cache.get(key)
-        if cached is None:
-            cached = sorted(((e.magnitude, e) for e in self._recent.get(unit.dims, ())
-                             if e.unit == unit), key=lambda p: p[0])
-            self._sorted_cache[key] = cached
-        return cached
 
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
