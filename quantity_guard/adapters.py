@@ -152,15 +152,6 @@ def wrap_result(provider: str, call_id, result: dict) -> dict:
     return result
 
 
-def strip_extensions(schema):
-    """A copy of a JSON schema without ``x-*`` keys."""
-    if isinstance(schema, dict):
-        return {k: strip_extensions(v) for k, v in schema.items() if not k.startswith("x-")}
-    if isinstance(schema, list):
-        return [strip_extensions(v) for v in schema]
-    return schema
-
-
 def anthropic_tool(tool: GuardedTool) -> dict:
     s = tool.json_schema(extensions=False)
     return {"name": s["name"], "description": s["description"] or s["name"],

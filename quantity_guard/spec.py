@@ -25,13 +25,12 @@ from .quantity import Q, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units.unit import _FACTORS, conversion
 
-__all__ = ["Spec", "Accepted", "spec_of", "returns_of", "SPEC_KEYS"]
+__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
 _DICT_KEYS = frozenset({"value", "unit", "datum", "quality", "crs"})
 
-_UNIT_IMPLIED = ("unit",)
 # how the value arrived, for the ledger and for messages
 BARE, STRING, DICT, QUANTITY, SERIES, TIMESTAMP, RAW = (
     "bare", "string", "dict", "quantity", "series", "timestamp", "raw")
@@ -43,16 +42,14 @@ class Accepted:
     ``value``: what the tool body receives (a Q in the declared unit, or a datetime);
     ``received``: the Q as the model stated it, before conversion (None for timestamps);
     ``how``: bare / string / dict / quantity / series / timestamp / raw;
-    ``implied``: metadata filled in from the declaration rather than stated (unit, datum).
     """
 
-    __slots__ = ("value", "received", "how", "implied", "raw")
+    __slots__ = ("value", "received", "how", "raw")
 
-    def __init__(self, value, received, how, implied, raw) -> None:
+    def __init__(self, value, received, how, raw) -> None:
         self.value = value
         self.received = received
         self.how = how
-        self.implied = implied
         self.raw = raw
 
 
@@ -219,15 +216,14 @@ class Spec:
         cls = raw.__class__
         if (cls is float or cls is int) and self._plain and raw - raw == 0:
             q = Q._make(float(raw), self.unit, None, None, None)  # the hot path: a bare number
-            return Accepted(q, q, BARE, _UNIT_IMPLIED, raw)
+            return Accepted(q, q, BARE, raw)
         field = field or self.field
         try:
             if self.tz is not None:
                 from .timezones import check_timestamp
-                return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, (),
-                                raw)
-            received, how, implied = self._to_quantity(raw, field)
-            return Accepted(self._check(received, field), received, how, implied, raw)
+                return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, raw)
+            received, how = self._to_quantity(raw, field)
+            return Accepted(self._check(received, field), received, how, raw)
         except GuardViolation as err:
             if err.field is None and field:
                 raise err.at(field) from None
@@ -240,10 +236,10 @@ class Spec:
         except GuardViolation:
             pass
         try:
-            received, how, implied = self._to_quantity(raw, field, check=False)
-            return Accepted(received, received, how, implied, raw)
+            received, how = self._to_quantity(raw, field)
+            return Accepted(received, received, how, raw)
         except GuardViolation:
-            return Accepted(raw, None, RAW, (), raw)
+            return Accepted(raw, None, RAW, raw)
 
     def _bare(self, value, field, raw, how=BARE):
         if self.require_explicit_unit:
@@ -257,13 +253,12 @@ class Spec:
             q = Q(value, self.unit, datum=self.datum, crs=self.crs)
         except InvalidArguments as err:
             raise err.at(field) from None
-        implied = ("unit", "datum") if self.datum else ("unit",)
-        return q, how, implied
+        return q, how
 
-    def _to_quantity(self, raw, field, check: bool = True):
+    def _to_quantity(self, raw, field):
         cls = raw.__class__
         if cls is Q:
-            return raw, QUANTITY, ()
+            return raw, QUANTITY
         if cls is float or cls is int:
             return self._bare(raw, field, raw)
         if cls is bool or raw is None:
@@ -303,7 +298,7 @@ class Spec:
             return self._bare(number, field, text)
         try:
             unit, datum = parse_with_datum(rest)
-            return Q(number, unit, datum=datum), STRING, ()
+            return Q(number, unit, datum=datum), STRING
         except GuardViolation as err:
             raise err.at(field) from None
 
@@ -331,14 +326,14 @@ class Spec:
             value = number
         try:
             if data.get("unit") is None:
-                q, how, implied = self._bare(value, field, raw, DICT)
+                q, how = self._bare(value, field, raw, DICT)
                 if data.get("datum") is not None or data.get("quality") is not None \
                         or data.get("crs") is not None:
                     q = Q(q.magnitude, q.unit, datum=data.get("datum", q.datum),
                           crs=data.get("crs", q.crs), quality=data.get("quality"))
-                return q, how, implied
+                return q, how
             return (Q(value, data["unit"], datum=data.get("datum"), crs=data.get("crs"),
-                      quality=data.get("quality")), DICT, ())
+                      quality=data.get("quality")), DICT)
         except GuardViolation as err:
             raise err.at(field) from None
 
@@ -352,16 +347,16 @@ class Spec:
                                    suggestion=f"[{self._example()}, ...]")
         if values.__class__.__module__ == "numpy" or all(
                 v.__class__ in (int, float) or v is None for v in values):
-            q, _, implied = self._bare(values, field, values)
-            return q, SERIES, implied
+            q, _ = self._bare(values, field, values)
+            return q, SERIES
         parts = [self._to_quantity(v, field)[0] for v in values]
         first = parts[0]
         if not self.unit.dims == first.unit.dims:
-            return first, SERIES, ()
+            return first, SERIES
         mags = [p.to(first.unit).magnitude if p.unit.dims == first.unit.dims else p.magnitude
                 for p in parts]
         return Q(mags, first.unit, datum=first.datum, crs=first.crs,
-                 quality=_weakest([p.quality for p in parts])), SERIES, ()
+                 quality=_weakest([p.quality for p in parts])), SERIES
 
     def _check(self, q: Q, field) -> Q:
         unit = self.unit
@@ -429,7 +424,7 @@ class Spec:
             return q.to(self.unit)
         if isinstance(value, (int, float)) and value.__class__ is not bool:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
-        received, _, _ = self._to_quantity(value, field)
+        received, _ = self._to_quantity(value, field)
         return self._check(received, field)
 
 
@@ -461,10 +456,6 @@ def _show(value) -> str:
     if value.__class__ is float:
         return repr(value)
     return str(value)
-
-
-def spec_of(decl, field: str | None = None) -> Spec:
-    return Spec.of(decl, field)
 
 
 def returns_of(decl, field: str) -> "Spec | dict[str, Spec] | None":
