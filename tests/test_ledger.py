@@ -16,9 +16,8 @@ from quantity_guard.ledger import Ledger, current
 
 @pytest.fixture(autouse=True)
 def clean_datums():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 @quantity_tool(returns={"unit": "cfs"})
