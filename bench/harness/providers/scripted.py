@@ -1,8 +1,9 @@
 """Scripted agents: deterministic stand-ins for a model, for offline runs, tests and examples.
 
-THEY ARE NOT RESULTS. Each persona emulates one behaviour described in SPEC.md and goes through
-the same prompting, tool dispatch, enforcement, grading and audit as a real model; every record
-they produce is marked ``"scripted": true`` and every report labels them.
+THEY ARE NOT RESULTS. Each persona emulates one behaviour of real models (the hazards listed in
+bench/harness/README.md) and goes through the same prompting, tool dispatch, enforcement,
+grading and audit as a real model; every record they produce is marked ``"scripted": true``
+and every report labels them.
 
 A persona follows the task's reference plan (it knows the task, which no model does) and
 differs in how it moves a value from one tool into another:
