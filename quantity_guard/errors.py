@@ -23,6 +23,7 @@ __all__ = [
     "InvalidArguments",
     "UnconvertedCarryOver",
     "UnsourcedInput",
+    "SessionUnbound",
     "RedefinitionError",
 ]
 
@@ -154,6 +155,13 @@ class UnsourcedInput(GuardViolation, ValueError):
     """A ``sourced`` input that traces to no tool output and not to the question."""
 
     code = "unsourced_input"
+
+
+class SessionUnbound(GuardViolation, RuntimeError):
+    """A guarded call in a thread bound to no session while several sessions are open: which
+    session's checks apply cannot be known, so the call is refused rather than left unchecked."""
+
+    code = "session_unbound"
 
 
 class RedefinitionError(ValueError):

@@ -104,7 +104,7 @@ class GuardedTool:
         except TypeError as err:
             raise InvalidArguments(f"{err}; the parameters are {list(self.signature.parameters)}",
                                    field=self.name) from None
-        session = _current_session()
+        session = _session_for(self)
         call = session.begin_call(self, arguments) if session is not None else None
         guard_arguments(self.params, arguments, enforcement=self.enforcement, call=call,
                         optional=self._optional)
@@ -230,15 +230,16 @@ class GuardedTool:
         return schema
 
 
-_ledger_current = None
+_ledger_for_call = None
 
 
-def _current_session():
-    global _ledger_current
-    if _ledger_current is None:
-        from .ledger import current
-        _ledger_current = current
-    return _ledger_current()
+def _session_for(tool):
+    """The ledger ``tool``'s call records into (``ledger.for_call``), or None."""
+    global _ledger_for_call
+    if _ledger_for_call is None:
+        from .ledger import for_call
+        _ledger_for_call = for_call
+    return _ledger_for_call(tool)
 
 
 def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict", call=None,
