@@ -21,6 +21,7 @@ __all__ = [
     "QualityViolation",
     "MissingUnit",
     "InvalidArguments",
+    "InvalidToolCall",
     "UnconvertedCarryOver",
     "UnsourcedInput",
     "SessionUnbound",
@@ -143,6 +144,12 @@ class InvalidArguments(GuardViolation, ValueError):
     """Arguments that are not of any accepted shape (unknown keys, booleans, missing fields)."""
 
     code = "invalid_arguments"
+
+
+class InvalidToolCall(InvalidArguments):
+    """``dispatch`` received something that is no provider's tool-call shape."""
+
+    code = "invalid_tool_call"
 
 
 class UnconvertedCarryOver(GuardViolation, ValueError):

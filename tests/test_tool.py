@@ -306,3 +306,99 @@ def test_signatures_of_every_shape_bind_as_python_would():
 
     tool = quantity_tool(Callable(), params={"q": "m3/s"}, name="callable")
     assert tool("1 cumec").unit.symbol == "m3/s"
+
+
+# -- issue 18 item 7: errors are raised and caught once, never signalled in-band ---------------
+def test_a_tool_whose_parameters_are_named_content_and_isError_runs():
+    @quantity_tool(params={"level": "m"})
+    def note(content: str, isError: bool, level):
+        return f"{content}|{isError}|{level}"
+
+    args = {"content": [{"type": "text", "text": "x"}], "isError": True, "level": 2}
+    for result in (note.invoke(args), note.invoke(json.dumps(args)),
+                   asyncio.run(note.ainvoke(args))):
+        assert result["isError"] is False
+        assert result["content"][0]["text"] == "[{'type': 'text', 'text': 'x'}]|True|2 m"
+
+
+def test_malformed_arguments_are_an_invalid_arguments_violation():
+    @quantity_tool(params={"x": "m"})
+    def f(x):
+        return x
+
+    for bad, words in (("not json", "not valid JSON"), ("[1]", "must be a JSON object"),
+                       (7, "must be a JSON object")):
+        for r in (f.invoke(bad), asyncio.run(f.ainvoke(bad))):
+            assert r["isError"] and words in r["content"][0]["text"]
+            assert r["_meta"]["io.github.quantity-guard/violation"] == {
+                "code": "invalid_arguments", "field": "f"}
+            assert "Send instead: a JSON object of parameter names to values" in \
+                r["content"][0]["text"]
+
+
+# -- issue 18 item 3: every error result carries a violation code ---------------------------
+def _code(result):
+    assert result["isError"] is True
+    return result["_meta"]["io.github.quantity-guard/violation"]["code"]
+
+
+def test_every_invoke_error_path_has_a_code():
+    @quantity_tool(params={"x": "m"})
+    def boom(x):
+        raise RuntimeError("secret internals")
+
+    @quantity_tool(params={"x": "m"})
+    async def aboom(x):
+        raise RuntimeError("async internals")
+
+    assert _code(boom.invoke({"x": 1})) == "tool_failed"
+    assert boom.invoke({"x": 1})["_meta"]["io.github.quantity-guard/violation"]["field"] == "boom"
+    assert _code(asyncio.run(aboom.ainvoke({"x": 1}))) == "tool_failed"
+    assert _code(aboom.invoke({"x": 1})) == "tool_failed"   # run with asyncio.run
+    assert _code(boom.invoke({"y": 1})) == "invalid_arguments"
+    assert _code(boom.invoke({})) == "invalid_arguments"
+    assert _code(boom.invoke({"x": "12 s"})) == "dimensionality_error"
+
+    async def in_loop():
+        return aboom.invoke({"x": 1})
+    assert _code(asyncio.run(in_loop())) == "async_tool_in_event_loop"
+
+
+# -- issue 18 item 5: warn mode records a bad return value and proceeds --------------------
+def test_warn_mode_records_a_bad_return_value_and_proceeds():
+    @quantity_tool(returns={"unit": "m"}, enforcement="warn")
+    def weigh():
+        return "12 kg"
+
+    @quantity_tool(returns={"depth": {"unit": "m"}, "flow": {"unit": "m3/s"}},
+                   enforcement="warn")
+    def both():
+        return {"depth": "3 s", "flow": "10 cfs", "site": "x"}
+
+    @quantity_tool(returns={"depth": {"unit": "m"}}, enforcement="warn")
+    def not_a_dict():
+        return 5
+
+    with session() as ledger:
+        r = weigh.invoke({})
+        direct = weigh()
+        out = both()
+        assert not_a_dict() == 5
+    assert r["isError"] is False and r["structuredContent"] == {"value": 12.0, "unit": "kg"}
+    assert repr(direct) == "Q(12 kg)"
+    assert repr(out["depth"]) == "Q(3 s)" and out["flow"].unit.symbol == "m3/s"
+    assert out["site"] == "x"
+    report = ledger.enforcement_report()
+    assert report.startswith("4 of 4 tool calls would have been blocked:")
+    assert "3x dimensionality_error" in report and "1x invalid_arguments" in report
+    assert "weigh.return: the tool returned 12 kg" in report or \
+        "weigh.return: expected a quantity in m" in report
+    assert [c.ok for c in ledger.calls] == [True] * 4
+    assert all(v["blocked"] is False for v in ledger.violations)
+    with pytest.warns(UserWarning, match="weigh.return"):
+        assert repr(weigh()) == "Q(12 kg)"   # outside a session the violation is not lost
+
+    strict = quantity_tool(returns={"unit": "m"})(lambda: "12 kg")
+    assert _code(strict.invoke({})) == "dimensionality_error"
+    off = quantity_tool(returns={"unit": "m"}, enforcement="off")(lambda: "12 kg")
+    assert repr(off()) == "Q(12 kg)"   # off never refuses: coercion only
