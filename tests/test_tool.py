@@ -402,3 +402,59 @@ def test_warn_mode_records_a_bad_return_value_and_proceeds():
     assert _code(strict.invoke({})) == "dimensionality_error"
     off = quantity_tool(returns={"unit": "m"}, enforcement="off")(lambda: "12 kg")
     assert repr(off()) == "Q(12 kg)"   # off never refuses: coercion only
+
+
+# -- issue 18 item 6: echoed descriptive metadata is accepted; meaning-changing keys are not ----
+@quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88", "quality": "provisional"}},
+               returns={"unit": "ft"})
+def freeboard(stage):
+    return 20 - stage.magnitude
+
+
+def test_echoed_descriptive_keys_are_accepted_and_recorded():
+    echoed = {"value": 18.4, "unit": "ft", "datum": "NAVD88", "quality": "provisional",
+              "source": "hec-ras:LR-12"}
+    with session() as ledger:
+        r = freeboard.invoke({"stage": echoed})
+        assert r["isError"] is False and r["structuredContent"]["value"] == pytest.approx(1.6)
+        more = {"value": 5.5, "unit": "m", "quality": "A", "time": "2024-05-01T12:00:00-05:00",
+                "timestamp": "x", "datetime": "y", "date": "2024-05-01", "station": "07374000",
+                "site": "Baton Rouge", "location": "LA", "method": "stage-discharge",
+                "qualifiers": ["P"], "description": "stage", "name": "Mississippi",
+                "label": "river", "parameter": "00065"}
+        out = freeboard.invoke({"stage": more})
+        assert out["isError"] is False
+    entry = ledger.calls[0].inputs[0]
+    assert entry.q.source == "hec-ras:LR-12"
+    assert entry.as_dict()["raw"] == echoed   # everything the model echoed is kept
+    assert ledger.manifest()["calls"][1]["arguments"]["stage"]["station"] == "07374000"
+    assert ledger.calls[1].inputs[0].q.to("m").magnitude == pytest.approx(5.5)
+
+
+@pytest.mark.parametrize("key", ["scale", "factor", "offset", "multiplier", "units", "note",
+                                 "value_ft"])
+def test_keys_that_could_change_the_meaning_are_refused_listing_the_accepted_ones(key):
+    r = freeboard.invoke({"stage": {"value": 18.4, "unit": "ft", "source": "x", key: 2}})
+    assert r["isError"] is True
+    text = r["content"][0]["text"]
+    assert f"unknown keys ['{key}']" in text          # the descriptive 'source' is not blamed
+    assert "value, unit, datum, quality and crs" in text
+    assert "source, station, time, timestamp" in text
+    if key in ("scale", "factor", "offset", "multiplier"):
+        assert "would change the value's meaning" in text
+
+
+def test_echoed_keys_pass_the_proxy_too():
+    from quantity_guard.annotations import loads
+    from quantity_guard.mcp.policy import QuantityPolicy
+    policy = QuantityPolicy(loads('[tools.freeboard.params]\n'
+                                  'stage = { unit = "ft", datum = "NAVD88" }\n'))
+    policy.advertise({"name": "freeboard", "inputSchema": {
+        "type": "object", "properties": {"stage": {"type": "number"}}}})
+    echoed = {"value": 18.4, "unit": "ft", "datum": "NAVD88", "source": "hec-ras:LR-12",
+              "time": "2024-05-01T12:00:00Z"}
+    decision = policy.check_call("freeboard", {"stage": echoed})
+    assert decision == ("forward", {"stage": 18.4})
+    action, result = policy.check_call("freeboard", {"stage": {**echoed, "scale": 0.3048}})
+    assert action == "refuse" and result["isError"] is True
+    assert "would change the value's meaning" in result["content"][0]["text"]
