@@ -139,8 +139,11 @@ class StandardTime(tzinfo):
 
 # -- zones -------------------------------------------------------------------------------------
 
-def _format_offset(off: timedelta) -> str:
-    """``-05:00``; seconds only when there are some (historical local mean time)."""
+def _format_offset(off: timedelta | None) -> str:
+    """``-05:00``; seconds only when there are some (historical local mean time); ``""`` for a
+    naive time, which has no offset to show."""
+    if off is None:
+        return ""
     total = int(off.total_seconds())
     sign = "-" if total < 0 else "+"
     m, sec = divmod(abs(total), 60)
@@ -180,7 +183,7 @@ def _standard_offset(zone: tzinfo) -> tuple[timedelta, str | None]:
     candidates = []
     for month in (1, 7):
         probe = datetime(year, month, 15, 12, tzinfo=timezone.utc).astimezone(zone)
-        off, dst = probe.utcoffset(), probe.dst()
+        off, dst = probe.utcoffset() or timedelta(0), probe.dst()
         candidates.append((dst, off, probe.tzname()))
     standard = [(off, name) for dst, off, name in candidates if not dst]
     if standard:
@@ -235,8 +238,8 @@ def _parse_zone_uncached(spec: str, standard_time: bool) -> tzinfo:
     if fixed is not None:
         return fixed
     if text.upper() in USGS_TZ_CODES:
-        off, iana = USGS_TZ_CODES[text.upper()]
-        o = _format_offset(timedelta(minutes=off))
+        minutes, iana = USGS_TZ_CODES[text.upper()]
+        o = _format_offset(timedelta(minutes=minutes))
         raise _zone_error(
             spec, f"{spec!r} is a timezone abbreviation, not a zone: it names the fixed offset "
                   f"{o} in USGS records, and other things elsewhere.",
@@ -489,7 +492,7 @@ def _offset_error(raw: object, value: datetime, zone: tzinfo, field: str | None)
                    f"{want} ({zone.tzname(None)}) all year{note}; that instant is "
                    f"{_instant(value)}.")
         suggestion = (f"the same instant on standard time, {at.isoformat()!r}; or, if the source "
-                      f"follows daylight saving time, declare tz={base.key!r}")
+                      f"follows daylight saving time, declare tz={zone_name(base)!r}")
         return TimezoneError(message, field=field, received=got, expected=want,
                              suggestion=suggestion)
     want = _format_offset(at.utcoffset())
