@@ -26,6 +26,7 @@ import random
 from pathlib import Path
 
 from . import numbers as N
+from .check import aliases
 from .model import ERROR_KINDS
 from .render import Writer, new_opts
 from .styles import STYLES
@@ -128,6 +129,11 @@ def generate(seed: int = SEED) -> dict:
                             if not any(f.get("error") for f in figs):
                                 text, figs = _force_error(rng, text, figs, wfacts, spec)
                                 mods = mods + ["error_appended"]
+                        for fig in figs:
+                            if fig.get("error"):
+                                unit = fig["unit"] or fig.get("meant_unit")
+                                fig["aliases"] = aliases(rp.entries, fig["value"], unit,
+                                                         fig["step"])
                         answers.append({
                             "id": f"{sid}/{len(answers):03d}",
                             "style": style, "modifiers": mods,
@@ -159,8 +165,31 @@ def _fact_json(f) -> dict:
     return out
 
 
+def _compact(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _clean(fig: dict) -> dict:
+    return {k: v for k, v in fig.items() if v is not None and v is not False}
+
+
 def dumps(corpus: dict) -> str:
-    return json.dumps(corpus, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    """One answer per line, so a diff of the corpus reads answer by answer."""
+    lines = ["{"]
+    for k, v in corpus.items():
+        if k != "scenarios":
+            lines.append(f" {json.dumps(k)}: {_compact(v)},")
+    lines.append(' "scenarios": [')
+    for i, sc in enumerate(corpus["scenarios"]):
+        head = {k: v for k, v in sc.items() if k != "answers"}
+        lines.append("  {" + _compact(head)[1:-1] + ',"answers":[')
+        for j, a in enumerate(sc["answers"]):
+            a = {**a, "figures": [_clean(f) for f in a["figures"]]}
+            lines.append("   " + _compact(a) + ("," if j < len(sc["answers"]) - 1 else ""))
+        lines.append("  ]}" + ("," if i < len(corpus["scenarios"]) - 1 else ""))
+    lines.append(" ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def load(path: Path = OUT) -> dict:

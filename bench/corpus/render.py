@@ -52,7 +52,10 @@ class Writer:
         key = (unit, datum, self.o.get("latex", False))
         if key not in self._spell:
             if datum and (unit, datum) in U.DATUM_TAILS:
-                self._spell[key] = self.rng.choice(U.DATUM_TAILS[(unit, datum)])
+                tail = self.rng.choice(U.DATUM_TAILS[(unit, datum)])
+                if self.o.get("latex"):
+                    tail = "\\ \\text{" + tail.strip() + "}"
+                self._spell[key] = tail
             elif self.o.get("latex"):
                 s = self.rng.choice(U.LATEX[unit])
                 self._spell[key] = s if s.startswith("\\,") else "\\ " + s
@@ -91,7 +94,8 @@ class Writer:
             text = repr(float(value))
             dec = len(text.split(".")[1]) if "." in text else 0
             if text.endswith(".0"):
-                dec = 1 if o.get("keep_zero") else 0
+                dec = 1 if (o.get("keep_zero") and av < 1000) or fact.error == "wrong_datum" \
+                    else 0
             return N.positional(value, decimals=dec, group=group, group_min=gmin, minus=minus,
                                 signed=signed)
         sig = {"sig2": 2, "sig3": 3, "sig4": 4, "sig5": 5}.get(mode, 3)
@@ -113,12 +117,17 @@ class Writer:
                 d += 1
             return N.positional(value, decimals=d, group=group, group_min=gmin, minus=minus,
                                 signed=signed)
+        r = N.round_sig(value, sig)
+        # trailing zeros of an exactly written value (4.500 for 4.5) are usually dropped
+        trim = o.get("trim", False) or abs(r - value) <= 1e-12 * abs(value)
         return N.positional(value, sig=sig, group=group, group_min=gmin, minus=minus,
-                            signed=signed, trim=o.get("trim", False))
+                            signed=signed, trim=trim)
 
     def _fact_record(self, f: Fact, w: N.Written, unit: str | None, **extra) -> dict:
         rec = {"value": w.value, "step": w.step, "unit": unit, "datum": None, "fact": f.key,
                "kind": "wrong" if f.error else f.kind, "error": f.error}
+        if unit is None and f.unit is not None:
+            rec["meant_unit"] = f.unit   # written bare (in a formula); the fact's unit
         if f.tool:
             rec["tool"] = f.tool
         if f.of:
@@ -130,7 +139,7 @@ class Writer:
 
     def fig(self, key: str, *, unit: bool = True, signed: bool = True, hedge: bool = False,
             prec: str | None = None, sci: bool | None = None, datum: bool = True,
-            loose: bool = False) -> "Writer":
+            loose: bool = False, unit_elsewhere: bool = False) -> "Writer":
         """Write fact ``key`` (with its unit and datum unless told otherwise)."""
         f = self.facts[key]
         if hedge:
@@ -142,9 +151,17 @@ class Writer:
             for _ in range(self.rng.randint(1, 4)):
                 value = math.nextafter(value, math.inf)
         w = self._format(value, f, signed=signed, hedged=hedge or loose, prec=prec, sci=sci)
-        rec = self._fact_record(f, w, f.unit if unit else None,
-                                datum=f.datum if unit and datum else None,
+        rec = self._fact_record(f, w, f.unit if unit or unit_elsewhere else None,
+                                datum=f.datum if (unit or unit_elsewhere) and datum else None,
                                 hedged=hedge or loose)
+        if unit_elsewhere:
+            rec["unit_elsewhere"] = True   # the unit is written apart (a table's unit column)
+        if f.error in ("wrong_unit", "wrong_datum") and \
+                (rec["unit"] is None if f.error == "wrong_unit" else rec["datum"] is None):
+            # a wrong label not written is no error: the bare figure is the legitimate one
+            rec["error"] = None
+            rec["kind"] = f.kind
+            rec.pop("meant_unit", None)
         if not signed and f.value < 0:
             rec["sign_in_words"] = True   # the magnitude is written; the sign is in words
             rec["value"] = -w.value
@@ -166,8 +183,8 @@ class Writer:
             lo, hi = v - step, v + step
         minus = self.o.get("minus", "-")
         group = self.o.get("group", ",")
-        wl = N.positional(lo, decimals=max(d, 0), group=group, minus=minus)
-        wh = N.positional(hi, decimals=max(d, 0), group=group, minus=minus)
+        wl = N.positional(lo, decimals=d, group=group, minus=minus)
+        wh = N.positional(hi, decimals=d, group=group, minus=minus)
         base = self._fact_record(f, wl, f.unit, datum=f.datum, range_bound=True)
         form = self.rng.choice(["between {a} and {b}", "{a}–{b}", "{a} to {b}", "{a}-{b}"])
         pre, rest = form.split("{a}")

@@ -199,8 +199,8 @@ def table(w, plan):
         f = w.facts[k]
         w.t(f"| {cap(f.name)} | ")
         if sep_unit:
-            w.fig(k, unit=False)
-            w.t(f" | {f.unit or '–'}{(' ' + f.datum) if f.datum else ''} |\n")
+            w.fig(k, unit=False, unit_elsewhere=f.unit is not None)
+            w.t(f" | {_unit_cell(w, f)} |\n")
             continue
         w.fig(k)
         w.t(f" | {f.tool or src} |\n" if cols3 else " |\n")
@@ -208,8 +208,8 @@ def table(w, plan):
         f = w.facts[plan.final]
         w.t(f"| **{cap(f.name)}** | **")
         if sep_unit:
-            w.fig(plan.final, unit=False)
-            w.t(f"** | {f.unit} |\n")
+            w.fig(plan.final, unit=False, unit_elsewhere=f.unit is not None)
+            w.t(f"** | {_unit_cell(w, f)} |\n")
         else:
             w.fig(plan.final)
             w.t("** | result |\n" if cols3 else "** |\n")
@@ -218,6 +218,12 @@ def table(w, plan):
     if plan.final is None:
         template(w, w.rng.choice(plan.unavailable), lambda k: w.fig(k))
     answer_line(w, plan, p=0.7)
+
+
+def _unit_cell(w, f) -> str:
+    if f.unit is None:
+        return "–"
+    return w.unit_spelling(f.unit, f.datum).strip()
 
 
 def bullets(w, plan):

@@ -191,7 +191,7 @@ def runoff(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("That is well below the basin's typical late-autumn runoff of "
                                "roughly {v}.", "X")]}, ("X",), "a climatological figure"),
-        ErrorSpec("invented", {"X": Fact("X", 30100, "km2", "output", "drainage area",
+        ErrorSpec("invented", {"X": Fact("X", 28600, "km2", "output", "drainage area",
                                          error="invented", exact=True)},
                   {"claims": [("(The published drainage area for this site is sometimes "
                                "given as {v}.)", "X")]}, ("X",), "a remembered area"),
@@ -256,7 +256,7 @@ def freeboard(rp: Replay):
                       {"O": Fact("O", -0.5, "ft", "output", "datum offset", "dZ",
                                  error="invented", exact=True, below=("higher", "lower")),
                        "C88": _der("C88", C.value - 0.5, "ft", "crest elevation on NAVD88",
-                                   "add", ("C", "O"), "Z_crest", "NAVD88").wrong("invented"),
+                                   "add", ("C", "O"), "Z_NAVD", "NAVD88").wrong("invented"),
                        "F": _der("F", C.value - 0.5 - W.value, "ft", "freeboard", "sub",
                                  ("C88", "W"), "F").wrong("invented")},
                       {"final": "F", "unavailable": None,
@@ -272,7 +272,7 @@ def freeboard(rp: Replay):
              below=("higher", "lower"))
     facts.update(_facts(O))
     C88 = _der("C88", C.value + O.value, "ft", "crest elevation on NAVD88", "add", ("C", "O"),
-               "Z_crest", "NAVD88")
+               "Z_NAVD", "NAVD88")
     if _has(rp, "compute_freeboard"):
         F = _out(rp, "F", "compute_freeboard", "freeboard", "F", exact=False)
     else:
