@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 ERROR_KINDS = ("carry_over", "wrong_unit", "wrong_datum", "cross_datum", "invented",
-               "sign_flip", "sign_only", "wrong_arithmetic", "wrong_formula", "magnitude")
+               "sign_flip", "sign_only", "wrong_arithmetic", "wrong_formula", "magnitude",
+               "over_rounded")
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,11 @@ class Writer:
             loose: bool = False, unit_elsewhere: bool = False) -> "Writer":
         """Write fact ``key`` (with its unit and datum unless told otherwise)."""
         f = self.facts[key]
+        if f.error == "over_rounded" and not hedge and not self.text().endswith(
+                tuple(h for h in HEDGES)):
+            hedge = True   # "about 1000 cfs" for 1250: rounded far past what the data allow
+        if f.error == "over_rounded":
+            sci = False    # 1 × 10³ would be a one-figure rounding, legitimately 1250
         if hedge:
             self.t(self.rng.choice(HEDGES))
         value = f.value
@@ -283,7 +288,7 @@ class Writer:
                 final_unit: bool = True) -> "Writer":
         f = self.facts[step.result]
         latex = self.o.get("latex")
-        if symbolic and f.sym:
+        if symbolic and f.sym and f.kind != "conversion" and f.sym not in _syms(step.expr, self):
             self.t((_latex_sym(f.sym) if latex else f.sym) + " = ")
             self.expr(step.expr, symbolic=True)
             self.t(" = ")
@@ -291,6 +296,14 @@ class Writer:
         approx = not f.exact and self.o.get("prec") != "full"
         self.t(" \\approx " if latex and approx else " ≈ " if approx else " = ")
         return self.fig(step.result, unit=final_unit)
+
+
+def _syms(node, w) -> set:
+    if node[0] == "f":
+        return {w.facts[node[1]].sym}
+    if node[0] in ("c",):
+        return set()
+    return set().union(*(_syms(n, w) for n in node[1:] if isinstance(n, tuple)))
 
 
 def _latex_sym(s: str) -> str:

@@ -71,6 +71,9 @@ def say_final(w, plan, *, hedge: bool = False, phrase: bool = True, alts: bool =
 def say_claims(w, plan) -> None:
     for tpl, key in plan.claims:
         if key in w.facts:
+            if w.text().rstrip()[-1:] not in (".", ":", ")", "|", "") and \
+                    not w.text().endswith("\n"):
+                w.t(".")
             w.t(" ")
             template(w, tpl, lambda k: w.fig(key))
 
@@ -131,6 +134,11 @@ _INTRO = ["The {name} is ", "I found a {name} of ", "The tool reports a {name} o
 
 def chatty(w, plan):
     w.t(w.rng.choice(["Sure! ", "Here's what I found. ", "", "Let me walk through it. "]))
+    if w.rng.random() < 0.5:
+        ident, what = w.rng.choice(plan.ids)
+        w.t(w.rng.choice(["For ", "Looking at ", "Checking "]))
+        w.nq(ident, what)
+        w.t(": ")
     for i, (k, alts) in enumerate(plan.inputs):
         f = w.facts[k]
         w.t(w.rng.choice(_INTRO).format(name=f.name))
@@ -185,8 +193,13 @@ def _label(w, fmt, i, label):
 
 def table(w, plan):
     sep_unit = w.rng.random() < 0.3
-    w.t(w.rng.choice(["", f"Results for {plan.subject}:\n\n", "Summary:\n\n"]).replace(
-        plan.subject, ""))
+    lead = w.rng.choice(["", "subject", "Summary:\n\n"])
+    if lead == "subject":
+        w.t("Results for ")
+        prose(w, plan.subject)
+        w.t(":\n\n")
+    else:
+        w.t(lead)
     if sep_unit:
         w.t("| Quantity | Value | Unit |\n|---|---:|---|\n")
     else:
@@ -228,6 +241,7 @@ def _unit_cell(w, f) -> str:
 
 def bullets(w, plan):
     numbered = w.rng.random() < 0.4
+    marker = w.rng.choice(["- ", "* ", "• "])
     n = 0
 
     def item():
@@ -237,10 +251,15 @@ def bullets(w, plan):
             w.nq(f"{n}.", "list number")
             w.t(" ")
         else:
-            w.t(w.rng.choice(["- ", "* ", "• "]))
+            w.t(marker)
 
-    w.t(w.rng.choice(["", "Here is the breakdown:\n\n", f"**{cap(plan.subject)}**\n\n"]).replace(
-        "**" + cap(plan.subject) + "**", ""))
+    lead = w.rng.choice(["", "Here is the breakdown:\n\n", "subject"])
+    if lead == "subject":
+        w.t("**")
+        prose(w, cap(plan.subject))
+        w.t("**\n\n")
+    else:
+        w.t(lead)
     for k, alts in plan.inputs:
         item()
         w.t(f"**{cap(w.facts[k].name)}:** " if w.rng.random() < 0.5 else f"{cap(w.facts[k].name)}: ")
@@ -266,6 +285,7 @@ def bullets(w, plan):
 
 def latex(w, plan):
     w.o["latex"] = True
+    w.o["sci_spelling"] = "latex"
     for k, alts in plan.inputs:
         f = w.facts[k]
         w.t(f"- {cap(f.name)}: $")
@@ -278,6 +298,7 @@ def latex(w, plan):
         w.step_eq(s, symbolic=w.rng.random() < 0.7, units=w.rng.random() < 0.4)
         w.t("$$\n" if block else "$\n")
     w.o["latex"] = False
+    w.o["sci_spelling"] = w.rng.choice(N.SCI_SPELLINGS[:-1])
     say_claims(w, plan)
     w.t("\n" + w.rng.choice(["**Answer:** ", "Hence ", "So the result is "]))
     if plan.final is not None and w.rng.random() < 0.5:

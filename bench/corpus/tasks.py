@@ -195,6 +195,8 @@ def runoff(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("(The published drainage area for this site is sometimes "
                                "given as {v}.)", "X")]}, ("X",), "a remembered area"),
+        ErrorSpec("over_rounded", {"Q": Q.wrong("over_rounded", 1000.0, exact=True)},
+                  {"inputs": [("Q", []), ("A", [])]}, ("Q",), "1250 cfs written as about 1000"),
     ]
     for r in (0.55, 1.4, 1.85):
         errors.append(ErrorSpec("wrong_arithmetic",
@@ -328,6 +330,8 @@ def freeboard(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("That exceeds a {v} minimum freeboard criterion.", "X")]},
                   ("X",), "a design criterion from memory"),
+        ErrorSpec("over_rounded", {"F": F.wrong("over_rounded", 5.0, exact=True)},
+                  {"final_alts": []}, ("F",), "4.06 ft written as about 5 ft"),
     ]
     for d in (-1.0, 0.5, 1.5):
         errors.append(ErrorSpec("wrong_arithmetic",
@@ -397,6 +401,9 @@ def fabricated(rp: Replay):
         ErrorSpec("wrong_unit", {"Q_si": Q_si.wrong("wrong_unit", unit="cfs")},
                   {"inputs": [("Q", []), ("Q_si", [])], "steps": []}, ("Q_si",),
                   "the m³/s figure labelled cfs"),
+        ErrorSpec("over_rounded", {"Q": Q.wrong("over_rounded", 200000.0, exact=True)},
+                  {"inputs": [("Q", [])], "steps": []}, ("Q",),
+                  "234,000 cfs written as about 200,000"),
     ]
     return facts, plan, errors
 
@@ -472,6 +479,9 @@ def share(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("The long-term mean flow at 2604TH is {v}.", "X")]}, ("X",),
                   "a mean flow no tool returned"),
+        ErrorSpec("over_rounded", {"Fl": Fl.wrong("over_rounded", 40.0, exact=True)},
+                  {"inputs": [("L", ["L_si"]), ("Fl", [])]}, ("Fl",),
+                  "48.6 m³/s written as about 40"),
     ]
     for r in (1.3, 0.77, 1.9):
         errors.append(ErrorSpec("wrong_arithmetic",
@@ -675,6 +685,8 @@ def current(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("With a typical impedance of {v}, the fault level is much "
                                "higher.", "X")]}, ("X",), "an impedance from memory"),
+        ErrorSpec("over_rounded", {"I": I.wrong("over_rounded", 300.0, exact=True)},
+                  {"final_alts": []}, ("I",), "393.6 A written as about 300 A"),
     ]
     return facts, plan, errors
 
@@ -739,6 +751,8 @@ def energy(rp: Replay):
                                          error="invented", exact=True)},
                   {"claims": [("The feeder's rating is {v}, so it stays within its limit.",
                                "X")]}, ("X",), "a rating no tool returned"),
+        ErrorSpec("over_rounded", {"E": E.wrong("over_rounded", 40000.0, exact=True)},
+                  {"final_alts": []}, ("E",), "50,400 kWh written as about 40,000"),
     ]
     return facts, plan, errors
 
