@@ -174,6 +174,23 @@ def test_the_ledgers_replay_as_recorded(corpus):
         assert got == sc["outputs"], sc["id"]
 
 
+def test_derivations_are_one_step_or_marked_two_step(corpus):
+    """A correct figure is at most one step from recorded outputs, or two through a derived
+    intermediate (freeboard by hand: 32.0 - 0.44 = 31.56, then 31.56 - 27.5 = 4.06, whether
+    or not the answer writes 31.56); those answers carry the modifier two_step so the rates
+    can be read without them."""
+    for sc, a in _answers(corpus):
+        if not a["ok"]:
+            continue
+        deep = [f for f in a["figures"] if f.get("depth", 0) > 1]
+        assert all(f["depth"] == 2 for f in deep), a["id"]
+        assert bool(deep) == ("two_step" in a["modifiers"]), a["id"]
+        for f in deep:
+            operands = sc["facts"][f["fact"]].get("operands") or [sc["facts"][f["fact"]]["of"]]
+            inter = [o for o in operands if sc["facts"].get(o, {}).get("depth", 0) >= 1]
+            assert inter, (a["id"], f)
+
+
 @pytest.mark.parametrize("key", sorted(IDENTITIES))
 def test_identities_are_true(key):
     from quantity_guard import Q

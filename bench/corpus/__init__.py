@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import numbers as N
 from .check import aliases
-from .model import ERROR_KINDS
+from .model import ERROR_KINDS, depth
 from .render import Writer, new_opts
 from .styles import STYLES
 from .tasks import TASKS, replay
@@ -85,7 +85,7 @@ def render_answer(rng: random.Random, style: str, facts: dict, plan) -> tuple[st
 def _force_error(rng, text, figures, facts, spec):
     """Append the wrong figure when the style left it out (a terse answer skips inputs)."""
     w = Writer(rng, facts, new_opts(rng))
-    w.t(text)
+    w._raw(text)
     w.t(rng.choice(["\n\n(Inputs used: ", "\n\nNote: ", " ("]))
     for i, key in enumerate(spec.must_show):
         if i:
@@ -134,9 +134,11 @@ def generate(seed: int = SEED) -> dict:
                                 unit = fig["unit"] or fig.get("meant_unit")
                                 fig["aliases"] = aliases(rp.entries, fig["value"], unit,
                                                          fig["step"])
+                        two_step = any(fg.get("depth", 0) > 1 for fg in figs)
                         answers.append({
                             "id": f"{sid}/{len(answers):03d}",
-                            "style": style, "modifiers": mods,
+                            "style": style, "modifiers": mods + (["two_step"] if two_step
+                                                                 else []),
                             "label": label, "ok": label == "correct",
                             "error": spec.kind if spec else None,
                             "error_note": spec.note if spec else None,
@@ -147,7 +149,8 @@ def generate(seed: int = SEED) -> dict:
                 "calls": [[name, args] for name, args in calls],
                 "outputs": rp.entries, "failed_calls": rp.errors,
                 "final": plan.final, "truth": facts[plan.final].value if plan.final else None,
-                "facts": {k: _fact_json(f) for k, f in facts.items()},
+                "facts": {k: {**_fact_json(f), "depth": depth(facts, k)}
+                          for k, f in facts.items()},
                 "answers": answers})
     return {"description": __doc__.split("\n\n")[0].strip(),
             "generator": "bench/corpus (python -m bench.corpus)", "seed": seed,

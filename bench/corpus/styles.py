@@ -7,18 +7,11 @@ import re
 from . import numbers as N
 from .render import HEDGES
 
-_DIGITS = re.compile(r"[^\s(),;]*\d[^\s(),;]*")
 
 
 def prose(w, text: str, what: str = "identifier") -> None:
     """Plain text whose digit-bearing tokens (ids, dates, zones) are not quantities."""
-    pos = 0
-    for m in _DIGITS.finditer(text):
-        tok = m.group(0).rstrip(".:")
-        w.t(text[pos:m.start()])
-        w.nq(tok, what)
-        pos = m.start() + len(tok)
-    w.t(text[pos:])
+    w.t(text, what)
 
 
 def template(w, text: str, fill) -> None:
@@ -81,7 +74,7 @@ def say_claims(w, plan) -> None:
 def say_footer(w, plan, p: float = 0.3) -> None:
     if plan.footer and w.rng.random() < p:
         w.t("\n\n")
-        prose(w, w.rng.choice(plan.footer), "timestamp")
+        prose(w, w.rng.choice(plan.footer), "timestamp or zone")
 
 
 def answer_line(w, plan, *, p: float = 0.5) -> None:
@@ -151,6 +144,7 @@ def chatty(w, plan):
         w.step_eq(s, symbolic=False, units=w.rng.random() < 0.4)
         w.t(". ")
     say_claims(w, plan)
+    w.t(" " if plan.claims and not w.text().endswith(" ") else "")
     w.t(w.rng.choice(["So the answer is ", "That gives ", "Overall, that is ",
                       "Putting it together: "]) if plan.final else "\n\n")
     say_final(w, plan, hedge=w.rng.random() < 0.3)
