@@ -341,6 +341,8 @@ def main(argv=None) -> None:
     ap.add_argument("--all", action="store_true", help="every breakdown")
     ap.add_argument("--by-figure", action="store_true",
                     help="false-alarm causes: flagged figures per class in correct answers")
+    ap.add_argument("--json", metavar="PATH",
+                    help="also write every rate (not the per-answer rows) as JSON")
     ap.add_argument("--examples", type=int, default=0,
                     help="print N misjudged answers per style (false alarms and misses)")
     args = ap.parse_args(argv)
@@ -406,6 +408,13 @@ def main(argv=None) -> None:
     for n, r in f["random"].items():
         print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
               f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
+    if args.json:
+        out = {k: v for k, v in f.items() if k != "generated_rows"}
+        if "generated" in out:
+            out["generated"] = {**out["generated"],
+                                "figures": {k: list(v) for k, v in out["generated"]["figures"].items()}}
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1, default=str)
     print(f"({time.perf_counter() - start:.1f} s)")
 
 

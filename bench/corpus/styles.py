@@ -207,7 +207,9 @@ def table(w, plan):
         w.t(f"| {cap(f.name)} | ")
         if sep_unit:
             w.fig(k, unit=False, unit_elsewhere=f.unit is not None)
-            w.t(f" | {_unit_cell(w, f)} |\n")
+            w.t(" | ")
+            w.t(_unit_cell(w, f), "unit")
+            w.t(" |\n")
             continue
         w.fig(k)
         w.t(f" | {f.tool or src} |\n" if cols3 else " |\n")
@@ -216,7 +218,9 @@ def table(w, plan):
         w.t(f"| **{cap(f.name)}** | **")
         if sep_unit:
             w.fig(plan.final, unit=False, unit_elsewhere=f.unit is not None)
-            w.t(f"** | {_unit_cell(w, f)} |\n")
+            w.t("** | ")
+            w.t(_unit_cell(w, f), "unit")
+            w.t(" |\n")
         else:
             w.fig(plan.final)
             w.t("** | result |\n" if cols3 else "** |\n")
@@ -415,14 +419,16 @@ def signed(w, plan):
         template(w, w.rng.choice(plan.unavailable), lambda k: w.fig(k))
         return
     f = w.facts[plan.final]
+    ref = "crest" if "freeboard" in f.name else "threshold"
     if f.value < 0:  # a negative freeboard or margin, said in words
         w.t(w.rng.choice(["The water would be ", "That is a deficit of ", "The level is "]))
         w.fig(plan.final, signed=False)
-        w.t(w.rng.choice([" above the crest.", " (overtopping).", " above the threshold."]))
+        w.t(w.rng.choice([f" above the {ref}.", " (overtopping)." if ref == "crest" else
+                          " over the threshold.", f" above the {ref}."]))
     else:
         w.t(w.rng.choice(["The water stays ", "That leaves ", "The margin is "]))
         w.fig(plan.final)
-        w.t(w.rng.choice([" below the crest/threshold.", " of clearance.", "."]))
+        w.t(w.rng.choice([f" below the {ref}.", " of clearance.", "."]))
     answer_line(w, plan, p=0.5)
 
 
