@@ -97,6 +97,17 @@ def _force_error(rng, text, figures, facts, spec):
     return w.text(), figures + w.figures
 
 
+def _calls_with_failures(calls, failed_tools) -> list:
+    failed = list(failed_tools)
+    out = []
+    for name, args in calls:
+        bad = name in failed
+        if bad:
+            failed.remove(name)
+        out.append((name, args, bad))
+    return out
+
+
 def generate(seed: int = SEED) -> dict:
     rng = random.Random(seed)
     scenarios = []
@@ -104,6 +115,7 @@ def generate(seed: int = SEED) -> dict:
         for variant, calls in variants.items():
             rp = replay(suite, task, variant, calls)
             facts, plan, errors = build(rp)
+            plan.calls = _calls_with_failures(calls, rp.errors)
             sid = f"{suite}/{task}/{variant}"
             answers = []
             styles = styles_for(task)

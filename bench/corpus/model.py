@@ -126,6 +126,7 @@ class Plan:
     unavailable: list | None = None       # templates (may hold {fact:key}) when no value exists
     claims: list = field(default_factory=list)       # [(template with {v}, fact key)]
     footer: list = field(default_factory=list)       # non-quantity lines (ISO timestamps...)
+    calls: list = field(default_factory=list)        # [(tool, arguments, failed)] as replayed
 
     def copy(self, **changes) -> "Plan":
         return replace(self, **changes)

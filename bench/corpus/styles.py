@@ -536,11 +536,63 @@ def full_precision(w, plan):
     w.fig(plan.final)
 
 
+def tool_trace(w, plan):
+    """What the agent called and what came back, then the answer."""
+    w.t(w.rng.choice(["Tool calls:\n", "I called the tools as follows:\n", ""]))
+    by_tool: dict = {}
+    for k, f in w.facts.items():
+        if f.kind == "output" and f.tool and not f.error:
+            by_tool.setdefault(f.tool, []).append(k)
+    arrow = w.rng.choice([" → ", " -> ", " returned ", ": "])
+    marker = w.rng.choice(["- ", "", "* "])
+    seen: dict = {}
+    for name, args, failed in plan.calls:
+        if not failed and name not in by_tool:
+            continue   # its output is not one this answer uses (or the answer got it wrong)
+        w.t(marker + f"`{name}(")
+        parts = []
+        for a, v in args.items():
+            parts.append((a, v))
+        for i, (a, v) in enumerate(parts):
+            w.t(", " if i else "")
+            if isinstance(v, dict):
+                w.t(a)            # a quantity argument: named, its value shown by the output
+            else:
+                w.t(f'{a}="')
+                w.t(str(v), "identifier")
+                w.t('"')
+        w.t(")`")
+        if failed:
+            w.t(arrow.rstrip(": ") + " error: ")
+            w.t("HTTP 503 (service unavailable)", "status code")
+            w.t("\n")
+            continue
+        keys = by_tool.get(name, [])
+        i = seen.get(name, 0)
+        seen[name] = i + 1
+        if i < len(keys):
+            w.t(arrow)
+            w.fig(keys[i], prec=w.rng.choice([None, "full"]))
+        w.t("\n")
+    say_claims(w, plan)
+    w.t("\n")
+    if plan.final is None:
+        template(w, w.rng.choice(plan.unavailable), lambda k: w.fig(k))
+        answer_line(w, plan, p=0.8)
+        return
+    steps = _steps(w, plan)
+    if steps and w.rng.random() < 0.5:
+        w.step_eq(steps[-1], symbolic=False, units=True)
+        w.t("\n")
+    w.t(w.rng.choice(["FINAL ANSWER: ", "Answer: ", "**Final answer:** "]))
+    w.fig(plan.final)
+
+
 STYLES = {
     "terse": terse, "chatty": chatty, "stepwise": stepwise, "table": table,
     "bullets": bullets, "latex": latex, "scientific": scientific, "json_echo": json_echo,
     "identities": identities, "signed_words": signed, "range": ranged,
     "parenthetical": parenthetical, "rounding": rounding, "hedged": hedged,
-    "full_precision": full_precision,
+    "full_precision": full_precision, "tool_trace": tool_trace,
 }
 __all__ = ["STYLES", "HEDGES"]
