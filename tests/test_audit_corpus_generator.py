@@ -348,3 +348,34 @@ def test_rates_group_by_style_task_and_error(corpus):
     assert o["correct"] + o["incorrect"] == len(rows)
     assert sum(t["correct"] for t in g["style"].values()) == o["correct"]
     assert json.dumps(g["overall"])  # plain data
+
+
+# -- hand-written answers ----------------------------------------------------------------------
+def test_hand_written_answers_are_in_the_corpus_with_both_labels(corpus):
+    from bench.corpus.hand import HAND
+    hand = [a for _, a in _answers(corpus) if a["style"] == "hand"]
+    assert len(hand) == len(HAND) >= 30
+    assert {a["label"] for a in hand} == {"correct", "incorrect"}
+    scenario_ids = {sc["id"] for sc in corpus["scenarios"]}
+    assert {h[0] for h in HAND} <= scenario_ids
+
+
+@pytest.mark.parametrize("text, value, step", [
+    ("1,250", 1250.0, 1.0), ("29\u2009940", 29940.0, 1.0), ("\u22120.44", -0.44, 0.01),
+    ("1.25e3", 1250.0, 10.0), ("1.25E+03", 1250.0, 10.0), ("1.182 × 10⁻⁹", 1.182e-9, 1e-12),
+    ("2.994x10^10", 2.994e10, 1e7), ("5.04·10^4", 50400.0, 100.0),
+    ("90 \\times 10^{6}", 9e7, 1e6), ("10⁶", 1e6, 0.0), ("+0.44", 0.44, 0.01),
+])
+def test_parse_number(text, value, step):
+    from bench.corpus.hand import parse_number
+    v, s = parse_number(text)
+    assert v == pytest.approx(value) and s == pytest.approx(step)
+
+
+def test_hand_markup_with_an_unknown_fact_fails_loudly():
+    import random
+    from bench.corpus.hand import compile_answer
+    from bench.corpus.render import Writer, new_opts
+    w = Writer(random.Random(0), {}, new_opts(random.Random(0)))
+    with pytest.raises(KeyError):
+        compile_answer(w, "depth ⟦0.1|D|u⟧ mm/d")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from . import numbers as N
 from .check import aliases
+from .hand import HAND, compile_answer
 from .model import ERROR_KINDS, depth
 from .render import Writer, new_opts
 from .styles import STYLES
@@ -155,6 +156,23 @@ def generate(seed: int = SEED) -> dict:
                             "error": spec.kind if spec else None,
                             "error_note": spec.note if spec else None,
                             "text": text, "figures": figs})
+            for ok, error, marked in [(h[1], h[2], h[3]) for h in HAND if h[0] == sid]:
+                w = Writer(rng, facts, new_opts(rng))
+                compile_answer(w, marked)
+                figs = w.figures
+                for fig in figs:
+                    if fig.get("error"):
+                        fig["aliases"] = aliases(rp.entries, fig["value"],
+                                                 fig.get("unit") or fig.get("meant_unit"),
+                                                 fig["step"])
+                two_step = any(fg.get("depth", 0) > 1 for fg in figs)
+                answers.append({
+                    "id": f"{sid}/{len(answers):03d}", "style": "hand",
+                    "modifiers": _modifiers(w.text(), figs, {}) + (["two_step"] if two_step
+                                                                   else []),
+                    "label": "correct" if ok else "incorrect", "ok": ok, "error": error,
+                    "error_note": "hand-written" if error else None,
+                    "text": w.text(), "figures": figs})
             scenarios.append({
                 "id": sid, "suite": suite, "task": task, "variant": variant,
                 "question": rp.question,

@@ -626,7 +626,7 @@ def current(rp: Replay):
         I = _der("I", S_va.value / sV.value, "A", "full-load current", "div", ("S_va", "V_v"),
                  "I")   # S / (√3 V): a ratio of two outputs with a constant
     facts = _facts(S, V, S_va, V_v, sV, I, _conv(I, "I_ka", "kA"),
-                   _conv(S, "S_kva", "kVA"))
+                   _conv(S, "S_kva", "kVA"), _conv(sV, "sV_kv", "kV"))
     steps = [Step("S_va", ("mul", ("f", "S"), ("c", "mega")), "Rating in VA"),
              Step("V_v", ("mul", ("f", "V"), ("c", "kilo")), "Voltage in V"),
              Step("I", ("div", ("f", "S_va", False), ("paren", ("mul", ("c", "sqrt3"),
