@@ -64,7 +64,7 @@ def say_final(w, plan, *, hedge: bool = False, phrase: bool = True, alts: bool =
 def say_claims(w, plan) -> None:
     for tpl, key in plan.claims:
         if key in w.facts:
-            if w.text().rstrip()[-1:] not in (".", ":", ")", "|", "") and \
+            if w.text().rstrip()[-1:] not in (".", ":", ";", ")", "|", "") and \
                     not w.text().endswith("\n"):
                 w.t(".")
             w.t(" ")
