@@ -315,14 +315,14 @@ def _line(name: str, t: dict, width: int = 34) -> str:
     return f"  {name:<{width}} false alarms {fa:>16}   detection {det:>16}{exc}"
 
 
-def figures(*, generated: bool = True, sizes=RANDOM_SIZES) -> dict:
+def figures(*, generated: bool = True, sizes=RANDOM_SIZES, generated_path: Path = GENERATED) -> dict:
     rows = run_corpus()
     out = corpus_rates(rows)
     out["scenarios"] = len({r["scenario"] for r in rows})
     out["random"] = {n: random_acceptance(n, ledgers=300 if n <= 6 else 100)
                      for n in sorted(set(sizes) | {3, 6})}
-    if generated and GENERATED.exists():
-        rows = run_generated()
+    if generated and Path(generated_path).exists():
+        rows = run_generated(load_generated(Path(generated_path)))
         out["generated"] = generated_rates(rows)
         out["generated_rows"] = rows
     return out
@@ -338,6 +338,9 @@ def main(argv=None) -> None:
     ap.add_argument("--all", action="store_true", help="every breakdown")
     ap.add_argument("--by-figure", action="store_true",
                     help="false-alarm causes: flagged figures per class in correct answers")
+    ap.add_argument("--corpus", metavar="PATH", default=str(GENERATED.relative_to(ROOT)),
+                    help="the generated corpus to measure (default %(default)s); a held-out "
+                         "one: python -m bench.corpus --seed 7 --out /tmp/heldout.json")
     ap.add_argument("--json", metavar="PATH",
                     help="also write every rate (not the per-answer rows) as JSON")
     ap.add_argument("--examples", type=int, default=0,
@@ -346,7 +349,8 @@ def main(argv=None) -> None:
     if args.all:
         args.by_style = args.by_task = args.by_error = args.by_figure = True
     start = time.perf_counter()
-    f = figures()
+    path = Path(args.corpus)
+    f = figures(generated_path=path if path.is_absolute() else ROOT / path)
     print(f"hand-written corpus: {f['scenarios']} scenarios, {f['answers']} answers "
           f"({f['correct']} correct, {f['wrong']} wrong)")
     print(f"  false-alarm rate: {len(f['false_alarms'])}/{f['correct']} = "
@@ -356,7 +360,7 @@ def main(argv=None) -> None:
     g = f.get("generated")
     if g:
         o = g["overall"]
-        print(f"generated corpus ({GENERATED.relative_to(ROOT)}): {o['correct'] + o['incorrect']} "
+        print(f"generated corpus ({args.corpus}): {o['correct'] + o['incorrect']} "
               f"answers ({o['correct']} correct, {o['incorrect']} incorrect), "
               f"{len(g['task'])} tasks, {len(g['style'])} styles")
         print(_line("overall", o, 10))
@@ -399,7 +403,8 @@ def main(argv=None) -> None:
             if un:
                 print(f"  flagged numbers no recorded figure explains: {sorted(un.items())[:10]}")
         if args.examples:
-            _examples(f["generated_rows"], args.examples)
+            _examples(f["generated_rows"], args.examples, path if path.is_absolute()
+                      else ROOT / path)
     print(f"random acceptance (sourced or derived; log-uniform over {RANGE[0]:g}..{RANGE[1]:g}, "
           f"3 significant figures; units {', '.join(COMMON_UNITS)}):")
     for n, r in f["random"].items():
@@ -415,8 +420,8 @@ def main(argv=None) -> None:
     print(f"({time.perf_counter() - start:.1f} s)")
 
 
-def _examples(rows: list[dict], n: int) -> None:
-    corpus = load_generated()
+def _examples(rows: list[dict], n: int, path: Path = GENERATED) -> None:
+    corpus = load_generated(path)
     text = {a["id"]: a["text"] for sc in corpus["scenarios"] for a in sc["answers"]}
     seen: dict = {}
     for r in rows:

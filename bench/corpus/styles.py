@@ -351,8 +351,10 @@ def json_echo(w, plan):
         f = w.facts[k]
         name = (f.tool or f.name.replace(" ", "_"))
         w.t(f'  "{name}": {{"value": ')
-        w.fig(k, unit=False)
-        w.t(f', "unit": "{f.unit or ""}"')
+        w.fig(k, unit=False, unit_elsewhere=f.unit is not None)   # the unit is the JSON field
+        w.t(', "unit": "')
+        w.t(f.unit or "", "unit")
+        w.t('"')
         if f.datum:
             w.t(f', "datum": "{"GAUGE:E21136" if f.datum == "ASD" else f.datum}"')
         w.t("},\n")
