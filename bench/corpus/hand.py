@@ -1,4 +1,4 @@
-"""Hand-written answers, beside the generated ones: phrasings taken from the way real models
+"""Hand-written answers (39), beside the generated ones: phrasings taken from the way real models
 answered these tasks (formulas with the operands re-expressed in base units, a negative offset
 said as "lower", "station=07374000", a share worked through Ml/d), labelled by hand.
 

@@ -81,7 +81,8 @@ def answer_line(w, plan, *, p: float = 0.5) -> None:
     if w.rng.random() >= p:
         return
     w.t("\n\n" + w.rng.choice(["FINAL ANSWER: ", "**Final answer:** ", "ANSWER: ",
-                               "Final answer: "]))
+                               "Final answer: ", "**Final Answer:** ", "Final answer — ",
+                               "=> Answer: "]))
     if plan.final is None:
         w.t(w.rng.choice(["unavailable", "unavailable (insufficient data)", "cannot be determined"]))
     else:
@@ -106,7 +107,7 @@ def terse(w, plan):
             w.fig(k)
         w.t(".\n")
     w.t(w.rng.choice(["ANSWER: ", "FINAL ANSWER: ", "**Answer:** ", "Answer: ",
-                      "**FINAL ANSWER:** "]))
+                      "**FINAL ANSWER:** ", "Result: ", "**Result**: "]))
     if plan.final is None:
         w.t("unavailable")
         if w.rng.random() < 0.6:
@@ -122,7 +123,8 @@ def terse(w, plan):
 
 
 _INTRO = ["The {name} is ", "I found a {name} of ", "The tool reports a {name} of ",
-          "According to the data, the {name} is ", "The latest {name} is "]
+          "According to the data, the {name} is ", "The latest {name} is ",
+          "The {name} comes back as ", "I retrieved a {name} of ", "It reports the {name} as "]
 
 
 def chatty(w, plan):
@@ -155,7 +157,8 @@ def chatty(w, plan):
 
 def stepwise(w, plan):
     fmt = w.rng.choice(["**Step {i}: {label}**\n", "Step {i}: {label}\n", "{i}. {label}: ",
-                        "### Step {i} – {label}\n", "**Step {i}.** {label}: "])
+                        "### Step {i} – {label}\n", "**Step {i}.** {label}: ",
+                        "Step {i}) {label}\n"])
     i = 0
     if plan.inputs and w.rng.random() < 0.7:
         i += 1
