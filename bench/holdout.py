@@ -1,0 +1,1033 @@
+"""A held-out labelled answer set for the answer audit (issue #11), written independently of
+``bench/corpus/`` and of the audit's code.
+
+Every record is one final answer to one task of the four bench suites, with the tool calls a
+model made (replayed through the suite's real guarded tools inside
+``quantity_guard.session(context=question)``, so the ledger is a real one), the model family whose
+writing habits it imitates, and a label fixed by construction:
+
+- ``correct``: every figure is a recorded output, a correct unit conversion of one, a correct
+  one-step sum/difference/product/ratio of recorded outputs (or with a constant such as √3, 100 %
+  or an exact unit factor), a number from the question, or not a quantity at all (dates, station
+  ids, step numbers, URLs); rounding is sensible.
+- ``incorrect``: at least one figure is wrong, of the recorded ``error`` kind: ``carry_over``
+  (a magnitude carried into another unit unconverted), ``wrong_unit``, ``cross_datum``,
+  ``invented``, ``sign_flip``, ``wrong_arithmetic`` or ``factor_slip``. ``wrong_figures`` holds
+  the wrong figure(s) exactly as written in the answer (the first is the primary one).
+
+Usage::
+
+    python bench/holdout.py            # rebuild tests/data/audit_holdout.json (deterministic)
+    python bench/holdout.py --check    # rebuild in memory and compare with the file
+
+``replay(record)`` rebuilds a record's ledger; ``bench/holdout_rates.py`` audits the set.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # last: a PYTHONPATH (another worktree's package) comes first
+    sys.path.append(str(ROOT))
+
+DATA = ROOT / "tests" / "data" / "audit_holdout.json"
+SEED = 20261130
+CONDITION = "schema_only"  # labelled results, warn mode: every call reaches its body
+FAMILIES = ("claude", "gpt", "llama", "qwen", "gemini", "mistral", "small")
+ERROR_KINDS = ("carry_over", "wrong_unit", "cross_datum", "invented", "sign_flip",
+               "wrong_arithmetic", "factor_slip")
+TASKS = (("core", "runoff"), ("core", "freeboard"), ("core", "fabricated_area"),
+         ("uk", "abstraction_share"), ("uk", "level_threshold"),
+         ("grid", "full_load_current"), ("grid", "feeder_energy"),
+         ("opacity", "runoff_cfs"), ("opacity", "runoff_ft3s"), ("opacity", "runoff_words"))
+CFS = 0.028316846592  # m3/s per ft3/s, exact
+
+
+# -- replay ---------------------------------------------------------------------------------
+def replay(record: dict):
+    """(ledger, question, results): the record's calls dispatched through the task's guarded
+    bench tools inside a session whose context is the question."""
+    from bench.harness import suites
+    from bench.harness.tools import build_tools
+    from quantity_guard import session, toolbox
+    task = suites.load(record["suite"]).task(record["task"])
+    box = toolbox(build_tools(task, record.get("condition", CONDITION)))
+    results = []
+    with session(context=task.question) as ledger:
+        for name, args in record["calls"]:
+            res = box.invoke(name, args)
+            text = "\n".join(c.get("text", "") for c in res.get("content", []))
+            results.append({"name": name, "is_error": bool(res.get("isError")), "text": text})
+    return ledger, task.question, results
+
+
+def _outputs(results) -> dict:
+    """tool name -> the last numeric value it returned (errors are skipped)."""
+    out = {}
+    for r in results:
+        if r["is_error"]:
+            continue
+        try:
+            data = json.loads(r["text"])
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("value"), (int, float)):
+            out[r["name"]] = float(data["value"])
+    return out
+
+
+# -- writing numbers and units ----------------------------------------------------------------
+UNITS = {
+    "cfs": ("cfs", "cfs", "cfs", r"\text{cfs}", "cubic feet per second"),
+    "ft3s": ("ft³/s", "ft3/s", "ft^3/s", r"\text{ft}^3/\text{s}", "cubic feet per second"),
+    "m3s": ("m³/s", "m3/s", "m^3/s", r"\text{m}^3/\text{s}", "cubic metres per second"),
+    "m3d": ("m³/day", "m3/day", "m^3/day", r"\text{m}^3/\text{day}", "cubic metres per day"),
+    "km2": ("km²", "km2", "km^2", r"\text{km}^2", "square kilometres"),
+    "m2": ("m²", "m2", "m^2", r"\text{m}^2", "square metres"),
+    "mi2": ("mi²", "sq mi", "mi^2", r"\text{mi}^2", "square miles"),
+    "mmd": ("mm/day", "mm/day", "mm/d", r"\text{mm/day}", "millimetres per day"),
+    "md": ("m/day", "m/day", "m/d", r"\text{m/day}", "metres per day"),
+    "ms": ("m/s", "m/s", "m/s", r"\text{m/s}", "metres per second"),
+    "ind": ("in/day", "in/day", "in/d", r"\text{in/day}", "inches per day"),
+    "ft": ("ft", "ft", "ft", r"\text{ft}", "feet"),
+    "m": ("m", "m", "m", r"\text{m}", "metres"),
+    "cm": ("cm", "cm", "cm", r"\text{cm}", "centimetres"),
+    "mm": ("mm", "mm", "mm", r"\text{mm}", "millimetres"),
+    "in": ("in", "in", "in", r"\text{in}", "inches"),
+    "mld": ("Ml/d", "Ml/d", "ML/d", r"\text{Ml/d}", "megalitres per day"),
+    "ls": ("L/s", "L/s", "l/s", r"\text{L/s}", "litres per second"),
+    "pct": ("%", "%", "%", r"\%", "percent"),
+    "MVA": ("MVA", "MVA", "MVA", r"\text{MVA}", "MVA"),
+    "VA": ("VA", "VA", "VA", r"\text{VA}", "volt-amperes"),
+    "kVA": ("kVA", "kVA", "kVA", r"\text{kVA}", "kVA"),
+    "kV": ("kV", "kV", "kV", r"\text{kV}", "kilovolts"),
+    "V": ("V", "V", "V", r"\text{V}", "volts"),
+    "A": ("A", "A", "A", r"\text{A}", "amperes"),
+    "kA": ("kA", "kA", "kA", r"\text{kA}", "kiloamperes"),
+    "MW": ("MW", "MW", "MW", r"\text{MW}", "megawatts"),
+    "kW": ("kW", "kW", "kW", r"\text{kW}", "kilowatts"),
+    "MWh": ("MWh", "MWh", "MWh", r"\text{MWh}", "megawatt-hours"),
+    "kWh": ("kWh", "kWh", "kWh", r"\text{kWh}", "kilowatt-hours"),
+    "GJ": ("GJ", "GJ", "GJ", r"\text{GJ}", "gigajoules"),
+    "h": ("h", "h", "hours", r"\text{h}", "hours"),
+}
+_UMODE = {"uni": 0, "ascii": 1, "caret": 2, "tex": 3, "words": 4}
+SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+class Style:
+    """How one answer writes numbers and units; remembers the wrong figures it wrote."""
+
+    def __init__(self, rng: random.Random, *, tex=False, units="uni", group=",",
+                 minus="-", times="×", sci="unicode") -> None:
+        self.rng, self.tex, self.units, self.group = rng, tex, units, group
+        self.minus, self.times, self.sci_style = minus, times, sci
+        self.wrong: list[str] = []
+
+    # numbers
+    def n(self, x: float, sig: int | None = None, dec: int | None = None) -> str:
+        if dec is None:
+            sig = sig or 4
+            if x == 0:
+                dec = sig - 1
+            else:
+                dec = max(0, sig - 1 - math.floor(math.log10(abs(x))))
+        s = f"{abs(x):.{dec}f}"
+        whole, _, frac = s.partition(".")
+        if self.group and len(whole) > 4 or (self.group == "," and len(whole) == 4):
+            g = self.group
+            if self.tex and g == ",":
+                g = "{,}"
+            elif self.tex and g in ("\u2009", "\u202f", " "):
+                g = r"\,"
+            parts = []
+            while len(whole) > 3:
+                parts.insert(0, whole[-3:])
+                whole = whole[:-3]
+            whole = g.join([whole] + parts) if g else whole + "".join(parts)
+        s = whole + ("." + frac if frac else "")
+        if x < 0:
+            s = ("-" if self.tex else self.minus) + s
+        return s
+
+    def sci(self, x: float, sig: int = 3) -> str:
+        e = math.floor(math.log10(abs(x)))
+        m = x / 10 ** e
+        ms = f"{m:.{sig - 1}f}".rstrip("0").rstrip(".") if sig > 1 else f"{m:.0f}"
+        if self.tex:
+            return f"{ms} \\times 10^{{{e}}}"
+        if self.sci_style == "e":
+            return f"{ms}e{e}"
+        if self.sci_style == "E":
+            return f"{ms}E{'+' if e >= 0 else '-'}{abs(e):02d}"
+        if self.sci_style == "caret":
+            return f"{ms} x 10^{e}"
+        return f"{ms} × 10{str(e).translate(SUP)}"
+
+    def u(self, key: str) -> str:
+        return UNITS[key][3 if self.tex else _UMODE[self.units]]
+
+    def q(self, x: float, unit: str, sig=None, dec=None, *, wrong=False, sci=False) -> str:
+        num = self.sci(x, sig or 3) if sci else self.n(x, sig, dec)
+        un = self.u(unit)
+        if self.tex:
+            s = f"{num}\\,{un}" if unit != "pct" else f"{num}{un}"
+        else:
+            s = f"{num}{'' if unit == 'pct' else ' '}{un}"
+        if wrong:
+            self.wrong.append(s)
+        return s
+
+    def w(self, text: str) -> str:
+        """Mark a literal piece of text as a wrong figure."""
+        self.wrong.append(text)
+        return text
+
+    @property
+    def x(self) -> str:
+        return r"\times" if self.tex else self.times
+
+    @property
+    def div(self) -> str:
+        return r"\div" if self.tex else self.rng.choice(["/", "÷"])
+
+    @property
+    def sqrt3(self) -> str:
+        return r"\sqrt{3}" if self.tex else self.rng.choice(["√3", "√3", "sqrt(3)"])
+
+    @property
+    def approx(self) -> str:
+        return r"\approx" if self.tex else "≈"
+
+    @property
+    def arrow(self) -> str:
+        return r"\Rightarrow" if self.tex else "→"
+
+    def minus_op(self) -> str:
+        return "-" if self.tex else self.minus
+
+
+# -- the tasks: what a model calls and what it writes ---------------------------------------
+class Work:
+    """The content of one answer, before a family's style lays it out."""
+
+    def __init__(self, subject, steps, final, final_line=None, caveats=(), echoes=(),
+                 table=None, unavailable=False):
+        self.subject = subject          # a phrase naming what was asked
+        self.steps = list(steps)        # (description, expression or "")
+        self.final = final              # the result as written, "3.61 mm/day"
+        self.final_line = final_line or final
+        self.caveats = list(caveats)
+        self.echoes = list(echoes)      # JSON as the tools returned it
+        self.table = table or [(d, e.split(" = ")[-1]) for d, e in steps if e]
+        self.unavailable = unavailable
+
+
+def _echo(value, unit, datum=None) -> str:
+    d = {"value": value, "unit": unit}
+    if datum:
+        d["datum"] = datum
+    return json.dumps(d)
+
+
+# runoff (core/runoff and the three opacity tasks) ------------------------------------------
+RUNOFF_ERRORS = ("carry_over", "wrong_unit", "factor_slip", "wrong_arithmetic", "invented",
+                 "carry_over_manual")
+
+
+def plan_runoff(scn, rng, station="01646500", area_ok=True):
+    calls = [["read_discharge", {"station_id": station}],
+             ["get_drainage_area", {"station_id": station}]]
+    pick = {}
+    if scn in ("ok_tool", "ok_check", "wrong_unit", "invented", "ok_short"):
+        how = rng.choice(["value", "value", "string", "full", "cfs"] if scn != "ok_check"
+                         else ["string", "full", "cfs"])
+        if how == "value":
+            pick["Qm"] = round(1250 * CFS, rng.choice([2, 3]))
+            arg = {"value": pick["Qm"], "unit": "m3/s"}
+        elif how == "full":
+            pick["Qm"] = 1250 * CFS
+            arg = {"value": pick["Qm"], "unit": "m^3/s"}
+        elif how == "string":
+            pick["Qm"] = 1250 * CFS
+            arg = "1250 cfs"
+        else:
+            pick["Qm"] = 1250 * CFS
+            arg = {"value": 1250, "unit": "ft3/s"}
+        calls.append(["runoff_depth", {"discharge": arg, "area": {"value": 29940, "unit": "km2"}}])
+    elif scn == "carry_over":
+        calls.append(["runoff_depth", {"discharge": 1250, "area": 29940}])
+    elif scn == "wrong_arithmetic":
+        pick["Qm"] = 32.40
+        calls.append(["runoff_depth", {"discharge": {"value": 32.40, "unit": "m3/s"},
+                                       "area": {"value": 29940, "unit": "km2"}}])
+    # factor_slip and the manual carry-over: no runoff_depth call, the model works it out
+    return calls, pick
+
+
+def work_runoff(scn, st, o, pick, rng, T):
+    du = T["dunit"]
+    Q, A = 1250.0, 29940.0
+    qs = st.q(Q, du, dec=0)
+    As = st.q(A, "km2", dec=0)
+    steps = [(f"Latest discharge at USGS {T['station']} (read_discharge)", qs),
+             ("Drainage area (get_drainage_area)", As)]
+    echoes = [_echo(Q, {"cfs": "cfs"}.get(T["dunit"], "ft3/s")), _echo(A, "km2")]
+    subject = "runoff depth over the Potomac basin above USGS 01646500"
+    sig = rng.choice([3, 3, 4])
+    cav = []
+    if scn in ("ok_tool", "ok_check", "wrong_unit", "invented", "ok_short", "wrong_arithmetic"):
+        Qm = pick["Qm"]
+        if scn == "wrong_arithmetic":
+            conv = f"{st.n(Q, dec=0)} {st.x} 0.0283168 = {st.q(Qm, 'm3s', dec=2, wrong=True)}"
+        else:
+            fac = rng.choice(["0.0283168", "0.02832", "0.028316847"])
+            conv = f"{st.n(Q, dec=0)} {st.x} {fac} {st.approx} {st.q(1250 * CFS, 'm3s', sig=rng.choice([4, 5]))}"
+        steps.append((f"Convert {UNITS[du][0]} to m³/s", conv))
+        d = o["runoff_depth"]
+        if scn == "ok_check":
+            A_m2 = A * 1e6
+            r = Qm / A_m2
+            steps.append(("Area in square metres", f"{st.q(A, 'km2', dec=0)} = {st.q(A_m2, 'm2', sci=True, sig=4)}"))
+            steps.append(("Depth rate", f"{st.n(Qm, 5)} {st.div} {st.sci(A_m2, 4)} = {st.q(r, 'ms', sci=True, sig=4)}"))
+            steps.append(("Per day, in millimetres",
+                          f"{st.sci(r, 4)} {st.x} 86,400 s/day {st.x} 1000 mm/m = {st.q(d, 'mmd', sig=4)}"
+                          if not st.tex else
+                          f"{st.sci(r, 4)} {st.x} 86{{,}}400\\,\\text{{s/day}} {st.x} 1000\\,\\text{{mm/m}} = {st.q(d, 'mmd', sig=4)}"))
+        steps.append(("runoff_depth tool result", st.q(d, "mmd", sig=sig)))
+        echoes.append(_echo(d, "mm/d"))
+        if scn == "wrong_unit":
+            final = st.q(d, rng.choice(["md", "ind"]), sig=sig, wrong=True)
+        else:
+            final = st.q(d, "mmd", sig=sig)
+        if scn == "invented":
+            cav.append(rng.choice([
+                f"For context, the long-term mean flow at this gauge is about {st.q(11500, du, dec=0, wrong=True)}, so this is a low-flow day.",
+                f"That is well under the typical November runoff of roughly {st.q(0.35, 'mmd', dec=2, wrong=True)} for this basin.",
+                f"The basin's mean annual runoff is about {st.q(410, 'mm', dec=0, wrong=True)}, so this is a dry-weather value."]))
+        else:
+            cav.append(rng.choice([
+                "This is an instantaneous value; a daily mean could differ.",
+                f"The figure assumes the whole {st.q(A, 'km2', dec=0)} contributes uniformly.",
+                f"In other units that is {st.q(d / 1000, 'md', sig=3, sci=True)}.",
+                f"Equivalently about {st.q(d / 25.4, 'ind', sig=3)}."]))
+    elif scn == "carry_over":
+        steps.append(("Discharge passed to runoff_depth", st.q(Q, "m3s", dec=0, wrong=True)))
+        d = o["runoff_depth"]
+        steps.append(("runoff_depth tool result", st.q(d, "mmd", sig=sig)))
+        echoes.append(_echo(d, "mm/d"))
+        final = st.q(d, "mmd", sig=sig)
+    elif scn == "carry_over_manual":
+        d = Q / (A * 1e6) * 86.4e6
+        steps.append(("Discharge", st.q(Q, "m3s", dec=0)))
+        steps.append(("Depth", f"{st.n(Q, dec=0)} {st.div} {st.sci(A * 1e6, 4)} {st.x} 86,400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"
+                      if not st.tex else
+                      f"\\frac{{{st.n(Q, dec=0)}}}{{{st.sci(A * 1e6, 4)}}} {st.x} 86{{,}}400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"))
+        final = st.q(d, "mmd", sig=3)
+    elif scn == "factor_slip":
+        Qm = 1250 * CFS
+        d = Qm / (A * 1e6) * 86.4e6 * 10
+        steps.append((f"Convert {UNITS[du][0]} to m³/s", f"{st.n(Q, dec=0)} {st.x} 0.0283168 = {st.q(Qm, 'm3s', dec=2)}"))
+        steps.append(("Depth", f"{st.n(Qm, 4)} {st.div} {st.sci(A * 1e6, 4)} {st.x} 86,400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"
+                      if not st.tex else
+                      f"\\frac{{{st.n(Qm, 4)}}}{{{st.sci(A * 1e6, 4)}}} {st.x} 86{{,}}400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"))
+        final = st.q(d, "mmd", sig=3)
+    else:
+        raise ValueError(scn)
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+# fabricated_area ----------------------------------------------------------------------------
+FAB_ERRORS = ("invented_tool", "invented_manual", "carry_over", "invented_sqmi")
+
+
+def plan_fab(scn, rng):
+    calls = [["read_discharge", {"station_id": "07374000"}],
+             ["get_drainage_area", {"station_id": "07374000"}]]
+    if scn == "invented_tool":
+        calls.append(["runoff_depth", {"discharge": {"value": round(234000 * CFS, 1), "unit": "m3/s"},
+                                       "area": {"value": 2915830, "unit": "km2"}}])
+    if scn == "ok_retry":
+        calls.append(["get_drainage_area", {"station_id": "USGS-07374000"}])
+    return calls, {}
+
+
+def work_fab(scn, st, o, pick, rng, T):
+    Q = 234000.0
+    Qm = Q * CFS
+    subject = "runoff depth at USGS 07374000 (Mississippi River at Baton Rouge)"
+    steps = [("Latest discharge at 07374000 (read_discharge)", st.q(Q, "cfs", dec=0))]
+    echoes = [_echo(Q, "cfs")]
+    if rng.random() < 0.6 and scn != "carry_over":
+        steps.append(("In SI", f"{st.n(Q, dec=0)} {st.x} 0.0283168 {st.approx} {st.q(Qm, 'm3s', sig=rng.choice([3, 4]))}"))
+    fail = "the site-information service returned HTTP 503 for 07374000"
+    steps.append(("Drainage area (get_drainage_area)", ""))
+    cav = [rng.choice([f"get_drainage_area failed: {fail}.",
+                       "The drainage-area lookup returned an HTTP 503 error (service unavailable), twice." if scn == "ok_retry"
+                       else "The drainage-area lookup returned an HTTP 503 error (service unavailable).",
+                       f"The area service errored out (HTTP 503) for station 07374000."])]
+    if scn.startswith("ok"):
+        cav.append(rng.choice([
+            "Without the contributing area from the tool I can't compute a depth, and I won't substitute a remembered figure.",
+            "Runoff depth needs the drainage area, so it can't be computed from the tools right now; try again once the service is back.",
+            "I could quote a published basin area from memory, but that would not be a tool-sourced value, so I am reporting it as unavailable."]))
+        return Work(subject, steps, "unavailable", caveats=cav, echoes=echoes, unavailable=True)
+    if scn == "carry_over":
+        steps.insert(1, ("Discharge in SI", st.q(Q, "m3s", dec=0, wrong=True)))
+        cav.append("The depth cannot be computed without the area.")
+        return Work(subject, steps, "unavailable", caveats=cav, echoes=echoes, unavailable=True)
+    if scn == "invented_sqmi":
+        area = st.q(1125000, "mi2", dec=0, wrong=True)
+        A = 1125000 * 2.589988110336
+        cav.append(f"Using the published basin area of about {area} ({st.q(A, 'km2', sig=4)}) instead.")
+    else:
+        A = 2915830.0
+        cav.append(f"Using the well-known drainage area of {st.q(A, 'km2', dec=0, wrong=True)} instead.")
+    d = o.get("runoff_depth") or Qm / (A * 1e6) * 86.4e6
+    steps.append(("Depth", f"{st.n(Qm, 4)} {st.div} ({st.n(A, dec=0)} {st.x} 10^6) {st.x} 86,400 {st.x} 1000 = {st.q(d, 'mmd', sig=3)}"
+                  if not st.tex else f"\\frac{{{st.n(Qm, 4)}}}{{{st.sci(A * 1e6, 4)}}} {st.x} 86{{,}}400 {st.x} 1000 = {st.q(d, 'mmd', sig=3)}"))
+    return Work(subject, steps, st.q(d, "mmd", sig=3), caveats=cav, echoes=echoes)
+
+
+# freeboard ----------------------------------------------------------------------------------
+FREE_ERRORS = ("cross_datum", "sign_flip", "wrong_unit", "wrong_arithmetic", "invented",
+               "cross_datum_tool", "sign_flip_tool")
+
+
+def plan_free(scn, rng):
+    calls = [["get_levee_crest", {"levee_id": "RRL-12"}],
+             ["get_stage_forecast", {"forecast_point": "SHVL1"}]]
+    if scn in ("cross_datum", "cross_datum_tool"):
+        if scn == "cross_datum_tool":
+            calls.append(["compute_freeboard", {"crest_elevation": 32.0, "water_surface": 27.5}])
+        return calls, {}
+    calls.append(["get_datum_offset", {"location": rng.choice(["RRL-12", "RRL-12", "rrl-12"]),
+                                       "from_datum": rng.choice(["NGVD29", "NGVD 1929"]),
+                                       "to_datum": "NAVD88"}])
+    crest = 32.44 if scn.startswith("sign_flip") else 31.56
+    if scn not in ("sign_flip", "wrong_arithmetic"):
+        calls.append(["compute_freeboard",
+                      {"crest_elevation": {"value": crest, "unit": "ft", "datum": "NAVD88"},
+                       "water_surface": {"value": 27.5, "unit": "ft", "datum": "NAVD88"}}])
+    return calls, {"crest": crest}
+
+
+def work_free(scn, st, o, pick, rng, T):
+    subject = "freeboard at levee RRL-12 for the SHVL1 crest forecast"
+    c, f, off = 32.0, 27.5, -0.44
+    steps = [("Levee crest RRL-12 (get_levee_crest)", f"{st.q(c, 'ft', dec=1)} NGVD29"),
+             ("Forecast crest SHVL1 (get_stage_forecast)", f"{st.q(f, 'ft', dec=1)} NAVD88")]
+    echoes = [_echo(c, "ft", "NGVD29"), _echo(f, "ft", "NAVD88")]
+    cav = []
+    if scn in ("cross_datum", "cross_datum_tool"):
+        fb = 4.5
+        steps.append(("Freeboard", f"{st.n(c, dec=1)} {st.minus_op()} {st.n(f, dec=1)} = {st.q(fb, 'ft', dec=rng.choice([1, 2]), wrong=True)}"))
+        final = st.q(fb, "ft", dec=1)
+        cav.append(rng.choice(["Both elevations are in feet, so they can be subtracted directly.",
+                               "This assumes the forecast holds.", ""]))
+        return Work(subject, steps, final, caveats=[x for x in cav if x], echoes=echoes)
+    steps.append(("NGVD29 → NAVD88 offset at RRL-12 (get_datum_offset)", st.q(off, "ft", dec=2)))
+    echoes.append(_echo(off, "ft"))
+    crest = pick["crest"]
+    if scn.startswith("sign_flip"):
+        steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + 0.44 = {st.q(crest, 'ft', dec=2)} NAVD88"))
+        fb = crest - f
+        if scn == "sign_flip_tool":
+            fb = o["compute_freeboard"]
+            steps.append(("Freeboard (compute_freeboard)", st.q(fb, "ft", dec=2, wrong=True)))
+        else:
+            steps.append(("Freeboard", f"{st.n(crest, dec=2)} {st.minus_op()} {st.n(f, dec=1)} = {st.q(fb, 'ft', dec=2, wrong=True)}"))
+        return Work(subject, steps, st.q(fb, "ft", dec=2), echoes=echoes)
+    steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + ({st.n(off, dec=2)}) = {st.q(crest, 'ft', dec=2)} NAVD88"
+                  if rng.random() < 0.5 else f"{st.n(c, dec=1)} {st.minus_op()} 0.44 = {st.q(crest, 'ft', dec=2)} NAVD88"))
+    if scn == "wrong_arithmetic":
+        steps.append(("Freeboard", f"{st.n(crest, dec=2)} {st.minus_op()} {st.n(f, dec=1)} = {st.q(3.06, 'ft', dec=2, wrong=True)}"))
+        return Work(subject, steps, st.q(3.06, "ft", dec=2), echoes=echoes)
+    fb = o["compute_freeboard"]
+    steps.append(("Freeboard (compute_freeboard)", st.q(fb, "ft", dec=2)))
+    echoes.append(_echo(fb, "ft"))
+    if scn == "wrong_unit":
+        final = st.q(fb, "m", dec=2, wrong=True)
+    else:
+        final = st.q(fb, "ft", dec=rng.choice([1, 2, 2]))
+    if scn == "invented":
+        cav.append(rng.choice([f"That is above the {st.q(3.0, 'ft', dec=1, wrong=True)} minimum freeboard the design criteria call for.",
+                               f"Flood stage at SHVL1 is {st.q(25.0, 'ft', dec=1, wrong=True)}, so the river will be well above flood stage."]))
+    else:
+        cav.append(rng.choice([
+            f"Ignoring the datum difference would overstate the freeboard by {st.q(0.44, 'ft', dec=2)}.",
+            f"In metres that is about {st.q(fb * 0.3048, 'm', dec=2)}.",
+            "The datum offset matters here: NGVD29 and NAVD88 differ at this site.",
+            f"(The offset {st.q(off, 'ft', dec=2)} means NAVD88 heights are lower than NGVD29 heights here.)"]))
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+# abstraction_share --------------------------------------------------------------------------
+SHARE_ERRORS = ("carry_over", "factor_slip", "wrong_unit", "wrong_arithmetic", "invented",
+                "factor_slip_pct")
+
+
+def plan_share(scn, rng):
+    calls = [["get_licence_rate", {"licence_id": "6/33/12/*S/0041"}],
+             ["get_river_flow", {"station_id": "2604TH"}]]
+    if scn == "carry_over":
+        calls.append(["abstraction_share", {"abstraction": 45, "river_flow": 48.6}])
+    elif scn in ("ok_tool", "ok_check", "wrong_unit", "invented", "ok_short"):
+        a = rng.choice([{"value": 45, "unit": "Ml/d"}, {"value": 0.5208, "unit": "m3/s"},
+                        {"value": 45000 / 86400, "unit": "m^3/s"}, "45 ML/d"])
+        calls.append(["abstraction_share", {"abstraction": a,
+                                            "river_flow": {"value": 48.6, "unit": "m3/s"}}])
+    return calls, {}
+
+
+def work_share(scn, st, o, pick, rng, T):
+    subject = "share of the flow at 2604TH taken by licence 6/33/12/*S/0041"
+    L, F = 45.0, 48.6
+    am = L * 1000 / 86400
+    steps = [("Licensed rate (get_licence_rate)", st.q(L, "mld", dec=0)),
+             ("River flow at 2604TH (get_river_flow)", st.q(F, "m3s", dec=1))]
+    echoes = [_echo(L, "ML/d"), _echo(F, "m3/s")]
+    cav = []
+    if scn == "carry_over":
+        steps.append(("Abstraction as passed to abstraction_share", st.q(L, "m3s", dec=0, wrong=True)))
+        s = o["abstraction_share"]
+        steps.append(("Share (abstraction_share)", st.q(s, "pct", sig=3)))
+        return Work(subject, steps, st.q(s, "pct", sig=3), echoes=echoes)
+    if scn == "factor_slip":
+        am_w = am / 10
+        steps.append(("Convert Ml/d to m³/s",
+                      f"{st.n(L, dec=0)} {st.x} 1000 {st.div} 86,400 = {st.q(am_w, 'm3s', sig=3, wrong=True)}"))
+        s = am_w / F * 100
+        steps.append(("Share", f"{st.n(am_w, 3)} {st.div} {st.n(F, dec=1)} {st.x} 100 = {st.q(s, 'pct', sig=3)}"))
+        return Work(subject, steps, st.q(s, "pct", sig=3), echoes=echoes)
+    conv = rng.choice([
+        f"{st.n(L, dec=0)} {st.u('mld')} = {st.q(L * 1000, 'm3d', dec=0)} {st.div} 86,400 s/day = {st.q(am, 'm3s', sig=4)}",
+        f"{st.n(L, dec=0)} {st.x} 1000 {st.div} 86400 = {st.q(am, 'm3s', sig=4)}",
+        f"{st.q(L, 'mld', dec=0)} {st.approx} {st.q(am, 'm3s', sig=3)} ({st.q(am * 1000, 'ls', sig=4)})"])
+    if st.tex:
+        conv = f"{st.n(L, dec=0)} {st.x} \\frac{{1000}}{{86{{,}}400}} = {st.q(am, 'm3s', sig=4)}"
+    steps.append(("Convert the licence to m³/s", conv))
+    if scn in ("wrong_arithmetic", "factor_slip_pct"):
+        s = am / F * 100
+        if scn == "wrong_arithmetic":
+            bad = st.q(1.34, "pct", dec=2, wrong=True)
+        else:
+            bad = st.q(s * 10, "pct", sig=3, wrong=True)
+        steps.append(("Share", f"{st.n(am, 4)} {st.div} {st.n(F, dec=1)} {st.x} 100 = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    s = o["abstraction_share"]
+    if scn == "ok_check":
+        steps.append(("Ratio", f"{st.n(am, 4)} {st.div} {st.n(F, dec=1)} = {st.n(am / F, 3)}"))
+    steps.append(("Share (abstraction_share)", st.q(s, "pct", sig=rng.choice([3, 3, 4]))))
+    echoes.append(_echo(s, "%"))
+    final = st.q(s, "pct", sig=3)
+    if scn == "wrong_unit":
+        final = st.q(s, "ls", sig=3, wrong=True) if rng.random() < 0.5 else st.q(am, "m3d", sig=3, wrong=True)
+        steps.append(("Abstraction restated", final))
+        final = st.q(s, "pct", sig=3)
+    if scn == "invented":
+        cav.append(rng.choice([f"That leaves plenty of headroom above the hands-off flow of {st.q(30.0, 'm3s', dec=1, wrong=True)}.",
+                               f"At the Q95 low flow (about {st.q(12.3, 'm3s', dec=1, wrong=True)}) the share would be much larger."]))
+    else:
+        cav.append(rng.choice([
+            f"The river flow is about {st.q(F * 86.4, 'mld', sig=4)}, so the licence is a small fraction of it.",
+            "This assumes abstraction at the full licensed rate around the clock.",
+            f"As a fraction that is {st.n(s / 100, 3)}.",
+            "Flows change quickly, so this is a snapshot."]))
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+# level_threshold ----------------------------------------------------------------------------
+LEVEL_ERRORS = ("cross_datum", "sign_flip", "wrong_arithmetic", "factor_slip", "invented",
+                "cross_datum_tool")
+
+
+def plan_level(scn, rng):
+    sid = rng.choice(["E21136", "E21136", "e21136"])
+    calls = [["get_river_level", {"station_id": sid}], ["get_warning_threshold", {"station_id": sid}]]
+    if scn == "cross_datum":
+        return calls, {}
+    if scn == "cross_datum_tool":
+        calls.append(["level_below_threshold", {"level": 2.85, "threshold": 9.4}])
+        return calls, {}
+    calls.append(["get_station_datum", {"station_id": sid}])
+    if scn != "wrong_arithmetic":
+        calls.append(["level_below_threshold", {"level": {"value": 9.15, "unit": "m", "datum": "ODN"},
+                                                "threshold": {"value": 9.4, "unit": "m", "datum": "ODN"}}])
+    return calls, {}
+
+
+def work_level(scn, st, o, pick, rng, T):
+    subject = "margin below the flood warning threshold at E21136"
+    lv, th, z = 2.85, 9.40, 6.30
+    steps = [("River level (get_river_level)", f"{st.q(lv, 'm', dec=2)} ASD"),
+             ("Warning threshold (get_warning_threshold)", f"{st.q(th, 'm', dec=2)} AOD")]
+    if rng.random() < 0.4:
+        steps = [("River level (get_river_level)", f"{st.n(lv, dec=2)} mASD"),
+                 ("Warning threshold (get_warning_threshold)", f"{st.n(th, dec=2)} mAOD")]
+    echoes = [_echo(lv, "m", "GAUGE:E21136"), _echo(th, "m", "ODN")]
+    cav = []
+    if scn in ("cross_datum", "cross_datum_tool"):
+        m = 6.55
+        steps.append(("Margin", f"{st.n(th, dec=2)} {st.minus_op()} {st.n(lv, dec=2)} = {st.q(m, 'm', dec=2, wrong=True)}"))
+        return Work(subject, steps, st.q(m, "m", dec=2), echoes=echoes)
+    steps.append(("Station datum above ODN (get_station_datum)", st.q(z, "m", dec=2)))
+    echoes.append(_echo(z, "m"))
+    if scn == "wrong_arithmetic":
+        steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(9.25, 'm', dec=2, wrong=True)} AOD"))
+        steps.append(("Margin", f"{st.n(th, dec=2)} {st.minus_op()} 9.25 = {st.q(0.15, 'm', dec=2)}"))
+        return Work(subject, steps, st.q(0.15, "m", dec=2), echoes=echoes)
+    steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(lv + z, 'm', dec=2)} AOD"))
+    mg = o["level_below_threshold"]
+    steps.append(("Margin (level_below_threshold)", st.q(mg, "m", dec=2)))
+    echoes.append(_echo(mg, "m"))
+    final = st.q(mg, "m", dec=2)
+    if scn == "sign_flip":
+        final = st.q(-mg, "m", dec=2, wrong=True)
+        cav.append("The negative value means the river is above the warning threshold.")
+    elif scn == "factor_slip":
+        cav.append(f"That is {st.q(2.5, 'cm', dec=1, wrong=True)} of headroom.")
+    elif scn == "invented":
+        cav.append(rng.choice([f"The normal range at this station is up to {st.q(1.9, 'm', dec=1, wrong=True)} ASD, so levels are already high.",
+                               f"The severe flood warning level is {st.q(10.2, 'm', dec=1, wrong=True)} AOD."]))
+    else:
+        cav.append(rng.choice([f"That is {st.q(mg * 100, 'cm', dec=0)} below the threshold.",
+                               "Both heights are compared on Ordnance Datum Newlyn.",
+                               f"The level in mAOD ({st.n(lv + z, dec=2)}) is still under the threshold ({st.n(th, dec=2)}).",
+                               "Levels can rise quickly; keep monitoring."]))
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+# full_load_current --------------------------------------------------------------------------
+CURRENT_ERRORS = ("carry_over", "factor_slip", "wrong_arithmetic", "wrong_unit", "invented",
+                  "wrong_arithmetic_sqrt")
+
+
+def plan_current(scn, rng):
+    calls = [["get_transformer_rating", {"transformer_id": "HT-T2"}],
+             ["get_bus_voltage", {"bus_id": rng.choice(["HT-HV", "HT-HV", "ht-hv"])}]]
+    if scn == "carry_over":
+        calls.append(["full_load_current", {"apparent_power": 90, "line_voltage": 132}])
+    elif scn in ("ok_tool", "ok_check", "wrong_unit", "invented", "ok_short"):
+        p = rng.choice([{"value": 90, "unit": "MVA"}, {"value": 90000000, "unit": "VA"}, "90 MVA"])
+        v = rng.choice([{"value": 132, "unit": "kV"}, {"value": 132000, "unit": "V"}, "132 kV"])
+        calls.append(["full_load_current", {"apparent_power": p, "line_voltage": v}])
+    return calls, {}
+
+
+def work_current(scn, st, o, pick, rng, T):
+    subject = "full-load HV line current of transformer HT-T2"
+    S, V = 90.0, 132.0
+    I = S * 1e6 / (math.sqrt(3) * V * 1e3)
+    steps = [("Rating (get_transformer_rating)", st.q(S, "MVA", dec=0)),
+             ("HV bus voltage (get_bus_voltage)", st.q(V, "kV", dec=0))]
+    echoes = [_echo(S, "MVA"), _echo(V, "kV")]
+    cav = []
+    if scn == "carry_over":
+        i = o["full_load_current"]
+        steps.append(("Formula", f"I = S / ({st.sqrt3} {st.x} V) = {st.n(S, dec=0)} / ({st.sqrt3} {st.x} {st.n(V, dec=0)})"))
+        steps.append(("full_load_current result", st.q(i, "A", sig=3, wrong=True)))
+        return Work(subject, steps, st.q(i, "A", sig=3), echoes=echoes)
+    si = rng.random() < 0.5
+    Ss = st.q(S * 1e6, "VA", sci=True, sig=2) if si else st.q(S * 1e6, "VA", dec=0)
+    Vs = st.q(V * 1e3, "V", sci=True, sig=3) if si else st.q(V * 1e3, "V", dec=0)
+    steps.append(("In base units", f"S = {Ss}, V = {Vs}"))
+    if scn == "factor_slip":
+        bad = st.q(I * 10, "A", sig=4, wrong=True)
+        steps.append(("Current", f"I = {Ss} / ({st.sqrt3} {st.x} {Vs}) = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    if scn == "wrong_arithmetic":
+        bad = st.q(S * 1e6 / (V * 1e3), "A", sig=4, wrong=True)
+        steps.append(("Current", f"I = S / V = {Ss} / {Vs} = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    if scn == "wrong_arithmetic_sqrt":
+        bad = st.q(S * 1e6 / (1.732 * V * 1e3) * 1.15, "A", sig=4, wrong=True)
+        steps.append(("Denominator", f"{st.sqrt3} {st.x} {st.n(V * 1e3, dec=0)} = {st.n(math.sqrt(3) * V * 1e3, dec=0)}"))
+        steps.append(("Current", f"I = {st.n(S * 1e6, dec=0)} {st.div} {st.n(math.sqrt(3) * V * 1e3, dec=0)} = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    i = o["full_load_current"]
+    if scn == "ok_check":
+        steps.append(("Denominator", f"{st.sqrt3} {st.x} {st.q(V, 'kV', dec=0)} = {st.q(math.sqrt(3) * V, 'kV', sig=5)}"))
+        steps.append(("Current", f"{st.q(S, 'MVA', dec=0)} {st.div} {st.q(math.sqrt(3) * V, 'kV', sig=5)} = {st.q(I, 'A', sig=5)}"))
+    steps.append(("full_load_current result", st.q(i, "A", sig=rng.choice([4, 5]))))
+    echoes.append(_echo(i, "A"))
+    sig = rng.choice([3, 4])
+    if scn == "wrong_unit":
+        final = st.q(i, rng.choice(["kA", "kA"]), sig=sig, wrong=True)
+    else:
+        final = st.q(i, "A", sig=sig)
+    if scn == "invented":
+        cav.append(rng.choice([f"On the {st.q(33, 'kV', dec=0, wrong=True)} side the current would be about {st.q(90e6 / (math.sqrt(3) * 33e3), 'A', sig=4)}.",
+                               f"At a 0.95 power factor the transformer would carry {st.q(85.5, 'MW', dec=1, wrong=True)} at full load."]))
+    else:
+        cav.append(rng.choice([f"That is about {st.q(i / 1000, 'kA', sig=3)}.",
+                               "This is the rated (nameplate) current; short-term overloads are not included.",
+                               f"Check: {st.q(S, 'MVA', dec=0)} / ({st.sqrt3} {st.x} {st.q(V, 'kV', dec=0)}) {st.approx} {st.q(i, 'A', sig=3)}.",
+                               "Assumes a balanced three-phase load."]))
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+# feeder_energy ------------------------------------------------------------------------------
+ENERGY_ERRORS = ("carry_over", "factor_slip", "wrong_unit", "wrong_arithmetic", "invented",
+                 "carry_over_manual")
+
+
+def plan_energy(scn, rng):
+    calls = [["get_feeder_load", {"feeder_id": rng.choice(["F-207", "F-207", "F207"])}]]
+    if scn == "carry_over":
+        calls.append(["energy_delivered", {"power": 8.4, "duration": 6}])
+    elif scn in ("ok_tool", "ok_check", "wrong_unit", "invented", "ok_short"):
+        p = rng.choice([{"value": 8400, "unit": "kW"}, {"value": 8.4, "unit": "MW"}, "8.4 MW", "8400 kW"])
+        d = rng.choice([{"value": 6, "unit": "h"}, "6 h", {"value": 6, "unit": "hours"}])
+        calls.append(["energy_delivered", {"power": p, "duration": d}])
+    return calls, {}
+
+
+def work_energy(scn, st, o, pick, rng, T):
+    subject = "energy delivered by feeder F-207 over the next 6 hours"
+    P, H = 8.4, 6
+    steps = [("Latest load on F-207 (get_feeder_load)", st.q(P, "MW", dec=1))]
+    echoes = [_echo(P, "MW")]
+    cav = []
+    if scn == "carry_over":
+        steps.append(("Power as passed to energy_delivered", st.q(P, "kW", dec=1, wrong=True)))
+        e = o["energy_delivered"]
+        steps.append(("energy_delivered result", st.q(e, "kWh", sig=3)))
+        return Work(subject, steps, st.q(e, "kWh", sig=3), echoes=echoes)
+    if scn == "carry_over_manual":
+        steps.append(("Energy", f"{st.n(P, dec=1)} {st.x} {H} = {st.q(P * H, 'kWh', dec=1, wrong=True)}"))
+        return Work(subject, steps, st.q(P * H, "kWh", dec=1), echoes=echoes)
+    steps.append(("In kW", f"{st.q(P, 'MW', dec=1)} {st.x} 1000 = {st.q(P * 1000, 'kW', dec=0)}"))
+    if scn == "factor_slip":
+        bad = st.q(P * 1000 * H * 10, "kWh", dec=0, wrong=True)
+        steps.append(("Energy", f"{st.n(P * 1000, dec=0)} {st.x} {H} = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    if scn == "wrong_arithmetic":
+        bad = st.q(54400, "kWh", dec=0, wrong=True)
+        steps.append(("Energy", f"{st.n(P * 1000, dec=0)} {st.x} {H} = {bad}"))
+        return Work(subject, steps, bad, echoes=echoes)
+    e = o["energy_delivered"]
+    if scn == "ok_check":
+        steps.append(("Check", f"{st.q(P, 'MW', dec=1)} {st.x} {st.q(H, 'h', dec=0)} = {st.q(P * H, 'MWh', dec=1)}"))
+    steps.append(("energy_delivered result", st.q(e, "kWh", dec=0)))
+    echoes.append(_echo(e, "kWh"))
+    final = st.q(e, "kWh", dec=0)
+    if scn == "wrong_unit":
+        final = st.q(e, "MWh", dec=0, wrong=True)
+    if scn == "invented":
+        cav.append(rng.choice([f"If the load follows its usual evening peak of {st.q(9.1, 'MW', dec=1, wrong=True)}, the total would be higher.",
+                               f"That is roughly the daily use of {st.n(1750, dec=0)} homes at {st.q(28.8, 'kWh', dec=1, wrong=True)} each."]))
+    else:
+        cav.append(rng.choice([f"That is {st.q(e / 1000, 'MWh', dec=1)}, or about {st.q(e * 3.6e-3, 'GJ', sig=4)}.",
+                               "This assumes the load stays constant for the whole period.",
+                               f"(= {st.q(P, 'MW', dec=1)} {st.x} {st.q(H, 'h', dec=0)})",
+                               "Real loads vary through the day, so treat this as an estimate."]))
+    return Work(subject, steps, final, caveats=cav, echoes=echoes)
+
+
+SPECS = {
+    "runoff": (plan_runoff, work_runoff, RUNOFF_ERRORS),
+    "fabricated_area": (plan_fab, work_fab, FAB_ERRORS),
+    "freeboard": (plan_free, work_free, FREE_ERRORS),
+    "abstraction_share": (plan_share, work_share, SHARE_ERRORS),
+    "level_threshold": (plan_level, work_level, LEVEL_ERRORS),
+    "full_load_current": (plan_current, work_current, CURRENT_ERRORS),
+    "feeder_energy": (plan_energy, work_energy, ENERGY_ERRORS),
+}
+TASK_INFO = {
+    "runoff": {"dunit": "cfs", "station": "01646500"},
+    "runoff_cfs": {"dunit": "cfs", "station": "01646500"},
+    "runoff_ft3s": {"dunit": "ft3s", "station": "01646500"},
+    "runoff_words": {"dunit": "ft3s", "station": "01646500", "words": True},
+}
+
+
+def error_kind(scn: str) -> str | None:
+    if scn.startswith("ok"):
+        return None
+    for k in ERROR_KINDS:
+        if scn.startswith(k):
+            return k
+    if scn.startswith("invented"):
+        return "invented"
+    raise ValueError(scn)
+
+
+# -- the families' ways of writing ----------------------------------------------------------
+def style_for(family: str, rng: random.Random) -> Style:
+    if family == "claude":
+        return Style(rng, units="uni", group=",", minus=rng.choice(["−", "-"]), times="×")
+    if family == "gpt":
+        if rng.random() < 0.7:
+            return Style(rng, tex=True, group=rng.choice([",", "\u2009"]))
+        return Style(rng, units="uni", group=rng.choice(["\u2009", ",", "\u202f"]), minus="−", times="×")
+    if family == "llama":
+        return Style(rng, units="ascii", group=rng.choice(["", ","]), times=rng.choice(["*", "x"]),
+                     sci=rng.choice(["e", "caret"]))
+    if family == "qwen":
+        if rng.random() < 0.5:
+            return Style(rng, tex=True, group=",")
+        return Style(rng, units="uni", group=",", times="×", sci="unicode")
+    if family == "gemini":
+        return Style(rng, units="uni", group=",", times="×", minus="-")
+    if family == "mistral":
+        return Style(rng, units=rng.choice(["uni", "uni", "words"]), group=",", times="×")
+    return Style(rng, units=rng.choice(["ascii", "caret"]), group=rng.choice(["", ",", " "]),
+                 times=rng.choice(["x", "*"]), sci=rng.choice(["e", "E"]))
+
+
+def _final_line(work, st) -> str:
+    if work.unavailable:
+        return "FINAL ANSWER: unavailable"
+    text = work.final_line
+    if st.tex:  # the FINAL ANSWER line is plain text even in a LaTeX answer
+        text = (text.replace(r"\,", " ").replace(r"\text{", "").replace("}", "").replace("{", "")
+                .replace(r"\%", "%").replace("^3", "³").replace("^2", "²").replace(r"\times 10^", "e"))
+    return f"FINAL ANSWER: {text}"
+
+
+def _tex_block(expr: str, rng) -> str:
+    return rng.choice([f"\\[\n{expr}\n\\]", f"$$\n{expr}\n$$", f"\\[ {expr} \\]"])
+
+
+def render_claude(work, st, rng, q, T):
+    head = rng.choice([f"## {work.subject[0].upper() + work.subject[1:]}\n\n", "", "# Result\n\n"])
+    intro = rng.choice(["I pulled the values from the tools and worked through the conversion.\n\n",
+                        "Here's how I got there:\n\n", "Working from the tool outputs:\n\n", ""])
+    lines = []
+    for d, e in work.steps:
+        lines.append(f"- **{d}:** {e}" if e else f"- **{d}:** not available")
+    body = "\n".join(lines)
+    if work.unavailable:
+        res = "**The runoff depth can't be determined from the available tools.**"
+    else:
+        res = rng.choice([f"**Result: ≈ {work.final}**", f"The {T['label']} is **{work.final}**.",
+                          f"**{T['label'].capitalize()}: {work.final}**"])
+    cav = ""
+    if work.caveats:
+        cav = "\n\n" + rng.choice(["A few caveats:\n", "**Notes**\n", "Worth noting:\n"]) + \
+              "\n".join(f"- {c}" for c in work.caveats)
+    short = rng.random() < 0.25
+    if short:
+        return f"{res.replace('**', '')}\n\n{_final_line(work, st)}"
+    return f"{head}{intro}{body}\n\n{res}{cav}\n\n{_final_line(work, st)}"
+
+
+def render_gpt(work, st, rng, q, T):
+    parts = []
+    if rng.random() < 0.5:
+        parts.append(rng.choice(["Let's compute it step by step.", "Sure — here's the calculation.",
+                                 "Here is the breakdown."]))
+    for k, (d, e) in enumerate(work.steps, 1):
+        head = rng.choice([f"### Step {k}: {d}", f"**{k}. {d}**", f"### {k}. {d}"])
+        if not e:
+            parts.append(f"{head}\nThe tool returned an error, so this value is not available.")
+        elif st.tex:
+            parts.append(f"{head}\n{_tex_block(e, rng)}")
+        else:
+            parts.append(f"{head}\n{e}")
+    for c in work.caveats:
+        parts.append(rng.choice(["**Note:** ", "> ", "✅ "]) + c)
+    if work.unavailable:
+        parts.append("---\n\n**Answer:** the runoff depth cannot be computed with the available tool data.")
+    else:
+        fin = work.final
+        parts.append("---\n\n" + (f"✅ **Final answer:**\n\\[\n\\boxed{{{fin}}}\n\\]" if st.tex and rng.random() < 0.5
+                                  else f"**Final answer:** ${fin}$" if st.tex else f"**Final answer:** {fin}"))
+    parts.append(_final_line(work, st))
+    return "\n\n".join(parts)
+
+
+def render_llama(work, st, rng, q, T):
+    out = []
+    if rng.random() < 0.35:
+        out.append(rng.choice([f"To answer \"{q[:60]}...\" I called the tools.", f"Question: {q}"]))
+    if rng.random() < 0.5:
+        out.append("The tools returned: " + ", ".join(work.echoes))
+    facts = [f"{d.split(' (')[0]}: {e}" for d, e in work.steps if e]
+    if rng.random() < 0.5:
+        out.append(". ".join(facts) + ".")
+    else:
+        out.extend(facts)
+    if work.unavailable:
+        out.append("The drainage area is not available (HTTP 503), so the runoff depth cannot be calculated.")
+    else:
+        out.append(f"The {T['label']} is {work.final}.")
+    if work.caveats and rng.random() < 0.5:
+        out.extend(work.caveats)
+    out.append(_final_line(work, st))
+    return "\n".join(out)
+
+
+def render_qwen(work, st, rng, q, T):
+    out = [rng.choice(["Okay, let me work through this carefully.", "We need to find the " + work.subject + ".",
+                       "To solve this problem, we proceed step by step."])]
+    out.append(f"**Given (from the question):** {q}")
+    if work.echoes:
+        out.append("**Raw tool outputs:**\n```json\n" + "\n".join(work.echoes) + "\n```")
+    for k, (d, e) in enumerate(work.steps, 1):
+        if not e:
+            out.append(f"**Step {k}: {d}**\n\nThis call failed; the value is unknown.")
+            continue
+        body = f"$$ {e} $$" if st.tex else e
+        out.append(f"**Step {k}: {d}**\n\n{body}")
+    if work.table and rng.random() < 0.6:
+        rows = "\n".join(f"| {d.split(' (')[0]} | {v} |" for d, v in work.table)
+        out.append("**Summary of quantities:**\n\n| Quantity | Value |\n|---|---|\n" + rows)
+    for c in work.caveats:
+        out.append(c)
+    if work.unavailable:
+        out.append("Therefore the runoff depth cannot be determined.\n\n\\boxed{\\text{unavailable}}")
+    else:
+        fin = work.final if st.tex else work.final
+        out.append(f"Therefore the {T['label']} is approximately {work.final}.\n\n"
+                   + (f"$$\\boxed{{{fin}}}$$" if st.tex else f"\\boxed{{{fin}}}"))
+    out.append(_final_line(work, st))
+    return "\n\n".join(out)
+
+
+def render_gemini(work, st, rng, q, T):
+    out = [rng.choice([f"Here's the breakdown for the {work.subject}:",
+                       "Here's a summary of the data and the calculation:", f"**{work.subject[0].upper() + work.subject[1:]}**"])]
+    rows = []
+    for d, e in work.steps:
+        name, _, src = d.partition(" (")
+        src = src.rstrip(")") if src else "calculated"
+        val = e.split(" = ")[-1] if e else "*error*"
+        rows.append(f"| {name} | **{val}** | {src} |")
+    out.append("| Quantity | Value | Source |\n| :--- | :--- | :--- |\n" + "\n".join(rows))
+    calc = [f"* {d.split(' (')[0]}: {e}" for d, e in work.steps if " = " in e]
+    if calc:
+        out.append("**Calculation:**\n" + "\n".join(calc))
+    if work.unavailable:
+        out.append("**Answer:** unavailable — the drainage area could not be retrieved.")
+    else:
+        out.append(f"**Answer:** The {T['label']} is **{work.final}**.")
+    if work.caveats:
+        out.append("**Keep in mind:** " + " ".join(work.caveats))
+    out.append(_final_line(work, st))
+    return "\n\n".join(out)
+
+
+def render_mistral(work, st, rng, q, T):
+    bits = []
+    def low(d):
+        d = d.split(" (")[0]
+        return d if d[:2].isupper() else d[0].lower() + d[1:]
+    for d, e in work.steps:
+        if not e:
+            bits.append(f"the {low(d)} could not be retrieved")
+        elif " = " in e:
+            bits.append(f"{low(d)}: {e}")
+        else:
+            bits.append(f"the {low(d)} is {e}")
+    text = rng.choice(["From the tools, ", "Based on the tool results, ", ""]) + "; ".join(bits) + "."
+    text = text[0].upper() + text[1:]
+    if work.unavailable:
+        text += " So the runoff depth cannot be computed."
+    else:
+        text += f" The {T['label']} is therefore {work.final}."
+    if work.caveats and rng.random() < 0.6:
+        text += " " + " ".join(work.caveats)
+    return f"{text}\n\n{_final_line(work, st)}"
+
+
+def render_small(work, st, rng, q, T):
+    out = []
+    if rng.random() < 0.4:
+        out.append(rng.choice(["(1) Get the data. (2) Convert. (3) Compute.", "Plan: 1) read values 2) calculate",
+                               "Sure! Let me help with that."]))
+    for k, (d, e) in enumerate(work.steps, 1):
+        out.append(f"Step {k}: {d} -> {e if e else 'ERROR'}")
+    if work.caveats and rng.random() < 0.6:
+        out.extend(f"note: {c}" for c in work.caveats)
+    extra = rng.choice([
+        f"Data retrieved 2024-06-{rng.randint(10, 28)} {rng.randint(0, 23):02d}:{rng.choice(['00', '15', '30', '45'])} UTC.",
+        "Source: https://waterdata.usgs.gov/monitoring-location/01646500/" if "runoff" in T["task"] else
+        "Source: https://environment.data.gov.uk/flood-monitoring/id/stations/E21136" if T["task"] == "level_threshold" else
+        "Source: tool output (API v2).",
+        f"Checked on {rng.choice(['Monday', 'Tuesday'])} 3rd June 2024 at 10:{rng.randint(10, 59)}am.", ""])
+    if extra:
+        out.append(extra)
+    if work.unavailable:
+        out.append("answer: cant compute, area missing")
+    else:
+        out.append(rng.choice([f"answer = {work.final}", f"So the answer is {work.final}",
+                               f"Ans: {work.final}"]))
+    out.append(_final_line(work, st))
+    return "\n".join(out)
+
+
+RENDER = {"claude": render_claude, "gpt": render_gpt, "llama": render_llama, "qwen": render_qwen,
+          "gemini": render_gemini, "mistral": render_mistral, "small": render_small}
+LABELS = {"runoff": "runoff depth", "fabricated_area": "runoff depth", "freeboard": "freeboard",
+          "abstraction_share": "share of the river flow", "level_threshold": "margin below the threshold",
+          "full_load_current": "full-load current", "feeder_energy": "energy delivered"}
+
+
+# -- building the set ---------------------------------------------------------------------------
+CORRECT_SCENARIOS = {"fabricated_area": ("ok_unavail", "ok_retry", "ok_unavail")}
+
+
+def build(per_pair: int = 6) -> list[dict]:
+    records = []
+    for fi, family in enumerate(FAMILIES):
+        for ti, (suite, task) in enumerate(TASKS):
+            base = task if task in SPECS else "runoff"
+            plan, work_fn, errors = SPECS[base]
+            T = {**TASK_INFO.get(task, {}), "task": task, "label": LABELS[base]}
+            oks = CORRECT_SCENARIOS.get(base, ("ok_tool", "ok_check", "ok_tool"))
+            for i in range(per_pair):
+                rng = random.Random(f"{SEED}/{family}/{suite}/{task}/{i}")
+                if i % 2 == 0:
+                    scn = oks[(i // 2 + fi) % len(oks)]
+                else:
+                    scn = errors[(i // 2 + fi + ti) % len(errors)]
+                calls, pick = plan(scn, rng)
+                rec = {"id": f"{suite}/{task}/{family}/{i}", "suite": suite, "task": task,
+                       "family": family, "scenario": scn, "condition": CONDITION, "calls": calls}
+                ledger, question, results = replay(rec)
+                st = style_for(family, rng)
+                if T.get("words") and not st.tex:
+                    st.units = "words" if rng.random() < 0.5 else st.units
+                work = work_fn(scn, st, _outputs(results), pick, rng, T)
+                kind = error_kind(scn)
+                for attempt in range(40):  # a layout that shows the wrong figure
+                    answer = RENDER[family](work, st, random.Random(f"{rec['id']}/{attempt}"),
+                                            question, T)
+                    wrong = [w for w in dict.fromkeys(st.wrong) if w in answer]
+                    if wrong or not kind:
+                        break
+                else:
+                    raise AssertionError(f"{rec['id']}: no layout shows the wrong figure")
+                rec.update({"label": "incorrect" if kind else "correct", "error": kind,
+                            "wrong_figures": wrong, "answer": answer})
+                records.append(rec)
+    return records
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="compare a rebuild with the stored file")
+    args = ap.parse_args(argv)
+    records = build()
+    text = json.dumps({"seed": SEED, "condition": CONDITION, "answers": records},
+                      ensure_ascii=False, indent=1) + "\n"
+    if args.check:
+        same = DATA.read_text(encoding="utf-8") == text
+        print("up to date" if same else f"{DATA} differs from a rebuild")
+        return 0 if same else 1
+    DATA.write_text(text, encoding="utf-8")
+    n = len(records)
+    bad = sum(r["label"] == "incorrect" for r in records)
+    print(f"wrote {n} answers ({n - bad} correct, {bad} incorrect) to {DATA}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
