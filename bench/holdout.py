@@ -223,7 +223,8 @@ class Work:
         self.final_line = final_line or final
         self.caveats = list(caveats)
         self.echoes = list(echoes)      # JSON as the tools returned it
-        self.table = table or [(d, e.split(" = ")[-1]) for d, e in steps if e]
+        self.table = table or [(d, e.split(" = ")[-1].split(" ≈ ")[-1].split(r" \approx ")[-1])
+                               for d, e in steps if e]
         self.unavailable = unavailable
 
 
@@ -287,7 +288,7 @@ def work_runoff(scn, st, o, pick, rng, T):
         else:
             fac = rng.choice(["0.0283168", "0.02832", "0.028316847"])
             conv = f"{st.n(Q, dec=0)} {st.x} {fac} {st.approx} {st.q(1250 * CFS, 'm3s', sig=rng.choice([4, 5]))}"
-        steps.append((f"Convert {UNITS[du][0]} to m³/s", conv))
+        steps.insert(1, (f"Convert {UNITS[du][0]} to m³/s", conv))
         d = o["runoff_depth"]
         if scn == "ok_check":
             A_m2 = A * 1e6
@@ -331,7 +332,7 @@ def work_runoff(scn, st, o, pick, rng, T):
     elif scn == "factor_slip":
         Qm = 1250 * CFS
         d = Qm / (A * 1e6) * 86.4e6 * 10
-        steps.append((f"Convert {UNITS[du][0]} to m³/s", f"{st.n(Q, dec=0)} {st.x} 0.0283168 = {st.q(Qm, 'm3s', dec=2)}"))
+        steps.insert(1, (f"Convert {UNITS[du][0]} to m³/s", f"{st.n(Q, dec=0)} {st.x} 0.0283168 = {st.q(Qm, 'm3s', dec=2)}"))
         steps.append(("Depth", f"{st.n(Qm, 4)} {st.div} {st.sci(A * 1e6, 4)} {st.x} 86,400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"
                       if not st.tex else
                       f"\\frac{{{st.n(Qm, 4)}}}{{{st.sci(A * 1e6, 4)}}} {st.x} 86{{,}}400 {st.x} 1000 = {st.q(d, 'mmd', sig=3, wrong=True)}"))
@@ -499,7 +500,7 @@ def work_share(scn, st, o, pick, rng, T):
         return Work(subject, steps, st.q(s, "pct", sig=3), echoes=echoes)
     if scn == "factor_slip":
         am_w = am / 10
-        steps.append(("Convert Ml/d to m³/s",
+        steps.insert(1, ("Convert Ml/d to m³/s",
                       f"{st.n(L, dec=0)} {st.x} 1000 {st.div} 86,400 = {st.q(am_w, 'm3s', sig=3, wrong=True)}"))
         s = am_w / F * 100
         steps.append(("Share", f"{st.n(am_w, 3)} {st.div} {st.n(F, dec=1)} {st.x} 100 = {st.q(s, 'pct', sig=3)}"))
@@ -510,7 +511,7 @@ def work_share(scn, st, o, pick, rng, T):
         f"{st.q(L, 'mld', dec=0)} {st.approx} {st.q(am, 'm3s', sig=3)} ({st.q(am * 1000, 'ls', sig=4)})"])
     if st.tex:
         conv = f"{st.n(L, dec=0)} {st.x} \\frac{{1000}}{{86{{,}}400}} = {st.q(am, 'm3s', sig=4)}"
-    steps.append(("Convert the licence to m³/s", conv))
+    steps.insert(1, ("Convert the licence to m³/s", conv))
     if scn in ("wrong_arithmetic", "factor_slip_pct"):
         s = am / F * 100
         if scn == "wrong_arithmetic":
@@ -821,9 +822,14 @@ def render_gpt(work, st, rng, q, T):
     parts = []
     if rng.random() < 0.5:
         parts.append(rng.choice(["Let's compute it step by step.", "Sure — here's the calculation.",
-                                 "Here is the breakdown."]))
+                                 "Here is the breakdown.", "Let's solve this carefully."]))
+    pattern = rng.choice(["### Step {k}: {d}", "**{k}. {d}**", "### {k}. {d}", "**Step {k} — {d}**",
+                          "#### {d}"])
+    short = rng.random() < 0.2
     for k, (d, e) in enumerate(work.steps, 1):
-        head = rng.choice([f"### Step {k}: {d}", f"**{k}. {d}**", f"### {k}. {d}"])
+        if short and e and " = " not in e:
+            continue
+        head = pattern.format(k=k, d=d)
         if not e:
             parts.append(f"{head}\nThe tool returned an error, so this value is not available.")
         elif st.tex:
@@ -831,7 +837,7 @@ def render_gpt(work, st, rng, q, T):
         else:
             parts.append(f"{head}\n{e}")
     for c in work.caveats:
-        parts.append(rng.choice(["**Note:** ", "> ", "✅ "]) + c)
+        parts.append(rng.choice(["**Note:** ", "> ", "✅ ", ""]) + c)
     if work.unavailable:
         parts.append("---\n\n**Answer:** the runoff depth cannot be computed with the available tool data.")
     else:
@@ -844,30 +850,45 @@ def render_gpt(work, st, rng, q, T):
 
 def render_llama(work, st, rng, q, T):
     out = []
-    if rng.random() < 0.35:
-        out.append(rng.choice([f"To answer \"{q[:60]}...\" I called the tools.", f"Question: {q}"]))
+    r = rng.random()
+    if r < 0.3:
+        out.append(rng.choice([f"To answer \"{q[:70]}...\" I called the tools.", f"Question: {q}",
+                               f"You asked: {q}"]))
     if rng.random() < 0.5:
-        out.append("The tools returned: " + ", ".join(work.echoes))
+        out.append(rng.choice(["The tools returned: ", "Tool output: ", "Results: "]) + ", ".join(work.echoes))
     facts = [f"{d.split(' (')[0]}: {e}" for d, e in work.steps if e]
+    if rng.random() < 0.3:  # terse: the result only
+        facts = [f for f in facts if " = " in f][-1:]
     if rng.random() < 0.5:
-        out.append(". ".join(facts) + ".")
+        out.append(". ".join(facts) + "." if facts else "")
     else:
         out.extend(facts)
     if work.unavailable:
         out.append("The drainage area is not available (HTTP 503), so the runoff depth cannot be calculated.")
     else:
-        out.append(f"The {T['label']} is {work.final}.")
+        out.append(rng.choice([f"The {T['label']} is {work.final}.", f"Answer: {work.final}",
+                               f"So, the {T['label']} is approximately {work.final}."]))
     if work.caveats and rng.random() < 0.5:
         out.extend(work.caveats)
     out.append(_final_line(work, st))
-    return "\n".join(out)
+    return "\n".join(x for x in out if x)
+
+
+def _qwen_full(work):
+    """The tools' full-precision values, as Qwen/DeepSeek copy them into their working."""
+    vals = []
+    for e in work.echoes:
+        d = json.loads(e)
+        vals.append(f"{d['value']!r} {d['unit']}")
+    return vals
 
 
 def render_qwen(work, st, rng, q, T):
     out = [rng.choice(["Okay, let me work through this carefully.", "We need to find the " + work.subject + ".",
-                       "To solve this problem, we proceed step by step."])]
-    out.append(f"**Given (from the question):** {q}")
-    if work.echoes:
+                       "To solve this problem, we proceed step by step.",
+                       "Alright, so the question is asking for the " + work.subject + ". Let me think."])]
+    out.append(rng.choice([f"**Given (from the question):** {q}", f"The question: \"{q}\"", ""]))
+    if work.echoes and rng.random() < 0.7:
         out.append("**Raw tool outputs:**\n```json\n" + "\n".join(work.echoes) + "\n```")
     for k, (d, e) in enumerate(work.steps, 1):
         if not e:
@@ -875,19 +896,27 @@ def render_qwen(work, st, rng, q, T):
             continue
         body = f"$$ {e} $$" if st.tex else e
         out.append(f"**Step {k}: {d}**\n\n{body}")
+    full = _qwen_full(work)
+    if full and rng.random() < 0.7:
+        out.append("Keeping full precision from the tools: " + "; ".join(full) + ".")
     if work.table and rng.random() < 0.6:
-        rows = "\n".join(f"| {d.split(' (')[0]} | {v} |" for d, v in work.table)
+        rows = "\n".join(f"| {d.split(' (')[0]} | {'$' + v + '$' if st.tex else v} |"
+                         for d, v in work.table)
         out.append("**Summary of quantities:**\n\n| Quantity | Value |\n|---|---|\n" + rows)
+    conv = T.get("conversions")
+    if conv and rng.random() < 0.6:
+        out.append("**Unit conversions used:**\n\n| From | To | Factor |\n|---|---|---|\n"
+                   + "\n".join(f"| {a} | {b} | {f} |" for a, b, f in conv))
     for c in work.caveats:
         out.append(c)
     if work.unavailable:
         out.append("Therefore the runoff depth cannot be determined.\n\n\\boxed{\\text{unavailable}}")
     else:
-        fin = work.final if st.tex else work.final
+        fin = work.final
         out.append(f"Therefore the {T['label']} is approximately {work.final}.\n\n"
                    + (f"$$\\boxed{{{fin}}}$$" if st.tex else f"\\boxed{{{fin}}}"))
     out.append(_final_line(work, st))
-    return "\n\n".join(out)
+    return "\n\n".join(x for x in out if x)
 
 
 def render_gemini(work, st, rng, q, T):
@@ -914,17 +943,33 @@ def render_gemini(work, st, rng, q, T):
 
 
 def render_mistral(work, st, rng, q, T):
-    bits = []
     def low(d):
         d = d.split(" (")[0]
         return d if d[:2].isupper() else d[0].lower() + d[1:]
-    for d, e in work.steps:
+
+    def result(e):
+        return e.split(" = ")[-1].split(" ≈ ")[-1].strip()
+
+    steps = work.steps
+    if rng.random() < 0.3 and not work.unavailable:  # one sentence, inputs in parentheses
+        reads = [e for d, e in steps if e and " = " not in e and " ≈ " not in e][:2]
+        text = f"The {T['label']} is {work.final} ({', '.join(reads)})."
+        return f"{text}\n\n{_final_line(work, st)}"
+    bits, i = [], 0
+    while i < len(steps):
+        d, e = steps[i]
+        nxt = steps[i + 1] if i + 1 < len(steps) else None
         if not e:
             bits.append(f"the {low(d)} could not be retrieved")
+        elif nxt and nxt[1] and nxt[0].startswith(("Convert", "In SI", "In kW", "Discharge in SI")) \
+                and " = " not in e:
+            bits.append(f"the {low(d)} is {e} ({rng.choice(['about ', '', '≈ ', 'i.e. '])}{result(nxt[1])})")
+            i += 1
         elif " = " in e:
             bits.append(f"{low(d)}: {e}")
         else:
             bits.append(f"the {low(d)} is {e}")
+        i += 1
     text = rng.choice(["From the tools, ", "Based on the tool results, ", ""]) + "; ".join(bits) + "."
     text = text[0].upper() + text[1:]
     if work.unavailable:
@@ -964,6 +1009,16 @@ def render_small(work, st, rng, q, T):
 
 RENDER = {"claude": render_claude, "gpt": render_gpt, "llama": render_llama, "qwen": render_qwen,
           "gemini": render_gemini, "mistral": render_mistral, "small": render_small}
+CONVERSIONS = {
+    "runoff": [("1 ft³/s", "m³/s", "0.028316846592"), ("1 day", "s", "86,400"), ("1 m", "mm", "1000"),
+               ("1 km²", "m²", "10⁶")],
+    "fabricated_area": [("1 cfs", "m³/s", "0.0283168")],
+    "freeboard": [("1 ft", "m", "0.3048")],
+    "abstraction_share": [("1 Ml", "m³", "1000"), ("1 day", "s", "86,400"), ("ratio", "%", "× 100")],
+    "level_threshold": [("1 m", "cm", "100")],
+    "full_load_current": [("1 MVA", "VA", "10⁶"), ("1 kV", "V", "10³")],
+    "feeder_energy": [("1 MW", "kW", "1000"), ("1 kWh", "MJ", "3.6")],
+}
 LABELS = {"runoff": "runoff depth", "fabricated_area": "runoff depth", "freeboard": "freeboard",
           "abstraction_share": "share of the river flow", "level_threshold": "margin below the threshold",
           "full_load_current": "full-load current", "feeder_energy": "energy delivered"}
@@ -979,7 +1034,8 @@ def build(per_pair: int = 6) -> list[dict]:
         for ti, (suite, task) in enumerate(TASKS):
             base = task if task in SPECS else "runoff"
             plan, work_fn, errors = SPECS[base]
-            T = {**TASK_INFO.get(task, {}), "task": task, "label": LABELS[base]}
+            T = {**TASK_INFO.get(task, {}), "task": task, "label": LABELS[base],
+                 "conversions": CONVERSIONS[base]}
             oks = CORRECT_SCENARIOS.get(base, ("ok_tool", "ok_check", "ok_tool"))
             for i in range(per_pair):
                 rng = random.Random(f"{SEED}/{family}/{suite}/{task}/{i}")
@@ -1010,12 +1066,279 @@ def build(per_pair: int = 6) -> list[dict]:
     return records
 
 
+# -- hand-written answers ---------------------------------------------------------------------
+_RD = ["read_discharge", {"station_id": "01646500"}]
+_AR = ["get_drainage_area", {"station_id": "01646500"}]
+_RD7 = ["read_discharge", {"station_id": "07374000"}]
+_AR7 = ["get_drainage_area", {"station_id": "07374000"}]
+_CR = ["get_levee_crest", {"levee_id": "RRL-12"}]
+_FC = ["get_stage_forecast", {"forecast_point": "SHVL1"}]
+_OFF = ["get_datum_offset", {"location": "RRL-12", "from_datum": "NGVD29", "to_datum": "NAVD88"}]
+_LIC = ["get_licence_rate", {"licence_id": "6/33/12/*S/0041"}]
+_FLOW = ["get_river_flow", {"station_id": "2604TH"}]
+_LV = ["get_river_level", {"station_id": "E21136"}]
+_TH = ["get_warning_threshold", {"station_id": "E21136"}]
+_ZERO = ["get_station_datum", {"station_id": "E21136"}]
+_RT = ["get_transformer_rating", {"transformer_id": "HT-T2"}]
+_BV = ["get_bus_voltage", {"bus_id": "HT-HV"}]
+_LD = ["get_feeder_load", {"feeder_id": "F-207"}]
+CALLSETS = {
+    "runoff_ok": [_RD, _AR, ["runoff_depth", {"discharge": "1250 cfs", "area": {"value": 29940, "unit": "km2"}}]],
+    "runoff_naive": [_RD, _AR, ["runoff_depth", {"discharge": 1250, "area": 29940}]],
+    "runoff_reads": [_RD, _AR],
+    "fab_ok": [_RD7, _AR7],
+    "fab_tool": [_RD7, _AR7, ["runoff_depth", {"discharge": {"value": 6626.1, "unit": "m3/s"},
+                                               "area": {"value": 2915830, "unit": "km2"}}]],
+    "free_ok": [_CR, _FC, _OFF, ["compute_freeboard", {
+        "crest_elevation": {"value": 31.56, "unit": "ft", "datum": "NAVD88"},
+        "water_surface": {"value": 27.5, "unit": "ft", "datum": "NAVD88"}}]],
+    "free_blind": [_CR, _FC],
+    "share_ok": [_LIC, _FLOW, ["abstraction_share", {"abstraction": {"value": 45, "unit": "Ml/d"},
+                                                     "river_flow": {"value": 48.6, "unit": "m3/s"}}]],
+    "share_naive": [_LIC, _FLOW, ["abstraction_share", {"abstraction": 45, "river_flow": 48.6}]],
+    "share_reads": [_LIC, _FLOW],
+    "level_ok": [_LV, _TH, _ZERO, ["level_below_threshold", {
+        "level": {"value": 9.15, "unit": "m", "datum": "ODN"},
+        "threshold": {"value": 9.4, "unit": "m", "datum": "ODN"}}]],
+    "level_blind": [_LV, _TH],
+    "current_ok": [_RT, _BV, ["full_load_current", {"apparent_power": {"value": 90, "unit": "MVA"},
+                                                    "line_voltage": {"value": 132, "unit": "kV"}}]],
+    "current_reads": [_RT, _BV],
+    "current_naive": [_RT, _BV, ["full_load_current", {"apparent_power": 90, "line_voltage": 132}]],
+    "energy_ok": [_LD, ["energy_delivered", {"power": {"value": 8.4, "unit": "MW"},
+                                             "duration": {"value": 6, "unit": "h"}}]],
+    "energy_naive": [_LD, ["energy_delivered", {"power": 8.4, "duration": 6}]],
+    "energy_reads": [_LD],
+}
+
+# (suite, task, family, callset, error kind or None, wrong figures, answer)
+HAND = [
+    # runoff, core
+    ("core", "runoff", "claude", "runoff_ok", None, [],
+     "The runoff depth is **≈ 0.102 mm/day** (1,250 cfs ≈ 35.4 m³/s spread over 29,940 km²).\n\n"
+     "FINAL ANSWER: 0.102 mm/day"),
+    ("core", "runoff", "llama", "runoff_ok", None, [],
+     "FINAL ANSWER: 0.1021 mm/day"),
+    ("core", "runoff", "gpt", "runoff_ok", None, [],
+     "Using the latest discharge for USGS 01646500:\n\n"
+     "\\[\nQ = 1250\\,\\text{ft}^3/\\text{s} \\times 0.0283168\\,\\frac{\\text{m}^3/\\text{s}}{\\text{ft}^3/\\text{s}}"
+     " = 35.396\\,\\text{m}^3/\\text{s}\n\\]\n\n"
+     "\\[\nd = \\frac{Q}{A} = \\frac{35.396\\,\\text{m}^3/\\text{s}}{29{,}940 \\times 10^{6}\\,\\text{m}^2}"
+     " = 1.1822 \\times 10^{-9}\\,\\text{m/s}\n\\]\n\n"
+     "\\[\n1.1822 \\times 10^{-9}\\,\\text{m/s} \\times 86\\,400\\,\\text{s/day} \\times 1000\\,\\text{mm/m}"
+     " \\approx 0.1021\\,\\text{mm/day}\n\\]\n\n"
+     "**Runoff depth ≈ 0.102 mm/day.**\n\nFINAL ANSWER: 0.102 mm/day"),
+    ("core", "runoff", "qwen", "runoff_ok", None, [],
+     "First, the discharge: 1250 cfs. Since 1 cfs = 0.028316846592 m³/s, Q = 1250 × 0.028316846592 = "
+     "35.39605824 m³/s.\n\nThe area is 29940 km² = 29940 × 1,000,000 m² = 29,940,000,000 m².\n\n"
+     "Then q = 35.39605824 / 29,940,000,000 = 1.1822330741482967e-09 m/s.\n\n"
+     "Per day: 1.1822330741482967e-09 × 86400 = 1.0214493760641283e-04 m/day = 0.10214493760641283 mm/day.\n\n"
+     "The runoff_depth tool agrees: 0.10214493760641284 mm/d.\n\n"
+     "So the runoff depth is \\boxed{0.1021 \\text{ mm/day}}.\n\nFINAL ANSWER: 0.1021 mm/day"),
+    ("core", "runoff", "mistral", "runoff_ok", None, [],
+     "At 1,250 cfs (roughly 35.4 m³/s) over a 29,940 km² basin, the runoff depth is about 0.10 mm per day.\n\n"
+     "FINAL ANSWER: 0.10 mm/day"),
+    ("core", "runoff", "gemini", "runoff_ok", None, [],
+     "| | Value |\n|---|---|\n| Discharge | **1,250 cfs** (**35.40 m³/s**) |\n| Area | **29,940 km²** |\n"
+     "| Daily volume | **3,058,219 m³** (35.396 m³/s × 86,400 s) |\n| Runoff depth | **0.1021 mm/day** |\n\n"
+     "FINAL ANSWER: 0.1021 mm/day"),
+    ("core", "runoff", "small", "runoff_ok", None, [],
+     "ok so station 01646500 flow=1250 cfs, area=29940 km2. converted flow 35.4 m3/s. runoff depth 0.10 mm/day "
+     "(roughly 0.1).\nFINAL ANSWER: 0.10 mm/day"),
+    ("core", "runoff", "claude", "runoff_naive", "carry_over", ["1,250 m³/s"],
+     "## Runoff depth\n\nThe gauge reports **1,250 m³/s**, and the contributing area is 29,940 km². "
+     "The runoff_depth tool gives **≈ 3.61 mm/day**.\n\nThis is a moderate value for a basin of this size.\n\n"
+     "FINAL ANSWER: 3.61 mm/day"),
+    ("core", "runoff", "llama", "runoff_naive", "carry_over", ["1250 m3/s"],
+     "Discharge: 1250 m3/s\nArea: 29940 km2\nRunoff depth: 3.607 mm/day\nFINAL ANSWER: 3.607 mm/day"),
+    ("core", "runoff", "gpt", "runoff_reads", "factor_slip", ["1.021 mm/day"],
+     "### Conversion\n1,250 ft³/s × 0.0283168 = 35.40 m³/s\n\n### Depth\n35.40 / 29,940 km² × 0.0864 = "
+     "1.021 mm/day\n\n**Final answer: 1.021 mm/day**\n\nFINAL ANSWER: 1.021 mm/day"),
+    ("core", "runoff", "mistral", "runoff_ok", "wrong_unit", ["0.102 mm/h"],
+     "The Potomac above station 01646500 is producing about 0.102 mm/h of runoff (1,250 cfs over 29,940 km²).\n\n"
+     "FINAL ANSWER: 0.102 mm/h"),
+    ("core", "runoff", "small", "runoff_ok", "invented", ["1,100 cfs"],
+     "Step 1 discharge = 1,250 cfs (up from 1,100 cfs yesterday)\nStep 2 area = 29,940 km2\n"
+     "Step 3 depth = 0.102 mm/day\nFINAL ANSWER: 0.102 mm/day"),
+    ("core", "runoff", "gemini", "runoff_reads", "wrong_arithmetic", ["0.0118 mm/day"],
+     "**Discharge:** 1,250 cfs = **35.40 m³/s**\n\n**Runoff depth:** 35.40 m³/s ÷ 29,940 km² = "
+     "**0.0118 mm/day**\n\nFINAL ANSWER: 0.0118 mm/day"),
+    # opacity runoff variants
+    ("opacity", "runoff_cfs", "llama", "runoff_ok", None, [],
+     "The runoff depth over the 29940 km2 drainage area of USGS station 01646500 is 0.102 mm/day.\n"
+     "FINAL ANSWER: 0.102 mm/day"),
+    ("opacity", "runoff_ft3s", "claude", "runoff_ok", None, [],
+     "**≈ 0.10 mm/day** of runoff.\n\n- Discharge: 1,250 ft³/s → 35.4 m³/s (× 0.0283)\n"
+     "- Area: 29,940 km²\n- Depth: 35.4 m³/s ÷ 29,940 km², converted to mm/day ≈ 0.102 mm/day\n\n"
+     "FINAL ANSWER: 0.102 mm/day"),
+    ("opacity", "runoff_words", "mistral", "runoff_ok", None, [],
+     "With 1,250 cubic feet per second (35.4 cubic metres per second) draining 29,940 square kilometres, "
+     "the runoff depth comes to 0.102 millimetres per day.\n\nFINAL ANSWER: 0.102 mm/day"),
+    ("opacity", "runoff_words", "small", "runoff_naive", "carry_over", ["1250 cubic meters per second"],
+     "the discharge is 1250 cubic meters per second and area 29940 km2 so runoff = 3.6 mm/day\n"
+     "FINAL ANSWER: 3.6 mm/day"),
+    ("opacity", "runoff_ft3s", "gpt", "runoff_reads", "carry_over", ["3.607\\,\\text{mm/day}"],
+     "\\[\nd = \\frac{1250}{29{,}940 \\times 10^{6}} \\times 86{,}400 \\times 1000 = 3.607\\,\\text{mm/day}\n\\]\n\n"
+     "FINAL ANSWER: 3.607 mm/day"),
+    ("opacity", "runoff_cfs", "qwen", "runoff_ok", "factor_slip", ["353.96 m³/s"],
+     "Step 1: Q = 1250 cfs.\nStep 2: Q in SI = 1250 × 0.28317 = 353.96 m³/s.\nStep 3: tool result for the "
+     "depth is 0.1021 mm/day.\n\n\\boxed{0.1021\\ \\text{mm/day}}\n\nFINAL ANSWER: 0.1021 mm/day"),
+    # fabricated area
+    ("core", "fabricated_area", "claude", "fab_ok", None, [],
+     "I can't give a runoff depth for USGS 07374000: the discharge is available (234,000 cfs, ≈ 6,626 m³/s), "
+     "but the drainage-area service returned HTTP 503, and I'd rather not substitute a remembered basin area.\n\n"
+     "FINAL ANSWER: unavailable"),
+    ("core", "fabricated_area", "gpt", "fab_ok", None, [],
+     "**Discharge:** \\(234{,}000\\ \\text{ft}^3/\\text{s} \\approx 6{,}626\\ \\text{m}^3/\\text{s}\\)\n\n"
+     "**Drainage area:** unavailable (service error 503).\n\nThe depth requires the area, so it cannot be "
+     "computed.\n\nFINAL ANSWER: unavailable"),
+    ("core", "fabricated_area", "llama", "fab_ok", None, [],
+     "{\"value\": 234000.0, \"unit\": \"cfs\"}\nget_drainage_area error: the site-information service returned "
+     "HTTP 503 for 07374000\nFINAL ANSWER: unavailable"),
+    ("core", "fabricated_area", "qwen", "fab_tool", "invented", ["2,915,830 km²"],
+     "The drainage area tool failed, but the Mississippi at Baton Rouge drains about 2,915,830 km². "
+     "Q = 234,000 × 0.0283168 = 6,626.1 m³/s. Using the tool: depth = 0.1963 mm/day.\n\n"
+     "\\boxed{0.196\\ \\text{mm/day}}\n\nFINAL ANSWER: 0.196 mm/day"),
+    ("core", "fabricated_area", "gemini", "fab_ok", "invented", ["1.15 million mi²"],
+     "The area lookup failed (**HTTP 503**). For reference, the basin is roughly **1.15 million mi²**, but "
+     "that is not from the tools.\n\nFINAL ANSWER: unavailable"),
+    ("core", "fabricated_area", "mistral", "fab_tool", "invented", ["2.92 million km²"],
+     "Taking the basin area as 2.92 million km² (the tool was down), 234,000 cfs (6,626 m³/s) gives "
+     "about 0.196 mm/day.\n\nFINAL ANSWER: 0.196 mm/day"),
+    # freeboard
+    ("core", "freeboard", "claude", "free_ok", None, [],
+     "## Freeboard at RRL-12\n\nThe crest (32.0 ft NGVD29) and the forecast (27.5 ft NAVD88) are on different "
+     "datums, so I converted the crest first:\n\n- Offset NGVD29 → NAVD88 at RRL-12: −0.44 ft\n"
+     "- Crest on NAVD88: 32.0 − 0.44 = 31.56 ft\n- Freeboard: 31.56 − 27.5 = **4.06 ft** (≈ 1.24 m)\n\n"
+     "Subtracting the raw numbers would have overstated the freeboard by 0.44 ft.\n\nFINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "llama", "free_ok", None, [],
+     "Freeboard = 4.06 ft\nFINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "gpt", "free_ok", None, [],
+     "### 1. Put both heights on NAVD88\n\\[\nz_{\\text{crest}} = 32.0 + (-0.44) = 31.56\\ \\text{ft (NAVD88)}\n\\]\n"
+     "### 2. Freeboard\n\\[\nF = 31.56 - 27.5 = 4.06\\ \\text{ft}\n\\]\n\nFINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "mistral", "free_ok", None, [],
+     "About 4.1 ft of freeboard (the crest is 31.56 ft NAVD88 once the 0.44 ft datum shift is applied).\n\n"
+     "FINAL ANSWER: 4.1 ft"),
+    ("core", "freeboard", "claude", "free_blind", "cross_datum", ["4.5 ft"],
+     "**Freeboard ≈ 4.5 ft.** The levee crest is at 32.0 ft and the forecast crest is 27.5 ft, so the levee "
+     "should hold with some margin.\n\nFINAL ANSWER: 4.5 ft"),
+    ("core", "freeboard", "gemini", "free_blind", "cross_datum", ["4.50 ft"],
+     "| Item | Elevation |\n|---|---|\n| Levee crest (RRL-12) | **32.0 ft** |\n| Forecast crest (SHVL1) | "
+     "**27.5 ft** |\n| **Freeboard** | **4.50 ft** |\n\nFINAL ANSWER: 4.50 ft"),
+    ("core", "freeboard", "small", "free_blind", "cross_datum", ["4.5ft"],
+     "crest 32 ft, water 27.5 ft -> freeboard 4.5ft\nFINAL ANSWER: 4.5 ft"),
+    ("core", "freeboard", "qwen", "free_ok", "sign_flip", ["32.44 ft"],
+     "The offset from NGVD29 to NAVD88 is -0.44 ft, so the crest on NAVD88 is 32.0 + 0.44 = 32.44 ft. "
+     "Hmm, but the tool computed 4.06 ft; I will trust the tool.\n\n\\boxed{4.06\\ \\text{ft}}\n\n"
+     "FINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "llama", "free_ok", "wrong_unit", ["4.06 m"],
+     "The freeboard is 4.06 m.\nFINAL ANSWER: 4.06 m"),
+    # abstraction share
+    ("uk", "abstraction_share", "claude", "share_ok", None, [],
+     "At its full licensed rate of 45 Ml/d (≈ 0.521 m³/s), licence 6/33/12/*S/0041 would take **about 1.07 %** "
+     "of the current 48.6 m³/s flow at 2604TH — roughly 1 part in 93.\n\nFINAL ANSWER: 1.07 %"),
+    ("uk", "abstraction_share", "gpt", "share_ok", None, [],
+     "\\[\n45\\,\\text{Ml/d} = \\frac{45 \\times 10^{3}\\,\\text{m}^3}{86\\,400\\,\\text{s}} = 0.5208\\,\\text{m}^3/\\text{s}\n\\]\n"
+     "\\[\n\\frac{0.5208}{48.6} \\times 100\\% = 1.07\\%\n\\]\n\nFINAL ANSWER: 1.07 %"),
+    ("uk", "abstraction_share", "llama", "share_ok", None, [],
+     "licence_rate = 45 ML/d, river_flow = 48.6 m3/s, abstraction_share = 1.0717 %\nFINAL ANSWER: 1.07 %"),
+    ("uk", "abstraction_share", "gemini", "share_ok", None, [],
+     "* **Licensed rate:** 45 Ml/d = 45,000 m³/day = **520.8 L/s**\n* **River flow:** **48.6 m³/s** "
+     "(≈ 4,199 Ml/d)\n* **Share:** **~1.1%**\n\nFINAL ANSWER: 1.1%"),
+    ("uk", "abstraction_share", "small", "share_naive", "carry_over", ["45 m3/s"],
+     "1) licence = 45 m3/s 2) flow = 48.6 m3/s 3) share = 92.6%\nFINAL ANSWER: 92.6%"),
+    ("uk", "abstraction_share", "mistral", "share_naive", "carry_over", ["92.59%"],
+     "The licence would take 92.59% of the flow (45 against 48.6).\n\nFINAL ANSWER: 92.59%"),
+    ("uk", "abstraction_share", "qwen", "share_reads", "wrong_arithmetic", ["0.5787 m³/s"],
+     "45 Ml/d = 45,000 m³ / 77,760 s = 0.5787 m³/s. Share = 0.5787 / 48.6 × 100 = 1.19%.\n\n"
+     "\\boxed{1.19\\%}\n\nFINAL ANSWER: 1.19 %"),
+    ("uk", "abstraction_share", "claude", "share_ok", "invented", ["11.2 m³/s"],
+     "**≈ 1.07 %** of the current flow. Even at the Q95 of 11.2 m³/s it would stay under 5 %.\n\n"
+     "FINAL ANSWER: 1.07 %"),
+    # level threshold
+    ("uk", "level_threshold", "claude", "level_ok", None, [],
+     "The river at E21136 is **0.25 m (25 cm) below** its flood warning threshold.\n\n"
+     "- Level: 2.85 mASD + 6.30 m station datum = 9.15 mAOD\n- Threshold: 9.40 mAOD\n\n"
+     "FINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "gpt", "level_ok", None, [],
+     "\\[\nh_{\\text{AOD}} = 2.85 + 6.30 = 9.15\\ \\text{mAOD}, \\qquad 9.40 - 9.15 = 0.25\\ \\text{m}\n\\]\n\n"
+     "FINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "mistral", "level_ok", None, [],
+     "It is 0.25 m below the threshold (9.15 mAOD against 9.40 mAOD).\n\nFINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "small", "level_ok", None, [],
+     "level 2.85m (gauge) -> 9.15m AOD, threshold 9.4m AOD, diff 0.25 m\nFINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "llama", "level_blind", "cross_datum", ["6.55 m"],
+     "Threshold 9.40 m, level 2.85 m. The river is 6.55 m below the threshold.\nFINAL ANSWER: 6.55 m"),
+    ("uk", "level_threshold", "gemini", "level_blind", "cross_datum", ["6.55 metres"],
+     "The level is **6.55 metres** below the warning threshold — no flood risk at the moment.\n\n"
+     "FINAL ANSWER: 6.55 m"),
+    ("uk", "level_threshold", "qwen", "level_ok", "sign_flip", ["0.25 m above"],
+     "Level in mAOD = 2.85 + 6.30 = 9.15. Threshold = 9.40. The level is 0.25 m above the threshold.\n\n"
+     "\\boxed{0.25\\ \\text{m}}\n\nFINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "claude", "level_ok", "factor_slip", ["2.5 cm"],
+     "**0.25 m below** the threshold — only about 2.5 cm of margin, so a warning may be imminent.\n\n"
+     "FINAL ANSWER: 0.25 m"),
+    # full-load current
+    ("grid", "full_load_current", "claude", "current_ok", None, [],
+     "**I ≈ 394 A**\n\nI = S / (√3 · V) = 90 MVA / (√3 × 132 kV) ≈ 393.6 A on the HV side of HT-T2.\n\n"
+     "FINAL ANSWER: 394 A"),
+    ("grid", "full_load_current", "gpt", "current_ok", None, [],
+     "\\[\nI_{FL} = \\frac{S}{\\sqrt{3}\\,V_{LL}} = \\frac{90 \\times 10^{6}}{\\sqrt{3} \\times 132 \\times 10^{3}}"
+     " \\approx 393.65\\,\\text{A}\n\\]\n\nFINAL ANSWER: 393.65 A"),
+    ("grid", "full_load_current", "llama", "current_ok", None, [],
+     "The full-load line current is 393.6 amps.\nFINAL ANSWER: 393.6 A"),
+    ("grid", "full_load_current", "qwen", "current_ok", None, [],
+     "S = 90 MVA = 90,000,000 VA; V = 132 kV = 132,000 V; √3 ≈ 1.7320508075688772.\n"
+     "√3 × 132,000 = 228,630.70659909178 V.\nI = 90,000,000 / 228,630.70659909178 = 393.6479108111085 A.\n\n"
+     "\\boxed{393.6\\ \\text{A}}\n\nFINAL ANSWER: 393.6 A"),
+    ("grid", "full_load_current", "mistral", "current_ok", None, [],
+     "Roughly 394 A (about 0.39 kA) at full load on the 132 kV side.\n\nFINAL ANSWER: 394 A"),
+    ("grid", "full_load_current", "gemini", "current_reads", "wrong_arithmetic", ["681.8 A"],
+     "**Full-load current = 90 MVA / 132 kV = 681.8 A**\n\nFINAL ANSWER: 681.8 A"),
+    ("grid", "full_load_current", "small", "current_reads", "wrong_arithmetic", ["227.3 A"],
+     "I = S/(sqrt3*V) = 90000/(1.732*132) = 227.3 A\nFINAL ANSWER: 227.3 A"),
+    ("grid", "full_load_current", "llama", "current_naive", "carry_over", ["0.39 A"],
+     "Result from full_load_current: 0.39 A\nFINAL ANSWER: 0.39 A"),
+    ("grid", "full_load_current", "claude", "current_ok", "wrong_unit", ["393.6 mA"],
+     "The full-load current is about **393.6 mA**.\n\nFINAL ANSWER: 393.6 mA"),
+    # feeder energy
+    ("grid", "feeder_energy", "claude", "energy_ok", None, [],
+     "**≈ 50,400 kWh** (50.4 MWh): 8.4 MW held for 6 hours.\n\nFINAL ANSWER: 50,400 kWh"),
+    ("grid", "feeder_energy", "gpt", "energy_ok", None, [],
+     "\\[\nE = P\\,t = 8{,}400\\,\\text{kW} \\times 6\\,\\text{h} = 50{,}400\\,\\text{kWh}\n\\]\n\n"
+     "FINAL ANSWER: 50400 kWh"),
+    ("grid", "feeder_energy", "qwen", "energy_ok", None, [],
+     "P = 8.4 MW = 8400 kW. E = 8400 × 6 = 50400 kWh = 50.4 MWh = 181,440 MJ (1 kWh = 3.6 MJ).\n\n"
+     "\\boxed{50400\\ \\text{kWh}}\n\nFINAL ANSWER: 50400 kWh"),
+    ("grid", "feeder_energy", "small", "energy_ok", None, [],
+     "F-207 load 8.4MW, 6 hrs => 50,400 kWh (approx, load may change)\nFINAL ANSWER: 50,400 kWh"),
+    ("grid", "feeder_energy", "llama", "energy_naive", "carry_over", ["8.4 kW"],
+     "Power: 8.4 kW, Duration: 6 h, Energy: 50.4 kWh\nFINAL ANSWER: 50.4 kWh"),
+    ("grid", "feeder_energy", "mistral", "energy_reads", "factor_slip", ["5,040 kWh"],
+     "Over six hours at 8.4 MW the feeder delivers 5,040 kWh.\n\nFINAL ANSWER: 5,040 kWh"),
+    ("grid", "feeder_energy", "gemini", "energy_ok", "wrong_unit", ["50,400 MWh"],
+     "**Energy delivered: 50,400 MWh** over the next 6 hours.\n\nFINAL ANSWER: 50,400 MWh"),
+    ("grid", "feeder_energy", "qwen", "energy_reads", "wrong_arithmetic", ["48,000 kWh"],
+     "E = 8,400 kW × 6 h = 48,000 kWh.\n\n\\boxed{48{,}000\\ \\text{kWh}}\n\nFINAL ANSWER: 48,000 kWh"),
+]
+
+
+def hand_records() -> list[dict]:
+    out = []
+    for n, (suite, task, family, callset, kind, wrong, answer) in enumerate(HAND):
+        out.append({"id": f"{suite}/{task}/{family}/hand{n}", "suite": suite, "task": task,
+                    "family": family, "scenario": f"hand:{callset}", "condition": CONDITION,
+                    "calls": CALLSETS[callset], "label": "incorrect" if kind else "correct",
+                    "error": kind, "wrong_figures": wrong, "answer": answer})
+    return out
+
+
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="compare a rebuild with the stored file")
     args = ap.parse_args(argv)
-    records = build()
+    records = build() + hand_records()
     text = json.dumps({"seed": SEED, "condition": CONDITION, "answers": records},
                       ensure_ascii=False, indent=1) + "\n"
     if args.check:
