@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -78,6 +79,54 @@ def _outputs(results) -> dict:
         if isinstance(data, dict) and isinstance(data.get("value"), (int, float)):
             out[r["name"]] = float(data["value"])
     return out
+
+
+# -- reading a written figure back -----------------------------------------------------------
+_NUM = re.compile(r"[-−]?\d+(?:\.\d+)?")
+_UNIT_NAMES = {
+    "m3/s": ("m³/s", "m3/s", "m^3/s", "cubic metres per second", "cubic meters per second"),
+    "mm/d": ("mm/day", "mm/d"), "A": ("A",), "kWh": ("kWh",), "ft": ("ft", "ft NAVD88"),
+    "m": ("m", "metres"), "%": ("%",), "ML/d": ("Ml/d", "ML/d"), "kW": ("kW",),
+}
+
+
+def _plain(text: str) -> str:
+    t = text.replace("{,}", "").replace(r"\,", " ").replace("\u2009", "").replace("\u202f", "")
+    t = re.sub(r"\\text\{([^}]*)\}", r"\1", t).replace("^3", "³").replace(r"\%", "%")
+    return re.sub(r"(?<=\d)[, ](?=\d{3}\b)", "", t)
+
+
+def number_of(text: str):
+    """The first number written in ``text`` (grouping, LaTeX and the Unicode minus removed)."""
+    m = _NUM.search(_plain(text))
+    return float(m.group().replace("−", "-")) if m else None
+
+
+def recorded_as(ledger, text: str):
+    """``"output"`` or ``"input"`` when the figure ``text`` (number and unit as written) is a
+    value the ledger recorded in that unit, within the written precision; else None. A wrong
+    figure that a tool recorded (a wrong value fed to a tool) cannot be caught by sourcing."""
+    plain = _plain(text)
+    m = _NUM.search(plain)
+    if not m:
+        return None
+    x = float(m.group().replace("−", "-"))
+    written_unit = plain[m.end():].strip()
+    unit = next((k for k, names in _UNIT_NAMES.items() if written_unit in names), None)
+    if unit is None:
+        return None
+    frac = m.group().partition(".")[2]
+    tol = 0.5 * 10 ** -len(frac)
+    found = None
+    for call in ledger.manifest()["calls"]:
+        for role in ("outputs", "inputs"):
+            for e in call[role]:
+                q = e["quantity"]
+                if q["unit"] == unit and abs(q["value"] - x) <= tol * 1.0001:
+                    if role == "outputs":
+                        return "output"
+                    found = "input"
+    return found
 
 
 # -- writing numbers and units ----------------------------------------------------------------
@@ -1061,7 +1110,9 @@ def build(per_pair: int = 6) -> list[dict]:
                 else:
                     raise AssertionError(f"{rec['id']}: no layout shows the wrong figure")
                 rec.update({"label": "incorrect" if kind else "correct", "error": kind,
-                            "wrong_figures": wrong, "answer": answer})
+                            "wrong_figures": wrong,
+                            "wrong_recorded": recorded_as(ledger, wrong[0]) if wrong else None,
+                            "answer": answer})
                 records.append(rec)
     return records
 
@@ -1329,7 +1380,11 @@ def hand_records() -> list[dict]:
         out.append({"id": f"{suite}/{task}/{family}/hand{n}", "suite": suite, "task": task,
                     "family": family, "scenario": f"hand:{callset}", "condition": CONDITION,
                     "calls": CALLSETS[callset], "label": "incorrect" if kind else "correct",
-                    "error": kind, "wrong_figures": wrong, "answer": answer})
+                    "error": kind, "wrong_figures": wrong, "wrong_recorded": None,
+                    "answer": answer})
+    for rec in out:
+        if rec["wrong_figures"]:
+            rec["wrong_recorded"] = recorded_as(replay(rec)[0], rec["wrong_figures"][0])
     return out
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import re
 import sys
 import traceback
 from collections import defaultdict
@@ -35,20 +34,9 @@ def _load_builder():
     return mod
 
 
-_NUM = re.compile(r"[-−]?\d+(?:\.\d+)?")
-
-
-def number_of(text: str):
-    """The first number written in ``text`` (grouping, LaTeX spacing and the Unicode minus
-    removed), or None."""
-    t = text.replace("{,}", "").replace(r"\,", "").replace("\u2009", "").replace("\u202f", "")
-    t = re.sub(r"(?<=\d)[, ](?=\d{3}\b)", "", t)
-    m = _NUM.search(t)
-    return float(m.group().replace("−", "-")) if m else None
-
-
 def run(path: Path, show: int):
     holdout = _load_builder()
+    number_of = holdout.number_of
     import quantity_guard
     doc = json.loads(path.read_text(encoding="utf-8"))
     rows = []
@@ -60,8 +48,10 @@ def run(path: Path, show: int):
             row["ok"] = bool(audit.ok)
             row["flags"] = [(f.number.text, f.status) for f in audit.findings if f.status in BAD]
             wanted = {number_of(w) for w in rec["wrong_figures"]} - {None}
-            row["on_figure"] = any(number_of(t) in wanted or (number_of(t) is not None and
-                                   -number_of(t) in wanted) for t, _ in row["flags"])
+            wanted |= {-w for w in wanted}
+            row["on_figure"] = any(number_of(t) in wanted for t, _ in row["flags"])
+            row["figure_status"] = sorted({f.status for f in audit.findings
+                                           if number_of(f.number.text) in wanted})
         except Exception as err:  # noqa: BLE001 - counted and shown
             row["exc"] = f"{type(err).__name__}: {err}"
             row["tb"] = traceback.format_exc(limit=3)
@@ -96,6 +86,8 @@ def run(path: Path, show: int):
     table(lambda r: r["family"], "family")
     table(lambda r: f"{r['suite']}/{r['task']}", "task")
     table(lambda r: r["error"] or "(correct)", "error kind")
+    table(lambda r: f"{r['error']}, {r.get('wrong_recorded') or 'not recorded'}" if r["error"]
+          else "(correct)", "error, wrong figure is a...")
 
     excs = [r for r in rows if r["exc"]]
     if excs:
@@ -108,9 +100,12 @@ def run(path: Path, show: int):
     for r in fas[:show]:
         print(f"  {r['rec']['id']} [{r['rec']['scenario']}] -> {r['flags']}")
     missed = [r for r in rows if r["rec"]["label"] == "incorrect" and r["ok"]]
-    print(f"\nMISSED ({len(missed)}): id [error] wrong figures")
+    print(f"\nMISSED ({len(missed)}): id [error] wrong figures (recorded by a tool as ...) "
+          f"-> the audit's statuses for that number")
     for r in missed[:show]:
-        print(f"  {r['rec']['id']} [{r['rec']['error']}] {r['rec']['wrong_figures']}")
+        rec = r["rec"]
+        print(f"  {rec['id']} [{rec['error']}] {rec['wrong_figures']} "
+              f"({rec.get('wrong_recorded') or 'not recorded'}) -> {r.get('figure_status')}")
     return rows
 
 
