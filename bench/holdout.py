@@ -231,6 +231,10 @@ class Style:
             self.wrong.append(s)
         return s
 
+    def d(self, name: str) -> str:
+        """A datum name after a height."""
+        return f"\\ \\text{{{name}}}" if self.tex else f" {name}"
+
     def w(self, text: str) -> str:
         """Mark a literal piece of text as a wrong figure."""
         self.wrong.append(text)
@@ -469,8 +473,8 @@ def plan_free(scn, rng):
 def work_free(scn, st, o, pick, rng, T):
     subject = "freeboard at levee RRL-12 for the SHVL1 crest forecast"
     c, f, off = 32.0, 27.5, -0.44
-    steps = [("Levee crest RRL-12 (get_levee_crest)", f"{st.q(c, 'ft', dec=1)} NGVD29"),
-             ("Forecast crest SHVL1 (get_stage_forecast)", f"{st.q(f, 'ft', dec=1)} NAVD88")]
+    steps = [("Levee crest RRL-12 (get_levee_crest)", f"{st.q(c, 'ft', dec=1)}{st.d('NGVD29')}"),
+             ("Forecast crest SHVL1 (get_stage_forecast)", f"{st.q(f, 'ft', dec=1)}{st.d('NAVD88')}")]
     echoes = [_echo(c, "ft", "NGVD29"), _echo(f, "ft", "NAVD88")]
     cav = []
     if scn in ("cross_datum", "cross_datum_tool"):
@@ -484,7 +488,7 @@ def work_free(scn, st, o, pick, rng, T):
     echoes.append(_echo(off, "ft"))
     crest = pick["crest"]
     if scn.startswith("sign_flip"):
-        steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + 0.44 = {st.q(crest, 'ft', dec=2)} NAVD88"))
+        steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + 0.44 = {st.q(crest, 'ft', dec=2)}{st.d('NAVD88')}"))
         fb = crest - f
         if scn == "sign_flip_tool":
             fb = o["compute_freeboard"]
@@ -492,8 +496,8 @@ def work_free(scn, st, o, pick, rng, T):
         else:
             steps.append(("Freeboard", f"{st.n(crest, dec=2)} {st.minus_op()} {st.n(f, dec=1)} = {st.q(fb, 'ft', dec=2, wrong=True)}"))
         return Work(subject, steps, st.q(fb, "ft", dec=2), echoes=echoes)
-    steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + ({st.n(off, dec=2)}) = {st.q(crest, 'ft', dec=2)} NAVD88"
-                  if rng.random() < 0.5 else f"{st.n(c, dec=1)} {st.minus_op()} 0.44 = {st.q(crest, 'ft', dec=2)} NAVD88"))
+    steps.append(("Crest on NAVD88", f"{st.n(c, dec=1)} + ({st.n(off, dec=2)}) = {st.q(crest, 'ft', dec=2)}{st.d('NAVD88')}"
+                  if rng.random() < 0.5 else f"{st.n(c, dec=1)} {st.minus_op()} 0.44 = {st.q(crest, 'ft', dec=2)}{st.d('NAVD88')}"))
     if scn == "wrong_arithmetic":
         steps.append(("Freeboard", f"{st.n(crest, dec=2)} {st.minus_op()} {st.n(f, dec=1)} = {st.q(3.06, 'ft', dec=2, wrong=True)}"))
         return Work(subject, steps, st.q(3.06, "ft", dec=2), echoes=echoes)
@@ -614,8 +618,8 @@ def plan_level(scn, rng):
 def work_level(scn, st, o, pick, rng, T):
     subject = "margin below the flood warning threshold at E21136"
     lv, th, z = 2.85, 9.40, 6.30
-    steps = [("River level (get_river_level)", f"{st.q(lv, 'm', dec=2)} ASD"),
-             ("Warning threshold (get_warning_threshold)", f"{st.q(th, 'm', dec=2)} AOD")]
+    steps = [("River level (get_river_level)", f"{st.q(lv, 'm', dec=2)}{st.d('ASD')}"),
+             ("Warning threshold (get_warning_threshold)", f"{st.q(th, 'm', dec=2)}{st.d('AOD')}")]
     if rng.random() < 0.4:
         steps = [("River level (get_river_level)", f"{st.n(lv, dec=2)} mASD"),
                  ("Warning threshold (get_warning_threshold)", f"{st.n(th, dec=2)} mAOD")]
@@ -628,10 +632,10 @@ def work_level(scn, st, o, pick, rng, T):
     steps.append(("Station datum above ODN (get_station_datum)", st.q(z, "m", dec=2)))
     echoes.append(_echo(z, "m"))
     if scn == "wrong_arithmetic":
-        steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(9.25, 'm', dec=2, wrong=True)} AOD"))
+        steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(9.25, 'm', dec=2, wrong=True)}{st.d('AOD')}"))
         steps.append(("Margin", f"{st.n(th, dec=2)} {st.minus_op()} 9.25 = {st.q(0.15, 'm', dec=2)}"))
         return Work(subject, steps, st.q(0.15, "m", dec=2), echoes=echoes)
-    steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(lv + z, 'm', dec=2)} AOD"))
+    steps.append(("Level in mAOD", f"{st.n(lv, dec=2)} + {st.n(z, dec=2)} = {st.q(lv + z, 'm', dec=2)}{st.d('AOD')}"))
     mg = o["level_below_threshold"]
     steps.append(("Margin (level_below_threshold)", st.q(mg, "m", dec=2)))
     echoes.append(_echo(mg, "m"))
@@ -861,7 +865,7 @@ def render_claude(work, st, rng, q, T):
     if work.caveats:
         cav = "\n\n" + rng.choice(["A few caveats:\n", "**Notes**\n", "Worth noting:\n"]) + \
               "\n".join(f"- {c}" for c in work.caveats)
-    short = rng.random() < 0.25
+    short = T.get("short") or rng.random() < 0.25
     if short:
         return f"{res.replace('**', '')}\n\n{_final_line(work, st)}"
     return f"{head}{intro}{body}\n\n{res}{cav}\n\n{_final_line(work, st)}"
@@ -874,7 +878,7 @@ def render_gpt(work, st, rng, q, T):
                                  "Here is the breakdown.", "Let's solve this carefully."]))
     pattern = rng.choice(["### Step {k}: {d}", "**{k}. {d}**", "### {k}. {d}", "**Step {k} — {d}**",
                           "#### {d}"])
-    short = rng.random() < 0.2
+    short = T.get("short") or rng.random() < 0.2
     for k, (d, e) in enumerate(work.steps, 1):
         if short and e and " = " not in e:
             continue
@@ -906,7 +910,7 @@ def render_llama(work, st, rng, q, T):
     if rng.random() < 0.5:
         out.append(rng.choice(["The tools returned: ", "Tool output: ", "Results: "]) + ", ".join(work.echoes))
     facts = [f"{d.split(' (')[0]}: {e}" for d, e in work.steps if e]
-    if rng.random() < 0.3:  # terse: the result only
+    if T.get("short") or rng.random() < 0.3:  # terse: the result only
         facts = [f for f in facts if " = " in f][-1:]
     if rng.random() < 0.5:
         out.append(". ".join(facts) + "." if facts else "")
@@ -937,7 +941,7 @@ def render_qwen(work, st, rng, q, T):
                        "To solve this problem, we proceed step by step.",
                        "Alright, so the question is asking for the " + work.subject + ". Let me think."])]
     out.append(rng.choice([f"**Given (from the question):** {q}", f"The question: \"{q}\"", ""]))
-    if work.echoes and rng.random() < 0.7:
+    if work.echoes and rng.random() < 0.7 and not T.get("short"):
         out.append("**Raw tool outputs:**\n```json\n" + "\n".join(work.echoes) + "\n```")
     for k, (d, e) in enumerate(work.steps, 1):
         if not e:
@@ -948,12 +952,12 @@ def render_qwen(work, st, rng, q, T):
     full = _qwen_full(work)
     if full and rng.random() < 0.7:
         out.append("Keeping full precision from the tools: " + "; ".join(full) + ".")
-    if work.table and rng.random() < 0.6:
+    if work.table and rng.random() < 0.6 and not T.get("short"):
         rows = "\n".join(f"| {d.split(' (')[0]} | {'$' + v + '$' if st.tex else v} |"
                          for d, v in work.table)
         out.append("**Summary of quantities:**\n\n| Quantity | Value |\n|---|---|\n" + rows)
     conv = T.get("conversions")
-    if conv and rng.random() < 0.6:
+    if conv and rng.random() < 0.6 and not T.get("short"):
         out.append("**Unit conversions used:**\n\n| From | To | Factor |\n|---|---|---|\n"
                    + "\n".join(f"| {a} | {b} | {f} |" for a, b, f in conv))
     for c in work.caveats:
@@ -969,6 +973,13 @@ def render_qwen(work, st, rng, q, T):
 
 
 def render_gemini(work, st, rng, q, T):
+    if T.get("short"):
+        calc = [e for d, e in work.steps if " = " in e][-1:]
+        lead = "unavailable — the drainage area could not be retrieved" if work.unavailable \
+            else f"**{work.final}**"
+        extra = f"\n\n* {calc[0]}" if calc else ""
+        cav = f"\n* {work.caveats[-1]}" if work.caveats and rng.random() < 0.5 else ""
+        return f"The {T['label']} is {lead}.{extra}{cav}\n\n{_final_line(work, st)}"
     out = [rng.choice([f"Here's the breakdown for the {work.subject}:",
                        "Here's a summary of the data and the calculation:", f"**{work.subject[0].upper() + work.subject[1:]}**"])]
     rows = []
@@ -1000,7 +1011,7 @@ def render_mistral(work, st, rng, q, T):
         return e.split(" = ")[-1].split(" ≈ ")[-1].strip()
 
     steps = work.steps
-    if rng.random() < 0.3 and not work.unavailable:  # one sentence, inputs in parentheses
+    if (T.get("short") or rng.random() < 0.3) and not work.unavailable:  # one sentence, inputs in parentheses
         reads = [e for d, e in steps if e and " = " not in e and " ≈ " not in e][:2]
         text = f"The {T['label']} is {work.final} ({', '.join(reads)})."
         return f"{text}\n\n{_final_line(work, st)}"
@@ -1031,6 +1042,11 @@ def render_mistral(work, st, rng, q, T):
 
 
 def render_small(work, st, rng, q, T):
+    if T.get("short"):
+        res = "cant compute (area missing)" if work.unavailable else work.final
+        bits = [e.split(" = ")[-1] for d, e in work.steps if e][:2]
+        cav = (" " + work.caveats[-1]) if work.caveats and rng.random() < 0.6 else ""
+        return f"{rng.choice(['ans', 'answer', 'Result'])}: {res} (from {', '.join(bits)}){cav}\n{_final_line(work, st)}"
     out = []
     if rng.random() < 0.4:
         out.append(rng.choice(["(1) Get the data. (2) Convert. (3) Compute.", "Plan: 1) read values 2) calculate",
@@ -1077,7 +1093,7 @@ LABELS = {"runoff": "runoff depth", "fabricated_area": "runoff depth", "freeboar
 CORRECT_SCENARIOS = {"fabricated_area": ("ok_unavail", "ok_retry", "ok_unavail")}
 
 
-def build(per_pair: int = 6) -> list[dict]:
+def build(per_pair: int = 8, long_pairs: int = 6) -> list[dict]:
     records = []
     for fi, family in enumerate(FAMILIES):
         for ti, (suite, task) in enumerate(TASKS):
@@ -1092,6 +1108,7 @@ def build(per_pair: int = 6) -> list[dict]:
                     scn = oks[(i // 2 + fi) % len(oks)]
                 else:
                     scn = errors[(i // 2 + fi + ti) % len(errors)]
+                T["short"] = i >= long_pairs  # the last pair of each family and task: terse
                 calls, pick = plan(scn, rng)
                 rec = {"id": f"{suite}/{task}/{family}/{i}", "suite": suite, "task": task,
                        "family": family, "scenario": scn, "condition": CONDITION, "calls": calls}
@@ -1101,7 +1118,9 @@ def build(per_pair: int = 6) -> list[dict]:
                     st.units = "words" if rng.random() < 0.5 else st.units
                 work = work_fn(scn, st, _outputs(results), pick, rng, T)
                 kind = error_kind(scn)
-                for attempt in range(40):  # a layout that shows the wrong figure
+                for attempt in range(60):  # a layout that shows the wrong figure
+                    if attempt == 30:  # a terse answer that drops it: write the long form
+                        T["short"] = False
                     answer = RENDER[family](work, st, random.Random(f"{rec['id']}/{attempt}"),
                                             question, T)
                     wrong = [w for w in dict.fromkeys(st.wrong) if w in answer]
