@@ -437,7 +437,7 @@ def work_fab(scn, st, o, pick, rng, T):
     if scn == "invented_sqmi":
         area = st.q(1125000, "mi2", dec=0, wrong=True)
         A = 1125000 * 2.589988110336
-        cav.append(f"Using the published basin area of about {area} ({st.q(A, 'km2', sig=4)}) instead.")
+        cav.append(f"Using the published basin area of about {area} ({st.q(A, 'km2', sig=4, wrong=True)}) instead.")
     else:
         A = 2915830.0
         cav.append(f"Using the well-known drainage area of {st.q(A, 'km2', dec=0, wrong=True)} instead.")
@@ -715,7 +715,7 @@ def work_current(scn, st, o, pick, rng, T):
     else:
         final = st.q(i, "A", sig=sig)
     if scn == "invented":
-        cav.append(rng.choice([f"On the {st.q(33, 'kV', dec=0, wrong=True)} side the current would be about {st.q(90e6 / (math.sqrt(3) * 33e3), 'A', sig=4)}.",
+        cav.append(rng.choice([f"On the {st.q(33, 'kV', dec=0, wrong=True)} side the current would be about {st.q(90e6 / (math.sqrt(3) * 33e3), 'A', sig=4, wrong=True)}.",
                                f"At a 0.95 power factor the transformer would carry {st.q(85.5, 'MW', dec=1, wrong=True)} at full load."]))
     else:
         cav.append(rng.choice([f"That is about {st.q(i / 1000, 'kA', sig=3)}.",
@@ -986,7 +986,7 @@ def render_gemini(work, st, rng, q, T):
     for d, e in work.steps:
         name, _, src = d.partition(" (")
         src = src.rstrip(")") if src else "calculated"
-        val = e.split(" = ")[-1] if e else "*error*"
+        val = e.split(" = ")[-1].split(" ≈ ")[-1].split(r" \approx ")[-1] if e else "*error*"
         rows.append(f"| {name} | **{val}** | {src} |")
     out.append("| Quantity | Value | Source |\n| :--- | :--- | :--- |\n" + "\n".join(rows))
     calc = [f"* {d.split(' (')[0]}: {e}" for d, e in work.steps if " = " in e]
