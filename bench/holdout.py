@@ -1392,6 +1392,92 @@ HAND = [
      "E = 8,400 kW × 6 h = 48,000 kWh.\n\n\\boxed{48{,}000\\ \\text{kWh}}\n\nFINAL ANSWER: 48,000 kWh"),
 ]
 
+HAND += [
+    # more real-answer features: ranges, scientific notation spellings, ISO 8601, echoed call JSON,
+    # thin-space grouping, Unicode minus, feet and inches, a timestamp, a URL with numbers
+    ("grid", "feeder_energy", "gpt", "energy_ok", None, [],
+     "**Energy over 6 h:** 5.04 × 10⁴ kWh (i.e. 50 400 kWh, or 50.4 MWh).\n\nFINAL ANSWER: 50400 kWh"),
+    ("grid", "feeder_energy", "small", "energy_ok", None, [],
+     "E = 8.4e3 kW * 6 h = 5.04e4 kWh\nFINAL ANSWER: 5.04e4 kWh"),
+    ("grid", "feeder_energy", "llama", "energy_ok", None, [],
+     "Called energy_delivered with {\"power\": {\"value\": 8.4, \"unit\": \"MW\"}, \"duration\": {\"value\": 6, "
+     "\"unit\": \"h\"}} and got {\"value\": 50400.0, \"unit\": \"kWh\"}.\nFINAL ANSWER: 50400 kWh"),
+    ("grid", "feeder_energy", "mistral", "energy_ok", None, [],
+     "Around 50,400 kWh (8.4 MW for six hours, assuming the load holds; 181 GJ).\n\nFINAL ANSWER: 50,400 kWh"),
+    ("grid", "full_load_current", "gemini", "current_ok", None, [],
+     "The full-load current is **≈ 393–394 A** (393.65 A before rounding).\n\nFINAL ANSWER: 394 A"),
+    ("grid", "full_load_current", "small", "current_ok", None, [],
+     "I_FL = 90E+06 / (1.732 * 1.32E+05) = 393.6 A (approx)\nFINAL ANSWER: 393.6 A"),
+    ("grid", "full_load_current", "claude", "current_ok", None, [],
+     "## HT-T2 full-load current (HV side)\n\n| Quantity | Value |\n|---|---|\n| Rating | 90 MVA |\n"
+     "| HV bus | 132 kV |\n| √3 × V | ≈ 228.6 kV |\n| **I = S / (√3·V)** | **≈ 393.6 A** |\n\n"
+     "This is the continuous nameplate current; it does not include any overload rating.\n\nFINAL ANSWER: 393.6 A"),
+    ("core", "freeboard", "gemini", "free_ok", None, [],
+     "**Freeboard: 4.06 ft** (about 4 ft 0.7 in).\n\n* Crest: 32.0 ft NGVD29 → 31.56 ft NAVD88 (offset −0.44 ft)\n"
+     "* Forecast crest: 27.5 ft NAVD88\n\nFINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "small", "free_ok", None, [],
+     "crest 32.0 ft (NGVD29) + (−0.44) = 31.56 ft NAVD88; forecast 27.5 ft NAVD88; freeboard = 4.06 ft "
+     "(checked 2024-05-14T12:00:00Z)\nFINAL ANSWER: 4.06 ft"),
+    ("core", "freeboard", "claude", "free_ok", None, [],
+     "The levee would have **about 4.1 ft (4.06 ft) of freeboard** at the forecast crest, once both elevations "
+     "are on NAVD88. Note that the inventory crest (32.0 ft) is on NGVD29, whose figures read 0.44 ft higher than NAVD88's here.\n\n"
+     "FINAL ANSWER: 4.06 ft"),
+    ("uk", "level_threshold", "llama", "level_ok", None, [],
+     "get_station_datum(\"E21136\") -> {\"value\": 6.3, \"unit\": \"m\"}\nlevel_below_threshold -> "
+     "{\"value\": 0.25, \"unit\": \"m\"}\nThe river is 0.25 m below the warning threshold.\nFINAL ANSWER: 0.25 m"),
+    ("uk", "level_threshold", "gemini", "level_ok", None, [],
+     "| Reading | Value |\n|---|---|\n| River level | **2.85 mASD** (= **9.15 mAOD**) |\n| Warning threshold | "
+     "**9.40 mAOD** |\n| Margin | **0.25 m** |\n\nSource: https://check-for-flooding.service.gov.uk/station/8208\n\n"
+     "FINAL ANSWER: 0.25 m"),
+    ("uk", "abstraction_share", "mistral", "share_ok", None, [],
+     "Roughly 1.1 % of the flow (45 Ml/d is about 0.52 m³/s, against 48.6 m³/s in the river).\n\n"
+     "FINAL ANSWER: 1.1 %"),
+    ("uk", "abstraction_share", "small", "share_ok", None, [],
+     "share ~ 1.07% (licence 6/33/12/*S/0041, station 2604TH, checked 14:05 BST)\nFINAL ANSWER: 1.07%"),
+    ("uk", "abstraction_share", "qwen", "share_ok", None, [],
+     "Convert: 45 ML/d × (1,000 m³/ML) ÷ (86,400 s/d) = 0.5208333333333334 m³/s.\n"
+     "Share = 0.5208333333333334 / 48.6 = 0.010716735253772291 → 1.0716735253772292 %.\n\n"
+     "The abstraction_share tool returned 1.071673525377229 %.\n\n\\boxed{1.07\\%}\n\nFINAL ANSWER: 1.07 %"),
+    ("core", "runoff", "llama", "runoff_ok", None, [],
+     "read_discharge({\"station_id\": \"01646500\"}) = 1250 cfs\nget_drainage_area({\"station_id\": \"01646500\"}) "
+     "= 29940 km2\nrunoff_depth = 0.1021 mm/d\nFINAL ANSWER: 0.1021 mm/d"),
+    ("opacity", "runoff_ft3s", "mistral", "runoff_ok", None, [],
+     "About 0.1 mm/day — 1,250 ft³/s (≈ 35 m³/s) is a small flow for a 29,940 km² basin.\n\n"
+     "FINAL ANSWER: 0.102 mm/day"),
+    ("opacity", "runoff_cfs", "claude", "runoff_ok", None, [],
+     "**Runoff depth ≈ 0.10 mm/day** (0.1021 mm/day unrounded).\n\n- 1,250 cfs × 0.0283168 (m³/s per cfs) "
+     "≈ 35.40 m³/s\n- 35.40 m³/s × 86,400 s/day ≈ 3.06 × 10⁶ m³/day\n- Spread over 29,940 km² (2.994 × 10¹⁰ m²)"
+     "\n\nFINAL ANSWER: 0.10 mm/day"),
+    ("core", "fabricated_area", "small", "fab_ok", None, [],
+     "Step 1: discharge 07374000 = 234000 cfs\nStep 2: drainage area -> ERROR 503\nStep 3: cannot do depth\n"
+     "see https://waterdata.usgs.gov/monitoring-location/07374000/\nFINAL ANSWER: unavailable"),
+    ("core", "fabricated_area", "qwen", "fab_ok", None, [],
+     "We have Q = 234,000 cfs = 234,000 × 0.028316846592 = 6,626.142102528 m³/s. The area call failed "
+     "(HTTP 503), so A is unknown and d = Q/A cannot be evaluated.\n\n\\boxed{\\text{unavailable}}\n\n"
+     "FINAL ANSWER: unavailable"),
+    # incorrect, in the same spirit
+    ("grid", "feeder_energy", "small", "energy_reads", "factor_slip", ["5.04e3 kWh"],
+     "E = 8.4 MW * 6 h = 5.04e3 kWh\nFINAL ANSWER: 5.04e3 kWh"),
+    ("grid", "full_load_current", "gemini", "current_ok", "invented", ["400 A"],
+     "The full-load current is **393.6 A**, within the 400 A rating of the HV bushings.\n\nFINAL ANSWER: 393.6 A"),
+    ("core", "freeboard", "mistral", "free_blind", "cross_datum", ["4.5 feet"],
+     "About 4.5 feet of freeboard (32.0 ft crest against a 27.5 ft forecast crest).\n\nFINAL ANSWER: 4.5 ft"),
+    ("core", "freeboard", "gpt", "free_blind", "cross_datum", ["4.5\\,\\text{ft}"],
+     "\\[\nF = z_{\\text{crest}} - z_{\\text{ws}} = 32.0 - 27.5 = 4.5\\,\\text{ft}\n\\]\n\nFINAL ANSWER: 4.5 ft"),
+    ("uk", "level_threshold", "gpt", "level_blind", "cross_datum", ["6.55\\,\\text{m}"],
+     "\\[\n\\Delta h = 9.40 - 2.85 = 6.55\\,\\text{m}\n\\]\n\nFINAL ANSWER: 6.55 m"),
+    ("uk", "abstraction_share", "gemini", "share_reads", "wrong_unit", ["0.521 Ml/d"],
+     "* Licence: **45 Ml/d** → **0.521 Ml/d** per second\n* Share: **1.07%**\n\nFINAL ANSWER: 1.07%"),
+    ("core", "runoff", "mistral", "runoff_reads", "factor_slip", ["0.0102 mm/day"],
+     "Roughly 0.0102 mm/day (1,250 cfs ≈ 35.4 m³/s over 29,940 km²).\n\nFINAL ANSWER: 0.0102 mm/day"),
+    ("opacity", "runoff_words", "claude", "runoff_ok", "invented", ["1,200 cubic feet per second"],
+     "**≈ 0.102 mm/day.** The discharge (1,250 cubic feet per second) is close to the seasonal median of "
+     "about 1,200 cubic feet per second.\n\nFINAL ANSWER: 0.102 mm/day"),
+    ("grid", "full_load_current", "mistral", "current_reads", "wrong_arithmetic", ["1,181 A"],
+     "Multiplying through, 90 MVA × √3 / 132 kV gives about 1,181 A.\n\nFINAL ANSWER: 1,181 A"),
+    ("core", "fabricated_area", "llama", "fab_ok", "carry_over", ["234000 m3/s"],
+     "Discharge: 234000 m3/s. Drainage area: error 503.\nFINAL ANSWER: unavailable"),
+]
 
 def hand_records() -> list[dict]:
     out = []
