@@ -121,4 +121,4 @@ def test_duplicate_names_are_refused():
     with pytest.raises(TypeError):
         toolbox([lambda: 1])
     with pytest.raises(ValueError):
-        BOX.schemas("gemini")
+        BOX.schemas("bedrock")
