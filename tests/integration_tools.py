@@ -10,6 +10,7 @@ machinery; ``Script`` decides each turn from what the model was shown:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 
@@ -105,3 +106,17 @@ def check_audit(ledger) -> None:
         ("1250 cfs", "sourced"), ("29000 km2", "quoted"), ("0.1055 mm/d", "sourced")], audit
     codes = [v["code"] for c in ledger.manifest()["calls"] for v in c.get("violations", ())]
     assert codes == ["unconverted_carry_over"], codes
+
+
+@contextlib.contextmanager
+def run_session(other_open: bool):
+    """``session(context=QUESTION)`` for the run; with ``other_open``, another session is open
+    in the process too, so a worker thread the framework did not hand the run's context to
+    would be refused (SessionUnbound) instead of finding the only open session."""
+    from quantity_guard import session
+    with contextlib.ExitStack() as stack:
+        other = stack.enter_context(session()) if other_open else None
+        ledger = stack.enter_context(session(context=QUESTION))
+        yield ledger
+        if other is not None:
+            assert other.calls == [], "the run's calls went to the wrong session"

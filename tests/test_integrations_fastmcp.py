@@ -14,8 +14,8 @@ import pytest
 fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed on this Python "
                                                 "(it needs Python 3.11+)")
 
-from integration_tools import (ANSWER, QUESTION, SITE, Script, check_audit,  # noqa: E402
-                               check_bodies, demo_tools)
+from integration_tools import (ANSWER, SITE, Script, check_audit,  # noqa: E402
+                               check_bodies, demo_tools, run_session)
 from quantity_guard import session, toolbox  # noqa: E402
 from quantity_guard.annotations import loads  # noqa: E402
 from quantity_guard.integrations import fastmcp as qg_fastmcp  # noqa: E402
@@ -96,12 +96,13 @@ class ErrorAware(Script):
         self.errors: list = []
 
 
-def test_annotated_server_turn_loop_converts_refuses_labels_and_audits():
+@pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
+def test_annotated_server_turn_loop_converts_refuses_labels_and_audits(other_open):
     received: list = []
     server = plain_server(received)
     qg_fastmcp.guard(server, loads(WATER))
     script = ErrorAware()
-    with session(context=QUESTION) as ledger:
+    with run_session(other_open) as ledger:
         listed, answer = asyncio.run(run_agent(server, script))
     assert answer == ANSWER and script.errors == [3]
     assert script.shown[2].startswith("runoff_depth.discharge: received the bare number 1250")
@@ -120,13 +121,14 @@ def test_annotated_server_turn_loop_converts_refuses_labels_and_audits():
     check_audit(ledger)
 
 
-def test_decorated_tools_served_by_fastmcp():
+@pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
+def test_decorated_tools_served_by_fastmcp(other_open):
     read_discharge, runoff_depth, received = demo_tools()
     server = fastmcp.FastMCP("guarded")
     for tool in qg_fastmcp.wrap(toolbox([read_discharge, runoff_depth])):
         server.add_tool(tool)
     script = ErrorAware()
-    with session(context=QUESTION) as ledger:
+    with run_session(other_open) as ledger:
         listed, answer = asyncio.run(run_agent(server, script))
     assert answer == ANSWER and script.errors == [3]
     assert listed["runoff_depth"].input_schema["properties"]["area"]["x-unit"] == "km**2"

@@ -42,7 +42,8 @@ def runoff_depth(discharge, area, label: str = ""):
 
 @quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88", "optional": True},
                        "when": {"tz": "America/Chicago"},
-                       "flow": {"unit": "cfs", "require_explicit_unit": True, "quality": "approved"}})
+                       "flow": {"unit": "cfs", "require_explicit_unit": True,
+                                "quality": "approved"}})
 def mixed(when, anything, stage=None, flow=None, count: int = 1, tags: list = ()):
     return 0.0
 

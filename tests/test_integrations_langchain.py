@@ -21,8 +21,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa
 from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 
 from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools)
-from quantity_guard import session, toolbox  # noqa: E402
+                               demo_tools, run_session)
+from quantity_guard import toolbox  # noqa: E402
 from quantity_guard.integrations import langchain as qg_langchain  # noqa: E402
 
 
@@ -85,14 +85,15 @@ class Shown(Script):
         self.errors: list = []
 
 
+@pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke", "ainvoke-async-tools"])
-def test_langgraph_turn_loop_refuses_then_accepts_and_audits(mode):
+def test_langgraph_turn_loop_refuses_then_accepts_and_audits(mode, other_open):
     read_discharge, runoff_depth, received = demo_tools(asynchronous=mode.endswith("async-tools"))
     script = Shown()
     model = ScriptedChatModel(script=script)
     tools = qg_langchain.wrap(toolbox([read_discharge, runoff_depth]))
     app = agent_graph(model, tools)
-    with session(context=QUESTION) as ledger:
+    with run_session(other_open) as ledger:
         if mode == "invoke":
             state = app.invoke({"messages": [("user", QUESTION)]})
         else:
@@ -139,7 +140,8 @@ def test_tool_call_outside_a_graph_gives_tool_messages():
     assert bad.content.startswith("runoff_depth.discharge: expected a quantity in m**3/s")
     missing = tool.invoke({"name": "runoff_depth", "args": {"area": 1}, "id": "c3",
                            "type": "tool_call"})
-    assert missing.status == "error" and "missing required argument(s) ['discharge']" in missing.content
+    assert missing.status == "error"
+    assert "missing required argument(s) ['discharge']" in missing.content
     # plain invocation with a dict (no tool call): the content, and errors as text, not raised
     assert tool.invoke({"discharge": "1250 cfs", "area": 29000}).startswith('{"value": 0.105')
     assert len(received) == 2

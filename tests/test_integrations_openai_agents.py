@@ -14,8 +14,9 @@ agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK (pip instal
                                               "is not installed on this Python")
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402
 
-from integration_tools import ANSWER, QUESTION, Script, check_audit, check_bodies, demo_tools  # noqa: E402
-from quantity_guard import session, toolbox  # noqa: E402
+from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
+                               demo_tools, run_session)
+from quantity_guard import toolbox  # noqa: E402
 from quantity_guard.integrations import openai_agents  # noqa: E402
 
 agents.set_tracing_disabled(True)  # nothing leaves the machine
@@ -46,14 +47,15 @@ def scripted_model(script: Script) -> ScriptedModel:
     return ScriptedModel([ModelStep.respond(respond) for _ in range(4)])
 
 
+@pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync-tools", "async-tools"])
-def test_agent_turn_loop_refuses_then_accepts_and_audits(asynchronous):
+def test_agent_turn_loop_refuses_then_accepts_and_audits(asynchronous, other_open):
     read_discharge, runoff_depth, received = demo_tools(asynchronous)
     script = Script()
     model = scripted_model(script)
     agent = agents.Agent(name="hydrologist", instructions="Answer with tools.", model=model,
                          tools=openai_agents.wrap(toolbox([read_discharge, runoff_depth])))
-    with session(context=QUESTION) as ledger:
+    with run_session(other_open) as ledger:
         result = agents.Runner.run_sync(agent, QUESTION)
     model.assert_complete()
     assert result.final_output == ANSWER

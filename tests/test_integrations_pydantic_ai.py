@@ -18,7 +18,7 @@ from pydantic_ai.models.function import FunctionModel  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 
 from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools)
+                               demo_tools, run_session)
 from quantity_guard import session, toolbox  # noqa: E402
 from quantity_guard.integrations import pydantic_ai as qg_pydantic_ai  # noqa: E402
 
@@ -48,13 +48,14 @@ def scripted(script: Script, kinds: list, tool_defs: list) -> FunctionModel:
     return FunctionModel(respond)
 
 
+@pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
 @pytest.mark.parametrize("mode", ["run_sync", "run", "run-async-tools"])
-def test_agent_turn_loop_refuses_then_accepts_and_audits(mode):
+def test_agent_turn_loop_refuses_then_accepts_and_audits(mode, other_open):
     read_discharge, runoff_depth, received = demo_tools(asynchronous=mode.endswith("async-tools"))
     script, kinds, tool_defs = Script(), [], []
     agent = pai.Agent(scripted(script, kinds, tool_defs),
                       tools=qg_pydantic_ai.wrap(toolbox([read_discharge, runoff_depth])))
-    with session(context=QUESTION) as ledger:
+    with run_session(other_open) as ledger:
         if mode == "run_sync":
             result = agent.run_sync(QUESTION)
         else:
