@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed on this Python "
-                                                "(it needs Python 3.11+)")
+fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed: pip install -e "
+                                                "'.[integrations]' (Python 3.11+)")
 
 from integration_tools import (ANSWER, SITE, Script, check_audit,  # noqa: E402
                                check_bodies, demo_tools, run_session)

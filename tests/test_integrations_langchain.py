@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-pytest.importorskip("langchain_core", reason="langchain-core is not installed on this Python "
-                                             "(it needs Python 3.11+)")
-langgraph_prebuilt = pytest.importorskip("langgraph.prebuilt",
-                                         reason="langgraph is not installed on this Python")
+pytest.importorskip("langchain_core", reason="langchain-core is not installed: pip install -e "
+                                             "'.[integrations]' (Python 3.11+)")
+langgraph_prebuilt = pytest.importorskip("langgraph.prebuilt", reason="langgraph is not installed: "
+                                         "pip install -e '.[integrations]' (Python 3.11+)")
 from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-agents = pytest.importorskip("agents", reason="the OpenAI Agents SDK (pip install openai-agents) "
-                                              "is not installed on this Python")
+agents = pytest.importorskip("agents", reason="openai-agents is not installed: pip install -e "
+                                              "'.[integrations]'")
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402
 
 from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402

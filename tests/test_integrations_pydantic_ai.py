@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-pai = pytest.importorskip("pydantic_ai", reason="pydantic-ai-slim is not installed on this Python "
-                                                "(it needs Python 3.11+)")
+pai = pytest.importorskip("pydantic_ai", reason="pydantic-ai-slim is not installed: pip install "
+                                                "-e '.[integrations]' (Python 3.11+)")
 from pydantic_ai.messages import (ModelRequest, ModelResponse, RetryPromptPart,  # noqa: E402
                                   TextPart, ToolCallPart, ToolReturnPart)
 from pydantic_ai.models.function import FunctionModel  # noqa: E402
