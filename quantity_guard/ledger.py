@@ -82,14 +82,14 @@ def for_call(tool) -> "Ledger | None":
         return None
     name = getattr(tool, "name", str(tool))
     violation = SessionUnbound(
-        f"called in a thread bound to no session while {len(open_)} sessions are "
-        f"open, so its carry-over and provenance checks cannot run",
+        f"called from a thread (or task) bound to no session while {len(open_)} sessions "
+        f"are open, so its carry-over and provenance checks cannot run",
         field=name, suggestion=_HOW_TO_BIND)
     if enforcement == "strict":
         raise violation
     import warnings
     warnings.warn(f"quantity-guard (warn): no session is bound: {violation.repair()}",
-                  RuntimeWarning, stacklevel=4)
+                  RuntimeWarning, stacklevel=5)  # the caller of the guarded tool
     item = {"call": None, "tool": name, "code": violation.code, "field": violation.field,
             "message": str(violation), "repair": violation.repair(), "blocked": False}
     for open_ledger in open_:
@@ -528,7 +528,8 @@ class Ledger:
                 f"{'would have been' if any(not v['blocked'] for v in self.violations) else 'were'}"
                 f" blocked")
         if unbound:  # calls in a thread bound to no session: recorded here, not in self.calls
-            head += f"; {unbound} call{'s' if unbound > 1 else ''} in an unbound thread ran unchecked"
+            head += (f"; {unbound} call{'s' if unbound > 1 else ''} in an unbound thread ran "
+                     f"unchecked")
         lines = [head + (":" if self.violations else ".")]
         groups: dict[str, list[dict]] = {}
         for v in self.violations:
