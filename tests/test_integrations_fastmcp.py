@@ -122,8 +122,9 @@ def test_annotated_server_turn_loop_converts_refuses_labels_and_audits(other_ope
 
 
 @pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
-def test_decorated_tools_served_by_fastmcp(other_open):
-    read_discharge, runoff_depth, received = demo_tools()
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync-tools", "async-tools"])
+def test_decorated_tools_served_by_fastmcp(asynchronous, other_open):
+    read_discharge, runoff_depth, received = demo_tools(asynchronous)
     server = fastmcp.FastMCP("guarded")
     for tool in qg_fastmcp.wrap(toolbox([read_discharge, runoff_depth])):
         server.add_tool(tool)
