@@ -163,11 +163,43 @@ def tools(draw):
     return quantity_tool(scope["t"], params=params, returns=returns)
 
 
+def google_genai_types():
+    try:
+        from google.genai import types
+    except ImportError:
+        return None
+    return types
+
+
+def test_googles_own_sdk_types_accept_the_declarations():
+    """google-genai's pydantic types forbid unknown keys and take one type per node: a real
+    peer for the checks above (skipped where google-genai is not installed)."""
+    types = google_genai_types()
+    if types is None:
+        pytest.skip("google-genai is not installed: pip install -e '.[integrations]' "
+                    "(Python 3.11+)")
+    decls = toolbox([read_discharge, runoff_depth, mixed, no_parameters]).schemas("gemini")
+    parsed = [types.FunctionDeclaration.model_validate(d) for d in decls]
+    discharge = parsed[1].parameters.properties["discharge"]
+    assert [s.type for s in discharge.any_of] == [types.Type.NUMBER, types.Type.STRING,
+                                                  types.Type.OBJECT]
+    assert parsed[3].parameters is None
+    # and the peer does refuse what the flavour removes
+    mcp = runoff_depth.json_schema()["inputSchema"]
+    with pytest.raises(Exception, match="x-unit"):
+        types.Schema.model_validate(mcp)
+    with pytest.raises(Exception):
+        types.Schema.model_validate({"type": ["string", "null"]})
+
+
 @settings(max_examples=60, deadline=None)
 @given(tools())
 def test_any_declared_tool_gives_a_gemini_safe_declaration(tool):
     (decl,) = toolbox([tool]).schemas("gemini")
     check_gemini_schema(decl["parameters"])
+    types = google_genai_types()
+    if types is not None:
+        types.FunctionDeclaration.model_validate(decl)
     mcp = tool.json_schema()
     for pname, spec in tool.params.items():
         described = decl["parameters"]["properties"][pname]["description"]

@@ -12,6 +12,7 @@ FRAMEWORKS = {  # integration module -> (framework module, package to install)
     "langchain": ("langchain_core", "langchain-core"),
     "pydantic_ai": ("pydantic_ai", "pydantic-ai-slim"),
     "fastmcp": ("fastmcp", "fastmcp"),
+    "google_adk": ("google.adk", "google-adk"),
 }
 
 
@@ -23,9 +24,9 @@ def run(code: str) -> subprocess.CompletedProcess:
 def test_importing_the_package_and_the_integration_modules_imports_no_framework():
     code = ("import sys, quantity_guard\n"
             "from quantity_guard.integrations import openai_agents, langchain, pydantic_ai, "
-            "fastmcp\n"
+            "fastmcp, google_adk\n"
             "heavy = ('agents', 'langchain_core', 'langgraph', 'pydantic_ai', 'fastmcp', "
-            "'pydantic', 'mcp', 'openai')\n"
+            "'pydantic', 'mcp', 'openai', 'google')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
     out = run(code)
     assert out.returncode == 0, out.stderr

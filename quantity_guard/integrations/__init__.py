@@ -7,7 +7,8 @@ quantity_guard`` imports none of them):
 - ``langchain``: a ``langchain_core`` ``BaseTool`` (LangChain, LangGraph's ``ToolNode``);
 - ``pydantic_ai``: ``pydantic_ai.Tool``;
 - ``fastmcp``: ``fastmcp`` tools from ``@quantity_tool`` functions, and a transform guarding a
-  FastMCP server's own tools from an annotations file (the format ``quantity-guard-mcp`` reads).
+  FastMCP server's own tools from an annotations file (the format ``quantity-guard-mcp`` reads);
+- ``google_adk``: Google ADK ``BaseTool``s declared in the Gemini schema flavour.
 
 Whatever the framework, the tool keeps the library's contract: the model is shown the library's
 schema (a number, ``"1250 cfs"`` or ``{"value", "unit"}``, the unit in words), the framework does
