@@ -3,6 +3,7 @@ dispatch of each provider's own tool-call shape and result wrapping into its too
 
     box = toolbox([read_discharge, runoff_depth])
     box.schemas("openai")                 # [{"type": "function", "function": {...}}]
+    box.schemas("gemini")                 # [{"name", "description", "parameters"}]
     box.dispatch(tool_call)               # OpenAI tool call -> {"role": "tool", ...}
     box.dispatch(tool_use_block)          # Anthropic tool_use -> {"type": "tool_result", ...}
     box.invoke("runoff_depth", {...})     # an MCP CallToolResult dict
@@ -10,7 +11,11 @@ dispatch of each provider's own tool-call shape and result wrapping into its too
 Provider schemas carry no ``x-*`` keys (several providers reject unknown schema keywords); the
 unit is stated in words in each description instead. OpenAI strict mode gets a schema its
 validator accepts: every property required, ``additionalProperties: false``, and optional
-parameters nullable.
+parameters nullable. Gemini gets function declarations whose ``parameters`` keep to the OpenAPI
+3.0 subset its ``Schema`` object reads: one ``type`` per node (never a list), ``anyOf``,
+``properties``/``required``/``items``, ``description``, ``format``, ``nullable``, ``enum`` and
+numeric ranges; no ``additionalProperties``, ``$ref``, ``oneOf``/``allOf``/``const`` or ``x-*``
+keys, and no ``parameters`` at all for a tool without any.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from .tool import GuardedTool, tool_error
 
 __all__ = ["toolbox", "Toolbox", "ToolMessage", "InvalidToolCall", "PROVIDERS"]
 
-PROVIDERS = ("mcp", "openai", "anthropic")
+PROVIDERS = ("mcp", "openai", "anthropic", "gemini")
 
 
 def toolbox(tools) -> "Toolbox":
@@ -59,6 +64,8 @@ class Toolbox:
             return [openai_tool(t, strict=strict) for t in self]
         if provider == "anthropic":
             return [anthropic_tool(t) for t in self]
+        if provider == "gemini":
+            return [gemini_tool(t) for t in self]
         raise ValueError(f"unknown provider {provider!r}: use one of {PROVIDERS}")
 
     # -- MCP server handler protocol (quantity_guard.mcp.server.serve) ------------------------
@@ -198,6 +205,57 @@ def openai_tool(tool: GuardedTool, *, strict: bool = True) -> dict:
     if strict:
         function["strict"] = True
     return {"type": "function", "function": function}
+
+
+def gemini_tool(tool: GuardedTool) -> dict:
+    """A Gemini ``FunctionDeclaration``: the unit in words in each description, no ``x-*`` keys,
+    and only the schema keywords Gemini's function declarations read."""
+    s = tool.json_schema(extensions=False)
+    out = {"name": s["name"], "description": s["description"] or s["name"]}
+    if s["inputSchema"].get("properties"):  # Gemini refuses an OBJECT with no properties
+        out["parameters"] = _gemini(s["inputSchema"])
+    return out
+
+
+# the keywords of Gemini's Schema object (an OpenAPI 3.0 subset) that a tool schema may carry
+GEMINI_KEYWORDS = frozenset({
+    "type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems",
+    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
+    "pattern", "minimum", "maximum", "anyOf", "propertyOrdering", "default", "example"})
+_GEMINI_ANY = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
+
+
+def _gemini(schema) -> dict:
+    """A JSON schema rewritten into Gemini's subset: a list of types becomes ``anyOf`` (with
+    ``nullable`` for "null"), an empty schema any scalar; unknown keywords are dropped."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key not in GEMINI_KEYWORDS:
+            continue
+        if key == "properties":
+            value = {k: _gemini(v) for k, v in value.items()}
+        elif key in ("anyOf",):
+            value = [_gemini(v) for v in value]
+        elif key == "items":
+            value = _gemini(value)
+        out[key] = value
+    kind = out.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        if len(kinds) < len(kind):
+            out["nullable"] = True
+        del out["type"]
+        if len(kinds) == 1:
+            out["type"] = kinds[0]
+        elif kinds:
+            out["anyOf"] = [{"type": k} for k in kinds]
+    if out.get("type") == "array" and "items" not in out:
+        out["items"] = dict(_GEMINI_ANY)
+    if "type" not in out and "anyOf" not in out:
+        out.update(copy.deepcopy(_GEMINI_ANY))
+    return out
 
 
 _ANY_SCALAR = {"type": ["string", "number", "boolean"]}

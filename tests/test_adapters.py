@@ -121,7 +121,7 @@ def test_duplicate_names_are_refused():
     with pytest.raises(TypeError):
         toolbox([lambda: 1])
     with pytest.raises(ValueError):
-        BOX.schemas("gemini")
+        BOX.schemas("bedrock")
 
 
 # -- issue 18 item 3: unknown tools and bad calls carry a code in every form -----------------
