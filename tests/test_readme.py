@@ -41,7 +41,7 @@ def test_readme_demo_command_runs_offline_and_shows_the_refusals():
 
 
 def test_readme_test_command_is_the_one_ci_runs():
-    assert COMMANDS[1].strip() == 'pip install -e ".[dev]" && python -m pytest'
+    assert COMMANDS[1].strip() == 'pip install -e ".[dev,integrations]" && python -m pytest'
     ci = (ROOT / ".ci" / "run").read_text()
     assert 'pip install -q --disable-pip-version-check -e "$root[dev,integrations]"' in ci
     assert "python -m pytest" in ci
