@@ -97,7 +97,9 @@ def test_tools_are_re_advertised_with_units_and_the_rest_untouched():
                    if tools[name].get(k) != original.get(k)}
         assert changed <= {"inputSchema", "description", "outputSchema", "_meta"}, (name, changed)
     assert tools["runoff_depth"]["description"] == "Runoff. Returns millimetres per day (mm/d)."
-    assert tools["read_discharge"]["outputSchema"]["required"] == ["value", "unit"]
+    # the upstream declared no output schema, so none is advertised (issue #12, defect 3): a
+    # schema the upstream's results might not satisfy would break the tool for the client
+    assert "outputSchema" not in tools["read_discharge"]
     assert tools["echo"] == UPSTREAM_TOOLS[4]
     assert tools["at"]["inputSchema"]["properties"]["when"]["x-tz"] == "America/Chicago"
 
@@ -164,7 +166,13 @@ def test_results_are_labelled_only_when_they_are_plain_numbers(upstream, expecte
     if expected is None:
         assert result == upstream
     else:
-        assert result["structuredContent"] == expected
+        assert json.loads(result["content"][0]["text"]) == expected
+        if "structuredContent" in upstream:
+            # the upstream's own structured result is kept (it must still satisfy the upstream's
+            # output schema, if it has one: issue #12, defect 3); the text carries the label
+            assert result["structuredContent"] == upstream["structuredContent"]
+        else:
+            assert result["structuredContent"] == expected
 
 
 def test_warn_mode_forwards_the_raw_value_and_records(tmp_path):
@@ -225,7 +233,11 @@ def test_check_call_decides_on_any_json_without_raising():
         assert isinstance(decision, Decision) and decision.action in ("forward", "refuse")
         if decision.action == "forward":
             for name in ("discharge", "area"):
-                assert isinstance(decision.payload[name], (int, float))
+                # an omitted or null argument is forwarded as it came (issue #12, defect 1)
+                if arguments.get(name) is None:
+                    assert decision.payload.get(name, "omitted") == arguments.get(name, "omitted")
+                else:
+                    assert isinstance(decision.payload[name], (int, float))
         json.dumps(decision.payload, allow_nan=False)
 
     check()
