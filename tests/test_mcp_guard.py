@@ -73,8 +73,9 @@ ODD_BUT_VALID = [
 
 @pytest.mark.parametrize("raw", ODD_BUT_VALID)
 @pytest.mark.parametrize("direction", [C2S, S2C])
-def test_untouched_messages_are_forwarded_byte_for_byte(guard, raw, direction):
+def test_untouched_messages_are_forwarded_byte_for_byte(raw, direction):
     for term in (b"\n", b"\r\n", b""):
+        guard = Guard(FakePolicy())  # a fresh one each time: an id in flight is not reused
         out = guard.receive(direction, raw + term)
         assert one(out, direction) == raw + b"\n"
 
@@ -285,12 +286,26 @@ def test_cancellation_is_forwarded_and_forgets_the_request(guard):
     assert guard.pending_count() == 0
 
 
-def test_duplicate_in_flight_ids_are_tolerated(guard):
-    for _ in range(2):
-        guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
-    assert guard.pending_count() == 2
-    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}')
+def test_a_duplicate_in_flight_id_is_refused(guard):
+    # issue #12, defect 7: pairing answers first-in-first-out could label the wrong answer
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
+    refused = json.loads(one(guard.receive(C2S, ping), S2C))
+    assert refused["id"] == 1 and refused["error"]["code"] == rpc.INVALID_REQUEST
+    assert "already used by a request that has not been answered" in refused["error"]["message"]
     assert guard.pending_count() == 1
+    # "1" is another id than 1; a batch reusing an id in flight is refused whole
+    assert sent(guard.receive(C2S, b'{"jsonrpc":"2.0","id":"1","method":"ping"}'), C2S)
+    out = guard.receive(C2S, b'[{"jsonrpc":"2.0","id":2,"method":"ping"},' + ping + b']')
+    assert sent(out, C2S) == [] and [e["id"] for e in json.loads(one(out, S2C))] == [2, 1]
+    out = guard.receive(C2S, b'[{"jsonrpc":"2.0","id":3,"method":"ping"},'
+                             b'{"jsonrpc":"2.0","id":3,"method":"ping"}]')
+    assert sent(out, C2S) == []
+    # once answered (or cancelled), the id may be used again
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
+    guard.receive(C2S, b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
 
 
 def test_upstream_closed_answers_every_pending_request_then_refuses(guard):
@@ -506,3 +521,85 @@ def test_a_64_mib_response_passes(guard):
     big = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"' + b"y" * (64 << 20) + b'"}]}}'
     out = guard.receive(S2C, big + b"\n")
     assert one(out, S2C) == big + b"\n" and guard.pending_count() == 0
+
+
+# ------------------------------------------------------------------ beyond Python's JSON limits
+
+HUGE = "9" * 5000                    # more digits than int() reads (3.11+)
+DEEP = "[" * 3000 + "]" * 3000       # deeper than the recursion limit
+
+
+@pytest.mark.parametrize("value", [HUGE, DEEP, '{"a":' + DEEP + ',"b":-' + HUGE + '.5e3}'])
+def test_messages_beyond_python_json_limits_pass_as_bytes(guard, value):
+    # issue #12, defect 4: valid JSON the proxy need not rewrite is located, not parsed
+    req = ('{"jsonrpc":"2.0","id":7,"method":"echo/x","params":{"v":' + value + '}}').encode()
+    assert one(guard.receive(C2S, req), C2S) == req + b"\n"
+    assert guard.pending_count() == 1
+    res = ('{"jsonrpc":"2.0","id":7,"result":{"v":' + value + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    assert guard.pending_count() == 0
+    # an unguarded tools/call too, and its answer
+    call = ('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":'
+            '{"v":' + value + '}}}').encode()
+    assert one(guard.receive(C2S, call), C2S) == call + b"\n"
+    res = ('{"jsonrpc":"2.0","id":8,"result":{"content":[],"v":' + value + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    # a guarded call whose arguments cannot be parsed is answered with its id, not forwarded
+    call = ('{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"runoff",'
+            '"arguments":{"discharge":' + value + ',"area":1}}}').encode()
+    out = guard.receive(C2S, call)
+    assert sent(out, C2S) == []
+    err = json.loads(one(out, S2C))["error"]
+    assert json.loads(one(out, S2C))["id"] == "g" and err["code"] == rpc.PARSE_ERROR
+    assert "cannot be parsed" in err["message"] and "runoff" in err["message"]
+    assert guard.pending_count() == 0
+
+
+def test_a_guarded_result_beyond_python_limits_passes_unlabelled(guard, policy):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    res = ('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}],"x":' + DEEP + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    assert guard.pending_count() == 0
+
+
+def test_truly_invalid_json_is_still_a_parse_error(guard):
+    for bad in (b'{"jsonrpc":"2.0","id":1,"method":"x","params":[1,]}', b'{"id":1,' + b"[" * 3000):
+        out = guard.receive(C2S, bad)
+        assert json.loads(one(out, S2C))["error"]["code"] == rpc.PARSE_ERROR
+
+
+def test_span_scanner_agrees_with_the_json_module():
+    from hypothesis import example, given, settings
+    from hypothesis import strategies as st
+
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+        max_leaves=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(values, st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\n")]))
+    def check(value, seps):
+        text = json.dumps(value, separators=seps)
+        assert rpc.skip_value(" " + text + " ", 0) == len(text) + 1
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet='[]{}",:01-.eE tfnrul\\', max_size=12))
+    @example('[1,]')
+    @example('{"a":1,}')
+    @example('01')
+    def invalid(text):
+        try:
+            json.loads(text)
+            ok = True
+        except ValueError:
+            ok = False
+        try:
+            end = rpc.skip_value(text, 0)
+            mine = not text[end:].strip(" \t\n\r")
+        except rpc.ParseError:
+            mine = False
+        assert mine == ok, text
+
+    check()
+    invalid()

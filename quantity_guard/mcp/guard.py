@@ -345,7 +345,10 @@ class Guard:
         try:
             obj = rpc.loads(raw)
         except rpc.ParseError:
-            return []
+            try:
+                obj = rpc.decode_shallow(raw)[1]
+            except rpc.ParseError:
+                return []
         if direction == S2C:
             # Better an unrewritten answer than a client waiting forever.
             if isinstance(obj, (dict, list)):
@@ -362,14 +365,19 @@ class Guard:
 
     def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
         raw = rpc.strip_terminator(line)
+        partial = None
         try:
             text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             if not raw.strip():
                 return []
-            self.stats["answered"] += 1
-            self._log(f"client sent a line that is not JSON-RPC ({exc}): {_preview(raw)}")
-            return [(S2C, rpc.error_line(None, rpc.PARSE_ERROR, f"Parse error: {exc}"))]
+            try:  # JSON beyond Python's limits: located, not built, and passed as bytes
+                text, obj = rpc.decode_shallow(raw)
+                partial = exc
+            except rpc.ParseError:
+                self.stats["answered"] += 1
+                self._log(f"client sent a line that is not JSON-RPC ({exc}): {_preview(raw)}")
+                return [(S2C, rpc.error_line(None, rpc.PARSE_ERROR, f"Parse error: {exc}"))]
         if isinstance(obj, list):
             return self._client_batch(raw, obj)
         msg = rpc.classify(obj)
@@ -381,8 +389,13 @@ class Guard:
         if kind == rpc.REQUEST:
             if self.closed:
                 return self._closed_error(msg.id)
+            key = msg.key
+            if key is not None and key in self._pending:
+                return self._duplicate_id(msg.id)
             modern = self._observe(msg)
             if msg.method == "tools/call":
+                if partial is not None:
+                    return self._partial_tool_call(msg, raw, modern, partial)
                 return self._client_tool_call(msg, raw, text, modern)
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
@@ -393,6 +406,34 @@ class Guard:
             return []
         elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
             self._cancel(msg.params)
+        self.stats["forwarded"] += 1
+        return [(C2S, raw + b"\n")]
+
+    def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
+        self.stats["answered"] += 1
+        shown = rpc.error_line(ident, 0, "")[20:].split(b',"error"', 1)[0].decode()
+        self._log(f"refused a request reusing the in-flight id {shown}")
+        return [(S2C, rpc.error_line(
+            ident, rpc.INVALID_REQUEST,
+            f"Invalid Request: the id {shown} is already used by a request that has "
+            "not been answered yet; this request was not forwarded. Send it again with an id "
+            "that is not in flight"))]
+
+    def _partial_tool_call(self, msg: rpc.Message, raw: bytes, modern: bool,
+                           exc: Exception) -> list[tuple[str, bytes]]:
+        """A tools/call Python's JSON parser cannot build: forwarded as bytes if unguarded,
+        refused with its id if guarded (its arguments cannot be checked)."""
+        params = msg.params
+        name = params.get("name") if type(params) is dict else None
+        if isinstance(name, str) and self._guards(name):
+            self.stats["answered"] += 1
+            self._log(f"refused a guarded tools/call that cannot be parsed ({exc})")
+            return [(S2C, rpc.error_line(
+                msg.id, rpc.PARSE_ERROR,
+                f"Parse error: the call to the unit-guarded tool {name!r} cannot be parsed to "
+                f"check its arguments ({exc}); it was not forwarded. Send numbers with at most "
+                "4300 digits and arrays or objects nested at most 500 deep"))]
+        self._track(msg, modern, tool=name if isinstance(name, str) else None)
         self.stats["forwarded"] += 1
         return [(C2S, raw + b"\n")]
 
@@ -494,7 +535,17 @@ class Guard:
         if self.closed:
             blocked = f"{self.closed_reason}; the batch was not forwarded"
         else:
+            seen: set = set()
             for m in msgs:
+                if m.kind == rpc.REQUEST and m.key is not None:
+                    if m.key in self._pending or m.key in seen:
+                        blocked = (f"Invalid Request: the id {rpc._id_text(m.id)} in this batch is "
+                                   "already used by a request that has not been answered yet; "
+                                   "nothing in the batch was forwarded. Send it again with ids "
+                                   "that are not in flight")
+                        break
+                    seen.add(m.key)
+            for m in msgs if blocked is None else ():
                 if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
                     name = m.params.get("name")
                     if isinstance(name, str) and self._guards(name):
@@ -540,10 +591,14 @@ class Guard:
         try:
             text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
-            if raw.strip():
-                self.stats["dropped"] += 1
-                self._log(f"dropped upstream output that is not JSON-RPC ({exc}): {_preview(raw)}")
-            return []
+            try:  # JSON beyond Python's limits: located, not built, and passed as bytes
+                text, obj = rpc.decode_shallow(raw)
+            except rpc.ParseError:
+                if raw.strip():
+                    self.stats["dropped"] += 1
+                    self._log(f"dropped upstream output that is not JSON-RPC ({exc}): "
+                              f"{_preview(raw)}")
+                return []
         if isinstance(obj, list):
             return self._upstream_batch(raw, text, obj)
         msg = rpc.classify(obj)
