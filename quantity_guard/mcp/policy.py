@@ -373,8 +373,7 @@ def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
             target.update(x)
             target["description"] = _join(target.get("description"), f"In {spec.words()}.")
             return
-    if key is None:  # no property to carry it: state it on the schema itself
-        output.update(x)
+    # no property holds a number to label: the schema is left as the upstream declared it
 
 
 def _takes_array(schema: dict) -> bool:
@@ -415,7 +414,7 @@ def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
             range_words = " The value must be " + " and ".join(
                 f"{words[k]} {v} {spec.unit.symbol}" for k, v in ranges.items()) + "."
         if integer:
-            range_words += f" The tool takes a whole number of {spec.unit.symbol}."
+            range_words += f" The tool takes a whole number{_of(_per(spec.unit.symbol))}."
         if _takes_null(original) and "anyOf" in ours:
             ours["anyOf"].append({"type": "null"})
     merged.update({k: v for k, v in ours.items() if k != "description"})
@@ -446,12 +445,20 @@ def _whole(m: float, q: Q) -> int:
     r = round(m)
     if m - m == 0 and abs(m - r) <= 1e-9 * max(1.0, abs(m)):
         return int(r)
-    symbol = q.unit.symbol
+    unit = _per(q.unit.symbol)
     low, high = math.floor(m), math.ceil(m)
     raise InvalidArguments(
-        f"{fmt_g(m)} {symbol} is not a whole number of {symbol}, and this tool takes an integer "
-        f"count of {symbol}",
-        suggestion=f"a whole number of {symbol}, e.g. {low} {symbol} or {high} {symbol}")
+        f"the value is {fmt_g(m)}{unit}, but this tool takes a whole number{_of(unit)}; "
+        f"a fractional value is not rounded for you.",
+        suggestion=f"a whole number{_of(unit)}, e.g. {low}{unit} or {high}{unit}")
+
+
+def _per(symbol: str) -> str:
+    return "" if symbol in ("1", "") else " " + symbol
+
+
+def _of(unit: str) -> str:
+    return f" of{unit}" if unit else ""
 
 
 def _number(x):
