@@ -603,3 +603,66 @@ def test_span_scanner_agrees_with_the_json_module():
 
     check()
     invalid()
+
+
+# ------------------------------------------------------------------ the listing cache (#13 item 5)
+
+class CountingPolicy(FakePolicy):
+    def __init__(self):
+        super().__init__()
+        self.advertised = 0
+
+    def advertise(self, tool):
+        self.advertised += 1
+        return super().advertise(tool)
+
+
+@pytest.mark.parametrize("form", ["id first", "id last", "id elsewhere"])
+def test_a_repeated_listing_is_rewritten_once_and_answered_alike(form):
+    policy = CountingPolicy()
+    guard = Guard(policy)
+    body = LISTING[len('{"jsonrpc":"2.0","id":2,'):-1]  # '"result":{...}'
+
+    def answer(ident):
+        idtext = json.dumps(ident)
+        if form == "id first":
+            return '{"jsonrpc":"2.0","id":' + idtext + "," + body + "}"
+        if form == "id last":
+            return "{" + body + ',"jsonrpc":"2.0","id":' + idtext + "}"
+        return '{"jsonrpc":"2.0",' + body + ',"id":' + idtext + "}"
+
+    outs = []
+    for ident in (2, "two", 3, 2):
+        guard.receive(C2S, line({"jsonrpc": "2.0", "id": ident, "method": "tools/list"}))
+        outs.append(json.loads(one(guard.receive(S2C, answer(ident).encode()), S2C)))
+    assert [o["id"] for o in outs] == [2, "two", 3, 2]
+    assert all(o["result"] == outs[0]["result"] for o in outs)
+    assert outs[0]["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["x-unit"] == "m**3/s"
+    assert policy.advertised == (2 if form != "id elsewhere" else 8)  # two guarded tools
+    assert set(guard.catalogue) == {"echo", "runoff", "read_discharge"}
+    # another listing is rewritten afresh, and the catalogue follows it
+    other = answer(9).replace('"name":"echo"', '"name":"echo2"')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}')
+    got = json.loads(one(guard.receive(S2C, other.encode()), S2C))
+    assert got["result"]["tools"][0]["name"] == "echo2" and "echo2" in guard.catalogue
+    assert "echo" not in guard.catalogue
+    # a listing that needs no change is remembered as such and passes byte for byte
+    plain = '{"jsonrpc":"2.0","id":10,"result":{"tools":[{"name":"echo","inputSchema":{}}]}}'
+    for ident in (10, 11):
+        guard.receive(C2S, b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}' % ident)
+        raw = plain.replace('"id":10', '"id":%d' % ident).encode()
+        assert one(guard.receive(S2C, raw), S2C) == raw + b"\n"
+
+
+def test_a_remembered_listing_is_forgotten_when_a_tool_is_advertised_anew():
+    # the policy keeps what it last advertised (e.g. which parameters are integers): a listing
+    # A, then B changing a guarded tool, then A again must call advertise again for A
+    policy = CountingPolicy()
+    guard = Guard(policy)
+    b = LISTING.replace('"minimum":0', '"minimum":1')
+    for i, text in enumerate([LISTING, LISTING, b, LISTING]):
+        guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+        out = json.loads(one(guard.receive(S2C, text.encode()), S2C))
+        assert out["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["minimum"] == \
+            (1 if text is b else 0)
+    assert policy.advertised == 2 * 3  # A, B, A: two guarded tools each

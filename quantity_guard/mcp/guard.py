@@ -117,7 +117,9 @@ class Policy(Protocol):
 
     ``advertise(tool)``
         returns the tool definition to show the client in place of one from a ``tools/list``
-        result (it receives a private copy and may modify it).
+        result (it receives a private copy and may modify it). It must be deterministic: the
+        guard remembers the rewritten answer per upstream answer (the last 8 distinct ones, up
+        to 1 MiB each) and sends the same rewrite when the upstream answers the same again.
     ``check_call(name, arguments)``
         returns a :class:`Decision`. It must be deterministic: the same arguments give the same
         decision and the same forwarded JSON (MRTR retries of 2026-07-28 re-send a call).
@@ -223,6 +225,30 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_PREFIX = '{"jsonrpc":"2.0","id":'
+_SUFFIX = ',"jsonrpc":"2.0","id":'
+_LIST_CACHE_SIZE = 8          # distinct tools/list answers remembered
+_LIST_CACHE_MAX = 1 << 20     # longest answer remembered (characters)
+
+
+def _list_key(text: str, ident: Any) -> tuple[tuple, str] | None:
+    """A cache key for a tools/list answer: everything but its top-level id, which must be
+    written first (``{"jsonrpc":"2.0","id":ID,...``, as Python SDK servers write) or last
+    (``...,"jsonrpc":"2.0","id":ID}``, as the TypeScript SDK writes); ``None`` otherwise.
+    Two answers with the same key differ only in their id, so they are rewritten alike."""
+    if len(text) > _LIST_CACHE_MAX or type(ident) not in (int, str):
+        return None
+    try:
+        idtext = rpc.dumps(ident)
+    except (ValueError, TypeError):
+        return None
+    if text.startswith(_PREFIX + idtext + ","):
+        return ("p", text[len(_PREFIX) + len(idtext):]), idtext
+    if text.endswith(_SUFFIX + idtext + "}"):
+        return ("s", text[:len(text) - len(_SUFFIX) - len(idtext) - 1]), idtext
+    return None
+
+
 class Guard:
     """The proxy's state: the pending-request table, the era, the tool catalogue.
 
@@ -238,6 +264,9 @@ class Guard:
         self.protocol_version: str | None = None  # from the last initialize result
         self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
         self.catalogue_stale = False  # set by notifications/tools/list_changed
+        # rewritten tools/list answers by upstream result (see _list_key), newest last
+        # (rewritten answer split around its id, or None: unchanged; guarded names advertised)
+        self._list_cache: dict[tuple, tuple[tuple[str, str] | None, frozenset]] = {}
         self.closed = False
         self.closed_reason: str | None = None
         self.stats = {"forwarded": 0, "rewritten": 0, "refused": 0, "answered": 0, "dropped": 0}
@@ -660,16 +689,62 @@ class Guard:
                 self.protocol_version = result["protocolVersion"]
             return None
         if entry.method == "tools/list":
+            found = _list_key(line_text, msg.id) if line_text is not None else None
+            if found is not None:
+                hit = self._list_cache.get(found[0], MISSING)
+                if hit is not MISSING:  # the same upstream answer as before: same rewrite
+                    self._catalogue(entry, obj.get("result"))
+                    value = hit[0]
+                    return None if value is None else (value[0] + found[1] + value[1]).encode("utf-8")
             changes = self._advertise(entry, obj.get("result"))
-            if not changes:
-                return None
-            return self._apply(line_text, where, obj, ("tools", changes))
+            new = self._apply(line_text, where, obj, ("tools", changes)) if changes else None
+            if changes or found is not None:
+                # a remembered answer that advertised one of these tools differently is stale
+                # (the policy has seen the new definition): forget it
+                names = {t.get("name") for t in changes.values()}
+                for k in [k for k, v in self._list_cache.items() if v[1] & names]:
+                    del self._list_cache[k]
+                if found is not None:
+                    self._remember_list(found, new, frozenset(names))
+            return new
         if entry.method == "tools/call" and entry.guarded:
             new_result = self._label(entry, obj.get("result"))
             if new_result is None:
                 return None
             return self._apply(line_text, where, obj, ("result", new_result))
         return None
+
+    def _catalogue(self, entry: Pending, result: Any) -> None:
+        """The catalogue bookkeeping of :meth:`_advertise`, for a cached listing."""
+        if type(result) is not dict or result.get("resultType", "complete") != "complete":
+            return
+        tools = result.get("tools")
+        if type(tools) is not list:
+            return
+        if not entry.cursor:
+            self.catalogue = {}
+            self.catalogue_stale = False
+        for tool in tools:
+            if type(tool) is dict and isinstance(tool.get("name"), str):
+                self.catalogue[tool["name"]] = tool
+
+    def _remember_list(self, found: tuple[tuple, str], new: bytes | None,
+                       names: frozenset) -> None:
+        key, ident = found
+        if new is None:
+            value = None
+        else:
+            text = new.decode("utf-8")
+            head = key[0]
+            if head == "p" and text.startswith(_PREFIX + ident):
+                value = (_PREFIX, text[len(_PREFIX) + len(ident):])
+            elif head == "s" and text.endswith(_SUFFIX + ident + "}\n"):
+                value = (text[:len(text) - len(ident) - 2], "}\n")
+            else:
+                return
+        while len(self._list_cache) >= _LIST_CACHE_SIZE:
+            del self._list_cache[next(iter(self._list_cache))]
+        self._list_cache[key] = (value, names)
 
     def _advertise(self, entry: Pending, result: Any) -> dict[int, dict]:
         if type(result) is not dict or result.get("resultType", "complete") != "complete":
