@@ -351,7 +351,14 @@ def _branches(schema: dict) -> list:
 
 
 def _takes_integer(schema: dict) -> bool:
+    """Whether the upstream wants whole numbers here (for an array: as its items)."""
     kinds = _branches(schema)
+    if "array" in kinds:
+        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
+                             if isinstance(b, dict)]:
+            if isinstance(s.get("items"), dict):
+                return _takes_integer(s["items"])
+        return False
     return "integer" in kinds and "number" not in kinds
 
 
