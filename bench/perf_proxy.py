@@ -16,8 +16,8 @@ extra pipe hops, two thread wake-ups and the guard's parsing. Reported medians:
   and labels the result), which exercises every rewrite path of the guard; pass ``--policy
   module:factory`` (a callable returning a policy) or ``--annotations FILE`` (the real policy
   through the command line, once ``quantity_guard.mcp.policy`` exists) to time another.
-* ``list_direct_us`` / ``list_guarded_us`` / ``added_list_us``: a ``tools/list`` round trip
-  direct and through the guarding proxy (which rewrites the guarded tool once and then
+* ``list_direct_us`` / ``list_guarded_us`` / ``added_list_us``: a ``tools/list`` round trip (12
+  tools, about 5 KB, one of them guarded) direct and through the guarding proxy (which rewrites the guarded tool once and then
   remembers the rewrite for the same upstream answer).
 * ``added_guarded_baseline_us`` / ``added_list_baseline_us``: with ``--baseline DIR`` (another
   checkout of this project) and ``--annotations``, the same figures for that checkout's proxy,
@@ -59,8 +59,12 @@ from quantity_guard.mcp.server import serve
 class Tools:
     def list_tools(self):
         num = {"type": "number"}
+        filler = [{"name": f"tool_{i}", "description": "A tool of a realistic listing. " * 4,
+                   "inputSchema": {"type": "object", "properties": {
+                       f"p{j}": {"type": "string", "title": f"P{j}", "description": "a parameter"}
+                       for j in range(6)}, "required": ["p0"]}} for i in range(10)]
         return [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": num, "b": num}}},
-                {"name": "runoff", "inputSchema": {"type": "object", "properties": {"discharge": num, "area": num}}}]
+                {"name": "runoff", "inputSchema": {"type": "object", "properties": {"discharge": num, "area": num}}}] + filler
     def call_tool(self, name, args):
         if name == "add":
             return {"content": [{"type": "text", "text": repr(args["a"] + args["b"])}]}
