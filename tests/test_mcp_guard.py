@@ -666,3 +666,42 @@ def test_a_remembered_listing_is_forgotten_when_a_tool_is_advertised_anew():
         assert out["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["minimum"] == \
             (1 if text is b else 0)
     assert policy.advertised == 2 * 3  # A, B, A: two guarded tools each
+
+
+def test_an_unparseable_listing_passes_as_sent_and_says_so(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}')
+    res = ('{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"runoff","inputSchema":{}}],"x":'
+           + DEEP + '}}').encode()
+    out = guard.receive(S2C, res)
+    assert one(out, S2C) == res + b"\n"
+    assert any(d == LOG and b"beyond Python's JSON limits" in b for d, b in out)
+
+
+def test_shallow_decoding_agrees_with_decoding_on_what_classifies_a_message():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from quantity_guard.mcp.guard import is_modern
+
+    scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=6)
+    values = st.recursive(scalars, lambda c: st.lists(c, max_size=2)
+                          | st.dictionaries(st.text(max_size=4), c, max_size=2), max_leaves=6)
+    message = st.fixed_dictionaries({}, optional={
+        "jsonrpc": st.just("2.0"), "id": scalars, "method": st.sampled_from(["tools/call", "x"]) | scalars,
+        "params": st.fixed_dictionaries({}, optional={"name": scalars, "_meta": values,
+                                                      "arguments": values}) | values,
+        "result": values, "error": values})
+
+    @settings(max_examples=300, deadline=None)
+    @given(message)
+    def check(msg):
+        text = json.dumps(msg)
+        # a member Python's parser cannot read, which plays no part in classifying the message
+        deep = text[:-1] + (", " if msg else "") + '"zz": ' + DEEP + "}"
+        with pytest.raises(rpc.ParseError):
+            rpc.decode(deep)
+        full, shallow = rpc.classify(rpc.loads(text)), rpc.classify(rpc.decode_shallow(deep)[1])
+        assert (full.kind, full.key, full.method) == (shallow.kind, shallow.key, shallow.method)
+        assert is_modern(full.params) == is_modern(shallow.params)
+
+    check()

@@ -683,6 +683,11 @@ class Guard:
         (``where`` = (text, start, end)) returns the element's new JSON text. ``None``: unchanged.
         """
         obj = msg.obj
+        if isinstance(obj.get("result"), rpc.Unparsed) and (
+                entry.method == "tools/list" or (entry.method == "tools/call" and entry.guarded)):
+            self._log(f"the answer to {entry.method} id {rpc._id_text(entry.id)} is beyond Python's "
+                      "JSON limits; it was forwarded as sent (not re-advertised or labelled)")
+            return None
         if entry.method == "initialize":
             result = obj.get("result")
             if type(result) is dict and isinstance(result.get("protocolVersion"), str):
