@@ -35,6 +35,13 @@ Eras
     one client.
 
 Policy on odd input (checklist item 7)
+    Valid JSON beyond Python's parser limits (integers over 4,300 digits, nesting deeper than
+    the recursion limit) is not an error: the id, method and params are located with a span
+    scanner (``jsonrpc.decode_shallow``) and the line passes as bytes; only a guarded
+    ``tools/call`` whose arguments cannot be parsed is refused, with ``-32700`` and its own id.
+    A request whose id is still in flight (not answered, not cancelled) is refused with
+    ``-32600`` and that id, never forwarded (answers are paired by id: a duplicate would make
+    the pairing a guess).
     From the client: a line that is not UTF-8 JSON is answered ``-32700`` with ``"id":null``; a
     JSON value that is neither an object nor an array is answered ``-32600`` with
     ``"id":null``; an object that is not a request, notification or response is answered
