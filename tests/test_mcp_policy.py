@@ -343,3 +343,18 @@ def test_a_labelled_result_keeps_a_declared_structured_shape():
     assert labelled["structuredContent"] == {"length": 42, "text": "x"}
     assert json.loads(labelled["content"][0]["text"]) == {"length": {"value": 42.0, "unit": "1"},
                                                           "text": "x"}
+
+
+def test_concurrent_calls_of_one_tool_record_their_own_results(tmp_path):
+    manifest = tmp_path / "m.json"
+    h = Harness(manifest_path=str(manifest))
+    for ident in (101, 102):  # two read_discharge calls in flight at once
+        h.guard.receive(C2S, line({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                                   "params": {"name": "read_discharge", "arguments": {"site": str(ident)}}}))
+    for ident, value in ((101, 1250), (102, 980)):  # answered in order
+        out = h.guard.receive(S2C, line({"jsonrpc": "2.0", "id": ident, "result": bare(value)}))
+        assert json.loads(out[0][1])["result"]["structuredContent"]["value"] == value
+    h.policy.close()
+    calls = json.loads(manifest.read_text())["sessions"][0]["calls"]
+    assert [(c["arguments"]["site"], c["outputs"][0]["quantity"]["value"]) for c in calls] == \
+        [("101", 1250.0), ("102", 980.0)]

@@ -47,6 +47,7 @@ __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 MAX_ENTRIES = 10_000
 MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
+_INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 VIOLATION_META = "io.github.quantity-guard/violation"
 UNITS_META = "io.github.quantity-guard/units"
 _RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -90,6 +91,7 @@ class QuantityPolicy:
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
+        self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
 
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
@@ -102,6 +104,7 @@ class QuantityPolicy:
                 self._ended_calls += self.ledger.call_count
                 self.session_count += 1
             self.ledger = Ledger(max_entries=self.max_entries, max_calls=self.max_calls)
+            self._inflight.clear()  # (their records belong to the ledger just set aside)
 
     def advertise(self, tool: dict) -> dict:
         name = tool.get("name")
@@ -200,6 +203,11 @@ class QuantityPolicy:
                 result["_meta"] = {VIOLATION_META: {"code": violation.code,
                                                     "field": violation.field}}
                 return Decision.refuse(result)
+        if ann.returns is not None:
+            with self._lock:  # remember which call record these forwarded arguments belong to
+                self._inflight[id(forwarded)] = (forwarded, call)
+                while len(self._inflight) > _INFLIGHT_KEPT:  # answers never labelled
+                    del self._inflight[next(iter(self._inflight))]
         if self._log is not None:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
@@ -221,7 +229,7 @@ class QuantityPolicy:
         except (GuardViolation, KeyError, TypeError):
             return result
         with self._lock:
-            call = self._call_for(tool_name)
+            call = self._call_for(tool_name, arguments)
             if call is not None:
                 call.record_output(out)
                 call.finish(ok=True)
@@ -240,7 +248,14 @@ class QuantityPolicy:
             self._write_log("result", tool_name, arguments, result=value_json(out))
         return labelled
 
-    def _call_for(self, tool_name: str):
+    def _call_for(self, tool_name: str, arguments=None):
+        """The call record a result belongs to: the guard hands back the very arguments object
+        ``check_call`` returned, so concurrent calls of one tool are told apart; failing that,
+        the newest unfinished call of the tool."""
+        if arguments is not None:
+            found = self._inflight.pop(id(arguments), None)
+            if found is not None and found[0] is arguments:
+                return found[1]
         for call in reversed(self.ledger.calls):
             if call.tool == tool_name and call.ok is None:
                 return call
