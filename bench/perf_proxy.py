@@ -1,7 +1,7 @@
 """Proxy overhead: tools/call round trips direct vs through quantity-guard-mcp, and start-up.
 
     python bench/perf_proxy.py [--n 1000] [--startup-runs 15] [--policy MODULE:FACTORY]
-                               [--annotations FILE] [--json]
+                               [--annotations FILE] [--baseline DIR] [--json]
 
 Everything runs over real pipes against a stdlib upstream (``quantity_guard.mcp.server`` with two
 trivial tools), driven by a raw JSON-RPC client, so the figures are the proxy's own cost: two
@@ -16,6 +16,12 @@ extra pipe hops, two thread wake-ups and the guard's parsing. Reported medians:
   and labels the result), which exercises every rewrite path of the guard; pass ``--policy
   module:factory`` (a callable returning a policy) or ``--annotations FILE`` (the real policy
   through the command line, once ``quantity_guard.mcp.policy`` exists) to time another.
+* ``list_direct_us`` / ``list_guarded_us`` / ``added_list_us``: a ``tools/list`` round trip (12
+  tools, about 5 KB, one of them guarded) direct and through the guarding proxy (which rewrites the guarded tool once and then
+  remembers the rewrite for the same upstream answer).
+* ``added_guarded_baseline_us`` / ``added_list_baseline_us``: with ``--baseline DIR`` (another
+  checkout of this project) and ``--annotations``, the same figures for that checkout's proxy,
+  timed in the same interleaved run.
 * ``guard_passthrough_us`` / ``guard_guarded_us``: the guard alone, in process, for one request
   plus its response (no pipes): the CPU part of the added latency.
 * ``startup_direct_ms`` / ``startup_proxied_ms``: from spawning the process to the answer to the
@@ -53,8 +59,12 @@ from quantity_guard.mcp.server import serve
 class Tools:
     def list_tools(self):
         num = {"type": "number"}
+        filler = [{"name": f"tool_{i}", "description": "A tool of a realistic listing. " * 4,
+                   "inputSchema": {"type": "object", "properties": {
+                       f"p{j}": {"type": "string", "title": f"P{j}", "description": "a parameter"}
+                       for j in range(6)}, "required": ["p0"]}} for i in range(10)]
         return [{"name": "add", "inputSchema": {"type": "object", "properties": {"a": num, "b": num}}},
-                {"name": "runoff", "inputSchema": {"type": "object", "properties": {"discharge": num, "area": num}}}]
+                {"name": "runoff", "inputSchema": {"type": "object", "properties": {"discharge": num, "area": num}}}] + filler
     def call_tool(self, name, args):
         if name == "add":
             return {"content": [{"type": "text", "text": repr(args["a"] + args["b"])}]}
@@ -159,6 +169,8 @@ LIST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
 
 
 def _call_line(i: int, tool: str) -> bytes:
+    if tool == "list":
+        return b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' % i
     if tool == "guarded":  # a quantity in cfs: the guard converts it to m**3/s
         params = '{"name":"runoff","arguments":{"discharge":{"value":1250,"unit":"cfs"},"area":2.5}}'
     elif tool == "converted":  # what the upstream receives after conversion
@@ -241,7 +253,7 @@ def _load_factory(spec: str) -> Callable[[], Any]:
 
 
 def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: str | None = None,
-            warmup: int = 100, startup_runs: int = 15) -> dict:
+            warmup: int = 100, startup_runs: int = 15, baseline: str | None = None) -> dict:
     """Run the benchmark; returns the medians described in the module docstring.
 
     ``policy_factory`` is ``"demo"`` (the policy above), ``"module:attr"`` naming a callable that
@@ -255,7 +267,11 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     guarded = policy_factory is not None or annotations is not None
     if guarded:
         argv = _proxy(upstream, annotations=annotations) if annotations else _proxy(upstream, policy=policy_factory)
-        pairs += [(upstream, "converted"), (argv, "guarded")]
+        pairs += [(upstream, "converted"), (argv, "guarded"), (upstream, "list"), (argv, "list")]
+        if baseline is not None and annotations:
+            # the same proxy from another checkout, timed in the same interleaved run
+            old = ["env", f"PYTHONPATH={baseline}", *_proxy(upstream, annotations=annotations)]
+            pairs += [(old, "guarded"), (old, "list")]
     samples = _paired(pairs, n, warmup)
     out["call_direct_us"] = med(samples[0])
     out["call_passthrough_us"] = med(samples[1])
@@ -266,6 +282,13 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
         out["call_direct_converted_us"] = med(samples[2])
         out["call_guarded_us"] = med(samples[3])
         out["added_guarded_us"] = med([b - a for a, b in zip(samples[2], samples[3])])
+        out["list_direct_us"] = med(samples[4])
+        out["list_guarded_us"] = med(samples[5])
+        out["added_list_us"] = med([b - a for a, b in zip(samples[4], samples[5])])
+        if len(samples) > 6:
+            out["baseline"] = baseline
+            out["added_guarded_baseline_us"] = med([b - a for a, b in zip(samples[2], samples[6])])
+            out["added_list_baseline_us"] = med([b - a for a, b in zip(samples[4], samples[7])])
         if annotations:
             from quantity_guard.mcp.policy import build_policy
             policy = build_policy(annotations)
@@ -302,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["--serve-proxy"]:
         return _serve_proxy(args[1:])
     n, runs, policy, annotations, as_json = 1000, 15, "demo", None, False
+    baseline = None
     while args:
         a = args.pop(0)
         if a == "--n":
@@ -312,13 +336,16 @@ def main(argv: list[str] | None = None) -> int:
             policy = args.pop(0)
         elif a == "--annotations":
             annotations = args.pop(0)
+        elif a == "--baseline":
+            baseline = args.pop(0)
         elif a == "--json":
             as_json = True
         else:
             sys.stderr.write(__doc__ or "")
             return 2
     try:
-        result = measure(n, policy_factory=policy, annotations=annotations, startup_runs=runs)
+        result = measure(n, policy_factory=policy, annotations=annotations, startup_runs=runs,
+                         baseline=baseline)
     finally:
         shutil.rmtree(_PYCACHE, ignore_errors=True)
     if as_json:
@@ -331,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
             ("tools/call direct, runoff (converted args)", "call_direct_converted_us", "us"),
             ("tools/call through guarding proxy, runoff cfs", "call_guarded_us", "us"),
             ("  added per call (guarded)      [budget 100]", "added_guarded_us", "us"),
+            ("tools/list direct", "list_direct_us", "us"),
+            ("tools/list through guarding proxy", "list_guarded_us", "us"),
+            ("  added per list (guarded)", "added_list_us", "us"),
+            ("  added per call, guarded, baseline checkout", "added_guarded_baseline_us", "us"),
+            ("  added per list, guarded, baseline checkout", "added_list_baseline_us", "us"),
             ("guard alone, request+result, pass-through", "guard_passthrough_us", "us"),
             ("guard+policy alone, request+result, guarded", "guard_guarded_us", "us"),
             ("start-up to first tools/list, direct", "startup_direct_ms", "ms"),

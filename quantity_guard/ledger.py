@@ -240,6 +240,9 @@ class CallRecord:
                 "repair": violation.repair(), "blocked": blocked}
         self.violations.append(item)
         self.ledger.violations.append({"call": self.index, "tool": self.tool, **item})
+        self.ledger.violation_count += 1
+        if self.ledger.max_calls is not None and len(self.ledger.violations) > self.ledger.max_calls:
+            del self.ledger.violations[0]
 
     def finish(self, ok: bool) -> None:
         self.ok = ok
@@ -255,10 +258,16 @@ class CallRecord:
 class Ledger:
     """What a session recorded. Use ``audit_answer``, ``manifest`` and ``enforcement_report``."""
 
-    def __init__(self, context: str | None = None, *, max_entries: int | None = None) -> None:
+    def __init__(self, context: str | None = None, *, max_entries: int | None = None,
+                 max_calls: int | None = None) -> None:
         self.context = context
         self.max_entries = max_entries
-        self.calls: list[CallRecord] = []
+        # max_calls bounds the call records (and violation records) kept, oldest dropped first;
+        # call_count and violation_count still count every one.
+        self.max_calls = max_calls
+        self.calls: list[CallRecord] = [] if max_calls is None else deque(maxlen=max_calls)
+        self.calls_dropped = 0
+        self.violation_count = 0
         self.entries: deque[Entry] = deque()
         self.violations: list[dict] = []
         self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
@@ -272,9 +281,16 @@ class Ledger:
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
         with self._lock:
-            call = CallRecord(self, len(self.calls), tool, arguments)
+            call = CallRecord(self, self.call_count, tool, arguments)
+            if self.max_calls is not None and len(self.calls) >= self.max_calls:
+                self.calls_dropped += 1  # the deque drops the oldest record
             self.calls.append(call)
             return call
+
+    @property
+    def call_count(self) -> int:
+        """Calls begun in this ledger, including records dropped by ``max_calls``."""
+        return self.calls_dropped + len(self.calls)
 
     def _add(self, call: int, tool: str, role: str, field, q: Q, how=None, raw=None) -> Entry:
         with self._lock:
@@ -542,8 +558,12 @@ class Ledger:
 
     def manifest(self) -> dict:
         """The whole ledger as JSON-serialisable data; ``Session.from_manifest`` reads it back."""
-        return {"format": "quantity-guard-manifest", "version": 1, "context": self.context,
+        data = {"format": "quantity-guard-manifest", "version": 1, "context": self.context,
                 "calls": [c.as_dict() for c in self.calls], "violations": list(self.violations)}
+        if self.max_calls is not None:  # bounded: say how many there were in all
+            data["call_count"] = self.call_count
+            data["violation_count"] = self.violation_count
+        return data
 
     @classmethod
     def from_manifest(cls, data: dict) -> "Ledger":

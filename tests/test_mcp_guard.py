@@ -73,8 +73,9 @@ ODD_BUT_VALID = [
 
 @pytest.mark.parametrize("raw", ODD_BUT_VALID)
 @pytest.mark.parametrize("direction", [C2S, S2C])
-def test_untouched_messages_are_forwarded_byte_for_byte(guard, raw, direction):
+def test_untouched_messages_are_forwarded_byte_for_byte(raw, direction):
     for term in (b"\n", b"\r\n", b""):
+        guard = Guard(FakePolicy())  # a fresh one each time: an id in flight is not reused
         out = guard.receive(direction, raw + term)
         assert one(out, direction) == raw + b"\n"
 
@@ -285,12 +286,26 @@ def test_cancellation_is_forwarded_and_forgets_the_request(guard):
     assert guard.pending_count() == 0
 
 
-def test_duplicate_in_flight_ids_are_tolerated(guard):
-    for _ in range(2):
-        guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
-    assert guard.pending_count() == 2
-    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}')
+def test_a_duplicate_in_flight_id_is_refused(guard):
+    # issue #12, defect 7: pairing answers first-in-first-out could label the wrong answer
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
+    refused = json.loads(one(guard.receive(C2S, ping), S2C))
+    assert refused["id"] == 1 and refused["error"]["code"] == rpc.INVALID_REQUEST
+    assert "already used by a request that has not been answered" in refused["error"]["message"]
     assert guard.pending_count() == 1
+    # "1" is another id than 1; a batch reusing an id in flight is refused whole
+    assert sent(guard.receive(C2S, b'{"jsonrpc":"2.0","id":"1","method":"ping"}'), C2S)
+    out = guard.receive(C2S, b'[{"jsonrpc":"2.0","id":2,"method":"ping"},' + ping + b']')
+    assert sent(out, C2S) == [] and [e["id"] for e in json.loads(one(out, S2C))] == [2, 1]
+    out = guard.receive(C2S, b'[{"jsonrpc":"2.0","id":3,"method":"ping"},'
+                             b'{"jsonrpc":"2.0","id":3,"method":"ping"}]')
+    assert sent(out, C2S) == []
+    # once answered (or cancelled), the id may be used again
+    guard.receive(S2C, b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
+    guard.receive(C2S, b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
+    assert one(guard.receive(C2S, ping), C2S) == ping + b"\n"
 
 
 def test_upstream_closed_answers_every_pending_request_then_refuses(guard):
@@ -506,3 +521,187 @@ def test_a_64_mib_response_passes(guard):
     big = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"' + b"y" * (64 << 20) + b'"}]}}'
     out = guard.receive(S2C, big + b"\n")
     assert one(out, S2C) == big + b"\n" and guard.pending_count() == 0
+
+
+# ------------------------------------------------------------------ beyond Python's JSON limits
+
+HUGE = "9" * 5000                    # more digits than int() reads (3.11+)
+DEEP = "[" * 3000 + "]" * 3000       # deeper than the recursion limit
+
+
+@pytest.mark.parametrize("value", [HUGE, DEEP, '{"a":' + DEEP + ',"b":-' + HUGE + '.5e3}'])
+def test_messages_beyond_python_json_limits_pass_as_bytes(guard, value):
+    # issue #12, defect 4: valid JSON the proxy need not rewrite is located, not parsed
+    req = ('{"jsonrpc":"2.0","id":7,"method":"echo/x","params":{"v":' + value + '}}').encode()
+    assert one(guard.receive(C2S, req), C2S) == req + b"\n"
+    assert guard.pending_count() == 1
+    res = ('{"jsonrpc":"2.0","id":7,"result":{"v":' + value + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    assert guard.pending_count() == 0
+    # an unguarded tools/call too, and its answer
+    call = ('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":'
+            '{"v":' + value + '}}}').encode()
+    assert one(guard.receive(C2S, call), C2S) == call + b"\n"
+    res = ('{"jsonrpc":"2.0","id":8,"result":{"content":[],"v":' + value + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    # a guarded call whose arguments cannot be parsed is answered with its id, not forwarded
+    call = ('{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"runoff",'
+            '"arguments":{"discharge":' + value + ',"area":1}}}').encode()
+    out = guard.receive(C2S, call)
+    assert sent(out, C2S) == []
+    err = json.loads(one(out, S2C))["error"]
+    assert json.loads(one(out, S2C))["id"] == "g" and err["code"] == rpc.PARSE_ERROR
+    assert "cannot be parsed" in err["message"] and "runoff" in err["message"]
+    assert guard.pending_count() == 0
+
+
+def test_a_guarded_result_beyond_python_limits_passes_unlabelled(guard, policy):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    res = ('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}],"x":' + DEEP + '}}').encode()
+    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
+    assert guard.pending_count() == 0
+
+
+def test_truly_invalid_json_is_still_a_parse_error(guard):
+    for bad in (b'{"jsonrpc":"2.0","id":1,"method":"x","params":[1,]}', b'{"id":1,' + b"[" * 3000):
+        out = guard.receive(C2S, bad)
+        assert json.loads(one(out, S2C))["error"]["code"] == rpc.PARSE_ERROR
+
+
+def test_span_scanner_agrees_with_the_json_module():
+    from hypothesis import example, given, settings
+    from hypothesis import strategies as st
+
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+        max_leaves=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(values, st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\n")]))
+    def check(value, seps):
+        text = json.dumps(value, separators=seps)
+        assert rpc.skip_value(" " + text + " ", 0) == len(text) + 1
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet='[]{}",:01-.eE tfnrul\\', max_size=12))
+    @example('[1,]')
+    @example('{"a":1,}')
+    @example('01')
+    def invalid(text):
+        try:
+            json.loads(text)
+            ok = True
+        except ValueError:
+            ok = False
+        try:
+            end = rpc.skip_value(text, 0)
+            mine = not text[end:].strip(" \t\n\r")
+        except rpc.ParseError:
+            mine = False
+        assert mine == ok, text
+
+    check()
+    invalid()
+
+
+# ------------------------------------------------------------------ the listing cache (#13 item 5)
+
+class CountingPolicy(FakePolicy):
+    def __init__(self):
+        super().__init__()
+        self.advertised = 0
+
+    def advertise(self, tool):
+        self.advertised += 1
+        return super().advertise(tool)
+
+
+@pytest.mark.parametrize("form", ["id first", "id last", "id elsewhere"])
+def test_a_repeated_listing_is_rewritten_once_and_answered_alike(form):
+    policy = CountingPolicy()
+    guard = Guard(policy)
+    body = LISTING[len('{"jsonrpc":"2.0","id":2,'):-1]  # '"result":{...}'
+
+    def answer(ident):
+        idtext = json.dumps(ident)
+        if form == "id first":
+            return '{"jsonrpc":"2.0","id":' + idtext + "," + body + "}"
+        if form == "id last":
+            return "{" + body + ',"jsonrpc":"2.0","id":' + idtext + "}"
+        return '{"jsonrpc":"2.0",' + body + ',"id":' + idtext + "}"
+
+    outs = []
+    for ident in (2, "two", 3, 2):
+        guard.receive(C2S, line({"jsonrpc": "2.0", "id": ident, "method": "tools/list"}))
+        outs.append(json.loads(one(guard.receive(S2C, answer(ident).encode()), S2C)))
+    assert [o["id"] for o in outs] == [2, "two", 3, 2]
+    assert all(o["result"] == outs[0]["result"] for o in outs)
+    assert outs[0]["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["x-unit"] == "m**3/s"
+    assert policy.advertised == (2 if form != "id elsewhere" else 8)  # two guarded tools
+    assert set(guard.catalogue) == {"echo", "runoff", "read_discharge"}
+    # another listing is rewritten afresh, and the catalogue follows it
+    other = answer(9).replace('"name":"echo"', '"name":"echo2"')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}')
+    got = json.loads(one(guard.receive(S2C, other.encode()), S2C))
+    assert got["result"]["tools"][0]["name"] == "echo2" and "echo2" in guard.catalogue
+    assert "echo" not in guard.catalogue
+    # a listing that needs no change is remembered as such and passes byte for byte
+    plain = '{"jsonrpc":"2.0","id":10,"result":{"tools":[{"name":"echo","inputSchema":{}}]}}'
+    for ident in (10, 11):
+        guard.receive(C2S, b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}' % ident)
+        raw = plain.replace('"id":10', '"id":%d' % ident).encode()
+        assert one(guard.receive(S2C, raw), S2C) == raw + b"\n"
+
+
+def test_a_remembered_listing_is_forgotten_when_a_tool_is_advertised_anew():
+    # the policy keeps what it last advertised (e.g. which parameters are integers): a listing
+    # A, then B changing a guarded tool, then A again must call advertise again for A
+    policy = CountingPolicy()
+    guard = Guard(policy)
+    b = LISTING.replace('"minimum":0', '"minimum":1')
+    for i, text in enumerate([LISTING, LISTING, b, LISTING]):
+        guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+        out = json.loads(one(guard.receive(S2C, text.encode()), S2C))
+        assert out["result"]["tools"][1]["inputSchema"]["properties"]["discharge"]["minimum"] == \
+            (1 if text is b else 0)
+    assert policy.advertised == 2 * 3  # A, B, A: two guarded tools each
+
+
+def test_an_unparseable_listing_passes_as_sent_and_says_so(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}')
+    res = ('{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"runoff","inputSchema":{}}],"x":'
+           + DEEP + '}}').encode()
+    out = guard.receive(S2C, res)
+    assert one(out, S2C) == res + b"\n"
+    assert any(d == LOG and b"beyond Python's JSON limits" in b for d, b in out)
+
+
+def test_shallow_decoding_agrees_with_decoding_on_what_classifies_a_message():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from quantity_guard.mcp.guard import is_modern
+
+    scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=6)
+    values = st.recursive(scalars, lambda c: st.lists(c, max_size=2)
+                          | st.dictionaries(st.text(max_size=4), c, max_size=2), max_leaves=6)
+    message = st.fixed_dictionaries({}, optional={
+        "jsonrpc": st.just("2.0"), "id": scalars, "method": st.sampled_from(["tools/call", "x"]) | scalars,
+        "params": st.fixed_dictionaries({}, optional={"name": scalars, "_meta": values,
+                                                      "arguments": values}) | values,
+        "result": values, "error": values})
+
+    @settings(max_examples=300, deadline=None)
+    @given(message)
+    def check(msg):
+        text = json.dumps(msg)
+        # a member Python's parser cannot read, which plays no part in classifying the message
+        deep = text[:-1] + (", " if msg else "") + '"zz": ' + DEEP + "}"
+        with pytest.raises(rpc.ParseError):
+            rpc.decode(deep)
+        full, shallow = rpc.classify(rpc.loads(text)), rpc.classify(rpc.decode_shallow(deep)[1])
+        assert (full.kind, full.key, full.method) == (shallow.kind, shallow.key, shallow.method)
+        assert is_modern(full.params) == is_modern(shallow.params)
+
+    check()

@@ -97,7 +97,9 @@ def test_tools_are_re_advertised_with_units_and_the_rest_untouched():
                    if tools[name].get(k) != original.get(k)}
         assert changed <= {"inputSchema", "description", "outputSchema", "_meta"}, (name, changed)
     assert tools["runoff_depth"]["description"] == "Runoff. Returns millimetres per day (mm/d)."
-    assert tools["read_discharge"]["outputSchema"]["required"] == ["value", "unit"]
+    # the upstream declared no output schema, so none is advertised (issue #12, defect 3): a
+    # schema the upstream's results might not satisfy would break the tool for the client
+    assert "outputSchema" not in tools["read_discharge"]
     assert tools["echo"] == UPSTREAM_TOOLS[4]
     assert tools["at"]["inputSchema"]["properties"]["when"]["x-tz"] == "America/Chicago"
 
@@ -164,7 +166,13 @@ def test_results_are_labelled_only_when_they_are_plain_numbers(upstream, expecte
     if expected is None:
         assert result == upstream
     else:
-        assert result["structuredContent"] == expected
+        assert json.loads(result["content"][0]["text"]) == expected
+        if "structuredContent" in upstream:
+            # the upstream's own structured result is kept (it must still satisfy the upstream's
+            # output schema, if it has one: issue #12, defect 3); the text carries the label
+            assert result["structuredContent"] == upstream["structuredContent"]
+        else:
+            assert result["structuredContent"] == expected
 
 
 def test_warn_mode_forwards_the_raw_value_and_records(tmp_path):
@@ -206,7 +214,7 @@ def test_the_guard_never_raises_on_odd_arguments():
 
 
 def test_check_call_decides_on_any_json_without_raising():
-    from hypothesis import given, settings
+    from hypothesis import example, given, settings
     from hypothesis import strategies as st
 
     from quantity_guard.mcp.guard import Decision
@@ -220,12 +228,21 @@ def test_check_call_decides_on_any_json_without_raising():
     @settings(max_examples=300, deadline=None)
     @given(st.dictionaries(st.sampled_from(["discharge", "area", "when", "other"]), json_values,
                            max_size=4))
+    @example(arguments={"when": float("inf")})
     def check(arguments):
         decision = policy.check_call("runoff_depth", arguments)
         assert isinstance(decision, Decision) and decision.action in ("forward", "refuse")
         if decision.action == "forward":
             for name in ("discharge", "area"):
-                assert isinstance(decision.payload[name], (int, float))
+                # an omitted or null argument is forwarded as it came (issue #12, defect 1)
+                if arguments.get(name) is None:
+                    assert decision.payload.get(name, "omitted") == arguments.get(name, "omitted")
+                else:
+                    assert isinstance(decision.payload[name], (int, float))
+        try:
+            json.dumps(arguments, allow_nan=False)
+        except ValueError:  # NaN/Infinity in an argument the guard does not convert: as sent
+            return
         json.dumps(decision.payload, allow_nan=False)
 
     check()
@@ -238,3 +255,106 @@ def test_a_series_reaches_only_an_upstream_parameter_that_takes_a_list():
     sent, result = h.call("runoff_depth", {"discharge": [1.0, 2.0], "area": 29000})
     assert sent is None and "received a series of 2 values, but this tool takes one value" in \
         result["content"][0]["text"]
+
+
+# ------------------------------------------------------------------ issue #12: what the upstream declared
+
+INT_TOOLS = """
+[tools.fetch.params]
+max_length = "1"
+timeout = "ms"
+[tools.fetch]
+returns = { length = "1" }
+[tools.series.params]
+delays = "ms"
+"""
+
+
+def int_policy():
+    policy = QuantityPolicy(loads(INT_TOOLS))
+    fetch = policy.advertise({"name": "fetch", "inputSchema": {"type": "object", "properties": {
+        "url": {"type": "string"},
+        "max_length": {"type": "integer", "default": 5000, "exclusiveMinimum": 0},
+        "timeout": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}},
+        "required": ["url"]},
+        "outputSchema": {"type": "object", "properties": {"length": {"type": "integer"},
+                                                          "text": {"type": "string"}},
+                         "required": ["length", "text"]}})
+    series = policy.advertise({"name": "series", "inputSchema": {"type": "object", "properties": {
+        "delays": {"type": "array", "items": {"type": "integer"}}}}})
+    return policy, fetch, series
+
+
+def test_integer_and_nullable_parameters_keep_saying_so():
+    _, fetch, _ = int_policy()
+    props = fetch["inputSchema"]["properties"]
+    assert fetch["inputSchema"]["required"] == ["url"]
+    m = props["max_length"]
+    assert m["default"] == 5000 and {"type": "integer", "exclusiveMinimum": 0} in m["anyOf"]
+    assert {"type": "number"} not in [{"type": b.get("type")} for b in m["anyOf"]]
+    assert m["description"].endswith("The tool takes a whole number.")
+    t = props["timeout"]
+    assert t["default"] is None and {"type": "null"} in t["anyOf"] and {"type": "integer"} in t["anyOf"]
+    assert "whole number of ms" in t["description"]
+    # the output schema keeps its shape; the labelled field gets the x-unit
+    out = fetch["outputSchema"]
+    assert out["required"] == ["length", "text"] and out["properties"]["length"]["type"] == "integer"
+    assert out["properties"]["length"]["x-unit"] == "1" and "x-unit" not in out["properties"]["text"]
+
+
+@pytest.mark.parametrize("arguments,sent", [
+    ({"url": "u"}, {"url": "u"}),                                            # omitted: as sent
+    ({"url": "u", "timeout": None}, {"url": "u", "timeout": None}),          # null: as sent
+    ({"url": "u", "max_length": "120"}, {"url": "u", "max_length": 120}),
+    ({"url": "u", "max_length": 120.0}, {"url": "u", "max_length": 120}),
+    ({"url": "u", "max_length": {"value": 1.2e3, "unit": "1"}}, {"url": "u", "max_length": 1200}),
+    ({"url": "u", "timeout": "1.5 s"}, {"url": "u", "timeout": 1500}),
+    ({"url": "u", "timeout": "0.1 s"}, {"url": "u", "timeout": 100}),        # 100.00000000000001
+    ({"url": "u", "timeout": "0.0005 s"}, None),
+    ({"url": "u", "max_length": 12.5}, None),
+])
+def test_integer_parameters_get_json_integers_or_a_refusal(arguments, sent):
+    policy, _, _ = int_policy()
+    decision = policy.check_call("fetch", arguments)
+    if sent is None:
+        assert decision.action == "refuse"
+        text = decision.payload["content"][0]["text"]
+        assert "whole number" in text and "Send instead" in text and "e.g." in text
+        return
+    assert decision.action == "forward" and decision.payload == sent
+    for k, v in decision.payload.items():
+        assert type(v) is type(sent[k])  # 120, not 120.0
+
+
+def test_an_integer_series_goes_as_integers():
+    policy, _, _ = int_policy()
+    d = policy.check_call("series", {"delays": {"value": [1, 2.5], "unit": "s"}})
+    assert d.action == "forward" and d.payload == {"delays": [1000, 2500]}
+    assert all(type(v) is int for v in d.payload["delays"])
+    assert policy.check_call("series", {"delays": {"value": [0.0001], "unit": "s"}}).action == "refuse"
+
+
+def test_a_labelled_result_keeps_a_declared_structured_shape():
+    policy, _, _ = int_policy()
+    policy.check_call("fetch", {"url": "u"})
+    upstream = {"content": [{"type": "text", "text": '{"length": 42, "text": "x"}'}],
+                "structuredContent": {"length": 42, "text": "x"}}
+    labelled = policy.label_result("fetch", {"url": "u"}, upstream)
+    assert labelled["structuredContent"] == {"length": 42, "text": "x"}
+    assert json.loads(labelled["content"][0]["text"]) == {"length": {"value": 42.0, "unit": "1"},
+                                                          "text": "x"}
+
+
+def test_concurrent_calls_of_one_tool_record_their_own_results(tmp_path):
+    manifest = tmp_path / "m.json"
+    h = Harness(manifest_path=str(manifest))
+    for ident in (101, 102):  # two read_discharge calls in flight at once
+        h.guard.receive(C2S, line({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                                   "params": {"name": "read_discharge", "arguments": {"site": str(ident)}}}))
+    for ident, value in ((101, 1250), (102, 980)):  # answered in order
+        out = h.guard.receive(S2C, line({"jsonrpc": "2.0", "id": ident, "result": bare(value)}))
+        assert json.loads(out[0][1])["result"]["structuredContent"]["value"] == value
+    h.policy.close()
+    calls = json.loads(manifest.read_text())["sessions"][0]["calls"]
+    assert [(c["arguments"]["site"], c["outputs"][0]["quantity"]["value"]) for c in calls] == \
+        [("101", 1250.0), ("102", 980.0)]

@@ -67,11 +67,16 @@ def test_sdk_upstream_guarded_by_annotations(mode, tmp_path):
             props = tools["runoff"].input_schema["properties"]
             assert props["discharge"]["x-unit"] == "m**3/s"
             assert "cubic metres per second (m3/s)" in props["discharge"]["description"]
-            assert tools["read_discharge"].output_schema["required"] == ["value", "unit"]
+            # the upstream's output schema is extended, not replaced (issue #12, defect 3)
+            out = tools["read_discharge"].output_schema
+            assert out["required"] == ["result"] and out["properties"]["result"]["type"] == "number"
+            assert out["properties"]["result"]["x-unit"] == "cfs"
 
-            # a reading is labelled; the SDK validates it against the advertised outputSchema
+            # a reading is labelled in the text; the structured result keeps the upstream's shape
+            # and the SDK validates it against the advertised outputSchema
             r = await client.call_tool("read_discharge", {"site": "07374000"})
-            assert r.structured_content == {"value": 1250.0, "unit": "cfs"}
+            assert r.structured_content == {"result": 1250.0}
+            assert json.loads(r.content[0].text) == {"value": 1250.0, "unit": "cfs"}
 
             # converted in flight: the upstream receives m3/s
             r = await client.call_tool("runoff", {"discharge": "1250 cfs", "area": 29000})

@@ -310,3 +310,27 @@ def test_proxy_exits_when_its_parent_dies(tag):
     finally:
         os.close(r)
         os.close(w)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("upstream_flags", [(), ("--ignore-term", "--spawn-child")])
+def test_signal_with_calls_in_flight_answers_each_then_exits(tag, sig, upstream_flags):
+    # issue #12, defect 5: every pending request gets a JSON-RPC error, the upstream's group is
+    # stopped and the proxy exits 128+signal, within 1 s of the signal
+    with start(tag, *upstream_flags) as p:
+        handshake(p)
+        p.request(1, "tools/call", {"name": "hang", "arguments": {}})
+        p.request("two", "tools/call", {"name": "hang", "arguments": {}})
+        assert p.call(3, "ping") == {"jsonrpc": "2.0", "id": 3, "result": {}}  # both are upstream
+        t0 = time.monotonic()
+        os.kill(p.proc.pid, sig)
+        answers = [json.loads(line) for line in p.read_eof(5.0)]
+        assert p.wait(5.0) == 128 + sig
+        elapsed = time.monotonic() - t0
+        assert sorted(map(str, (a["id"] for a in answers))) == ["1", "two"]
+        for a in answers:
+            assert a["error"]["code"] == -32603
+            assert f"received {signal.Signals(sig).name}" in a["error"]["message"]
+            assert "tools/call" in a["error"]["message"]
+        assert wait_gone(tag, 1.0) == []
+        assert elapsed < 1.0 + 0.5, elapsed  # 1 s budget; half a second for a loaded machine

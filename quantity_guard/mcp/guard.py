@@ -35,6 +35,13 @@ Eras
     one client.
 
 Policy on odd input (checklist item 7)
+    Valid JSON beyond Python's parser limits (integers over 4,300 digits, nesting deeper than
+    the recursion limit) is not an error: the id, method and params are located with a span
+    scanner (``jsonrpc.decode_shallow``) and the line passes as bytes; only a guarded
+    ``tools/call`` whose arguments cannot be parsed is refused, with ``-32700`` and its own id.
+    A request whose id is still in flight (not answered, not cancelled) is refused with
+    ``-32600`` and that id, never forwarded (answers are paired by id: a duplicate would make
+    the pairing a guess).
     From the client: a line that is not UTF-8 JSON is answered ``-32700`` with ``"id":null``; a
     JSON value that is neither an object nor an array is answered ``-32600`` with
     ``"id":null``; an object that is not a request, notification or response is answered
@@ -117,7 +124,9 @@ class Policy(Protocol):
 
     ``advertise(tool)``
         returns the tool definition to show the client in place of one from a ``tools/list``
-        result (it receives a private copy and may modify it).
+        result (it receives a private copy and may modify it). It must be deterministic: the
+        guard remembers the rewritten answer per upstream answer (the last 8 distinct ones, up
+        to 1 MiB each) and sends the same rewrite when the upstream answers the same again.
     ``check_call(name, arguments)``
         returns a :class:`Decision`. It must be deterministic: the same arguments give the same
         decision and the same forwarded JSON (MRTR retries of 2026-07-28 re-send a call).
@@ -223,6 +232,30 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_PREFIX = '{"jsonrpc":"2.0","id":'
+_SUFFIX = ',"jsonrpc":"2.0","id":'
+_LIST_CACHE_SIZE = 8          # distinct tools/list answers remembered
+_LIST_CACHE_MAX = 1 << 20     # longest answer remembered (characters)
+
+
+def _list_key(text: str, ident: Any) -> tuple[tuple, str] | None:
+    """A cache key for a tools/list answer: everything but its top-level id, which must be
+    written first (``{"jsonrpc":"2.0","id":ID,...``, as Python SDK servers write) or last
+    (``...,"jsonrpc":"2.0","id":ID}``, as the TypeScript SDK writes); ``None`` otherwise.
+    Two answers with the same key differ only in their id, so they are rewritten alike."""
+    if len(text) > _LIST_CACHE_MAX or type(ident) not in (int, str):
+        return None
+    try:
+        idtext = rpc.dumps(ident)
+    except (ValueError, TypeError):
+        return None
+    if text.startswith(_PREFIX + idtext + ","):
+        return ("p", text[len(_PREFIX) + len(idtext):]), idtext
+    if text.endswith(_SUFFIX + idtext + "}"):
+        return ("s", text[:len(text) - len(_SUFFIX) - len(idtext) - 1]), idtext
+    return None
+
+
 class Guard:
     """The proxy's state: the pending-request table, the era, the tool catalogue.
 
@@ -238,6 +271,9 @@ class Guard:
         self.protocol_version: str | None = None  # from the last initialize result
         self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
         self.catalogue_stale = False  # set by notifications/tools/list_changed
+        # rewritten tools/list answers by upstream result (see _list_key), newest last
+        # (rewritten answer split around its id, or None: unchanged; guarded names advertised)
+        self._list_cache: dict[tuple, tuple[tuple[str, str] | None, frozenset]] = {}
         self.closed = False
         self.closed_reason: str | None = None
         self.stats = {"forwarded": 0, "rewritten": 0, "refused": 0, "answered": 0, "dropped": 0}
@@ -345,7 +381,10 @@ class Guard:
         try:
             obj = rpc.loads(raw)
         except rpc.ParseError:
-            return []
+            try:
+                obj = rpc.decode_shallow(raw)[1]
+            except rpc.ParseError:
+                return []
         if direction == S2C:
             # Better an unrewritten answer than a client waiting forever.
             if isinstance(obj, (dict, list)):
@@ -362,14 +401,19 @@ class Guard:
 
     def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
         raw = rpc.strip_terminator(line)
+        partial = None
         try:
             text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             if not raw.strip():
                 return []
-            self.stats["answered"] += 1
-            self._log(f"client sent a line that is not JSON-RPC ({exc}): {_preview(raw)}")
-            return [(S2C, rpc.error_line(None, rpc.PARSE_ERROR, f"Parse error: {exc}"))]
+            try:  # JSON beyond Python's limits: located, not built, and passed as bytes
+                text, obj = rpc.decode_shallow(raw)
+                partial = exc
+            except rpc.ParseError:
+                self.stats["answered"] += 1
+                self._log(f"client sent a line that is not JSON-RPC ({exc}): {_preview(raw)}")
+                return [(S2C, rpc.error_line(None, rpc.PARSE_ERROR, f"Parse error: {exc}"))]
         if isinstance(obj, list):
             return self._client_batch(raw, obj)
         msg = rpc.classify(obj)
@@ -381,8 +425,13 @@ class Guard:
         if kind == rpc.REQUEST:
             if self.closed:
                 return self._closed_error(msg.id)
+            key = msg.key
+            if key is not None and key in self._pending:
+                return self._duplicate_id(msg.id)
             modern = self._observe(msg)
             if msg.method == "tools/call":
+                if partial is not None:
+                    return self._partial_tool_call(msg, raw, modern, partial)
                 return self._client_tool_call(msg, raw, text, modern)
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
@@ -393,6 +442,34 @@ class Guard:
             return []
         elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
             self._cancel(msg.params)
+        self.stats["forwarded"] += 1
+        return [(C2S, raw + b"\n")]
+
+    def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
+        self.stats["answered"] += 1
+        shown = rpc.error_line(ident, 0, "")[20:].split(b',"error"', 1)[0].decode()
+        self._log(f"refused a request reusing the in-flight id {shown}")
+        return [(S2C, rpc.error_line(
+            ident, rpc.INVALID_REQUEST,
+            f"Invalid Request: the id {shown} is already used by a request that has "
+            "not been answered yet; this request was not forwarded. Send it again with an id "
+            "that is not in flight"))]
+
+    def _partial_tool_call(self, msg: rpc.Message, raw: bytes, modern: bool,
+                           exc: Exception) -> list[tuple[str, bytes]]:
+        """A tools/call Python's JSON parser cannot build: forwarded as bytes if unguarded,
+        refused with its id if guarded (its arguments cannot be checked)."""
+        params = msg.params
+        name = params.get("name") if type(params) is dict else None
+        if isinstance(name, str) and self._guards(name):
+            self.stats["answered"] += 1
+            self._log(f"refused a guarded tools/call that cannot be parsed ({exc})")
+            return [(S2C, rpc.error_line(
+                msg.id, rpc.PARSE_ERROR,
+                f"Parse error: the call to the unit-guarded tool {name!r} cannot be parsed to "
+                f"check its arguments ({exc}); it was not forwarded. Send numbers with at most "
+                "4300 digits and arrays or objects nested at most 500 deep"))]
+        self._track(msg, modern, tool=name if isinstance(name, str) else None)
         self.stats["forwarded"] += 1
         return [(C2S, raw + b"\n")]
 
@@ -494,7 +571,17 @@ class Guard:
         if self.closed:
             blocked = f"{self.closed_reason}; the batch was not forwarded"
         else:
+            seen: set = set()
             for m in msgs:
+                if m.kind == rpc.REQUEST and m.key is not None:
+                    if m.key in self._pending or m.key in seen:
+                        blocked = (f"Invalid Request: the id {rpc._id_text(m.id)} in this batch is "
+                                   "already used by a request that has not been answered yet; "
+                                   "nothing in the batch was forwarded. Send it again with ids "
+                                   "that are not in flight")
+                        break
+                    seen.add(m.key)
+            for m in msgs if blocked is None else ():
                 if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
                     name = m.params.get("name")
                     if isinstance(name, str) and self._guards(name):
@@ -540,10 +627,14 @@ class Guard:
         try:
             text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
-            if raw.strip():
-                self.stats["dropped"] += 1
-                self._log(f"dropped upstream output that is not JSON-RPC ({exc}): {_preview(raw)}")
-            return []
+            try:  # JSON beyond Python's limits: located, not built, and passed as bytes
+                text, obj = rpc.decode_shallow(raw)
+            except rpc.ParseError:
+                if raw.strip():
+                    self.stats["dropped"] += 1
+                    self._log(f"dropped upstream output that is not JSON-RPC ({exc}): "
+                              f"{_preview(raw)}")
+                return []
         if isinstance(obj, list):
             return self._upstream_batch(raw, text, obj)
         msg = rpc.classify(obj)
@@ -599,22 +690,73 @@ class Guard:
         (``where`` = (text, start, end)) returns the element's new JSON text. ``None``: unchanged.
         """
         obj = msg.obj
+        if isinstance(obj.get("result"), rpc.Unparsed) and (
+                entry.method == "tools/list" or (entry.method == "tools/call" and entry.guarded)):
+            self._log(f"the answer to {entry.method} id {rpc._id_text(entry.id)} is beyond Python's "
+                      "JSON limits; it was forwarded as sent (not re-advertised or labelled)")
+            return None
         if entry.method == "initialize":
             result = obj.get("result")
             if type(result) is dict and isinstance(result.get("protocolVersion"), str):
                 self.protocol_version = result["protocolVersion"]
             return None
         if entry.method == "tools/list":
+            found = _list_key(line_text, msg.id) if line_text is not None else None
+            if found is not None:
+                hit = self._list_cache.get(found[0], MISSING)
+                if hit is not MISSING:  # the same upstream answer as before: same rewrite
+                    self._catalogue(entry, obj.get("result"))
+                    value = hit[0]
+                    return None if value is None else (value[0] + found[1] + value[1]).encode("utf-8")
             changes = self._advertise(entry, obj.get("result"))
-            if not changes:
-                return None
-            return self._apply(line_text, where, obj, ("tools", changes))
+            new = self._apply(line_text, where, obj, ("tools", changes)) if changes else None
+            if changes or found is not None:
+                # a remembered answer that advertised one of these tools differently is stale
+                # (the policy has seen the new definition): forget it
+                names = {t.get("name") for t in changes.values()}
+                for k in [k for k, v in self._list_cache.items() if v[1] & names]:
+                    del self._list_cache[k]
+                if found is not None:
+                    self._remember_list(found, new, frozenset(names))
+            return new
         if entry.method == "tools/call" and entry.guarded:
             new_result = self._label(entry, obj.get("result"))
             if new_result is None:
                 return None
             return self._apply(line_text, where, obj, ("result", new_result))
         return None
+
+    def _catalogue(self, entry: Pending, result: Any) -> None:
+        """The catalogue bookkeeping of :meth:`_advertise`, for a cached listing."""
+        if type(result) is not dict or result.get("resultType", "complete") != "complete":
+            return
+        tools = result.get("tools")
+        if type(tools) is not list:
+            return
+        if not entry.cursor:
+            self.catalogue = {}
+            self.catalogue_stale = False
+        for tool in tools:
+            if type(tool) is dict and isinstance(tool.get("name"), str):
+                self.catalogue[tool["name"]] = tool
+
+    def _remember_list(self, found: tuple[tuple, str], new: bytes | None,
+                       names: frozenset) -> None:
+        key, ident = found
+        if new is None:
+            value = None
+        else:
+            text = new.decode("utf-8")
+            head = key[0]
+            if head == "p" and text.startswith(_PREFIX + ident):
+                value = (_PREFIX, text[len(_PREFIX) + len(ident):])
+            elif head == "s" and text.endswith(_SUFFIX + ident + "}\n"):
+                value = (text[:len(text) - len(ident) - 2], "}\n")
+            else:
+                return
+        while len(self._list_cache) >= _LIST_CACHE_SIZE:
+            del self._list_cache[next(iter(self._list_cache))]
+        self._list_cache[key] = (value, names)
 
     def _advertise(self, entry: Pending, result: Any) -> dict[int, dict]:
         if type(result) is not dict or result.get("resultType", "complete") != "complete":

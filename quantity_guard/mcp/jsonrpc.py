@@ -26,7 +26,7 @@ __all__ = [
     "REQUEST", "NOTIFICATION", "RESPONSE", "ERROR", "INVALID", "MISSING",
     "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
-    "unique_member", "strip_terminator", "type_name",
+    "unique_member", "strip_terminator", "type_name", "skip_value", "decode_shallow", "Unparsed",
 ]
 
 # Standard JSON-RPC 2.0 error codes.
@@ -308,7 +308,11 @@ def encode(obj: Any) -> bytes:
 
 
 def _id_text(ident: Any) -> str:
-    return "null" if ident is None or ident is MISSING else dumps(ident)
+    if ident is None or ident is MISSING:
+        return "null"
+    if type(ident) is float and ident - ident != 0:  # NaN/Infinity as the peer wrote it
+        return json.dumps(ident)
+    return dumps(ident)
 
 
 def response_line(ident: Any, result_json: str) -> bytes:
@@ -350,10 +354,141 @@ def _value_end(text: str, i: int) -> int:
         return _scan_once(text, i)[1]
     except StopIteration:
         raise ParseError(f"expected a JSON value at {i}") from None
-    except RecursionError:
-        raise ParseError("JSON nested too deeply") from None
+    except (RecursionError, ValueError):
+        # beyond the parser's limits (nesting, digits of an integer) or invalid: the span
+        # scanner decides, without building the value
+        return skip_value(text, i)
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+
+
+def _after_key(text: str, i: int) -> int:
+    """``text[i]`` (after whitespace) begins a member name: the index after its ``:``."""
+    i = _skip_ws(text, i)
+    if i >= len(text) or text[i] != '"':
+        raise ParseError("expected a member name")
+    try:
+        _, i = _scanstring(text, i + 1)
     except ValueError as exc:
-        raise ParseError(f"not valid JSON ({exc})") from None
+        raise ParseError(str(exc)) from None
+    i = _skip_ws(text, i)
+    if i >= len(text) or text[i] != ":":
+        raise ParseError("expected ':'")
+    return i + 1
+
+
+def skip_value(text: str, i: int) -> int:
+    """Index just past the JSON value starting at (or after whitespace from) ``text[i]``.
+
+    Iterative and value-free: any nesting depth and any number of digits (where Python's own
+    parser stops at its recursion limit and at 4,300-digit integers). Raises ``ParseError``.
+    """
+    n = len(text)
+    closers: list[str] = []
+    while True:
+        i = _skip_ws(text, i)
+        if i >= n:
+            raise ParseError("unexpected end of JSON")
+        c = text[i]
+        if c == '"':
+            try:
+                _, i = _scanstring(text, i + 1)
+            except ValueError as exc:
+                raise ParseError(str(exc)) from None
+        elif c == "{" or c == "[":
+            closer = "}" if c == "{" else "]"
+            j = _skip_ws(text, i + 1)
+            if j < n and text[j] == closer:
+                i = j + 1
+            else:
+                closers.append(closer)
+                i = _after_key(text, j) if closer == "}" else j
+                continue
+        else:
+            m = _NUMBER.match(text, i)
+            if m is not None:
+                i = m.end()
+            else:
+                for lit in _LITERALS:
+                    if text.startswith(lit, i):
+                        i += len(lit)
+                        break
+                else:
+                    raise ParseError(f"expected a JSON value at {i}")
+        while closers:  # a value ended: close containers until one continues
+            i = _skip_ws(text, i)
+            if i < n and text[i] == ",":
+                i = _after_key(text, i + 1) if closers[-1] == "}" else i + 1
+                break
+            if i < n and text[i] == closers[-1]:
+                closers.pop()
+                i += 1
+                continue
+            raise ParseError(f"expected ',' or '{closers[-1]}' at {i}")
+        else:
+            return i
+
+
+class Unparsed:
+    """A value :func:`decode_shallow` located but did not build (``text[start:end]``)."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+
+    def __repr__(self) -> str:
+        return f"Unparsed({self.start}, {self.end})"
+
+
+def _shallow_value(text: str, start: int, end: int, inner: bool) -> Any:
+    try:
+        value, stop = _scan_once(text, start)
+        if stop == end:
+            return value
+    except (StopIteration, RecursionError, ValueError):
+        pass
+    if inner and text[start] == "{":
+        return _shallow_object(text, start, False)
+    return Unparsed(start, end)
+
+
+def _shallow_object(text: str, start: int, inner: bool) -> dict:
+    _, found = members(text, start)
+    return {k: _shallow_value(text, s, e, inner and k == "params") for k, s, e in found}
+
+
+def decode_shallow(line: bytes | str) -> tuple[str, Any]:
+    """``(text, value)`` for a line :func:`decode` cannot parse although it is JSON (nesting or
+    integers beyond Python's limits): an object becomes a dict of its members with each value
+    parsed where possible and an :class:`Unparsed` marker where not (``params`` is opened one
+    level more, for ``name`` and ``_meta``); an array becomes a list of such dicts (or markers).
+    Enough to classify a message and find its id and method. Raises :class:`ParseError` if the
+    line is not JSON at all."""
+    if isinstance(line, bytes):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"not valid UTF-8 (byte {exc.start})") from None
+    else:
+        text = line
+    i = _skip_ws(text, 0)
+    if i >= len(text):
+        raise ParseError("empty")
+    if text[i] == "{":
+        value: Any = _shallow_object(text, i, True)
+        end = skip_value(text, i)
+    elif text[i] == "[":
+        value = [(_shallow_object(text, s, True) if text[s] == "{" else Unparsed(s, e))
+                 for s, e in elements(text, i)]
+        end = skip_value(text, i)
+    else:
+        raise ParseError("not an object or array")
+    if text[end:].strip(" \t\n\r"):
+        raise ParseError(f"not valid JSON (extra data at character {end})")
+    return text, value
 
 
 def members(text: str, start: int = 0) -> tuple[int, list[tuple[str, int, int]]]:

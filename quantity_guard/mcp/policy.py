@@ -2,25 +2,39 @@
 
 - ``advertise``: an annotated parameter accepts a number (read in the declared unit), a string
   such as ``"1250 cfs"`` or ``{"value", "unit"}``, and carries ``x-unit``/``x-datum``/``x-crs``/
-  ``x-tz``/``x-quality`` and the unit in words in its description; an annotated result gets an
-  ``outputSchema`` for ``{"value", "unit", ...}``. Nothing else about a tool changes.
+  ``x-tz``/``x-quality`` and the unit in words in its description. ``required`` and ``default``
+  stay as the upstream declared them; a parameter the upstream types ``integer`` keeps saying
+  so (the bare-number form is ``{"type": "integer"}``). An ``outputSchema`` the upstream
+  declared is extended in place (``x-unit`` keys on the labelled property, same shape); where
+  the upstream declared none, none is added. Nothing else about a tool changes.
 - ``check_call``: arguments to annotated parameters are validated and converted into the unit
   the upstream expects (``"1250 cfs"`` arrives as ``35.39605824``); a violation is answered as an
-  ``isError`` tool result with the repair text, and nothing goes upstream. The ledger's
-  carry-over and sourced checks run across the client session exactly as in the library.
+  ``isError`` tool result with the repair text, and nothing goes upstream. An argument the
+  client omitted (or sent as ``null``) is forwarded as it was: the upstream decides. Where the
+  upstream's schema says ``integer``, an integral converted value goes as a JSON integer and a
+  fractional one is refused with what to send. The ledger's carry-over and sourced checks run
+  across the client session exactly as in the library.
 - ``label_result``: a bare numeric result of an annotated tool comes back labelled
-  ``{"value": 1250.0, "unit": "cfs"}`` in the text and in ``structuredContent``.
+  ``{"value": 1250.0, "unit": "cfs"}`` in the text; in ``structuredContent`` too when the
+  upstream declared no output schema (otherwise its ``structuredContent`` is passed unchanged,
+  so that it still satisfies the schema, whose ``x-unit`` now names the unit). A result that is
+  not a number (prose, a boolean, a tuple) passes unchanged.
 
-The ledger resets per client session and is bounded (``MAX_ENTRIES``).
+Memory: the ledger resets per client session and is bounded (``MAX_ENTRIES`` recorded
+quantities, the last ``MAX_CALLS`` call records); of past sessions the last ``MAX_SESSIONS``
+summaries are kept; counters of every call and session are kept for the manifest.
 """
 from __future__ import annotations
 
 import copy
 import json
+import math
 import threading
 import time
+from collections import deque
 
 from ..annotations import load
+from ..audit import fmt_g
 from ..errors import GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q
@@ -31,6 +45,9 @@ from .guard import Decision
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
 MAX_ENTRIES = 10_000
+MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
+MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
+_INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 VIOLATION_META = "io.github.quantity-guard/violation"
 UNITS_META = "io.github.quantity-guard/units"
 _RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -53,7 +70,8 @@ class _ToolRef:
 
 class QuantityPolicy:
     def __init__(self, annotations, *, enforcement: str = "strict", log_path: str | None = None,
-                 manifest_path: str | None = None, max_entries: int = MAX_ENTRIES) -> None:
+                 manifest_path: str | None = None, max_entries: int = MAX_ENTRIES,
+                 max_calls: int = MAX_CALLS, max_sessions: int = MAX_SESSIONS) -> None:
         if enforcement not in ("strict", "warn"):
             raise ValueError(f"enforcement must be strict or warn, not {enforcement!r}")
         self.annotations = annotations
@@ -61,12 +79,19 @@ class QuantityPolicy:
         self.log_path = log_path
         self.manifest_path = manifest_path
         self.max_entries = max_entries
-        self.ledger = Ledger(max_entries=max_entries)
-        self.sessions: list[dict] = []
+        self.max_calls = max_calls
+        self.ledger = Ledger(max_entries=max_entries, max_calls=max_calls)
+        self.sessions: deque[dict] = deque(maxlen=max_sessions)  # the latest past sessions
+        self.session_count = 1  # client sessions seen (the current one included)
+        self.call_count = 0  # guarded calls over every session
+        self._ended_calls = 0  # calls in sessions already ended
         self._log = open(log_path, "a", encoding="utf-8") if log_path else None
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
+        # what the upstream's listing declared, per guarded tool: see _Listed
+        self._listed: dict[str, _Listed] = {}
+        self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
 
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
@@ -74,50 +99,75 @@ class QuantityPolicy:
 
     def reset(self) -> None:
         with self._lock:
-            if self.ledger.calls:
+            if self.ledger.call_count:
                 self.sessions.append(self.ledger.manifest())
-            self.ledger = Ledger(max_entries=self.max_entries)
+                self._ended_calls += self.ledger.call_count
+                self.session_count += 1
+            self.ledger = Ledger(max_entries=self.max_entries, max_calls=self.max_calls)
+            self._inflight.clear()  # (their records belong to the ledger just set aside)
 
     def advertise(self, tool: dict) -> dict:
-        ann = self.annotations[tool.get("name")]
+        name = tool.get("name")
+        ann = self.annotations[name]
         schema = tool.get("inputSchema")
         units: dict = {}
+        listed = _Listed()
         if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
             props = schema["properties"]
+            required = schema.get("required")
+            listed.required = frozenset(r for r in required if isinstance(r, str)) \
+                if isinstance(required, list) else frozenset()
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
                     if _takes_array(props[pname]):
-                        self._array_params.add((tool["name"], pname))
-                    props[pname] = _merge_param(props[pname], spec)
+                        self._array_params.add((name, pname))
+                    integer = _takes_integer(props[pname])
+                    if integer:
+                        listed.integers.add(pname)
+                    props[pname] = _merge_param(props[pname], spec, integer=integer)
                     units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
+        output = tool.get("outputSchema")
+        listed.output_schema = isinstance(output, dict)
         if ann.returns is not None:
             if isinstance(ann.returns, Spec):
-                tool["outputSchema"] = ann.returns.output_schema()
                 words = ann.returns.words()
                 units["return"] = ann.returns.unit_text
+                if isinstance(output, dict):
+                    _label_output_schema(output, None, ann.returns)
             else:
-                tool["outputSchema"] = {"type": "object", "properties": {
-                    k: s.output_schema() for k, s in ann.returns.items()}}
                 words = "; ".join(f"{k} in {s.words()}" for k, s in ann.returns.items())
                 units.update({f"return.{k}": s.unit_text for k, s in ann.returns.items()})
+                if isinstance(output, dict):
+                    for k, s in ann.returns.items():
+                        _label_output_schema(output, k, s)
             tool["description"] = _join(tool.get("description"), f"Returns {words}.")
         if units:  # for clients that drop x-* keys from schemas (SDK 2.x keeps Tool._meta)
             meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
             tool["_meta"] = {**meta, UNITS_META: units}
         if ann.description:
             tool["description"] = _join(tool.get("description"), ann.description)
+        if isinstance(name, str):
+            with self._lock:
+                self._listed[name] = listed
         return tool
 
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
             return Decision.refuse(tool_error("the arguments must be a JSON object"))
+        listed = self._listed.get(tool_name)
+        # Only values the client sent are checked: an omitted (or null) argument is forwarded
+        # as it came and the upstream applies its own default, unless the upstream's listing
+        # says the parameter is required (then the repair text says what to send).
+        params = {p: s for p, s in ann.params.items() if arguments.get(p) is not None
+                  or (listed is not None and p in listed.required and p not in arguments)}
         with self._lock:
+            self.call_count += 1
             call = self.ledger.begin_call(self._refs[tool_name], arguments)
             coerced = dict(arguments)
             try:
-                guard_arguments(ann.params, coerced, enforcement=self.enforcement, call=call)
-                for pname, spec in ann.params.items():  # a list for a one-value parameter
+                guard_arguments(params, coerced, enforcement=self.enforcement, call=call)
+                for pname, spec in params.items():  # a list for a one-value parameter
                     value = coerced.get(pname)
                     if value.__class__ is Q and value.is_series and \
                             (tool_name, pname) not in self._array_params:
@@ -128,19 +178,36 @@ class QuantityPolicy:
                         call.record_violation(violation, blocked=True)
                         call.finish(ok=False)
                         raise violation
+                warned = {v["field"] for v in call.violations} if call.violations else ()
+                forwarded = dict(arguments)
+                for pname, spec in params.items():
+                    if pname in coerced and pname in arguments:
+                        # warn: a value that violated goes on as the model sent it
+                        if spec.field in warned:
+                            forwarded[pname] = arguments[pname]
+                            continue
+                        integer = listed is not None and pname in listed.integers
+                        try:
+                            forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
+                        except InvalidArguments as exc:
+                            violation = exc.at(spec.field) if exc.field is None else exc
+                            blocked = self.enforcement == "strict"
+                            call.record_violation(violation, blocked=blocked)
+                            if blocked:
+                                call.finish(ok=False)
+                                raise violation from None
+                            forwarded[pname] = arguments[pname]
             except GuardViolation as violation:
                 self._write_log("violation", tool_name, arguments, violation=violation)
                 result = tool_error(violation.repair())
                 result["_meta"] = {VIOLATION_META: {"code": violation.code,
                                                     "field": violation.field}}
                 return Decision.refuse(result)
-        warned = {v["field"] for v in call.violations} if call.violations else ()
-        forwarded = dict(arguments)
-        for pname, spec in ann.params.items():
-            if pname in coerced and pname in arguments:
-                # warn: a value that violated goes on as the model sent it
-                forwarded[pname] = arguments[pname] if spec.field in warned \
-                    else _wire(coerced[pname], arguments[pname])
+        if ann.returns is not None:
+            with self._lock:  # remember which call record these forwarded arguments belong to
+                self._inflight[id(forwarded)] = (forwarded, call)
+                while len(self._inflight) > _INFLIGHT_KEPT:  # answers never labelled
+                    del self._inflight[next(iter(self._inflight))]
         if self._log is not None:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
@@ -162,11 +229,18 @@ class QuantityPolicy:
         except (GuardViolation, KeyError, TypeError):
             return result
         with self._lock:
-            call = self._call_for(tool_name)
+            call = self._call_for(tool_name, arguments)
             if call is not None:
                 call.record_output(out)
                 call.finish(ok=True)
         labelled = tool_result(out)
+        listed = self._listed.get(tool_name)
+        if "structuredContent" in result and (listed is None or listed.output_schema):
+            # the upstream's structured result must still satisfy the upstream's own schema:
+            # same shape and numbers; the advertised schema's x-unit keys name the unit
+            labelled["structuredContent"] = result["structuredContent"]
+        elif "structuredContent" not in labelled and "structuredContent" in result:
+            labelled["structuredContent"] = result["structuredContent"]
         for key, val in result.items():  # keep _meta and anything else the server sent
             if key not in ("content", "structuredContent", "isError"):
                 labelled[key] = val
@@ -174,7 +248,14 @@ class QuantityPolicy:
             self._write_log("result", tool_name, arguments, result=value_json(out))
         return labelled
 
-    def _call_for(self, tool_name: str):
+    def _call_for(self, tool_name: str, arguments=None):
+        """The call record a result belongs to: the guard hands back the very arguments object
+        ``check_call`` returned, so concurrent calls of one tool are told apart; failing that,
+        the newest unfinished call of the tool."""
+        if arguments is not None:
+            found = self._inflight.pop(id(arguments), None)
+            if found is not None and found[0] is arguments:
+                return found[1]
         for call in reversed(self.ledger.calls):
             if call.tool == tool_name and call.ok is None:
                 return call
@@ -207,12 +288,23 @@ class QuantityPolicy:
             lines.append(f"untouched {name}")
         return CatalogueReport(problems, lines)
 
+    def counts(self) -> dict:
+        """How many client sessions and guarded calls there were, and how many are kept."""
+        kept = len(self.sessions) + (1 if self.ledger.call_count else 0)
+        return {"session_count": self.session_count, "call_count": self.call_count,
+                "sessions_kept": kept,
+                "calls_kept": sum(len(s["calls"]) for s in self.sessions) + len(self.ledger.calls)}
+
     def close(self) -> None:
         if self.manifest_path:
             with self._lock:
-                sessions = self.sessions + ([self.ledger.manifest()] if self.ledger.calls else [])
+                sessions = list(self.sessions) + (
+                    [self.ledger.manifest()] if self.ledger.call_count else [])
+                counts = self.counts()
             data = {"format": "quantity-guard-proxy-manifest", "version": 1,
-                    "enforcement": self.enforcement, "sessions": sessions}
+                    "enforcement": self.enforcement, **counts,
+                    "max_sessions_kept": self.sessions.maxlen, "max_calls_kept": self.max_calls,
+                    "sessions": sessions}
             with open(self.manifest_path, "w", encoding="utf-8") as fh:
                 json.dump(data, fh, indent=1)
         if self._log is not None:
@@ -251,6 +343,61 @@ class CatalogueReport:
         return "\n".join(out)
 
 
+class _Listed:
+    """What a guarded tool's listing declared: its required parameters, the annotated ones it
+    types ``integer``, and whether it has an output schema."""
+
+    __slots__ = ("required", "integers", "output_schema")
+
+    def __init__(self) -> None:
+        self.required: frozenset = frozenset()
+        self.integers: set[str] = set()
+        self.output_schema = False
+
+
+def _branches(schema: dict) -> list:
+    """The type names a parameter schema allows (``type``, a type list, anyOf/oneOf branches)."""
+    kinds: list = []
+    for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
+                         if isinstance(b, dict)]:
+        t = s.get("type")
+        kinds.extend(t if isinstance(t, list) else [t])
+    return kinds
+
+
+def _takes_integer(schema: dict) -> bool:
+    """Whether the upstream wants whole numbers here (for an array: as its items)."""
+    kinds = _branches(schema)
+    if "array" in kinds:
+        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
+                             if isinstance(b, dict)]:
+            if isinstance(s.get("items"), dict):
+                return _takes_integer(s["items"])
+        return False
+    return "integer" in kinds and "number" not in kinds
+
+
+def _takes_null(schema: dict) -> bool:
+    return "null" in _branches(schema)
+
+
+def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
+    """Add the declaration's x-* keys to the property of the upstream's output schema that holds
+    the labelled value (``result`` for an SDK-wrapped primitive, ``value``, or ``key``)."""
+    x = {k: v for k, v in spec.json_schema().items() if k.startswith("x-")}
+    props = output.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+    names = [key] if key is not None else [n for n in ("result", "value") if n in props][:1]
+    for n in names:
+        target = props.get(n)
+        if isinstance(target, dict):
+            target.update(x)
+            target["description"] = _join(target.get("description"), f"In {spec.words()}.")
+            return
+    # no property holds a number to label: the schema is left as the upstream declared it
+
+
 def _takes_array(schema: dict) -> bool:
     kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", ())
                                     if isinstance(s, dict)]
@@ -264,41 +411,76 @@ def _join(a: str | None, b: str) -> str:
     return f"{a} {b}" if a[-1] in ".!?:;" else f"{a}. {b}"
 
 
-def _merge_param(original: dict, spec: Spec) -> dict:
+def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
     """The upstream's schema for one parameter, widened to the shapes the guard accepts, with
     the declaration's x-* keys and the unit stated in words. A range the upstream declared
     stays on the bare-number form (a bare number is in the declared unit) and is stated in
-    words for the other forms."""
+    words for the other forms. Where the upstream takes an ``integer``, the bare-number form
+    is ``integer`` too; where it takes ``null``, so does the merged schema. ``default``,
+    ``title`` and every other key are kept."""
     ours = copy.deepcopy(spec.json_schema())
     merged = {k: v for k, v in original.items() if k not in ("type", "anyOf", "oneOf", "format",
                                                             "description", *_RANGES)}
     ranges = {k: original[k] for k in _RANGES if isinstance(original.get(k), (int, float))
               and not isinstance(original.get(k), bool)}
     range_words = ""
-    if ranges and not spec.is_timestamp:
+    if not spec.is_timestamp:
         for branch in ours.get("anyOf", ()):
             if branch.get("type") == "number":
                 branch.update(ranges)
-        words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
-                 "exclusiveMaximum": "below"}
-        range_words = " The value must be " + " and ".join(
-            f"{words[k]} {v} {spec.unit.symbol}" for k, v in ranges.items()) + "."
+                if integer:
+                    branch["type"] = "integer"
+        if ranges:
+            words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
+                     "exclusiveMaximum": "below"}
+            range_words = " The value must be " + " and ".join(
+                f"{words[k]} {v} {spec.unit.symbol}" for k, v in ranges.items()) + "."
+        if integer:
+            range_words += f" The tool takes a whole number{_of(_per(spec.unit.symbol))}."
+        if _takes_null(original) and "anyOf" in ours:
+            ours["anyOf"].append({"type": "null"})
     merged.update({k: v for k, v in ours.items() if k != "description"})
     merged["description"] = _join(original.get("description"), ours["description"] + range_words)
     return merged
 
 
-def _wire(value, original):
-    """The value as the upstream expects it: the magnitude in the declared unit."""
+def _wire(value, original, integer: bool = False):
+    """The value as the upstream expects it: the magnitude in the declared unit. Where the
+    upstream's schema says ``integer``, an integral magnitude goes as a JSON integer and a
+    fractional one raises ``InvalidArguments`` saying what to send."""
     if value.__class__ is Q:
         m = value.magnitude
         if m.__class__ is float:
+            if integer:
+                return _whole(m, value)
             return int(m) if m.is_integer() and isinstance(original, int) \
                 and not isinstance(original, bool) and abs(m) < 2 ** 53 else m
+        if integer:
+            return [None if v != v else _whole(float(v), value) for v in m.tolist()]
         return [None if v != v else float(v) for v in m.tolist()]
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return original
+
+
+def _whole(m: float, q: Q) -> int:
+    r = round(m)
+    if m - m == 0 and abs(m - r) <= 1e-9 * max(1.0, abs(m)):
+        return int(r)
+    unit = _per(q.unit.symbol)
+    low, high = math.floor(m), math.ceil(m)
+    raise InvalidArguments(
+        f"the value is {fmt_g(m)}{unit}, but this tool takes a whole number{_of(unit)}; "
+        f"a fractional value is not rounded for you.",
+        suggestion=f"a whole number{_of(unit)}, e.g. {low}{unit} or {high}{unit}")
+
+
+def _per(symbol: str) -> str:
+    return "" if symbol in ("1", "") else " " + symbol
+
+
+def _of(unit: str) -> str:
+    return f" of{unit}" if unit else ""
 
 
 def _number(x):

@@ -23,8 +23,10 @@ Shutdown
     * The upstream exits or closes its stdout first: its remaining output is forwarded, every
       pending client request is answered with a JSON-RPC error, the rest of its process group is
       stopped, our stdout is closed, exit 1.
-    * SIGTERM, SIGHUP or SIGINT to the proxy, or its parent dying: the upstream's process group
-      is stopped (SIGTERM, then SIGKILL) and the proxy exits 128 + signal number.
+    * SIGTERM, SIGHUP or SIGINT to the proxy, or its parent dying: every request still in
+      flight is answered with a JSON-RPC error at once, the upstream's process group is stopped
+      (SIGTERM, then SIGKILL after ``term_grace``) and the proxy exits 128 + signal number, within
+      a second.
     The upstream runs in its own session and process group, so the whole tree it spawns is
     stopped and none is left behind. (Only a SIGKILL of the proxy itself cannot be handled; the
     upstream then sees EOF on its stdin.)
@@ -435,17 +437,32 @@ class Proxy:
             self._wake.wait(0.25)
             self._wake.clear()
             if self._signal is not None:
-                self.log(f"received {signal.Signals(self._signal).name}; stopping the upstream")
+                name = signal.Signals(self._signal).name
+                self.log(f"received {name}; answering pending requests and stopping the upstream")
+                self._answer_pending(f"quantity-guard-mcp received {name} and stopped the "
+                                     "upstream MCP server")
                 self._stop_upstream(close_stdin=True)
                 return 128 + self._signal
             if self.watch_parent and os.getppid() != parent:
                 self.log("the client process went away; stopping the upstream")
+                self._answer_pending("the client process went away; quantity-guard-mcp stopped "
+                                     "the upstream MCP server")
                 self._stop_upstream(close_stdin=True)
                 return 128 + signal.SIGHUP
             if self._client_eof.is_set() or self._client_gone.is_set():
                 return self._after_client_eof()
             if self._exited.is_set() or self._upstream_eof.is_set():
                 return self._after_upstream_gone()
+
+    def _answer_pending(self, reason: str) -> None:
+        """Answer every request still in flight with a JSON-RPC error (the guard closes, so
+        anything the upstream still writes is dropped); done before the upstream is stopped, so
+        the client hears at once."""
+        with self._guard_lock:
+            outputs = self.guard.upstream_closed(reason)
+        if outputs:
+            self.log(f"answered {len(outputs)} pending request(s) with an error")
+        self._dispatch(outputs)
 
     def _stop_upstream(self, close_stdin: bool) -> None:
         proc = self.proc

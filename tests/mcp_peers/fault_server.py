@@ -2,7 +2,7 @@
 
     python fault_server.py [--tag T] [--junk-banner] [--stderr-flood BYTES] [--ignore-eof]
                            [--ignore-term] [--spawn-child] [--wire-log FILE] [--page-size N]
-                           [--legacy-only]
+                           [--legacy-only] [--big-ints]
 
 Answers `initialize`, `server/discover` (dual era), `ping`, `tools/list` (paginated when
 --page-size is given; lists carry ttlMs/cacheScope/resultType/_meta on modern requests) and
@@ -44,6 +44,8 @@ def option(name: str, default=None):
 
 
 PAGE = option("--page-size")
+if flag("--big-ints") and hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)  # read and write integers of any length
 WIRE_LOG = option("--wire-log")
 out_lock = threading.Lock()
 stdout = sys.stdout.buffer
