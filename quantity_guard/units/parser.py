@@ -204,6 +204,8 @@ class _Parser:
         if len(text) > MAX_LENGTH:
             raise UnitParseError(f"unit expression too long ({len(text)} characters; at most "
                                  f"{MAX_LENGTH})", text=text[:40] + "...", position=MAX_LENGTH)
+        if "since" in text:
+            _refuse_since(text)
         self.text, self.where = normalise(text)
         self.tokens = self._tokenize()
         self.i = 0
@@ -331,11 +333,7 @@ class _Parser:
             return j
 
     def _since(self, left, right) -> None:
-        """CF/udunits time coordinates ("days since 1970-01-01") are refused: a timestamp."""
-        if right[1] == "since":
-            raise self.error(f"'{left[1]} since ...' is a time coordinate (a count from an epoch), "
-                             f"not a unit: convert the values to timestamps, or give durations "
-                             f"in {left[1]}", right[2])
+        """"deg K", "degrees Kelvin": a degree alone is an angle, so this is refused."""
         if right[1] in _TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
             raise self.error(f"'{left[1]} {right[1]}': a degree alone is a plane angle; write a "
                              f"temperature as degC, degF or K", left[2],
@@ -542,6 +540,18 @@ def _sparse(u: Unit) -> tuple:
         hit = (u, tuple((i, e) for i, e in enumerate(u.dims) if e))
         _SPARSE[id(u)] = hit
     return hit[1]
+
+
+def _refuse_since(text: str) -> None:
+    """CF/udunits time coordinates ("days since 1970-01-01") are timestamps, not units."""
+    import re
+    m = re.match(r"\s*(\S+)\s+since(\s|$)", text)
+    if m:
+        unit = m.group(1)
+        raise UnitParseError(
+            f"{text!r} is a time coordinate (a count of {unit} from an epoch), not a unit: convert "
+            f"the values to timestamps, or give durations in {unit}", text=text,
+            position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
 
 
 def _degree() -> "Unit | None":
