@@ -266,6 +266,9 @@ class _Parser:
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
                     raise self.error("a decimal number inside a unit; put the scale in the value",
                                      i)
+                if j + 1 < n and s[j] in "eE" and (s[j + 1].isdigit() or s[j + 1] in "+-"):
+                    raise self.error("a number in scientific notation inside a unit; put the "
+                                     "scale in the value", i)
                 toks.append((INT, s[i:j], i))
                 i = j
             elif c == "*":
