@@ -120,8 +120,12 @@ def test_unit_ucum_codes():
 
 
 def test_every_table_unit_round_trips_through_its_ucum_code():
+    curated = {r["symbol"] for r in json.loads((Path(__file__).parent.parent / "quantity_guard" /
+                                                "data" / "units.json").read_text("utf-8"))["units"]}
     without = set()
     for row in rows():
+        if row.symbol not in curated:
+            continue  # defined by another test at run time
         code = row.unit.ucum
         if code is None:
             without.add(row.symbol)

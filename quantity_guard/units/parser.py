@@ -307,8 +307,9 @@ class _Parser:
                     and not (out and out[-1][1] == "per"):
                 if prev == NAME and nxt == NAME:
                     left, right = out[-1], toks[k]
-                    if left[1].lower() in table.multiword_heads() and \
-                            table.lookup(f"{left[1]} {right[1]}") is not None:
+                    if left[1].lower() in table.multiword_heads() \
+                            and left[1] not in _POWER_WORDS \
+                            and table.lookup(f"{left[1]} {right[1]}") is not None:
                         out[-1] = (NAME, f"{left[1]} {right[1]}", left[2])  # "degrees Celsius"
                         k += 1
                         continue
