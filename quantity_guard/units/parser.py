@@ -410,7 +410,7 @@ class _Parser:
     def power(self, depth: int) -> dict:
         """power := primary exponent?"""
         terms, exp, offset = self.primary(depth)
-        kind, value, pos = self.peek()
+        kind, value, pos = self.tokens[self.i]
         if kind == POW:
             self.take()
             sign = ""
@@ -447,7 +447,8 @@ class _Parser:
 
     def primary(self, depth: int) -> "tuple[dict, int, str | None]":
         """primary := NAME | '1' | '(' product ')' | ('sq' | 'cu') NAME"""
-        kind, value, pos = self.take()
+        kind, value, pos = self.tokens[self.i]
+        self.i += 1
         if kind == NAME:
             power = _POWER_WORDS.get(value)
             if power and self.peek()[0] == MUL and self.peek()[1] == " " \
@@ -502,17 +503,17 @@ class _Parser:
 def build(terms: dict, fail) -> Unit:
     """One ``Unit`` from an exponent map (canonical term symbol -> power): the exact factor,
     dimension and interval flag are computed here, once. ``fail(message)`` makes the error."""
+    spelled = tuple([(sym, p) for sym, p in terms.items() if p])
+    hit = _BUILT.get(spelled)
+    if hit is not None:  # another spelling of a unit already built ("m3/s", "m**3 s-1")
+        return hit
     units = table.term_units()
     num = den = 1
     dims = [0] * N_AXES
     interval = False
-    spelled = []
-    for sym, p in terms.items():
-        if not p:
-            continue
+    for sym, p in spelled:
         if p > MAX_EXPONENT or p < -MAX_EXPONENT:
             raise fail(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})")
-        spelled.append((sym, p))
         u = units[sym]
         f = u.factor
         if p > 0:
@@ -531,9 +532,15 @@ def build(terms: dict, fail) -> Unit:
                        f"+/-{MAX_EXPONENT})")
     if not spelled:
         return ONE if not interval else Unit(Fraction(1), tuple(dims), (), None, True)
-    return Unit(Fraction(num, den), tuple(dims), tuple(spelled), None, interval)
+    unit = Unit(Fraction(num, den), tuple(dims), spelled, None, interval)
+    if len(_BUILT) < 8192:
+        _BUILT[spelled] = unit
+    return unit
 
 
+#: units built from exponent maps, by their spelled terms; a symbol never changes meaning
+#: (the table only grows), so an entry never goes stale
+_BUILT: dict[tuple, Unit] = {}
 _SPARSE: dict[int, tuple] = {}
 
 
