@@ -104,3 +104,21 @@ def test_the_usgs_pack_reads_wind_direction():
     assert direction.unit_code == "Deg" and direction.value.unit == parse_unit("deg")
     assert direction.value.to("rad").magnitude == pytest.approx(1.5 * math.pi)
     assert series["00036"].readings[1].value.magnitude == 292.5
+
+
+def test_the_answer_audit_reads_no_unit_into_a_bare_degree_in_prose():
+    """In an answer, "12 degrees" may be a temperature or an angle; the audit reads no unit
+    there (as before angles existed), but "degrees Fahrenheit" is a unit it checks."""
+    from quantity_guard import session
+
+    @quantity_tool(returns={"unit": "degC"})
+    def water_temp(site: str):
+        return 12.0
+
+    with session() as ledger:
+        water_temp("x")
+    for answer in ("The water is 12 degrees.", "The water is 12 deg.", "It is 12 °C."):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok and audit.findings[0].status == "sourced", answer
+    wrong = ledger.audit_answer("The water is 12 degrees Fahrenheit.")
+    assert not wrong.ok and wrong.findings[0].status == "unit_mislabelled"
