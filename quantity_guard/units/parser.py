@@ -2,7 +2,9 @@
 
 It reads what services and models write: ``m**3/s``, ``m^3/s``, ``m3/s``, ``ft³/s``,
 ``m3 s-1``, ``m.s-1``, ``kg·m/s²``, ``1/s``, ``mm / d``, ``acre-ft``, ``kW h``, ``°C``,
-``Δ°C``, ``µS/cm``.
+``Δ°C``, ``µS/cm``; CF/udunits strings (``kg m-2 s-1``, ``degree_Celsius``, ``degrees``);
+bracketed UCUM atoms (``[ft_i]3/s``, ``[gal_us]/min``, ``m[H2O]``). ``vocabulary="ucum"``
+reads UCUM codes strictly instead (``ucum.py``).
 
 Grammar (precedence of ``/`` as in pint, unyt and quantities; astropy differs)::
 
@@ -13,16 +15,30 @@ Grammar (precedence of ``/`` as in pint, unyt and quantities; astropy differs)::
     exponent   := ('**' | '^') ('+' | '-')? INT      e.g. m**3, s^-1
                 | ('+' | '-')? INT   written directly after a NAME or ')', e.g. s-1, (m/s)2
                 | a trailing INT inside a NAME that is not itself a unit, e.g. m3, ft3, km2
+    NAME       := letters, digits, '_' and bracketed UCUM atoms ([ft_i], m[H2O]); two words
+                  that are one long name of the table ("degrees Celsius") are one NAME
 
 ``/`` takes exactly the next power: ``a/b/c`` is ``a/(b*c)`` and ``a/b*c`` is ``(a/b)*c``.
 Implicit products (a space, ``.``, ``·``) bind like ``*``. A hyphen between two names is part
 of a table name (``acre-ft``, ``second-foot``) or a product of two known units (``kW-h``).
-Numbers other than ``1`` are refused: a scale belongs in the value, not the unit.
+Numbers other than ``1`` are refused: a scale belongs in the value, not the unit. A CF time
+coordinate (``days since 1970-01-01``) is refused: it is a timestamp, not a unit.
+
+Degrees: a degree alone (``deg``, ``degree``, ``degrees``, ``°``) is a plane angle, as in UCUM,
+udunits and the SI; a temperature is ``degC``/``°C``/``degree_Celsius``, ``degF``, ``K``.
+"deg K", "degree C" and the like are refused rather than read as an angle times a kelvin.
+
+Evaluation builds no intermediate unit: the rules return exponent maps (term symbol ->
+power), and one ``Unit`` is made at the end from the table's units of those symbols (its
+factor from integer numerators and denominators, one ``Fraction``). Name resolution is
+memoised in the table (``table.resolve``), and units built from the same terms are shared.
 
 Before tokenizing, characters are normalised one by one (NFKC, so superscripts become digits),
-``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``Δ`` -> ``delta_``, ``·×⋅`` -> ``*``,
-``−`` -> ``-``. Any other character outside ``[A-Za-z0-9_*/^().%+- ]`` is refused with its
-position. Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH`` is refused.
+``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``°`` alone -> ``deg``, ``Δ`` ->
+``delta_``, ``·×⋅`` -> ``*``, ``−`` -> ``-``. Any other character outside
+``[A-Za-z0-9_*/^().%+- []]`` is refused with its position (a quote or a UCUM annotation
+``{...}`` with a reason). Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH``
+is refused.
 """
 from __future__ import annotations
 

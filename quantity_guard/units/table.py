@@ -8,7 +8,10 @@ Name resolution, in this order (it is what keeps ``ftH2O``, ``Mcf``, ``kcfs``, `
 2. an exact symbol or alias (case is never folded: ``Ml`` is megalitres, ``ml`` millilitres);
 3. a long name, case-insensitively (``Metres``);
 4. an SI prefix symbol on a prefixable symbol (``km``, ``MW``, ``uS``), or a long prefix on a
-   prefixable long name (``megalitres``).
+   prefixable long name (``megalitres``);
+5. a bracketed UCUM atom (``[ft_i]``, ``[gal_us]``), through ``data/units_ucum.json``.
+
+``resolve`` memoises all of this per NAME for the parser (cleared whenever a row is added).
 
 The caller (the parser) reads a trailing integer as an exponent only when the whole name does
 not resolve (``m3`` -> ``m``, 3; ``ftH2O`` stays whole).
