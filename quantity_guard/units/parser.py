@@ -42,6 +42,7 @@ is refused.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from fractions import Fraction
 
@@ -201,6 +202,9 @@ def normalise(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+_WORD_CHARS = re.compile(r"[A-Za-z0-9_]*").match  # normalised text is ASCII
+_DIGITS = re.compile(r"[0-9]*").match
+
 # token kinds
 NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
     "name", "int", "*", "/", "**", "sign", "(", ")", "jexp", "space", "end")
@@ -276,9 +280,7 @@ class _Parser:
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit():
-                j = i
-                while j < n and s[j].isdigit():
-                    j += 1
+                j = _DIGITS(s, i).end()
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
                     raise self.error("a decimal number inside a unit; put the scale in the value",
                                      i)
@@ -308,6 +310,9 @@ class _Parser:
                                  suggestions=("arcmin", "arcsec"))
             else:
                 raise self.error(f"unexpected character {c!r}", i)
+        if " " not in s:
+            toks.append((END, "", n))
+            return toks
         # spaces are products between two operands and nothing elsewhere
         out: list[tuple[str, str, int]] = []
         k, m = 0, len(toks)
@@ -340,8 +345,7 @@ class _Parser:
         s, n = self.text, len(self.text)
         j = i
         while True:
-            while j < n and (s[j].isalnum() or s[j] == "_"):
-                j += 1
+            j = _WORD_CHARS(s, j).end()
             if j < n and s[j] == "[":
                 k = s.find("]", j)
                 if k < 0:
@@ -571,7 +575,6 @@ def _sparse(u: Unit) -> tuple:
 
 def _refuse_since(text: str) -> None:
     """CF/udunits time coordinates ("days since 1970-01-01") are timestamps, not units."""
-    import re
     m = re.match(r"\s*(\S+)\s+since(\s|$)", text)
     if m:
         unit = m.group(1)
