@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quantity_guard import quantity_tool
@@ -167,3 +167,32 @@ def test_schemas_carry_the_ucum_code_beside_x_unit():
     assert props["q"]["x-unit"] == "cfs" and props["q"]["x-unit-ucum"] == "[cft_i]/s"
     assert props["t"]["x-unit-ucum"] == "Cel"
     assert "x-unit-ucum" not in props["big"]  # no exact UCUM code: none is invented
+
+
+UCUM_PIECES = ["m", "s", "g", "k", "[ft_i]", "[cft_i]", "[gal_us]", "Cel", "[degF]", "%", "a",
+               "ar", "har", "mo", "'", "''", "deg", "L", "u", "S", "/", ".", "(", ")", "2", "3",
+               "-1", "1", "10*", "{x}", "[", "]", "[Btu]", "m[H2O]", " ", "Ohm", "\u00b5", "e"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(UCUM_PIECES), max_size=10).map("".join))
+@example("am22-1")  # a factor beyond a float (1e396): refused, not an OverflowError
+@example("Cel1")  # an exponent of 1 keeps the scale's offset
+def test_both_readers_raise_only_unit_parse_error_on_ucum_like_text(text):
+    for vocabulary in ("ucum", "kernel"):
+        try:
+            unit = parse_unit(text, vocabulary=vocabulary)
+        except UnitParseError:
+            continue
+        assert parse_unit(unit.symbol) == unit
+        if unit.ucum is not None:
+            assert parse_unit(unit.ucum, vocabulary="ucum") == unit
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_the_ucum_reader_raises_only_unit_parse_error_on_any_text(text):
+    try:
+        parse_unit(text, vocabulary="ucum")
+    except UnitParseError:
+        pass

@@ -406,6 +406,8 @@ class _Parser:
             raise err
         if self.whole is not None and self.count == 1:
             return self.whole
+        if self.offset is not None:  # "(degC)", "degC1": the scale itself, offset and all
+            return table.term_units()[self.offset]
         return self.build(terms)
 
     def build(self, terms: dict) -> Unit:
@@ -552,7 +554,10 @@ def build(terms: dict, fail) -> Unit:
                        f"+/-{MAX_EXPONENT})")
     if not spelled:
         return ONE if not interval else Unit(Fraction(1), tuple(dims), (), None, True)
-    unit = Unit(Fraction(num, den), tuple(dims), spelled, None, interval)
+    try:
+        unit = Unit(Fraction(num, den), tuple(dims), spelled, None, interval)
+    except OverflowError:  # e.g. am**-22: a factor beyond a float
+        raise fail("exponent out of range (the unit's factor is beyond a float)") from None
     if len(_BUILT) < 8192:
         _BUILT[spelled] = unit
     return unit

@@ -218,7 +218,8 @@ def _resolve(name: str):
             return unit
         if unit is not None:
             digits = name[len(stem):]
-            return None, _pieces(unit), (int(digits) if len(digits) < 5 else 0), _offset(unit)
+            exp = int(digits) if len(digits) < 5 else 0
+            return (unit if exp == 1 else None), _pieces(unit), exp, _offset(unit)
     return None
 
 

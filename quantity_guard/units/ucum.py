@@ -154,6 +154,8 @@ class _UcumParser:
             raise err
         if self.whole is not None and self.count == 1:
             return self.whole
+        if self.offset is not None:  # "(Cel)", "Cel1": the scale itself, offset and all
+            return table.term_units()[self.offset]
         from .parser import build
         return build(terms, lambda message: self.error(message, None))
 
