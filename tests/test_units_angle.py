@@ -74,6 +74,12 @@ def test_a_degree_alone_is_never_a_temperature():
         assert "degC" in err.value.suggestions or "degC" in err.value.message, text
     with pytest.raises(UnitParseError):
         parse_unit("°K")  # not kelvin, not an angle: refused
+    for text in ("12 deg C", "12 degrees F"):  # not read as an angle on a vertical datum "C"
+        with pytest.raises(UnitParseError) as err:
+            Q.parse(text)
+        assert "plane angle" in err.value.message and "datum" not in err.value.message
+    with pytest.raises(UnitParseError):
+        water_temperature("12 deg C")
 
     @quantity_tool(params={"direction": {"unit": "deg"}})
     def wind(direction):
