@@ -288,18 +288,19 @@ def code_of(unit: Unit) -> "str | None":
     return text if back == unit else None
 
 
-def _term_code(sym: str):
+def _term_code(sym: str, seen: frozenset = frozenset()):
     try:
         return _CODES[sym]
     except KeyError:
         pass
-    _CODES[sym] = None  # guards against a definition cycle
-    code = _find_code(sym)
+    if sym in seen:  # pragma: no cover - a definition cycle; the table has none
+        return None
+    code = _find_code(sym, seen | {sym})
     _CODES[sym] = code
     return code
 
 
-def _find_code(sym: str):
+def _find_code(sym: str, seen: frozenset):
     v = vocabulary()
     if sym in v.kernel:
         text = v.kernel[sym]
@@ -311,7 +312,7 @@ def _find_code(sym: str):
         return None
     row, prefix, _ = info
     if prefix:
-        base = _term_code(row.symbol)
+        base = _term_code(row.symbol, seen)
         if not base or base[0][1] != 1 or base[0][0] not in v.metric or prefix not in v.prefixes:
             return None
         return [(prefix + base[0][0], 1), *base[1:]]
@@ -321,7 +322,7 @@ def _find_code(sym: str):
     from .parser import parse_unit
     out: list = []
     for s, p in parse_unit(rest).terms:
-        code = _term_code(s)
+        code = _term_code(s, seen)
         if code is None:
             return None
         out.extend((a, q * p) for a, q in code)
