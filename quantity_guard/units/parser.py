@@ -529,24 +529,22 @@ def build(terms: dict, fail) -> Unit:
     hit = _BUILT.get(spelled)
     if hit is not None:  # another spelling of a unit already built ("m3/s", "m**3 s-1")
         return hit
-    units = table.term_units()
     num = den = 1
     dims = [0] * N_AXES
     interval = False
     for sym, p in spelled:
         if p > MAX_EXPONENT or p < -MAX_EXPONENT:
             raise fail(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})")
-        u = units[sym]
-        f = u.factor
+        n, d, sparse, iv = _TERM.get(sym) or _term(sym)
         if p > 0:
-            num *= f.numerator ** p
-            den *= f.denominator ** p
+            num *= n ** p
+            den *= d ** p
         else:
-            num *= f.denominator ** -p
-            den *= f.numerator ** -p
-        for axis, e in _sparse(u):
+            num *= d ** -p
+            den *= n ** -p
+        for axis, e in sparse:
             dims[axis] += e * p
-        if u.interval:
+        if iv:
             interval = True
     for e in dims:
         if e > MAX_EXPONENT or e < -MAX_EXPONENT:
@@ -566,16 +564,17 @@ def build(terms: dict, fail) -> Unit:
 #: units built from exponent maps, by their spelled terms; a symbol never changes meaning
 #: (the table only grows), so an entry never goes stale
 _BUILT: dict[tuple, Unit] = {}
-_SPARSE: dict[int, tuple] = {}
+_TERM: dict[str, tuple] = {}
 
 
-def _sparse(u: Unit) -> tuple:
-    """The non-zero axes of a unit's dimension, as (axis, exponent) pairs (memoised)."""
-    hit = _SPARSE.get(id(u))
-    if hit is None or hit[0] is not u:
-        hit = (u, tuple((i, e) for i, e in enumerate(u.dims) if e))
-        _SPARSE[id(u)] = hit
-    return hit[1]
+def _term(sym: str) -> tuple:
+    """(numerator, denominator, non-zero (axis, exponent) pairs, interval) of a term symbol's
+    own unit, memoised: what ``build`` needs, without attribute look-ups."""
+    u = table.term_units()[sym]
+    hit = (u.factor.numerator, u.factor.denominator,
+           tuple((i, e) for i, e in enumerate(u.dims) if e), u.interval)
+    _TERM[sym] = hit
+    return hit
 
 
 def _refuse_since(text: str) -> None:
