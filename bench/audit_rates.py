@@ -86,8 +86,7 @@ def run_corpus(corpus: dict | None = None) -> list[dict]:
     from quantity_guard import datums
     corpus = corpus or load_corpus()
     rows = []
-    saved = datums._save_state()
-    try:
+    with datums.isolated():
         for sc in corpus["scenarios"]:
             register_stations(sc)
             ledger = build_ledger(sc)
@@ -95,8 +94,6 @@ def run_corpus(corpus: dict | None = None) -> list[dict]:
                 audit = ledger.audit_answer(ans["text"], context=sc["question"])
                 rows.append({"id": ans["id"], "scenario": sc["id"], "label_ok": ans["ok"],
                              "audit_ok": audit.ok, "audit": audit})
-    finally:
-        datums._restore_state(saved)
     return rows
 
 

@@ -46,6 +46,8 @@ The data file ``data/datums.json`` (with sources and EPSG codes) is read on firs
 """
 from __future__ import annotations
 
+import contextlib
+
 import numbers
 import re
 import threading
@@ -65,6 +67,7 @@ __all__ = [
     "path",
     "registered_offsets",
     "check_same",
+    "isolated",
 ]
 
 KINDS = ("geodetic", "tidal", "station", "local")
@@ -106,6 +109,13 @@ class Datum:
     """
 
     __slots__ = ("name", "kind", "epsg", "region", "description", "aliases", "source")
+    name: str
+    kind: str
+    epsg: int | None
+    region: str | None
+    description: str
+    aliases: tuple[str, ...]
+    source: str | None
 
     def __init__(self, name: str, kind: str = "local", epsg: int | None = None,
                  region: str | None = None, description: str = "", aliases: tuple = (),
@@ -515,14 +525,13 @@ def _to_fraction(metres: object, what: str = "metres") -> Fraction:
             raise ValueError(f"{what} must be a decimal or ratio such as '0.4572' or "
                              f"'381/833', received {metres!r}") from None
     if isinstance(metres, numbers.Rational):
-        return Fraction(metres.numerator, metres.denominator)
-    if isinstance(metres, (float, numbers.Real)) or type(metres).__name__ == "Decimal":
-        try:
-            value = Fraction(metres) if type(metres).__name__ == "Decimal" else Fraction(
-                float(metres))
+        return Fraction(int(metres.numerator), int(metres.denominator))
+    if isinstance(metres, numbers.Real) or type(metres).__name__ == "Decimal":
+        try:  # a Decimal's text is its exact value; other reals are exact as binary floats
+            return Fraction(str(metres)) if type(metres).__name__ == "Decimal" else Fraction(
+                float(metres))  # type: ignore[arg-type]  # numbers.Real, narrowed above
         except (ValueError, OverflowError):
             raise ValueError(f"{what} must be finite, received {metres!r}") from None
-        return value
     raise TypeError(f"{what} must be a Fraction, int, decimal string or float, received "
                     f"{type(metres).__name__} {metres!r}")
 
@@ -769,10 +778,11 @@ def _any_path(st: _State, a: str, b: str) -> list[str] | None:
                     continue
                 previous[nxt] = node
                 if nxt == b:
-                    chain, cur = [], nxt
-                    while cur is not None:
-                        chain.append(cur)
-                        cur = previous[cur]
+                    chain: list[str] = []
+                    step: str | None = nxt
+                    while step is not None:
+                        chain.append(step)
+                        step = previous[step]
                     return chain[::-1]
                 following.append(nxt)
         frontier = following
@@ -872,14 +882,22 @@ def _fmt(x: Fraction) -> str:
     return f"{float(x):+.10g} m"
 
 
-# ------------------------------------------------------------------------- test helpers
+# ------------------------------------------------------------------------- scopes
 
-def _save_state() -> _State | None:
-    """Snapshot of the registry (for tests that register things and restore afterwards)."""
-    return _state()
+@contextlib.contextmanager
+def isolated():
+    """A scope for registrations: whatever is registered inside it is forgotten at exit.
 
-
-def _restore_state(saved: _State | None) -> None:
-    global _STATE
-    with _LOCK:
-        _STATE = saved
+    For tests, and for code that registers station datums for one job and must not leave them
+    behind. Inside the scope the registry starts as it was; on exit (normal or by an exception)
+    the registry is put back exactly as it was on entry. Scopes nest. The registry is
+    process-wide, so a scope is not a per-thread sandbox: do not register from other threads
+    while one is open.
+    """
+    saved = _state()
+    try:
+        yield
+    finally:
+        global _STATE
+        with _LOCK:
+            _STATE = saved

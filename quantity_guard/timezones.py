@@ -50,9 +50,10 @@ __all__ = [
 
 STANDARD_SUFFIX = "@standard"
 
-# USGS NWIS tz_cd abbreviations -> (offset in minutes, IANA zone they are used for, note).
-# Source: services.md section 5 (USGS tz_cd table; site RDB tz_cd, gwlevels lev_tz_cd, OGC
-# time_zone_abbreviation). These are NWIS codes, not IANA zones; never give them to zoneinfo.
+# USGS NWIS tz_cd abbreviations -> (offset in minutes, IANA zone they are used for).
+# Source: the USGS site RDB tz_cd column, gwlevels lev_tz_cd and the OGC API's
+# time_zone_abbreviation, as seen in the recorded responses (docs/services.md, "Timezones").
+# These are NWIS codes, not IANA zones; never give them to zoneinfo.
 USGS_TZ_CODES: dict[str, tuple[int, str]] = {
     "UTC": (0, "UTC"),
     "GMT": (0, "UTC"),
@@ -69,9 +70,12 @@ USGS_TZ_CODES: dict[str, tuple[int, str]] = {
     "HST": (-10 * 60, "Pacific/Honolulu"),  # no DST (recorded 16211600)
     "HDT": (-9 * 60, "America/Adak"),  # Hawaii-Aleutian daylight time (Aleutian Islands)
     "AST": (-4 * 60, "America/Puerto_Rico"),  # Puerto Rico and US Virgin Islands, no DST
-    "GST": (10 * 60, "Pacific/Guam"),  # Guam; background knowledge in services.md, verify
-    "SST": (-11 * 60, "Pacific/Pago_Pago"),  # American Samoa; background knowledge, verify
 }
+# Not listed, on purpose: codes for Guam and American Samoa. No recorded USGS response shows
+# which abbreviation NWIS uses there, and "GST" is Gulf Standard Time (+04:00) in other lists,
+# so a guessed entry could shift a record by 14 hours without a word. An unlisted code is
+# refused, naming the listed ones; the numeric offset each instantaneous value carries is
+# always the better source.
 
 _DAYLIGHT_CODES = frozenset({"EDT", "CDT", "MDT", "PDT", "AKDT", "HDT"})
 
@@ -135,8 +139,11 @@ class StandardTime(tzinfo):
 
 # -- zones -------------------------------------------------------------------------------------
 
-def _format_offset(off: timedelta) -> str:
-    """``-05:00``; seconds only when there are some (historical local mean time)."""
+def _format_offset(off: timedelta | None) -> str:
+    """``-05:00``; seconds only when there are some (historical local mean time); ``""`` for a
+    naive time, which has no offset to show."""
+    if off is None:
+        return ""
     total = int(off.total_seconds())
     sign = "-" if total < 0 else "+"
     m, sec = divmod(abs(total), 60)
@@ -176,7 +183,7 @@ def _standard_offset(zone: tzinfo) -> tuple[timedelta, str | None]:
     candidates = []
     for month in (1, 7):
         probe = datetime(year, month, 15, 12, tzinfo=timezone.utc).astimezone(zone)
-        off, dst = probe.utcoffset(), probe.dst()
+        off, dst = probe.utcoffset() or timedelta(0), probe.dst()
         candidates.append((dst, off, probe.tzname()))
     standard = [(off, name) for dst, off, name in candidates if not dst]
     if standard:
@@ -231,8 +238,8 @@ def _parse_zone_uncached(spec: str, standard_time: bool) -> tzinfo:
     if fixed is not None:
         return fixed
     if text.upper() in USGS_TZ_CODES:
-        off, iana = USGS_TZ_CODES[text.upper()]
-        o = _format_offset(timedelta(minutes=off))
+        minutes, iana = USGS_TZ_CODES[text.upper()]
+        o = _format_offset(timedelta(minutes=minutes))
         raise _zone_error(
             spec, f"{spec!r} is a timezone abbreviation, not a zone: it names the fixed offset "
                   f"{o} in USGS records, and other things elsewhere.",
@@ -485,7 +492,7 @@ def _offset_error(raw: object, value: datetime, zone: tzinfo, field: str | None)
                    f"{want} ({zone.tzname(None)}) all year{note}; that instant is "
                    f"{_instant(value)}.")
         suggestion = (f"the same instant on standard time, {at.isoformat()!r}; or, if the source "
-                      f"follows daylight saving time, declare tz={base.key!r}")
+                      f"follows daylight saving time, declare tz={zone_name(base)!r}")
         return TimezoneError(message, field=field, received=got, expected=want,
                              suggestion=suggestion)
     want = _format_offset(at.utcoffset())
@@ -602,6 +609,6 @@ def usgs_zone(code: str, uses_dst: bool | str = True) -> str:
             suggestion="the site's standard-time code with uses_dst=False, or uses_dst=True")
     if key == "MST":
         return "America/Phoenix"
-    if iana in ("Pacific/Honolulu", "America/Puerto_Rico", "Pacific/Guam", "Pacific/Pago_Pago"):
+    if iana in ("Pacific/Honolulu", "America/Puerto_Rico"):
         return iana
     return f"{iana}{STANDARD_SUFFIX}"
