@@ -104,10 +104,77 @@ def parse_unit(text: "str | Unit", vocabulary: str = "kernel") -> Unit:
                              text=repr(text)) from None
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    unit = _Parser(text).parse()
+    unit = _fast(text) or _Parser(text).parse()
     if len(_CACHE) < _CACHE_LIMIT:
         _CACHE[text] = unit
     return unit
+
+
+_FACTOR = re.compile(r"([*/. ]?)([A-Za-z_][A-Za-z0-9_]*)(?:(?:\*\*|\^)([+-]?[0-9]{1,2})|([+-][0-9]{1,2}))?")
+
+
+def _fast(text: str) -> "Unit | None":
+    """The common shape, read without tokens: names with optional exponents joined by ``*``,
+    ``/``, ``.`` or one space (``ft**3/s``, ``kg m-2 s-1``, ``uS/cm``). Anything else, and
+    anything this path is unsure of (an unknown or refused name, a temperature scale, a
+    two-word name, ``per``, ``sq``, an exponent out of range), returns None and the full
+    parser reads it, with its errors. Same results as the full parser (tested)."""
+    n = len(text)
+    if n > MAX_LENGTH or not text.isascii():
+        return None
+    match = _FACTOR.match
+    terms: dict = {}
+    pos = 0
+    count = 0
+    whole = None
+    heads = table.multiword_heads()
+    degree = None
+    while pos < n:
+        m = match(text, pos)
+        if m is None:
+            return None
+        op, name, e1, e2 = m.groups()
+        if (count == 0) != (op == ""):
+            return None
+        if op == " " and (degree or name == "since"):
+            return None  # "deg K", "days since ...": the full parser says why
+        if name in _POWER_WORDS or name == "per":
+            return None
+        hit = table.resolve(name)
+        if hit.__class__ is not tuple or hit[3] is not None:
+            return None  # unknown, refused, or a temperature point
+        unit, pieces, exp, _ = hit
+        if exp != 1:
+            digits = name[len(name.rstrip("0123456789")):]
+            if len(digits) > 2 or exp == 0 or exp > MAX_WRITTEN_EXPONENT:
+                return None
+        written = e1 or e2
+        if written is not None:
+            w = int(written)
+            if w == 0 or w > MAX_WRITTEN_EXPONENT or w < -MAX_WRITTEN_EXPONENT:
+                return None
+            exp *= w
+        end = m.end()
+        if end < n and text[end] == " " and name.lower() in heads:
+            return None  # perhaps a two-word name ("degrees Celsius")
+        degree = unit is not None and unit is _degree()
+        sign = -1 if op == "/" else 1
+        for sym, p in pieces:
+            p *= exp
+            if p > MAX_EXPONENT or p < -MAX_EXPONENT:
+                return None  # the full parser refuses it as out of range
+            terms[sym] = terms.get(sym, 0) + sign * p
+        count += 1
+        whole = unit if count == 1 and exp == 1 and written is None else None
+        pos = end
+    if count == 0:
+        return None
+    if whole is not None and count == 1:
+        return whole
+    try:
+        return build(terms, lambda message: UnitParseError(message, text=text))
+    except UnitParseError:
+        return None  # out of range: the full parser raises it with its position
 
 
 def _parse_in(text, vocabulary: str) -> Unit:
@@ -139,7 +206,8 @@ def try_parse_unit(text: str) -> "Unit | None":
     if text in _FAILED:
         return None
     try:
-        unit = _Parser(text, quiet=True).parse()
+        unit = (_fast(text) if text.__class__ is str else None) or \
+            _Parser(text, quiet=True).parse()
     except UnitParseError:
         if len(_FAILED) < _CACHE_LIMIT:
             _FAILED.add(text)
