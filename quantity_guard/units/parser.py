@@ -32,6 +32,8 @@ Evaluation builds no intermediate unit: the rules return exponent maps (term sym
 power), and one ``Unit`` is made at the end from the table's units of those symbols (its
 factor from integer numerators and denominators, one ``Fraction``). Name resolution is
 memoised in the table (``table.resolve``), and units built from the same terms are shared.
+The common shape (names and exponents joined by ``*``, ``/``, ``.`` or one space) is read by
+``_fast`` without tokens; anything else, and every error, goes through the full parser.
 
 Before tokenizing, characters are normalised one by one (NFKC, so superscripts become digits),
 ``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``°`` alone -> ``deg``, ``Δ`` ->
