@@ -262,3 +262,13 @@ def test_numpy_is_not_imported_by_the_kernel():
             "convert([1.0], 'km', 'm'); print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_temperature_difference_divided_out_leaves_no_interval_flag():
+    """delta_degC/delta_degC is a plain ratio and delta_degC*m/delta_degC a plain length: they
+    equal '1' and 'm', and read back from their printed forms."""
+    d, m = parse_unit("delta_degC"), parse_unit("m")
+    assert d / d == parse_unit("1") == parse_unit("delta_degC/delta_degC")
+    assert d * m / d == m == parse_unit("delta_degC*m/delta_degC")
+    assert (d ** -1 * d ** -1 * d ** 2).interval is False
+    assert (d / parse_unit("s")).interval is True and parse_unit("delta_degF2").interval is True

@@ -81,7 +81,10 @@ _UCUM_CACHE: dict[str, Unit] = {}
 _CACHE_LIMIT = 4096
 
 
-def parse_unit(text: "str | Unit", vocabulary: str = "kernel") -> Unit:
+_KERNEL = "kernel"
+
+
+def parse_unit(text: "str | Unit", vocabulary: str = _KERNEL) -> Unit:
     """Parse a unit expression (cached). A ``Unit`` is returned unchanged.
 
     ``vocabulary="kernel"`` (the default) reads the kernel's own grammar, which also takes
@@ -95,7 +98,7 @@ def parse_unit(text: "str | Unit", vocabulary: str = "kernel") -> Unit:
     """
     if text.__class__ is Unit:
         return text  # type: ignore[return-value]
-    if vocabulary != "kernel":
+    if vocabulary is not _KERNEL and vocabulary != _KERNEL:
         return _parse_in(text, vocabulary)
     try:
         return _CACHE[text]  # type: ignore[index]
@@ -621,7 +624,7 @@ def build(terms: dict, fail) -> Unit:
             raise fail(f"exponent out of range (dimension exponent {e} is beyond "
                        f"+/-{MAX_EXPONENT})")
     if not spelled:
-        return ONE if not interval else Unit(Fraction(1), tuple(dims), (), None, True)
+        return ONE
     try:
         unit = Unit(Fraction(num, den), tuple(dims), spelled, None, interval)
     except OverflowError:  # e.g. am**-22: a factor beyond a float

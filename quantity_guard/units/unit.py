@@ -21,6 +21,7 @@ from .dimension import DIMENSIONLESS, MAX_EXPONENT, format_dims
 
 _set = object.__setattr__
 _UNSET = object()
+_TEMPERATURE = _dim.AXES.index("temperature")
 Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, for display
 
 
@@ -33,6 +34,8 @@ class Unit:
     def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
                  offset: Fraction | None = None, interval: bool = False) -> None:
         offset = offset or None
+        if interval and not dims[_TEMPERATURE]:
+            interval = False  # a difference of temperatures divided out (delta_degC*m/delta_degC)
         key = (factor, offset, dims, interval)
         _set(self, "factor", factor)
         _set(self, "offset", offset)
