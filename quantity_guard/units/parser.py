@@ -407,7 +407,7 @@ class _Parser:
                         out[-1] = (NAME, f"{left[1]} {right[1]}", left[2])  # "degrees Celsius"
                         k += 1
                         continue
-                    self._since(left, right)
+                    self._degree_scale(left, right)
                 out.append((MUL, " ", tok[2]))
         out.append((END, "", n))
         return out
@@ -429,7 +429,7 @@ class _Parser:
                 continue
             return j
 
-    def _since(self, left, right) -> None:
+    def _degree_scale(self, left, right) -> None:
         """"deg K", "degrees Kelvin": a degree alone is an angle, so this is refused."""
         if right[1] in _TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
             raise self.error(f"'{left[1]} {right[1]}': a degree alone is a plane angle; write a "
