@@ -49,6 +49,7 @@ _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by"
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
+_BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 
 
@@ -106,7 +107,9 @@ def _phrase(phrase: str):
     from .units import parse_with_datum, try_parse_unit
     hit = None
     unit = try_parse_unit(phrase)
-    if unit is not None:
+    if unit is not None and phrase.lower() in _BARE_DEGREE:
+        pass  # prose "12 degrees" may be a temperature or an angle: no unit is read
+    elif unit is not None:
         hit = (unit, None)
     elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
         try:

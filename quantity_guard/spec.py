@@ -208,6 +208,8 @@ class Spec:
         schema["description"] = self.describe()
         if extensions:
             schema["x-unit"] = self.unit_text
+            if self.unit.ucum is not None:  # the same unit as a UCUM code, where one exists
+                schema["x-unit-ucum"] = self.unit.ucum
             for key, value in (("x-datum", self.datum), ("x-crs", self.crs),
                                ("x-quality", self.quality)):
                 if value is not None:

@@ -223,7 +223,9 @@ def test_parse_number_reads_strings_with_spaces():
 
 def test_publisher_unit_table_maps_and_refuses_by_name():
     assert _fetch.publisher_unit("usgs", "ft^3/s") == "ft3/s"
-    assert _fetch.publisher_unit("usgs", "uS/cm @25C") == "uS/cm"
+    # the "@25C" qualifier is kept as metadata beside the unit, never dropped (issue #14)
+    assert _fetch.publisher_unit("usgs", "uS/cm @25C") == {"unit": "uS/cm",
+                                                          "qualifier": "at 25 degC"}
     assert _fetch.publisher_unit("nwps", "kcfs") == "kcfs"
     assert _fetch.publisher_unit("ea", "mAOD") == {"unit": "m", "datum": "ODN"}
     with pytest.raises(PackError, match="'---'"):

@@ -153,7 +153,7 @@ def test_unknown_unit_error_has_position_and_suggestions():
 @pytest.mark.parametrize("text", [
     "x" * 10_000, "m**99999999", "m**-99999999", "(" * 500 + "m" + ")" * 500, "m\x00", "m\x1b[0m",
     "m**nan", "m**inf", "m**1e400", "m**2.5", "10 m", "600 mg/24h", "", "   ", "m**0",
-    "((((((((((((((m**24)**24)**24)**24)))))))))))", "%**24**24", "°", "m/", "/s", "m**",
+    "((((((((((((((m**24)**24)**24)**24)))))))))))", "%**24**24", "°K", "m/", "/s", "m**",
     "(m", "m)", "degC/s", "degC**2", "kg*degF", "1.5 ft",
 ])
 def test_pathological_input_is_refused_quickly(text):
@@ -262,3 +262,13 @@ def test_numpy_is_not_imported_by_the_kernel():
             "convert([1.0], 'km', 'm'); print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_temperature_difference_divided_out_leaves_no_interval_flag():
+    """delta_degC/delta_degC is a plain ratio and delta_degC*m/delta_degC a plain length: they
+    equal '1' and 'm', and read back from their printed forms."""
+    d, m = parse_unit("delta_degC"), parse_unit("m")
+    assert d / d == parse_unit("1") == parse_unit("delta_degC/delta_degC")
+    assert d * m / d == m == parse_unit("delta_degC*m/delta_degC")
+    assert (d ** -1 * d ** -1 * d ** 2).interval is False
+    assert (d / parse_unit("s")).interval is True and parse_unit("delta_degF2").interval is True

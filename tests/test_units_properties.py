@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quantity_guard.errors import UnitParseError
@@ -69,3 +69,27 @@ def test_products_of_powers_parse_as_their_algebra(terms):
     for s, p in terms:
         expected = expected * parse_unit(s) ** p
     assert parse_unit(text) == expected
+
+
+FAST_PIECES = ["m", "ft", "s", "kg", "cfs", "km", "uS", "cm", "degC", "deg", "K", "W", "mm", "d",
+               "day", "degrees", "Celsius", "per", "sq", "since", "m24", "gal", "a", "[ft_i]",
+               "*", "/", ".", " ", "  ", "**", "^", "-", "+", "2", "3", "-1", "24", "0", "1",
+               "(", ")", "%", "_", "x"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(FAST_PIECES), max_size=12).map("".join))
+@example("m24**24/m24**24")  # cancels to 1 on paper, but m**576 is out of range
+@example("deg K")
+def test_the_fast_path_reads_exactly_what_the_full_parser_reads(text):
+    """``parser._fast`` handles the common shape without tokens; where it answers, the full
+    parser must give the same unit, and where the full parser refuses it must not answer."""
+    from quantity_guard.units import parser
+    fast = parser._fast(text)
+    try:
+        full = parser._Parser(text).parse()
+    except UnitParseError:
+        assert fast is None
+        return
+    if fast is not None:
+        assert fast == full and fast.symbol == full.symbol and fast.offset == full.offset

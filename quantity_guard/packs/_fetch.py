@@ -382,6 +382,11 @@ def parse_number(value: Any, *, url: str | None = None, what: str = "value") -> 
 _UNIT_TABLE: dict | None = None
 
 
+def unit_table() -> dict:
+    """``data/units_publishers.json``: each publisher's unit codes (read once)."""
+    return _unit_table()
+
+
 def _unit_table() -> dict:
     global _UNIT_TABLE
     if _UNIT_TABLE is None:

@@ -418,7 +418,7 @@ def parse_features(features: list, url: str | None = None, *,
             magnitude = parse_number(raw, url=url, what=f"{what} value")
         source = {"agency": AGENCY, "station": number, "parameter": code, "url": url,
                   "service": "ogcapi", "time_series_id": p.get("time_series_id"),
-                  "statistic": p.get("statistic_id")}
+                  "statistic": p.get("statistic_id"), **_unit_qualifier(p.get("unit_of_measure"))}
         if approval:
             source["approval_status"] = approval
         out.append(Reading(parameter=code, magnitude=magnitude, unit=unit, time=time,
@@ -432,11 +432,21 @@ def parse_features(features: list, url: str | None = None, *,
 def _unit(code: Any, url: str | None, what: str, strict: bool) -> tuple[str | None, str | None]:
     """(kernel unit, None) or (None, why refused); raises instead when ``strict``."""
     try:
-        return _fetch.publisher_unit(PUBLISHER, code, url=url, what=what), None
+        entry = _fetch.publisher_unit(PUBLISHER, code, url=url, what=what)
     except PackError as exc:
         if strict:
             raise
         return None, exc.reason
+    return (entry["unit"] if isinstance(entry, dict) else entry), None
+
+
+def _unit_qualifier(code: Any) -> dict:
+    """``{"unit_qualifier": "as N"}`` for a unit code that says more than its unit
+    (``mg/l as N``, ``uS/cm @25C``), for the value's source; ``{}`` otherwise."""
+    entry = _fetch.unit_table()[PUBLISHER]["units"].get(code) if isinstance(code, str) else None
+    if isinstance(entry, dict) and entry.get("qualifier"):
+        return {"unit_qualifier": entry["qualifier"]}
+    return {}
 
 
 def _refuse(reason: str, url: str | None, strict: bool) -> str:
@@ -691,7 +701,8 @@ def parse_iv(payload: Any, url: str | None = None, *, strict: bool = False) -> l
                 else:
                     magnitude = parse_number(raw, url=url, what=f"{what} value")
                 source = {"agency": AGENCY, "station": number, "parameter": code, "url": url,
-                          "service": "waterservices", "statistic": statistic}
+                          "service": "waterservices", "statistic": statistic,
+                          **_unit_qualifier(unit_code)}
                 if method_info.get("methodID") is not None:
                     source["method_id"] = method_info.get("methodID")
                 if method:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
 from .dimension import AXES, format_dims
-from .parser import parse_unit, try_parse_unit
+from .parser import _TEMPERATURE_WORDS, parse_unit, try_parse_unit
 from .table import define
 from .unit import ONE, Unit, apply, conversion
 
@@ -65,7 +65,7 @@ def parse_with_datum(text: str) -> "tuple[Unit, str | None]":
     if unit is not None:
         return unit, None
     head, datum = _split_datum(t)
-    if datum is None:
+    if datum is None or datum in _TEMPERATURE_WORDS:  # "deg C" is no datum: say why it fails
         parse_unit(t)  # raises the full error, with its position and suggestions
     unit = parse_unit(head)
     from .dimension import base

@@ -4,12 +4,17 @@ A dimension is a plain ``tuple[int, ...]`` aligned with ``AXES``. The kind axes 
 quantities that share an SI dimension but must never convert silently: apparent power (VA) and
 reactive power (var) are not watts, NTU and FNU turbidity are different methods, and a standard
 cubic foot of gas is an amount at reference conditions, not a geometric volume.
+
+Plane angle is a kind axis too (the SI counts the radian as dimensionless, m/m): a wind
+direction in degrees must not convert silently to a percentage or a ratio, and ``rad/s`` is not
+``Hz``. Solid angle is angle squared (``sr = rad2``).
 """
 from __future__ import annotations
 
 AXES: tuple[str, ...] = (
     "length", "mass", "time", "current", "temperature", "substance", "luminosity",
     "apparent_power", "reactive_power", "turbidity_ntu", "turbidity_fnu", "standard_volume",
+    "angle",
 )
 N_AXES = len(AXES)
 DIMENSIONLESS: tuple[int, ...] = (0,) * N_AXES

@@ -2,7 +2,9 @@
 
 It reads what services and models write: ``m**3/s``, ``m^3/s``, ``m3/s``, ``ft³/s``,
 ``m3 s-1``, ``m.s-1``, ``kg·m/s²``, ``1/s``, ``mm / d``, ``acre-ft``, ``kW h``, ``°C``,
-``Δ°C``, ``µS/cm``.
+``Δ°C``, ``µS/cm``; CF/udunits strings (``kg m-2 s-1``, ``degree_Celsius``, ``degrees``);
+bracketed UCUM atoms (``[ft_i]3/s``, ``[gal_us]/min``, ``m[H2O]``). ``vocabulary="ucum"``
+reads UCUM codes strictly instead (``ucum.py``).
 
 Grammar (precedence of ``/`` as in pint, unyt and quantities; astropy differs)::
 
@@ -13,23 +15,42 @@ Grammar (precedence of ``/`` as in pint, unyt and quantities; astropy differs)::
     exponent   := ('**' | '^') ('+' | '-')? INT      e.g. m**3, s^-1
                 | ('+' | '-')? INT   written directly after a NAME or ')', e.g. s-1, (m/s)2
                 | a trailing INT inside a NAME that is not itself a unit, e.g. m3, ft3, km2
+    NAME       := letters, digits, '_' and bracketed UCUM atoms ([ft_i], m[H2O]); two words
+                  that are one long name of the table ("degrees Celsius") are one NAME
 
 ``/`` takes exactly the next power: ``a/b/c`` is ``a/(b*c)`` and ``a/b*c`` is ``(a/b)*c``.
 Implicit products (a space, ``.``, ``·``) bind like ``*``. A hyphen between two names is part
 of a table name (``acre-ft``, ``second-foot``) or a product of two known units (``kW-h``).
-Numbers other than ``1`` are refused: a scale belongs in the value, not the unit.
+Numbers other than ``1`` are refused: a scale belongs in the value, not the unit. A CF time
+coordinate (``days since 1970-01-01``) is refused: it is a timestamp, not a unit.
+
+Degrees: a degree alone (``deg``, ``degree``, ``degrees``, ``°``) is a plane angle, as in UCUM,
+udunits and the SI; a temperature is ``degC``/``°C``/``degree_Celsius``, ``degF``, ``K``.
+"deg K", "degree C" and the like are refused rather than read as an angle times a kelvin.
+
+Evaluation builds no intermediate unit: the rules return exponent maps (term symbol ->
+power), and one ``Unit`` is made at the end from the table's units of those symbols (its
+factor from integer numerators and denominators, one ``Fraction``). Name resolution is
+memoised in the table (``table.resolve``), and units built from the same terms are shared.
+The common shape (names and exponents joined by ``*``, ``/``, ``.`` or one space) is read by
+``_fast`` without tokens; anything else, and every error, goes through the full parser.
 
 Before tokenizing, characters are normalised one by one (NFKC, so superscripts become digits),
-``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``Δ`` -> ``delta_``, ``·×⋅`` -> ``*``,
-``−`` -> ``-``. Any other character outside ``[A-Za-z0-9_*/^().%+- ]`` is refused with its
-position. Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH`` is refused.
+``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``°`` alone -> ``deg``, ``Δ`` ->
+``delta_``, ``·×⋅`` -> ``*``, ``−`` -> ``-``. Any other character outside
+``[A-Za-z0-9_*/^().%+- []]`` is refused with its position (a quote or a UCUM annotation
+``{...}`` with a reason). Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH``
+is refused.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
+from fractions import Fraction
 
 from ..errors import UnitParseError
 from . import table
+from .dimension import MAX_EXPONENT, N_AXES
 from .unit import ONE, Unit
 
 MAX_LENGTH = 200
@@ -46,22 +67,39 @@ _CHARS = {
     "\u2103": "degC", "\u2109": "degF",                           # the one-character symbols
     "\u03a9": "ohm", "\u2126": "ohm",                             # Greek capital omega, ohm sign
 }
-_ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/^().%+- ")
+_ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/^().%+- "
+                     "[]'{}")
 _DEGREE_SCALES = {"C": "degC", "F": "degF", "R": "degR"}
 _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
+#: words after a degree that make it a temperature, not an angle: "deg K", "degrees Kelvin"
+_TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
+                                "celsius", "fahrenheit", "kelvin", "rankine", "centigrade"})
+VOCABULARIES = ("kernel", "ucum")
 
 _CACHE: dict[str, Unit] = {}
+_UCUM_CACHE: dict[str, Unit] = {}
 _CACHE_LIMIT = 4096
 
 
-def parse_unit(text: "str | Unit") -> Unit:
+_KERNEL = "kernel"
+
+
+def parse_unit(text: "str | Unit", vocabulary: str = _KERNEL) -> Unit:
     """Parse a unit expression (cached). A ``Unit`` is returned unchanged.
+
+    ``vocabulary="kernel"`` (the default) reads the kernel's own grammar, which also takes
+    CF/udunits spellings (``m3 s-1``, ``degree_Celsius``) and bracketed UCUM atoms
+    (``[ft_i]3/s``, ``[gal_us]/min``: a bracket is never anything else). ``vocabulary="ucum"``
+    reads UCUM codes strictly, case-sensitively, as UCUM defines them: there ``a`` is the
+    Julian year and ``ar`` the are, while kernel spellings such as ``cfs`` are not UCUM.
 
     Raises ``UnitParseError`` (and nothing else) for anything it cannot read, with the
     position of the problem and close matches.
     """
     if text.__class__ is Unit:
         return text  # type: ignore[return-value]
+    if vocabulary is not _KERNEL and vocabulary != _KERNEL:
+        return _parse_in(text, vocabulary)
     try:
         return _CACHE[text]  # type: ignore[index]
     except KeyError:
@@ -71,9 +109,91 @@ def parse_unit(text: "str | Unit") -> Unit:
                              text=repr(text)) from None
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    unit = _Parser(text).parse()
+    unit = _fast(text) or _Parser(text).parse()
     if len(_CACHE) < _CACHE_LIMIT:
         _CACHE[text] = unit
+    return unit
+
+
+_FACTOR = re.compile(r"([*/. ]?)([A-Za-z_][A-Za-z0-9_]*)(?:(?:\*\*|\^)([+-]?[0-9]{1,2})|([+-][0-9]{1,2}))?")
+
+
+def _fast(text: str) -> "Unit | None":
+    """The common shape, read without tokens: names with optional exponents joined by ``*``,
+    ``/``, ``.`` or one space (``ft**3/s``, ``kg m-2 s-1``, ``uS/cm``). Anything else, and
+    anything this path is unsure of (an unknown or refused name, a temperature scale, a
+    two-word name, ``per``, ``sq``, an exponent out of range), returns None and the full
+    parser reads it, with its errors. Same results as the full parser (tested)."""
+    n = len(text)
+    if n > MAX_LENGTH or not text.isascii():
+        return None
+    match = _FACTOR.match
+    terms: dict = {}
+    pos = 0
+    count = 0
+    whole = None
+    heads = table.multiword_heads()
+    degree = None
+    while pos < n:
+        m = match(text, pos)
+        if m is None:
+            return None
+        op, name, e1, e2 = m.groups()
+        if (count == 0) != (op == ""):
+            return None
+        if op == " " and (degree or name == "since"):
+            return None  # "deg K", "days since ...": the full parser says why
+        if name in _POWER_WORDS or name == "per":
+            return None
+        hit = table.resolve(name)
+        if hit.__class__ is not tuple or hit[3] is not None:
+            return None  # unknown, refused, or a temperature point
+        unit, pieces, exp, _ = hit
+        if exp != 1:
+            digits = name[len(name.rstrip("0123456789")):]
+            if len(digits) > 2 or exp == 0 or exp > MAX_WRITTEN_EXPONENT:
+                return None
+        written = e1 or e2
+        if written is not None:
+            w = int(written)
+            if w == 0 or w > MAX_WRITTEN_EXPONENT or w < -MAX_WRITTEN_EXPONENT:
+                return None
+            exp *= w
+        end = m.end()
+        if end < n and text[end] == " " and name.lower() in heads:
+            return None  # perhaps a two-word name ("degrees Celsius")
+        degree = unit is not None and unit is _degree()
+        sign = -1 if op == "/" else 1
+        for sym, p in pieces:
+            p *= exp
+            if p > MAX_EXPONENT or p < -MAX_EXPONENT:
+                return None  # the full parser refuses it as out of range
+            terms[sym] = terms.get(sym, 0) + sign * p
+        count += 1
+        whole = unit if count == 1 and exp == 1 and written is None else None
+        pos = end
+    if count == 0:
+        return None
+    if whole is not None and count == 1:
+        return whole
+    try:
+        return build(terms, lambda message: UnitParseError(message, text=text))
+    except UnitParseError:
+        return None  # out of range: the full parser raises it with its position
+
+
+def _parse_in(text, vocabulary: str) -> Unit:
+    if vocabulary != "ucum":
+        raise ValueError(f"unknown unit vocabulary {vocabulary!r}: use one of {VOCABULARIES}")
+    hit = _UCUM_CACHE.get(text) if text.__class__ is str else None
+    if hit is not None:
+        return hit
+    if not isinstance(text, str):
+        raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
+    from .ucum import parse_ucum
+    unit = parse_ucum(text)
+    if len(_UCUM_CACHE) < _CACHE_LIMIT:
+        _UCUM_CACHE[text] = unit
     return unit
 
 
@@ -91,7 +211,8 @@ def try_parse_unit(text: str) -> "Unit | None":
     if text in _FAILED:
         return None
     try:
-        unit = _Parser(text, quiet=True).parse()
+        unit = (_fast(text) if text.__class__ is str else None) or \
+            _Parser(text, quiet=True).parse()
     except UnitParseError:
         if len(_FAILED) < _CACHE_LIMIT:
             _FAILED.add(text)
@@ -99,6 +220,11 @@ def try_parse_unit(text: str) -> "Unit | None":
     if len(_CACHE) < _CACHE_LIMIT:
         _CACHE[text] = unit
     return unit
+
+
+def forget_failures() -> None:
+    """Called when the table grows: a spelling that failed may now mean something."""
+    _FAILED.clear()
 
 
 def check_name(name: str) -> None:
@@ -129,9 +255,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
                 where.extend([i] * len(rep))
                 i += 2
                 continue
-            raise UnitParseError(f"a degree sign must be followed by C, F or R (position {i} "
-                                 f"in {text!r})", text=text, position=i,
-                                 suggestions=("degC", "degF", "delta_degC"))
+            out.extend("deg")  # a degree sign alone is a plane angle (UCUM, udunits, SI)
+            where.extend([i] * 3)
+            i += 1
+            continue
         rep = _CHARS.get(ch)
         if rep is None:
             rep = ch if ch in _ALLOWED else unicodedata.normalize("NFKC", ch)
@@ -148,6 +275,9 @@ def normalise(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+_WORD_CHARS = re.compile(r"[A-Za-z0-9_]*").match  # normalised text is ASCII
+_DIGITS = re.compile(r"[0-9]*").match
+
 # token kinds
 NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
     "name", "int", "*", "/", "**", "sign", "(", ")", "jexp", "space", "end")
@@ -157,15 +287,24 @@ _SINGLE = {"^": POW, ".": MUL, "/": DIV, "(": LP, ")": RP, "+": SIGN, "-": SIGN}
 
 
 class _Parser:
+    """Tokens in, one ``Unit`` out. The grammar rules return *exponent maps* (canonical term
+    symbol -> integer power); the factor, dimension and interval flag are computed once, in
+    ``build``, from the table's units of those symbols. No intermediate ``Unit`` is made."""
+
     def __init__(self, text: str, quiet: bool = False) -> None:
         self.quiet = quiet
         self.original = text
         if len(text) > MAX_LENGTH:
             raise UnitParseError(f"unit expression too long ({len(text)} characters; at most "
                                  f"{MAX_LENGTH})", text=text[:40] + "...", position=MAX_LENGTH)
+        if "since" in text:
+            _refuse_since(text)
         self.text, self.where = normalise(text)
         self.tokens = self._tokenize()
         self.i = 0
+        self.count = 0        # primaries read (a temperature point must be the only one)
+        self.offset = None    # the symbol of a temperature point met, if any
+        self.whole = None     # the table's own Unit when the expression is one plain name
 
     # -- errors ----------------------------------------------------------------------------
     def error(self, message: str, pos: int | None, suggestions=()) -> UnitParseError:
@@ -190,10 +329,8 @@ class _Parser:
                     j += 1
                 toks.append((SPACE, " ", i))
                 i = j
-            elif c.isalpha() or c == "_":
-                j = i + 1
-                while j < n and (s[j].isalnum() or s[j] == "_"):
-                    j += 1
+            elif c.isalpha() or c == "_" or c == "[":
+                j = self._name_end(i)
                 # a hyphen joining two names: part of a table name, or a product
                 while j + 1 < n and s[j] == "-" and (s[j + 1].isalpha() or s[j + 1] == "_"):
                     k = j + 1
@@ -205,7 +342,7 @@ class _Parser:
                     toks.append((NAME, s[i:j], i))
                     toks.append((MUL, "-", j))
                     i, j = j + 1, k
-                if s[i:j] == "per":  # the word form of '/': "cubic feet per second"
+                if j - i == 3 and s[i:j] == "per":  # the word form of '/': "feet per second"
                     toks.append((DIV, "per", i))
                     i = j
                     continue
@@ -216,12 +353,13 @@ class _Parser:
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit():
-                j = i
-                while j < n and s[j].isdigit():
-                    j += 1
+                j = _DIGITS(s, i).end()
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
                     raise self.error("a decimal number inside a unit; put the scale in the value",
                                      i)
+                if j + 1 < n and s[j] in "eE" and (s[j + 1].isdigit() or s[j + 1] in "+-"):
+                    raise self.error("a number in scientific notation inside a unit; put the "
+                                     "scale in the value", i)
                 toks.append((INT, s[i:j], i))
                 i = j
             elif c == "*":
@@ -236,21 +374,67 @@ class _Parser:
                 i += 1
                 if c == ")":
                     i = self._juxtaposed(toks, i)
-            else:  # pragma: no cover - normalise() admits nothing else
+            elif c == "{":
+                raise self.error("a UCUM annotation {...} carries no meaning in a unit and is not "
+                                 "read; keep the note beside the value", i)
+            elif c == "'":
+                raise self.error("a quote character is not a unit; for an angle write arcmin or "
+                                 "arcsec (UCUM's ' and '' are read with vocabulary='ucum')", i,
+                                 suggestions=("arcmin", "arcsec"))
+            else:
                 raise self.error(f"unexpected character {c!r}", i)
+        if " " not in s:
+            toks.append((END, "", n))
+            return toks
         # spaces are products between two operands and nothing elsewhere
         out: list[tuple[str, str, int]] = []
-        for k, tok in enumerate(toks):
+        k, m = 0, len(toks)
+        while k < m:
+            tok = toks[k]
+            k += 1
             if tok[0] != SPACE:
                 out.append(tok)
                 continue
             prev = out[-1][0] if out else None
-            nxt = toks[k + 1][0] if k + 1 < len(toks) else None
+            nxt = toks[k][0] if k < m else None
             if prev in (NAME, INT, RP, JEXP) and nxt in (NAME, INT, LP) \
                     and not (out and out[-1][1] == "per"):
+                if prev == NAME and nxt == NAME:
+                    left, right = out[-1], toks[k]
+                    if left[1].lower() in table.multiword_heads() \
+                            and left[1] not in _POWER_WORDS \
+                            and table.lookup(f"{left[1]} {right[1]}") is not None:
+                        out[-1] = (NAME, f"{left[1]} {right[1]}", left[2])  # "degrees Celsius"
+                        k += 1
+                        continue
+                    self._degree_scale(left, right)
                 out.append((MUL, " ", tok[2]))
         out.append((END, "", n))
         return out
+
+    def _name_end(self, i: int) -> int:
+        """The end of a NAME: letters, digits and '_', and a bracketed UCUM atom
+        (``[ft_i]``, ``m[H2O]``, ``[in_i'H2O]``) with the digits after it."""
+        s, n = self.text, len(self.text)
+        j = i
+        while True:
+            j = _WORD_CHARS(s, j).end()
+            if j < n and s[j] == "[":
+                k = s.find("]", j)
+                if k < 0:
+                    raise self.error("missing ']'", j)
+                if "[" in s[j + 1:k] or not s[j + 1:k]:
+                    raise self.error("a bracket must hold one UCUM atom, e.g. [ft_i]", j)
+                j = k + 1
+                continue
+            return j
+
+    def _degree_scale(self, left, right) -> None:
+        """"deg K", "degrees Kelvin": a degree alone is an angle, so this is refused."""
+        if right[1] in _TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
+            raise self.error(f"'{left[1]} {right[1]}': a degree alone is a plane angle; write a "
+                             f"temperature as degC, degF or K", left[2],
+                             suggestions=("degC", "degF", "K"))
 
     def _juxtaposed(self, toks: list, i: int) -> int:
         """An exponent written straight after a name or ')': ``s-1``, ``(m/s)2``."""
@@ -280,44 +464,48 @@ class _Parser:
         if self.tokens[0][0] == END:
             raise self.error("empty unit expression; write '1' for a dimensionless quantity",
                              None)
-        try:
-            unit = self.product(0)
-        except OverflowError as exc:
-            raise self.error(f"exponent out of range ({exc})", None) from None
-        except UnitParseError:
-            raise
-        except Exception as exc:  # a definition the algebra refuses (offset units, ...)
-            from ..errors import GuardViolation
-            if isinstance(exc, GuardViolation):
-                err = self.error(exc.message, None)
-                err.suggestion = exc.suggestion
-                raise err from None
-            raise
+        terms = self.product(0)
         kind, value, pos = self.peek()
         if kind != END:
             if kind == RP:
                 raise self.error("unbalanced ')'", pos)
             raise self.error(f"unexpected {value!r}", pos)
-        return unit
+        if self.offset is not None and (self.count != 1 or terms.get(self.offset) != 1):
+            sym = self.offset
+            err = self.error(f"{sym} is a temperature scale with an offset (a point, not an "
+                             f"amount), so it cannot take part in a compound unit", None,
+                             suggestions=(f"delta_{sym}",))
+            err.suggestion = f"delta_{sym} for a temperature difference, e.g. delta_{sym}/s"
+            raise err
+        if self.whole is not None and self.count == 1:
+            return self.whole
+        if self.offset is not None:  # "(degC)", "degC1": the scale itself, offset and all
+            return table.term_units()[self.offset]
+        return self.build(terms)
 
-    def product(self, depth: int) -> Unit:
+    def build(self, terms: dict) -> Unit:
+        return build(terms, lambda message: self.error(message, None))
+
+    def product(self, depth: int) -> dict:
         """product := power ( ('*' | '.' | ' ') power | '/' power )*"""
-        unit = self.power(depth)
+        acc = self.power(depth)
         while True:
-            kind = self.peek()[0]
+            kind = self.tokens[self.i][0]
             if kind == MUL:
-                self.take()
-                unit = unit * self.power(depth)
+                self.i += 1
+                for s, p in self.power(depth).items():
+                    acc[s] = acc.get(s, 0) + p
             elif kind == DIV:
-                self.take()
-                unit = unit / self.power(depth)
+                self.i += 1
+                for s, p in self.power(depth).items():
+                    acc[s] = acc.get(s, 0) - p
             else:
-                return unit
+                return acc
 
-    def power(self, depth: int) -> Unit:
+    def power(self, depth: int) -> dict:
         """power := primary exponent?"""
-        unit, exp = self.primary(depth)
-        kind, value, pos = self.peek()
+        terms, exp, offset = self.primary(depth)
+        kind, value, pos = self.tokens[self.i]
         if kind == POW:
             self.take()
             sign = ""
@@ -331,11 +519,16 @@ class _Parser:
             self.take()
             exp *= self.exponent(value, pos)
         if exp != 1:
-            if unit.offset is not None:
-                raise self.error(f"{unit.symbol} is a temperature point and cannot be raised to a "
-                                 f"power", pos, suggestions=(f"delta_{unit.symbol}",))
-            unit = unit ** exp
-        return unit
+            if offset is not None:
+                raise self.error(f"{offset} is a temperature point and cannot be raised to a "
+                                 f"power", pos, suggestions=(f"delta_{offset}",))
+            terms = {s: p * exp for s, p in terms.items()}
+            for p in terms.values():
+                if p > MAX_EXPONENT or p < -MAX_EXPONENT:
+                    raise self.error(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})",
+                                     None)
+            self.whole = None
+        return terms
 
     def exponent(self, digits: str, pos: int) -> int:
         body = digits.lstrip("+-")
@@ -347,50 +540,52 @@ class _Parser:
             raise self.error("an exponent of 0 makes the unit meaningless", pos)
         return value
 
-    def primary(self, depth: int) -> tuple[Unit, int]:
+    def primary(self, depth: int) -> "tuple[dict, int, str | None]":
         """primary := NAME | '1' | '(' product ')' | ('sq' | 'cu') NAME"""
-        kind, value, pos = self.take()
+        kind, value, pos = self.tokens[self.i]
+        self.i += 1
         if kind == NAME:
             power = _POWER_WORDS.get(value)
             if power and self.peek()[0] == MUL and self.peek()[1] == " " \
                     and self.tokens[self.i + 1][0] == NAME and table.lookup(value) is None:
                 self.take()
-                unit, exp = self.primary(depth)
-                return unit, exp * power
+                terms, exp, offset = self.primary(depth)
+                return terms, exp * power, offset
             return self.name(value, pos)
         if kind == INT:
             if value == "1":
-                return ONE, 1
+                self.count += 1
+                return {}, 1, None
             raise self.error(f"the number {value} inside a unit; put the scale in the value "
                              f"(only 1 is allowed, as in 1/s)", pos)
         if kind == LP:
             if depth >= MAX_DEPTH:
                 raise self.error(f"parentheses nested deeper than {MAX_DEPTH}", pos)
-            unit = self.product(depth + 1)
+            terms = self.product(depth + 1)
             kind2, _, pos2 = self.take()
             if kind2 != RP:
                 raise self.error("missing ')'", pos2)
-            return unit, 1
+            offset = self.offset if self.offset in terms else None
+            return terms, 1, offset
         if kind == END:
             raise self.error("the expression ends where a unit was expected", pos)
         raise self.error(f"unexpected {value!r} where a unit was expected", pos)
 
-    def name(self, name: str, pos: int) -> tuple[Unit, int]:
+    def name(self, name: str, pos: int) -> "tuple[dict, int, str | None]":
         """A NAME: the whole name first; only then a trailing integer as an exponent."""
-        why = table.refusal(name)
-        if why is not None:
-            raise self.error(why[0], pos, suggestions=why[1])
-        unit = table.lookup(name)
-        if unit is not None:
-            return unit, 1
-        stem = name.rstrip("0123456789")
-        if stem and stem != name and stem[-1] != "_":
-            why = table.refusal(stem)
-            if why is not None:
-                raise self.error(why[0], pos, suggestions=why[1])
-            unit = table.lookup(stem)
-            if unit is not None:
-                return unit, self.exponent(name[len(stem):], pos + len(stem))
+        hit = table.resolve(name)
+        if hit.__class__ is tuple:
+            whole, pieces, exp, offset = hit
+            self.count += 1
+            self.whole = whole if self.count == 1 and exp == 1 else None
+            if offset is not None:
+                self.offset = offset
+            if exp != 1:
+                stem = len(name.rstrip("0123456789"))
+                exp = self.exponent(name[stem:], pos + stem)
+            return dict(pieces), exp, offset
+        if hit is not None:  # refused: (why, alternatives[, position offset])
+            raise self.error(hit[0], pos, suggestions=hit[1])
         hint = ""
         if pos > 0 and name[:1].isupper() and name.upper() == name and len(name) >= 3:
             hint = (f" ({name} looks like a vertical datum: a datum is not part of a unit; give "
@@ -398,6 +593,76 @@ class _Parser:
                     f"Q(12.4, 'ft', datum='{name}'))")
         raise self.error(f"unknown unit {name!r}{hint}", pos,
                          suggestions=() if self.quiet else suggest(name))
+
+
+def build(terms: dict, fail) -> Unit:
+    """One ``Unit`` from an exponent map (canonical term symbol -> power): the exact factor,
+    dimension and interval flag are computed here, once. ``fail(message)`` makes the error."""
+    spelled = tuple([(sym, p) for sym, p in terms.items() if p])
+    hit = _BUILT.get(spelled)
+    if hit is not None:  # another spelling of a unit already built ("m3/s", "m**3 s-1")
+        return hit
+    num = den = 1
+    dims = [0] * N_AXES
+    interval = False
+    for sym, p in spelled:
+        if p > MAX_EXPONENT or p < -MAX_EXPONENT:
+            raise fail(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})")
+        n, d, sparse, iv = _TERM.get(sym) or _term(sym)
+        if p > 0:
+            num *= n ** p
+            den *= d ** p
+        else:
+            num *= d ** -p
+            den *= n ** -p
+        for axis, e in sparse:
+            dims[axis] += e * p
+        if iv:
+            interval = True
+    for e in dims:
+        if e > MAX_EXPONENT or e < -MAX_EXPONENT:
+            raise fail(f"exponent out of range (dimension exponent {e} is beyond "
+                       f"+/-{MAX_EXPONENT})")
+    if not spelled:
+        return ONE
+    try:
+        unit = Unit(Fraction(num, den), tuple(dims), spelled, None, interval)
+    except OverflowError:  # e.g. am**-22: a factor beyond a float
+        raise fail("exponent out of range (the unit's factor is beyond a float)") from None
+    if len(_BUILT) < 8192:
+        _BUILT[spelled] = unit
+    return unit
+
+
+#: units built from exponent maps, by their spelled terms; a symbol never changes meaning
+#: (the table only grows), so an entry never goes stale
+_BUILT: dict[tuple, Unit] = {}
+_TERM: dict[str, tuple] = {}
+
+
+def _term(sym: str) -> tuple:
+    """(numerator, denominator, non-zero (axis, exponent) pairs, interval) of a term symbol's
+    own unit, memoised: what ``build`` needs, without attribute look-ups."""
+    u = table.term_units()[sym]
+    hit = (u.factor.numerator, u.factor.denominator,
+           tuple((i, e) for i, e in enumerate(u.dims) if e), u.interval)
+    _TERM[sym] = hit
+    return hit
+
+
+def _refuse_since(text: str) -> None:
+    """CF/udunits time coordinates ("days since 1970-01-01") are timestamps, not units."""
+    m = re.match(r"\s*(\S+)\s+since(\s|$)", text)
+    if m:
+        unit = m.group(1)
+        raise UnitParseError(
+            f"{text!r} is a time coordinate (a count of {unit} from an epoch), not a unit: convert "
+            f"the values to timestamps, or give durations in {unit}", text=text,
+            position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
+
+
+def _degree() -> "Unit | None":
+    return table.lookup("deg")
 
 
 def suggest(name: str) -> list[str]:

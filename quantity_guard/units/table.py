@@ -8,7 +8,10 @@ Name resolution, in this order (it is what keeps ``ftH2O``, ``Mcf``, ``kcfs``, `
 2. an exact symbol or alias (case is never folded: ``Ml`` is megalitres, ``ml`` millilitres);
 3. a long name, case-insensitively (``Metres``);
 4. an SI prefix symbol on a prefixable symbol (``km``, ``MW``, ``uS``), or a long prefix on a
-   prefixable long name (``megalitres``).
+   prefixable long name (``megalitres``);
+5. a bracketed UCUM atom (``[ft_i]``, ``[gal_us]``), through ``data/units_ucum.json``.
+
+``resolve`` memoises all of this per NAME for the parser (cleared whenever a row is added).
 
 The caller (the parser) reads a trailing integer as an exponent only when the whole name does
 not resolve (``m3`` -> ``m``, 3; ``ftH2O`` stays whole).
@@ -52,6 +55,7 @@ class _Registry:
         self.prefixes: dict[str, tuple[str, Fraction]] = {}       # "k" -> ("kilo", 1000)
         self.long_prefixes: dict[str, tuple[str, Fraction]] = {}  # "kilo" -> ("k", 1000)
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
         self.lock = threading.RLock()
 
@@ -113,6 +117,11 @@ def _add_row(entry: dict) -> Row:
         _REG.spellings[s] = row
     for n in (name, row.plural, *row.names):
         _REG.long.setdefault(n.lower(), row)
+        if " " in n:
+            _REG.heads.add(n.split(" ")[0].lower())
+    _MEMO.clear()  # a name that failed may mean something now
+    if "parser" in _LOADED:
+        _LOADED["parser"].forget_failures()
     return row
 
 
@@ -156,6 +165,86 @@ def lookup(name: str) -> Unit | None:
         u = row.unit
         return Unit(u.factor * pfactor, u.dims, ((psym + row.symbol, 1),), None, u.interval)
     return None
+
+
+# -- memoised resolution for the parser ----------------------------------------------------
+_MEMO: dict = {}
+_TERMS: dict[str, Unit] = {}   # canonical term symbol -> its own one-term Unit
+_LOADED: dict = {}
+
+
+def term_units() -> dict[str, Unit]:
+    return _TERMS
+
+
+def multiword_heads() -> set[str]:
+    return registry().heads
+
+
+def resolve(name: str):
+    """What the parser needs for one NAME token, memoised: ``(whole, pieces, exp, offset)``
+    when it resolves (``whole`` the Unit if the name is used alone, ``pieces`` its
+    ``(symbol, power)`` terms, ``exp`` a trailing exponent, ``offset`` the symbol of a
+    temperature point), ``[why, alternatives]`` when refused, None when unknown."""
+    try:
+        return _MEMO[name]
+    except KeyError:
+        pass
+    if "parser" not in _LOADED:
+        from . import parser
+        _LOADED["parser"] = parser
+    hit = _resolve(name)
+    if len(_MEMO) < 16384:
+        _MEMO[name] = hit
+    return hit
+
+
+def _resolve(name: str):
+    why = refusal(name)
+    if why is not None:
+        return [why[0], why[1]]
+    unit = _whole(name)
+    if unit.__class__ is list:
+        return unit
+    if unit is not None:
+        return unit, _pieces(unit), 1, _offset(unit)
+    stem = name.rstrip("0123456789")
+    if stem and stem != name and stem[-1] != "_" and not stem.endswith(" "):
+        why = refusal(stem)
+        if why is not None:
+            return [why[0], why[1]]
+        unit = _whole(stem)
+        if unit.__class__ is list:
+            return unit
+        if unit is not None:
+            digits = name[len(stem):]
+            exp = int(digits) if len(digits) < 5 else 0
+            return (unit if exp == 1 else None), _pieces(unit), exp, _offset(unit)
+    return None
+
+
+def _whole(name: str):
+    if "[" in name:  # a bracketed UCUM atom: never anything else
+        from .ucum import atom_unit
+        return atom_unit(name)
+    return lookup(name)
+
+
+def _pieces(unit: Unit) -> tuple:
+    for sym, p in unit.terms:
+        if sym not in _TERMS:
+            if unit.terms == ((sym, 1),):
+                _TERMS[sym] = unit
+            else:
+                own = lookup(sym)
+                if own is None:  # pragma: no cover - every term symbol is a table spelling
+                    raise ValueError(f"term {sym!r} of {unit!r} is not in the table")
+                _TERMS[sym] = own
+    return unit.terms
+
+
+def _offset(unit: Unit):
+    return unit.terms[0][0] if unit.offset is not None else None
 
 
 def _split_prefix(name: str):

@@ -20,6 +20,8 @@ from . import dimension as _dim
 from .dimension import DIMENSIONLESS, MAX_EXPONENT, format_dims
 
 _set = object.__setattr__
+_UNSET = object()
+_TEMPERATURE = _dim.AXES.index("temperature")
 Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, for display
 
 
@@ -27,11 +29,13 @@ class Unit:
     """An immutable physical unit. Build units with ``parse_unit``; combine with ``* / **``."""
 
     __slots__ = ("factor", "offset", "dims", "terms", "interval", "scale", "shift", "_key",
-                 "_hash", "_text")
+                 "_hash", "_text", "_ucum")
 
     def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
                  offset: Fraction | None = None, interval: bool = False) -> None:
         offset = offset or None
+        if interval and not dims[_TEMPERATURE]:
+            interval = False  # a difference of temperatures divided out (delta_degC*m/delta_degC)
         key = (factor, offset, dims, interval)
         _set(self, "factor", factor)
         _set(self, "offset", offset)
@@ -43,6 +47,7 @@ class Unit:
         _set(self, "_key", key)
         _set(self, "_hash", None)
         _set(self, "_text", None)
+        _set(self, "_ucum", _UNSET)
 
     # -- identity -------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -90,6 +95,18 @@ class Unit:
         if spec in ("L", "long"):
             return long_name(self.terms)
         raise ValueError(f"unknown unit format {spec!r}: use '', 'P' (pretty) or 'L' (long)")
+
+    @property
+    def ucum(self) -> "str | None":
+        """The UCUM code (case-sensitive) of this unit: ``m3/s``, ``[ft_i]3/s``, ``Cel``,
+        ``[gal_us]/min``; None where UCUM has no exact code (``kcfs``, ``MGD``, ``delta_degC``,
+        ``NTU``). ``parse_unit(u.ucum, vocabulary="ucum") == u`` whenever it is not None."""
+        code = self._ucum
+        if code is _UNSET:
+            from .ucum import code_of
+            code = code_of(self)
+            _set(self, "_ucum", code)
+        return code
 
     @property
     def pretty(self) -> str:
