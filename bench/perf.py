@@ -154,33 +154,101 @@ def bench_tool() -> dict:
     return out
 
 
-def bench_ledger() -> None:
-    """The same decorated call in an empty session and in one holding 10,000 entries, the two
-    timed alternately (so drifting machine load affects both alike)."""
+def _in(ledger, fn, *args):
+    """Call ``fn(*args)`` with ``ledger`` as the active session (None: outside any session)."""
     from quantity_guard import ledger as ledger_module
-    from quantity_guard import quantity_tool
+    token = ledger_module._CURRENT.set(ledger)
+    try:
+        return fn(*args)
+    finally:
+        ledger_module._CURRENT.reset(token)
+
+
+def _alternate(variants: dict, rounds: int) -> dict:
+    """Median of each variant's figure, the variants timed in turn in each round (so drifting
+    machine load affects all alike)."""
+    times: dict = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, measure in variants.items():
+            times[name].append(measure())
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def bench_ledger() -> None:
+    """Far-apart values: the same decorated call outside a session, in an empty session and in
+    one holding 10,000 entries far (beyond the tolerance) from the value checked."""
+    from quantity_guard import Ledger, quantity_tool
     runoff, _ = _runoff_tools()
 
     @quantity_tool(returns={"unit": "cfs"})
     def reading(i: int):
         return 1000.0 + i * 0.37
 
-    empty = ledger_module.Ledger(context="area 29000 km2")
-    full = ledger_module.Ledger(context="area 29000 km2")
-    token = ledger_module._CURRENT.set(full)
+    empty = Ledger(context="area 29000 km2")
+    full = Ledger(context="area 29000 km2")
     for i in range(10000):
-        reading(i)
-    ledger_module._CURRENT.reset(token)
-    times: dict = {id(empty): [], id(full): []}
-    for _ in range(9):
-        for ledger in (empty, full):
-            token = ledger_module._CURRENT.set(ledger)
-            times[id(ledger)].append(per_call_us(lambda: runoff(35.4, 29000.0), 500, repeat=1))
-            ledger_module._CURRENT.reset(token)
-    small, large = (statistics.median(times[id(x)]) for x in (empty, full))
-    report("decorated call in a session, empty ledger", small, "us")
-    report("decorated call in a session, 10,000 entries", large, "us")
-    report("ratio (budget <= 1.5x)", large / small, "x", "<= 1.5")
+        _in(full, reading, i)
+    call = lambda: runoff(35.4, 29000.0)  # noqa: E731
+    t = _alternate({name: (lambda ledger=ledger: _in(ledger, per_call_us, call, 500, 1))
+                    for name, ledger in (("out", None), ("empty", empty), ("full", full))}, 9)
+    report("decorated call outside a session (far-apart case)", t["out"], "us")
+    report("decorated call in a session, empty ledger", t["empty"], "us")
+    report("decorated call in a session, 10,000 far-apart entries", t["full"], "us")
+    report("ratio 10,000 entries / empty (budget <= 1.5x)", t["full"] / t["empty"], "x", "<= 1.5")
+    report("ratio 10,000 far-apart entries / outside (budget <= 2x)", t["full"] / t["out"], "x",
+           "<= 2")
+
+
+def _dense_tools():
+    """A pipeline step: each call takes the previous call's output (sourced, in cfs) and returns a
+    value 0.001 cfs higher, so 10,000 outputs lie between 1000 and 1010 cfs (within 1%)."""
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"flow": {"unit": "cfs", "sourced": True}}, returns={"unit": "cfs"})
+    def step(flow):
+        return flow.magnitude + 0.001
+
+    return step
+
+
+DENSE_CONTEXT = "The series starts at 1000 cfs."
+
+
+def bench_ledger_dense(n: int = 10000) -> None:
+    """Dense values (a time series of readings): a pipeline of ``n`` calls whose values lie within
+    1% of each other, run outside a session and inside one; then a call in a session that already
+    holds ``n`` such outputs, against the same call outside a session."""
+    from quantity_guard import Ledger
+    step = _dense_tools()
+
+    def pipeline(ledger) -> float:
+        def run():
+            x = 1000.0
+            start = time.perf_counter()
+            for _ in range(n):
+                x = step(x).magnitude
+            return (time.perf_counter() - start) / n * 1e6
+        return _in(ledger, run)
+
+    t = _alternate({"out": lambda: pipeline(None),
+                    "in": lambda: pipeline(Ledger(context=DENSE_CONTEXT))}, 3)
+    report(f"dense pipeline of {n:,} calls, per call, outside a session", t["out"], "us")
+    report(f"dense pipeline of {n:,} calls, per call, in a session", t["in"], "us")
+    report("ratio dense pipeline in / outside a session (budget <= 2x)", t["in"] / t["out"], "x",
+           "<= 2")
+
+    full = Ledger(context=DENSE_CONTEXT)
+    outputs = [1000.0]
+    for _ in range(n):
+        outputs.append(_in(full, step, outputs[-1]).magnitude)
+    held = outputs[n // 2]  # an output in the middle of the dense cluster
+    call = lambda: step(held)  # noqa: E731
+    t = _alternate({"out": lambda: per_call_us(call, 200, 1),
+                    "full": lambda: _in(full, per_call_us, call, 200, 1)}, 9)
+    report("call outside a session (dense case)", t["out"], "us")
+    report(f"call in a session holding {n:,} dense outputs", t["full"], "us")
+    report(f"ratio after {n:,} dense outputs / outside (budget <= 2x)", t["full"] / t["out"],
+           "x", "<= 2")
 
 
 def bench_audit() -> None:
@@ -223,7 +291,7 @@ def bench_proxy() -> None:
 
 
 SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,
-            bench_audit, bench_proxy]
+            bench_ledger_dense, bench_audit, bench_proxy]
 
 
 def main() -> None:

@@ -18,8 +18,12 @@ for 35.39605824); the 0.5% cap keeps a coarse integer from matching a different 
 same physical amount), a one-step sum or difference of two recorded outputs of like dimension,
 or a number in the question; otherwise ``UnsourcedInput``.
 
-Look-ups are indexed by magnitude (binary buckets about 1.6% wide), so a call costs the same
-with ten thousand entries as with none. One-step sums and differences are searched among the
+Look-ups are indexed, so a call costs the same with ten thousand entries as with none, however
+densely they cluster: each footing (unit and datum) keeps its outputs sorted by magnitude, and
+each magnitude bucket (about 1.6% wide) counts the footings it holds, so a carry-over check reads
+only the footings that could be one (another unit, or another datum) and bisects their runs; a
+sourced check bisects the outputs of the value's dimension sorted by SI value, one run per datum.
+One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
@@ -71,9 +75,13 @@ def note_unrecorded(violation: GuardViolation) -> None:
 
 def _bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
-    a bucket is 1/32 to 1/64 of its value wide. Keys grow with |x| within each sign."""
+    a bucket is 1/64 to 1/32 of its value wide. Keys grow with |x| within each sign (positive
+    keys are 32-63 modulo 128, negative ones 96-127, zero's 0), so a key range covers an
+    interval of one sign."""
     mant, exp = _frexp(x)
-    return exp * 128 + int(mant * 64)
+    if mant >= 0.0:
+        return exp * 128 + int(mant * 64)
+    return exp * 128 + 64 - int(mant * 64)
 
 
 _EVERY = object()  # a tolerance interval that contains zero: no key range bounds it
@@ -88,6 +96,105 @@ def _buckets(x: float, tol: float):
     if lo > hi:
         lo, hi = hi, lo
     return range(lo, hi + 1)
+
+
+def _window(x: float, tol: float) -> tuple[float, float]:
+    """An interval holding every value ``is_close(value, x, tol)`` accepts (it also accepts
+    anything within 1e-9 relative), for bisection; the caller then compares exactly."""
+    w = tol + 4e-9 * abs(x)
+    return x - w, x + w
+
+
+_CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
+
+
+class _Run:
+    """Entries sorted by a float key (a magnitude, or an SI value), held in chunks of at most
+    2 * _CHUNK, so adding or removing one moves at most that many references and the entries
+    within a key range are found by two bisections."""
+
+    __slots__ = ("maxes", "keys", "items")
+
+    def __init__(self) -> None:
+        self.maxes: list[float] = []            # the largest key of each chunk
+        self.keys: list[list[float]] = []
+        self.items: list[list[Entry]] = []
+
+    def __len__(self) -> int:
+        return sum(map(len, self.keys))
+
+    def add(self, key: float, item: "Entry") -> None:
+        maxes = self.maxes
+        if maxes and key >= maxes[-1]:  # the common case in a series: a new largest key
+            keys = self.keys[-1]
+            keys.append(key)
+            self.items[-1].append(item)
+            maxes[-1] = key
+            if len(keys) > 2 * _CHUNK:
+                self._split(len(maxes) - 1)
+            return
+        i = bisect_right(maxes, key)
+        if i == len(maxes):
+            if not maxes:
+                maxes.append(key)
+                self.keys.append([key])
+                self.items.append([item])
+                return
+            i -= 1
+            keys = self.keys[i]
+            keys.append(key)
+            self.items[i].append(item)
+            maxes[i] = key
+        else:
+            keys = self.keys[i]
+            j = bisect_right(keys, key)
+            keys.insert(j, key)
+            self.items[i].insert(j, item)
+        if len(keys) > 2 * _CHUNK:
+            self._split(i)
+
+    def _split(self, i: int) -> None:
+        keys, items = self.keys[i], self.items[i]
+        self.keys[i:i + 1] = [keys[:_CHUNK], keys[_CHUNK:]]
+        self.items[i:i + 1] = [items[:_CHUNK], items[_CHUNK:]]
+        self.maxes[i:i + 1] = [keys[_CHUNK - 1], keys[-1]]
+
+    def remove(self, key: float, item: "Entry") -> bool:
+        """Remove ``item`` (recorded under ``key``); False if it is not held."""
+        maxes = self.maxes
+        i = bisect_left(maxes, key)
+        while i < len(maxes):
+            keys, items = self.keys[i], self.items[i]
+            j, n = bisect_left(keys, key), len(keys)
+            while j < n and keys[j] == key:
+                if items[j] is item:
+                    del keys[j]
+                    del items[j]
+                    if keys:
+                        maxes[i] = keys[-1]
+                    else:
+                        del maxes[i], self.keys[i], self.items[i]
+                    return True
+                j += 1
+            if j < n:
+                return False
+            i += 1
+        return False
+
+    def scan(self, lo: float, hi: float):
+        """The entries whose key lies in [lo, hi], in key order."""
+        maxes = self.maxes
+        i, n = bisect_left(maxes, lo), len(maxes)
+        while i < n:
+            keys, items = self.keys[i], self.items[i]
+            j = bisect_left(keys, lo)
+            k = len(keys)
+            while j < k:
+                if keys[j] > hi:
+                    return
+                yield items[j]
+                j += 1
+            i += 1
 
 
 class Entry:
@@ -162,6 +269,10 @@ class CallRecord:
             self.inputs.append(entry)
 
     def record_output(self, result) -> None:
+        if result.__class__ is Q:  # the common case, without the generator
+            if result.magnitude.__class__ is float:
+                self.outputs.append(self.ledger._add(self.index, self.tool, "output", None, result))
+            return
         for field, q in _quantities(result):
             if q.is_series:
                 continue
@@ -193,8 +304,9 @@ class Ledger:
         self.calls: list[CallRecord] = []
         self.entries: deque[Entry] = deque()
         self.violations: list[dict] = []
-        self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
-        self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
+        self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
+        self._by_footing: dict[tuple, _Run] = {}   # (unit, datum) -> outputs by magnitude
+        self._by_si: dict[tuple, dict] = {}         # dims -> datum -> outputs by SI value
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
@@ -214,29 +326,64 @@ class Ledger:
             self._count += 1
             self.entries.append(entry)
             if role == "output":
-                self._by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
-                self._by_si.setdefault((entry.unit.dims, _bucket(entry.si)), []).append(entry)
-                recent = self._recent.setdefault(entry.unit.dims, deque(maxlen=_PAIR_WINDOW))
-                recent.append(entry)
+                self._index(entry)
             if self.max_entries is not None:
                 while len(self.entries) > self.max_entries:
                     self._evict(self.entries.popleft())
             return entry
 
+    def _index(self, entry: Entry) -> None:
+        unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
+        footing = (unit, datum)
+        mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+        key = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        counts = self._footings.get(key)
+        if counts is None:
+            self._footings[key] = {footing: 1}
+        else:
+            counts[footing] = counts.get(footing, 0) + 1
+        run = self._by_footing.get(footing)
+        if run is None:
+            run = self._by_footing[footing] = _Run()
+        run.add(magnitude, entry)
+        dims = unit.dims
+        runs = self._by_si.get(dims)
+        if runs is None:
+            runs = self._by_si[dims] = {}
+        run = runs.get(datum)
+        if run is None:
+            run = runs[datum] = _Run()
+        run.add(entry.si, entry)
+        recent = self._recent.get(dims)
+        if recent is None:
+            recent = self._recent[dims] = deque(maxlen=_PAIR_WINDOW)
+        recent.append(entry)
+
     def _evict(self, entry: Entry) -> None:
         if entry.role != "output":
             return
-        for index, key in ((self._by_magnitude, _bucket(entry.magnitude)),
-                           (self._by_si, (entry.unit.dims, _bucket(entry.si)))):
-            bucket = index.get(key)
-            if bucket is not None:
-                try:
-                    bucket.remove(entry)
-                except ValueError:
-                    pass
-                if not bucket:
-                    del index[key]
-        recent = self._recent.get(entry.unit.dims)
+        unit, datum = entry.unit, entry.datum
+        footing = (unit, datum)
+        key = _bucket(entry.magnitude)
+        counts = self._footings.get(key)
+        if counts is not None and footing in counts:
+            if counts[footing] > 1:
+                counts[footing] -= 1
+            else:
+                del counts[footing]
+                if not counts:
+                    del self._footings[key]
+        run = self._by_footing.get(footing)
+        if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
+            del self._by_footing[footing]
+        runs = self._by_si.get(unit.dims)
+        if runs is not None:
+            run = runs.get(datum)
+            if run is not None and run.remove(entry.si, entry) and not run.maxes:
+                del runs[datum]
+                if not runs:
+                    del self._by_si[unit.dims]
+        recent = self._recent.get(unit.dims)
         if recent is not None and entry in recent:
             recent.remove(entry)
 
@@ -269,34 +416,28 @@ class Ledger:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
 
-    def _near(self, index: dict, dims, value: float, tol: float, window) -> list:
-        """Entries of ``index`` whose bucket may hold a value within ``tol`` of ``value`` (the
-        caller compares exactly). An interval around zero, or a huge one, has no bounded key
-        range: then the recent ``window`` of entries is scanned instead (only the audit's
-        coarse tolerances get there; the boundary checks' are 0.5% at most)."""
-        keys = _buckets(value, tol)
+    def _outputs_near(self, magnitude: float, tol: float) -> list:
+        """Every recorded output whose own-unit magnitude is within ``tol`` of ``magnitude``
+        (``is_close``), oldest first: the footings in the buckets around it, bisected."""
+        lo, hi = _window(magnitude, tol)
+        keys = _buckets(magnitude, hi - magnitude)
         if keys is _EVERY or len(keys) > 4096:
-            return window()
-        if dims is None:
-            if len(keys) == 1:
-                return index.get(keys[0], ())
-            out: list = []
-            for key in keys:
-                out.extend(index.get(key, ()))
-            return out
-        if len(keys) == 1:
-            return index.get((dims, keys[0]), ())
-        out = []
-        for key in keys:
-            out.extend(index.get((dims, key), ()))
+            footings = list(self._by_footing)
+        else:
+            footings = list(dict.fromkeys(f for key in keys for f in self._footings.get(key, ())))
+        out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
+               if is_close(e.magnitude, magnitude, tol)]
+        out.sort(key=_by_index)
         return out
 
-    def _outputs_near(self, magnitude: float, tol: float):
-        return self._near(self._by_magnitude, None, magnitude, tol,
-                          lambda: [e for recent in self._recent.values() for e in recent])
-
-    def _outputs_near_si(self, dims, si: float, tol: float):
-        return self._near(self._by_si, dims, si, tol, lambda: list(self._recent.get(dims, ())))
+    def _outputs_near_si(self, dims, si: float, tol: float) -> list:
+        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``, oldest
+        first."""
+        lo, hi = _window(si, tol)
+        out = [e for run in self._by_si.get(dims, {}).values() for e in run.scan(lo, hi)
+               if is_close(e.si, si, tol)]
+        out.sort(key=_by_index)
+        return out
 
     # -- sorted views, for the answer audit: one sort per change, then bisection ---------------
     def _sorted_view(self, key: tuple, entries, value_of):
@@ -336,25 +477,56 @@ class Ledger:
 
     # -- the checks -------------------------------------------------------------------------
     def _check_carry_over(self, call: CallRecord, spec, accepted) -> None:
+        """Refuse a value equal (within the written precision) to an output recorded on another
+        footing that is not the same physical amount, unless the question states it. The output
+        named is the nearest such one (the oldest among equally near)."""
         held: Q = accepted.value
         m = held.magnitude
         if m == 0.0:
             return
+        unit, datum = held.unit, held.datum
+        # Only footings that could be a carry-over: another unit, or the same unit on another
+        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% are enough.
+        eligible = None
+        footings = self._footings
+        for key in _buckets(m, 0.006 * abs(m)):
+            counts = footings.get(key)
+            if counts is None:
+                continue
+            for footing in counts:
+                if footing[0] == unit and (datum is None or footing[1] is None
+                                           or footing[1] == datum):
+                    continue  # the same unit with no datum differing: never a carry-over
+                if eligible is None:
+                    eligible = [footing]
+                elif footing not in eligible:
+                    eligible.append(footing)
+        if eligible is None:
+            return
         tol = relative_cap(m, _held_tolerance(accepted))
-        for e in self._outputs_near(m, tol):
-            if e.call == call.index or not is_close(e.magnitude, m, tol):
+        lo, hi = _window(m, tol)
+        held_si = m * unit.scale + unit.shift
+        index, best, best_d, stated = call.index, None, 0.0, None
+        for footing in eligible:
+            run = self._by_footing.get(footing)
+            if run is None:
                 continue
-            same_unit = e.unit == held.unit
-            datum_differs = held.datum is not None and e.datum is not None and e.datum != held.datum
-            if same_unit and not datum_differs:
-                continue
-            if not same_unit and e.unit.dims == held.unit.dims and e.datum == held.datum and \
-                    is_close(e.si, held.magnitude * held.unit.scale
-                             + held.unit.shift, 1e-9 * abs(e.si)):
-                continue  # the same physical amount, correctly converted
-            if self._in_question(held, tol):
-                continue
-            raise self._carry_over(call, spec, accepted, e, datum_differs and same_unit)
+            f_unit, f_datum = footing
+            may_be_same_amount = f_unit != unit and f_unit.dims == unit.dims and f_datum == datum
+            for e in run.scan(lo, hi):
+                if e.call == index or not is_close(e.magnitude, m, tol):
+                    continue
+                if may_be_same_amount and is_close(e.si, held_si, 1e-9 * abs(e.si)):
+                    continue  # the same physical amount, correctly converted
+                if stated is None:
+                    stated = self._in_question(held, tol)
+                if stated:
+                    return
+                d = abs(e.magnitude - m)
+                if best is None or d < best_d or (d == best_d and e.index < best.index):
+                    best, best_d = e, d
+        if best is not None:
+            raise self._carry_over(call, spec, accepted, best, best.unit == unit)
 
     def _carry_over(self, call, spec, accepted, e: Entry, datum_only: bool):
         held: Q = accepted.value
@@ -388,10 +560,8 @@ class Ledger:
         si = m * u.scale + u.shift
         written = _held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
-        for e in self._outputs_near_si(u.dims, si, tol):
-            if e.call != call.index and is_close(e.si, si, tol) and \
-                    (held.datum is None or e.datum in (None, held.datum)):
-                return
+        if self._output_matches(call.index, u.dims, held.datum, si, tol):
+            return
         if self.find_derivation((m,), u, relative_cap(m, written)):
             return
         for num in self.context_numbers():
@@ -409,6 +579,34 @@ class Ledger:
             suggestion="a value a tool returned in this session (call the tool that provides "
                        "it) or one stated in the question; if none can provide it, report it as "
                        "unavailable rather than estimating it")
+
+    def _output_matches(self, call: int, dims, datum, si: float, tol: float) -> bool:
+        """An output of another call is the same physical amount (within ``tol`` in SI) on a
+        compatible datum (none, or ``datum``; any when ``datum`` is None)."""
+        runs = self._by_si.get(dims)
+        if not runs:
+            return False
+        w = tol + 4e-9 * abs(si)  # _window(si, tol), and below run.scan and is_close, inlined
+        lo, hi = si - w, si + w
+        for d, run in runs.items():
+            if datum is not None and d is not None and d != datum:
+                continue
+            maxes = run.maxes
+            i, n_chunks = bisect_left(maxes, lo), len(maxes)
+            while i < n_chunks:
+                keys = run.keys[i]
+                j, n = bisect_left(keys, lo), len(keys)
+                items = run.items[i]
+                while j < n and keys[j] <= hi:
+                    e = items[j]
+                    if e.call != call and \
+                            abs(e.si - si) <= max(tol, 1e-9 * max(abs(e.si), abs(si))):
+                        return True
+                    j += 1
+                if j < n:
+                    break
+                i += 1
+        return False
 
     def find_derivation(self, values, unit, tol: float):
         """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
@@ -512,9 +710,23 @@ def _pair_difference(keys: list[float], target: float, tol: float):
     return None
 
 
+def _by_index(entry: Entry) -> int:
+    return entry.index
+
+
+_HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
+
+
 def _held_tolerance(accepted) -> float:
     """The precision the model wrote, in the unit the tool holds the value in."""
-    tol = written_tolerance(accepted.raw)
+    raw = accepted.raw
+    if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
+        text = repr(raw)  # written_tolerance's reading, without its general dispatch
+        if "e" not in text and "n" not in text and text[-2:] != ".0":
+            decimals = len(text) - text.index(".") - 1
+            if decimals < 20:
+                return _HALF_UNITS[decimals]
+    tol = written_tolerance(raw)
     received, held = accepted.received, accepted.value
     if received is not None and received.unit is not held.unit:
         tol *= received.unit.scale / held.unit.scale
