@@ -73,11 +73,16 @@ def note_unrecorded(violation: GuardViolation) -> None:
     warnings.warn(f"quantity-guard (warn, no session): {violation.repair()}", stacklevel=4)
 
 
+_LARGEST = 1.7976931348623157e308
+
+
 def _bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
     a bucket is 1/64 to 1/32 of its value wide. Keys grow with |x| within each sign (positive
     keys are 32-63 modulo 128, negative ones 96-127, zero's 0), so a key range covers an
     interval of one sign."""
+    if x - x != 0.0:  # an interval's end past the largest float: the largest float's bucket
+        x = _LARGEST if x > 0.0 else -_LARGEST
     mant, exp = _frexp(x)
     if mant >= 0.0:
         return exp * 128 + int(mant * 64)
@@ -103,6 +108,20 @@ def _window(x: float, tol: float) -> tuple[float, float]:
     anything within 1e-9 relative), for bisection; the caller then compares exactly."""
     w = tol + 4e-9 * abs(x)
     return x - w, x + w
+
+
+def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
+    """The magnitudes in ``unit`` whose SI value (``m * scale + shift``, as ``Entry`` computes
+    it) may lie within ``tol`` of ``si`` by ``is_close``: ``_window`` carried into the unit and
+    widened by far more than the rounding of either computation."""
+    w = tol + 4e-9 * abs(si)  # _window(si, tol)
+    lo, hi = si - w, si + w
+    scale, shift = unit.scale, unit.shift
+    a, b = (lo - shift) / scale, (hi - shift) / scale
+    if a > b:
+        a, b = b, a
+    pad = 1e-12 * (abs(lo) + abs(hi) + abs(shift)) / abs(scale)
+    return a - pad, b + pad
 
 
 _CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
@@ -204,14 +223,18 @@ class Entry:
                  "si", "how", "raw")
 
     def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
-        self.index, self.call, self.tool, self.role, self.field = index, call, tool, role, field
+        self.index = index
+        self.call = call
+        self.tool = tool
+        self.role = role
+        self.field = field
         self.q = q
-        self.magnitude = q.magnitude
-        self.unit = q.unit
+        self.magnitude = m = q.magnitude
+        self.unit = u = q.unit
         self.datum = q.datum
-        u = q.unit
-        self.si = q.magnitude * u.scale + u.shift
-        self.how, self.raw = how, raw
+        self.si = m * u.scale + u.shift
+        self.how = how
+        self.raw = raw
 
     @property
     def label(self) -> str:
@@ -253,13 +276,15 @@ class CallRecord:
     # -- the two checks ------------------------------------------------------------------
     def check_input(self, name: str, spec, accepted) -> None:
         """Record one accepted argument, then refuse carry-over or an unsourced value."""
-        self.record_input(name, spec, accepted)
         value = accepted.value
-        if value.__class__ is not Q or value.is_series:
-            return
-        self.ledger._check_carry_over(self, spec, accepted)
+        if value.__class__ is not Q or value.magnitude.__class__ is not float:
+            return  # a timestamp or a series: not recorded, not checked
+        ledger = self.ledger
+        self.inputs.append(ledger._add(self.index, self.tool, "input", name, value, accepted.how,
+                                       accepted.raw))
+        ledger._check_carry_over(self, spec, accepted)
         if spec.sourced:
-            self.ledger._check_sourced(self, spec, accepted)
+            ledger._check_sourced(self, spec, accepted)
 
     def record_input(self, name: str, spec, accepted) -> None:
         value = accepted.value
@@ -306,7 +331,7 @@ class Ledger:
         self.violations: list[dict] = []
         self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
         self._by_footing: dict[tuple, _Run] = {}   # (unit, datum) -> outputs by magnitude
-        self._by_si: dict[tuple, dict] = {}         # dims -> datum -> outputs by SI value
+        self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
@@ -321,8 +346,9 @@ class Ledger:
             return call
 
     def _add(self, call: int, tool: str, role: str, field, q: Q, how=None, raw=None) -> Entry:
+        entry = Entry(0, call, tool, role, field, q, how, raw)
         with self._lock:
-            entry = Entry(self._count, call, tool, role, field, q, how, raw)
+            entry.index = self._count
             self._count += 1
             self.entries.append(entry)
             if role == "output":
@@ -345,18 +371,17 @@ class Ledger:
         run = self._by_footing.get(footing)
         if run is None:
             run = self._by_footing[footing] = _Run()
-        run.add(magnitude, entry)
-        dims = unit.dims
-        runs = self._by_si.get(dims)
-        if runs is None:
-            runs = self._by_si[dims] = {}
-        run = runs.get(datum)
-        if run is None:
-            run = runs[datum] = _Run()
-        run.add(entry.si, entry)
-        recent = self._recent.get(dims)
+            self._by_dims.setdefault(unit.dims, {})[footing] = run
+        maxes = run.maxes
+        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+            run.keys[-1].append(magnitude)  # run.add's common case, inlined
+            run.items[-1].append(entry)
+            maxes[-1] = magnitude
+        else:
+            run.add(magnitude, entry)
+        recent = self._recent.get(unit.dims)
         if recent is None:
-            recent = self._recent[dims] = deque(maxlen=_PAIR_WINDOW)
+            recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
         recent.append(entry)
 
     def _evict(self, entry: Entry) -> None:
@@ -376,13 +401,10 @@ class Ledger:
         run = self._by_footing.get(footing)
         if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
             del self._by_footing[footing]
-        runs = self._by_si.get(unit.dims)
-        if runs is not None:
-            run = runs.get(datum)
-            if run is not None and run.remove(entry.si, entry) and not run.maxes:
-                del runs[datum]
-                if not runs:
-                    del self._by_si[unit.dims]
+            of_dims = self._by_dims[unit.dims]
+            del of_dims[footing]
+            if not of_dims:
+                del self._by_dims[unit.dims]
         recent = self._recent.get(unit.dims)
         if recent is not None and entry in recent:
             recent.remove(entry)
@@ -433,9 +455,8 @@ class Ledger:
     def _outputs_near_si(self, dims, si: float, tol: float) -> list:
         """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``, oldest
         first."""
-        lo, hi = _window(si, tol)
-        out = [e for run in self._by_si.get(dims, {}).values() for e in run.scan(lo, hi)
-               if is_close(e.si, si, tol)]
+        out = [e for (unit, _), run in self._by_dims.get(dims, {}).items()
+               for e in run.scan(*_si_window(unit, si, tol)) if is_close(e.si, si, tol)]
         out.sort(key=_by_index)
         return out
 
@@ -486,16 +507,25 @@ class Ledger:
             return
         unit, datum = held.unit, held.datum
         # Only footings that could be a carry-over: another unit, or the same unit on another
-        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% are enough.
-        eligible = None
+        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% (one or two)
+        # are enough: _buckets(m, 0.006 * abs(m)), inlined, for this runs on every input.
+        mant, exp = _frexp(m * 0.994)
+        lo = exp * 128 + int(mant * 64) if mant > 0.0 else exp * 128 + 64 - int(mant * 64)
+        if abs(m) < 1e308:
+            mant, exp = _frexp(m * 1.006)
+            hi = exp * 128 + int(mant * 64) if mant > 0.0 else exp * 128 + 64 - int(mant * 64)
+        else:
+            hi = _bucket(m * 1.006)
         footings = self._footings
-        for key in _buckets(m, 0.006 * abs(m)):
+        eligible = None
+        for key in ((lo,) if lo == hi else range(min(lo, hi), max(lo, hi) + 1)):
             counts = footings.get(key)
             if counts is None:
                 continue
             for footing in counts:
-                if footing[0] == unit and (datum is None or footing[1] is None
-                                           or footing[1] == datum):
+                f_unit = footing[0]
+                if (f_unit is unit or f_unit == unit) and (
+                        datum is None or footing[1] is None or footing[1] == datum):
                     continue  # the same unit with no datum differing: never a carry-over
                 if eligible is None:
                     eligible = [footing]
@@ -558,13 +588,15 @@ class Ledger:
         m = held.magnitude
         u = held.unit
         si = m * u.scale + u.shift
+        # The tolerance is at least 1e-9 relative: an output that matches that closely (a value
+        # copied exactly) is found before the written precision is read.
+        if self._output_matches(call.index, u.dims, held.datum, si, 1e-9 * abs(si) or 1e-12):
+            return
         written = _held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
-        if self._output_matches(call.index, u.dims, held.datum, si, tol):
+        if tol > 1e-9 * abs(si) and self._output_matches(call.index, u.dims, held.datum, si, tol):
             return
-        if self.find_derivation((m,), u, relative_cap(m, written)):
-            return
-        for num in self.context_numbers():
+        for num in self.context_numbers():  # before the derivations: a few numbers, no sort
             if num.unit is None:
                 if is_close(num.value, m, relative_cap(m, num.tolerance)):
                     return
@@ -572,6 +604,8 @@ class Ledger:
                 nsi = num.value * num.unit.scale + num.unit.shift
                 if is_close(nsi, si, relative_cap(si, num.tolerance * num.unit.scale)):
                     return
+        if self.find_derivation((m,), u, relative_cap(m, written)):
+            return
         shown = accepted.received if accepted.received is not None else held
         raise UnsourcedInput(
             f"received {fmt_g(shown.magnitude)} {shown.unit.symbol}, which no tool returned and "
@@ -582,16 +616,20 @@ class Ledger:
 
     def _output_matches(self, call: int, dims, datum, si: float, tol: float) -> bool:
         """An output of another call is the same physical amount (within ``tol`` in SI) on a
-        compatible datum (none, or ``datum``; any when ``datum`` is None)."""
-        runs = self._by_si.get(dims)
-        if not runs:
+        compatible datum (none, or ``datum``; any when ``datum`` is None). Each footing of the
+        dimension is bisected at the magnitude that SI value has in its unit."""
+        footings = self._by_dims.get(dims)
+        if not footings:
             return False
-        w = tol + 4e-9 * abs(si)  # _window(si, tol), and below run.scan and is_close, inlined
-        lo, hi = si - w, si + w
-        for d, run in runs.items():
+        for (unit, d), run in footings.items():
             if datum is not None and d is not None and d != datum:
                 continue
-            maxes = run.maxes
+            if unit.scale == 1.0 and unit.shift == 0.0:  # magnitudes are SI values
+                w = tol + 4e-9 * abs(si)
+                lo, hi = si - w, si + w
+            else:
+                lo, hi = _si_window(unit, si, tol)
+            maxes = run.maxes  # run.scan and is_close, inlined
             i, n_chunks = bisect_left(maxes, lo), len(maxes)
             while i < n_chunks:
                 keys = run.keys[i]
