@@ -71,18 +71,33 @@ def _magnitude(value, what: str = "value"):
         except ImportError:  # pragma: no cover - exercised only without numpy
             raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
                                    received=type(value).__name__) from None
-        if cls is not np.ndarray:
-            for v in value:
-                if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
-                    raise InvalidArguments(f"a series must hold numbers, received {v!r}",
-                                           received=v)
-            value = [math.nan if v is None else v for v in value]
-        arr = np.array(value, dtype=float)
-        if arr.ndim != 1:
-            raise InvalidArguments(f"a series must be one-dimensional, received shape {arr.shape}")
-        if np.isinf(arr).any():
-            raise InvalidArguments("a series may hold NaN for a missing value but not infinity")
-        arr.flags.writeable = False
+        if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
+            # Q never shares memory that anyone can write: a writeable array is copied; a
+            # read-only one (over read-only memory) is wrapped as it is, without a copy.
+            arr = value if _read_only(value, np) else value.copy()
+        else:
+            if cls is not np.ndarray:
+                for v in value:
+                    if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
+                        raise InvalidArguments(f"a series must hold numbers, received {v!r}",
+                                               received=v)
+                value = [math.nan if v is None else v for v in value]
+            arr = np.array(value, dtype=float)  # a new array
+            if arr.ndim != 1:
+                raise InvalidArguments(f"a series must be one-dimensional, received shape "
+                                       f"{arr.shape}")
+        # One pass, no temporary array: the sum is finite only if every element is. Otherwise
+        # NaN (a missing value, allowed), infinity, or a sum past the float range: fmax and
+        # fmin, which skip NaN, tell which.
+        if arr.size:
+            with np.errstate(over="ignore", invalid="ignore"):
+                total = np.add.reduce(arr)
+            if not math.isfinite(total) and (np.fmax.reduce(arr) == math.inf
+                                             or np.fmin.reduce(arr) == -math.inf):
+                raise InvalidArguments("a series may hold NaN for a missing value but not "
+                                       "infinity")
+        if arr.flags.writeable:
+            arr.flags.writeable = False
         return arr
     if isinstance(value, (Fraction, float, int)):
         return _magnitude(float(value), what)
@@ -94,6 +109,29 @@ def _magnitude(value, what: str = "value"):
         pass
     raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
                            f"{type(value).__name__} {value!r}", received=value)
+
+
+def _read_only(arr, np) -> bool:
+    """Nothing can write ``arr``'s memory through numpy: it and the array owning its memory are
+    read-only, or the memory is a ``bytes`` object. (The owner of a read-only array may turn
+    writing back on: that is the caller's deliberate act, and it is documented.)"""
+    if arr.flags.writeable:
+        return False
+    base = arr.base
+    while base is not None:
+        if base.__class__ is bytes:
+            return True
+        if not isinstance(base, np.ndarray) or base.flags.writeable:
+            return False
+        base = base.base
+    return True
+
+
+def _frozen(m):
+    """A newly computed magnitude, made read-only if it is an array (Q is immutable)."""
+    if m.__class__ is not float and m.flags.writeable:
+        m.flags.writeable = False
+    return m
 
 
 def _not_finite(value) -> InvalidArguments:
@@ -193,6 +231,8 @@ class Q:
     def _make(cls, magnitude, unit: Unit, datum, crs, quality, source=None) -> "Q":
         """Trusted constructor for values already validated (no parsing, no checks)."""
         q = _new(cls)
+        if magnitude.__class__ is not float and magnitude.flags.writeable:
+            magnitude.flags.writeable = False  # a series computed by an operation: frozen
         _set(q, "magnitude", magnitude)
         _set(q, "unit", unit)
         _set(q, "datum", datum)
@@ -334,7 +374,11 @@ class Q:
         hit = _FACTORS.get((id(self.unit), id(u)))  # inlined conversion(): the hot path
         a, b = (hit[0], hit[1]) if hit is not None else conversion(self.unit, u)
         m = self.magnitude
-        m = (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+        if m.__class__ is float:
+            m = m * a if b is None else m * a + b
+        elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
+            m = apply(m, a, b)  # a new array: (m * a) += b, in place
+            m.flags.writeable = False
         q = _new(Q)
         _set(q, "magnitude", m)
         _set(q, "unit", u)
@@ -435,7 +479,11 @@ class Q:
             return other.__add__(self)
         m = self._right_in_my_unit(other, "add")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude + m, self.unit, d1, crs, quality)
+        a = self.magnitude
+        if a.__class__ is float and m.__class__ is float:
+            return Q._make(a + m, self.unit, d1, crs, quality)
+        return Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
+                       quality)
 
     __radd__ = __add__
 
@@ -461,12 +509,14 @@ class Q:
             raise OffsetUnitError(f"cannot subtract a temperature ({other!r}) from "
                                   f"{self!r}", received=repr(other))
         quality, crs = self._meta(other)
-        if o1 and o2:  # point - point -> interval
-            m = self._right_in_my_unit(other, "subtract")
-            return Q._make(self.magnitude - m, self.unit.delta, None, crs, quality)
         m = self._right_in_my_unit(other, "subtract")
+        a = self.magnitude
+        diff = a - m if a.__class__ is float and m.__class__ is float else \
+            _series_op(_SUBTRACT, a, m, m is not other.magnitude)
+        if o1 and o2:  # point - point -> interval
+            return Q._make(diff, self.unit.delta, None, crs, quality)
         datum = None if (d1 is not None and d2 is not None) else d1
-        return Q._make(self.magnitude - m, self.unit, datum, crs, quality)
+        return Q._make(diff, self.unit, datum, crs, quality)
 
     def __rsub__(self, other) -> "Q":
         return self._coerce(other, "subtract").__sub__(self)
@@ -611,6 +661,22 @@ class Q:
         if self.is_series:
             raise ValueError("the truth value of a series quantity is ambiguous")
         return self.magnitude != 0.0
+
+
+_ADD, _SUBTRACT = "add", "subtract"
+
+
+def _series_op(name: str, a, b, b_is_new: bool):
+    """``a + b`` or ``a - b`` where one is a series. A right operand the conversion has just
+    allocated (``b_is_new``, the same shape as the result) receives the result in place, so the
+    sum of two series in different units allocates one array, as the bare numpy expression
+    ``x + y * 0.3048`` does."""
+    import numpy as np
+    ufunc = np.add if name is _ADD else np.subtract
+    if b_is_new and b.__class__ is not float and b.flags.writeable and \
+            (a.__class__ is float or a.shape == b.shape):
+        return ufunc(a, b, out=b)
+    return ufunc(a, b)
 
 
 _UNITS: dict[str, Unit] = {}
