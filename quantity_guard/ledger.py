@@ -587,9 +587,20 @@ class Ledger:
         held: Q = accepted.value
         m = held.magnitude
         u = held.unit
+        # A value copied exactly from an output in the same unit and datum (the same SI value,
+        # so within any tolerance): one bisection of that footing's run.
+        run = self._by_footing.get((u, held.datum))
+        if run is not None:
+            maxes = run.maxes
+            i = bisect_left(maxes, m)
+            if i < len(maxes):
+                keys = run.keys[i]
+                j = bisect_left(keys, m)
+                if keys[j] == m and run.items[i][j].call != call.index:
+                    return
         si = m * u.scale + u.shift
         # The tolerance is at least 1e-9 relative: an output that matches that closely (a value
-        # copied exactly) is found before the written precision is read.
+        # copied exactly, perhaps converted) is found before the written precision is read.
         if self._output_matches(call.index, u.dims, held.datum, si, 1e-9 * abs(si) or 1e-12):
             return
         written = _held_tolerance(accepted)

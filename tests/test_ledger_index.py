@@ -171,8 +171,20 @@ def _assert_checks_match(ledger: Ledger, tool, raw) -> None:
     si, tol = _sourced_tolerance(accepted)
     direct = reference_output_matches(ledger, call.index, held.unit.dims, held.datum, si, tol)
     assert ledger._output_matches(call.index, held.unit.dims, held.datum, si, tol) == direct
-    if direct:
-        ledger._check_sourced(call, spec, accepted)  # must not raise
+    written = reference_held_tolerance(accepted)
+    m = held.magnitude
+    stated = any(is_close(n.value, m, relative_cap(m, n.tolerance)) if n.unit is None else
+                 n.unit.dims == held.unit.dims and is_close(
+                     n.value * n.unit.scale + n.unit.shift, si,
+                     relative_cap(si, n.tolerance * n.unit.scale))
+                 for n in ledger.context_numbers())
+    sourced = direct or stated or bool(ledger.find_derivation((m,), held.unit,
+                                                              relative_cap(m, written)))
+    if sourced:
+        ledger._check_sourced(call, spec, accepted)
+    else:
+        with pytest.raises(UnsourcedInput):
+            ledger._check_sourced(call, spec, accepted)
 
     m, mtol = held.magnitude, relative_cap(held.magnitude, 0.01 * abs(held.magnitude))
     assert ledger._outputs_near(m, mtol) == [
