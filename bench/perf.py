@@ -317,6 +317,38 @@ def bench_audit() -> None:
                per_call_us(lambda: ledger.audit_answer(answer), 50) / 1e3, "ms", "< 1 ms")
 
 
+def bench_proxy_conversation(n: int = 10000, sample: int = 500) -> None:
+    """The proxy's guard in process (no pipes) with the real policy of perf_annotations.toml,
+    over one client's conversation of ``n`` guarded calls with dense values (discharges within
+    1% of each other, results within 1%): the last ``sample`` calls, made with the per-client
+    ledger full (it keeps 10,000 entries, evicting the oldest), against calls early on."""
+    try:
+        from quantity_guard.mcp.guard import C2S, S2C, Guard
+        from quantity_guard.mcp.policy import build_policy
+        from bench.perf_proxy import INIT
+    except ImportError as err:
+        print(f"proxy conversation skipped: {err}")
+        return
+    guard = Guard(build_policy(str(ROOT / "bench" / "perf_annotations.toml")))
+    guard.receive(C2S, INIT.split(b"\n")[0])
+    samples = []
+    for i in range(n):
+        request = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"runoff",'
+                   '"arguments":{"discharge":{"value":%r,"unit":"cfs"},"area":2.5}}}'
+                   % (i + 10, 1250.0 + (i % 1000) * 0.01)).encode()
+        result = ('{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%r"}]}}'
+                  % (i + 10, 1209.6 + (i % 1000) * 0.01)).encode()
+        start = time.perf_counter_ns()
+        guard.receive(C2S, request)
+        guard.receive(S2C, result)
+        samples.append((time.perf_counter_ns() - start) / 1000.0)
+    early = statistics.median(samples[sample:2 * sample])
+    late = statistics.median(samples[-sample:])
+    report("proxy guard per call, early in a conversation (in process)", early, "us")
+    report(f"proxy guard per call, after {n:,} dense calls", late, "us")
+    report(f"ratio after {n:,} calls / early (budget <= 1.5x)", late / early, "x", "<= 1.5")
+
+
 def bench_proxy() -> None:
     try:
         from bench import perf_proxy
@@ -333,7 +365,7 @@ def bench_proxy() -> None:
 
 
 SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,
-            bench_ledger_dense, bench_audit, bench_proxy]
+            bench_ledger_dense, bench_audit, bench_proxy_conversation, bench_proxy]
 
 
 def main() -> None:

@@ -20,11 +20,11 @@ or a number in the question; otherwise ``UnsourcedInput``.
 
 Look-ups are indexed, so a call costs the same with ten thousand entries as with none, however
 densely they cluster: each footing (unit and datum) keeps its outputs sorted by magnitude, and
-each magnitude bucket (about 1.6% wide) counts the footings it holds, so a carry-over check reads
-only the footings that could be one (another unit, or another datum) and bisects their runs; a
-sourced check bisects the outputs of the value's dimension sorted by SI value, one run per datum.
-One-step sums and differences are searched among the
-256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
+each magnitude bucket (about 1.6% wide) counts the footings it holds. A carry-over check reads
+only the footings near the value that could be one (another unit, or another datum) and bisects
+their runs, naming the nearest offending output; a sourced check bisects each footing of the
+value's dimension at the magnitude its SI value has there. One-step sums and differences are
+searched among the 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
 a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context().run``.
@@ -406,8 +406,8 @@ class Ledger:
             if not of_dims:
                 del self._by_dims[unit.dims]
         recent = self._recent.get(unit.dims)
-        if recent is not None and entry in recent:
-            recent.remove(entry)
+        if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
+            recent.popleft()
 
     def run_in_thread(self, fn, *args, **kwargs):
         """Run ``fn`` in a new thread inside this session and return its result."""

@@ -21,6 +21,13 @@ Rules the arithmetic enforces (see SPEC.md, "Vertical datums"):
 ``==`` compares physical amounts: the SI value computed exactly and rounded once, so it is
 consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance. A series compares element-wise and is unhashable,
 like a numpy array.
+
+A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
+one (``x.flags.writeable = False``, over memory nothing else can write) is wrapped without a copy,
+so a large series costs no copy when its caller promises not to change it (numpy lets the owner of
+an array turn writing back on: don't). Every series an operation computes is read-only, and ``+``
+and ``-`` of series in different units convert the right operand into a new array and finish in
+it, as the bare numpy expression ``x + y * 0.3048`` does.
 """
 from __future__ import annotations
 

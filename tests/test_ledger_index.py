@@ -211,6 +211,8 @@ def _assert_index_consistent(ledger: Ledger) -> None:
     for footing, run in ledger._by_footing.items():
         by_dims.setdefault(footing[0].dims, {})[footing] = run
     assert ledger._by_dims == by_dims
+    for dims, recent in ledger._recent.items():  # the pair search's window, evicted in step
+        assert list(recent) == [e for e in outs if e.unit.dims == dims][-recent.maxlen:]
 
 
 def _assert_run(run: _Run, entries: list, key) -> None:
