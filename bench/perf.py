@@ -317,11 +317,24 @@ def bench_audit() -> None:
                per_call_us(lambda: ledger.audit_answer(answer), 50) / 1e3, "ms", "< 1 ms")
 
 
-def bench_proxy_conversation(n: int = 10000, sample: int = 500) -> None:
-    """The proxy's guard in process (no pipes) with the real policy of perf_annotations.toml,
-    over one client's conversation of ``n`` guarded calls with dense values (discharges within
-    1% of each other, results within 1%): the last ``sample`` calls, made with the per-client
-    ledger full (it keeps 10,000 entries, evicting the oldest), against calls early on."""
+PIPELINE_ANNOTATIONS = """
+[tools.read]
+returns = { unit = "cfs" }
+
+[tools.step]
+returns = { unit = "cfs" }
+params = { flow = { unit = "cfs", sourced = true } }
+"""
+
+
+def bench_proxy_conversation(n: int = 10000, block: int = 250) -> None:
+    """The proxy's guard in process (no pipes, so only its own work) over one client's
+    conversation: a reading, then ``n`` pipeline steps, each sending the previous result back
+    (sourced, in cfs) and receiving a value 0.001 cfs higher, so the per-client ledger (10,000
+    entries, the oldest evicted) fills with outputs within 1% of each other. Blocks of ``block``
+    calls alternate with the same steps sent to a fresh guard (its ledger nearly empty); each
+    side is taken at its fastest block (see _ratio), the long conversation over its last fifth."""
+    import tempfile
     try:
         from quantity_guard.mcp.guard import C2S, S2C, Guard
         from quantity_guard.mcp.policy import build_policy
@@ -329,24 +342,50 @@ def bench_proxy_conversation(n: int = 10000, sample: int = 500) -> None:
     except ImportError as err:
         print(f"proxy conversation skipped: {err}")
         return
-    guard = Guard(build_policy(str(ROOT / "bench" / "perf_annotations.toml")))
-    guard.receive(C2S, INIT.split(b"\n")[0])
-    samples = []
-    for i in range(n):
-        request = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"runoff",'
-                   '"arguments":{"discharge":{"value":%r,"unit":"cfs"},"area":2.5}}}'
-                   % (i + 10, 1250.0 + (i % 1000) * 0.01)).encode()
-        result = ('{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%r"}]}}'
-                  % (i + 10, 1209.6 + (i % 1000) * 0.01)).encode()
-        start = time.perf_counter_ns()
-        guard.receive(C2S, request)
-        guard.receive(S2C, result)
-        samples.append((time.perf_counter_ns() - start) / 1000.0)
-    early = statistics.median(samples[sample:2 * sample])
-    late = statistics.median(samples[-sample:])
-    report("proxy guard per call, early in a conversation (in process)", early, "us")
-    report(f"proxy guard per call, after {n:,} dense calls", late, "us")
-    report(f"ratio after {n:,} calls / early (budget <= 1.5x)", late / early, "x", "<= 1.5")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pipeline.toml"
+        path.write_text(PIPELINE_ANNOTATIONS, encoding="utf-8")
+        policy = str(path)
+
+        def new_guard(start: float):
+            guard = Guard(build_policy(policy))
+            guard.receive(C2S, INIT.split(b"\n")[0])
+            run_call(guard, 1, "read", "{}", start)
+            return guard
+
+        def run_call(guard, i: int, name: str, arguments: str, value: float) -> float:
+            request = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s",'
+                       '"arguments":%s}}' % (i, name, arguments)).encode()
+            result = ('{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text",'
+                      '"text":"%r"}]}}' % (i, value)).encode()
+            start = time.perf_counter_ns()
+            forwarded = guard.receive(C2S, request)
+            guard.receive(S2C, result)
+            elapsed = (time.perf_counter_ns() - start) / 1000.0
+            if not any(b'"tools/call"' in line for _, line in forwarded):
+                raise RuntimeError(f"the guard did not forward call {i}: {forwarded!r}")
+            return elapsed
+
+        def steps(guard, x: float, first: int) -> tuple[float, float]:
+            times = []
+            for i in range(first, first + block):
+                times.append(run_call(guard, i, "step", '{"flow":%r}' % x, x + 0.001))
+                x += 0.001
+            return x, statistics.median(times)
+
+        long_guard, x = new_guard(1000.0), 1000.0
+        late, fresh = [], []
+        for b in range(n // block):
+            x, t = steps(long_guard, x, 2 + b * block)
+            if b >= (n // block) * 4 // 5:
+                late.append(t)
+            fresh.append(steps(new_guard(1000.0), 1000.0, 2)[1])
+        ledger = long_guard.policy.ledger
+        assert len(ledger.entries) == 10000 and not ledger.violations, "the guard refused calls"
+    report("proxy guard per call, fresh conversation (in process)", min(fresh), "us")
+    report(f"proxy guard per call, after {n * 4 // 5:,}+ dense calls", min(late), "us")
+    report(f"ratio after {n * 4 // 5:,}+ calls / fresh (budget <= 1.5x)", min(late) / min(fresh),
+           "x", "<= 1.5")
 
 
 def bench_proxy() -> None:
