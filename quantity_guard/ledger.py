@@ -443,20 +443,23 @@ class Ledger:
         (``is_close``), oldest first: the footings in the buckets around it, bisected."""
         lo, hi = _window(magnitude, tol)
         keys = _buckets(magnitude, hi - magnitude)
-        if keys is _EVERY or len(keys) > 4096:
-            footings = list(self._by_footing)
-        else:
-            footings = list(dict.fromkeys(f for key in keys for f in self._footings.get(key, ())))
-        out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
-               if is_close(e.magnitude, magnitude, tol)]
+        with self._lock:
+            if keys is _EVERY or len(keys) > 4096:
+                footings = list(self._by_footing)
+            else:
+                footings = list(dict.fromkeys(f for key in keys
+                                              for f in self._footings.get(key, ())))
+            out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
+                   if is_close(e.magnitude, magnitude, tol)]
         out.sort(key=_by_index)
         return out
 
     def _outputs_near_si(self, dims, si: float, tol: float) -> list:
         """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``, oldest
         first."""
-        out = [e for (unit, _), run in self._by_dims.get(dims, {}).items()
-               for e in run.scan(*_si_window(unit, si, tol)) if is_close(e.si, si, tol)]
+        with self._lock:
+            out = [e for (unit, _), run in self._by_dims.get(dims, {}).items()
+                   for e in run.scan(*_si_window(unit, si, tol)) if is_close(e.si, si, tol)]
         out.sort(key=_by_index)
         return out
 
@@ -516,46 +519,44 @@ class Ledger:
             hi = exp * 128 + int(mant * 64) if mant > 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
             hi = _bucket(m * 1.006)
-        footings = self._footings
-        eligible = None
-        for key in ((lo,) if lo == hi else range(min(lo, hi), max(lo, hi) + 1)):
-            counts = footings.get(key)
-            if counts is None:
-                continue
-            for footing in counts:
-                f_unit = footing[0]
-                if (f_unit is unit or f_unit == unit) and (
-                        datum is None or footing[1] is None or footing[1] == datum):
-                    continue  # the same unit with no datum differing: never a carry-over
-                if eligible is None:
-                    eligible = [footing]
-                elif footing not in eligible:
-                    eligible.append(footing)
+        with self._lock:  # the index changes as other threads record
+            footings = self._footings
+            eligible = None
+            for key in ((lo,) if lo == hi else range(min(lo, hi), max(lo, hi) + 1)):
+                counts = footings.get(key)
+                if counts is None:
+                    continue
+                for footing in counts:
+                    f_unit = footing[0]
+                    if (f_unit is unit or f_unit == unit) and (
+                            datum is None or footing[1] is None or footing[1] == datum):
+                        continue  # the same unit with no datum differing: never a carry-over
+                    if eligible is None:
+                        eligible = [footing]
+                    elif footing not in eligible:
+                        eligible.append(footing)
         if eligible is None:
             return
         tol = relative_cap(m, _held_tolerance(accepted))
         lo, hi = _window(m, tol)
         held_si = m * unit.scale + unit.shift
-        index, best, best_d, stated = call.index, None, 0.0, None
-        for footing in eligible:
-            run = self._by_footing.get(footing)
-            if run is None:
-                continue
-            f_unit, f_datum = footing
-            may_be_same_amount = f_unit != unit and f_unit.dims == unit.dims and f_datum == datum
-            for e in run.scan(lo, hi):
-                if e.call == index or not is_close(e.magnitude, m, tol):
+        index, candidates = call.index, []
+        with self._lock:
+            for footing in eligible:
+                run = self._by_footing.get(footing)
+                if run is None:
                     continue
-                if may_be_same_amount and is_close(e.si, held_si, 1e-9 * abs(e.si)):
-                    continue  # the same physical amount, correctly converted
-                if stated is None:
-                    stated = self._in_question(held, tol)
-                if stated:
-                    return
-                d = abs(e.magnitude - m)
-                if best is None or d < best_d or (d == best_d and e.index < best.index):
-                    best, best_d = e, d
-        if best is not None:
+                f_unit, f_datum = footing
+                may_be_same_amount = f_unit != unit and f_unit.dims == unit.dims and \
+                    f_datum == datum
+                for e in run.scan(lo, hi):
+                    if e.call == index or not is_close(e.magnitude, m, tol):
+                        continue
+                    if may_be_same_amount and is_close(e.si, held_si, 1e-9 * abs(e.si)):
+                        continue  # the same physical amount, correctly converted
+                    candidates.append(e)
+        if candidates and not self._in_question(held, tol):
+            best = min(candidates, key=lambda e: (abs(e.magnitude - m), e.index))
             raise self._carry_over(call, spec, accepted, best, best.unit == unit)
 
     def _carry_over(self, call, spec, accepted, e: Entry, datum_only: bool):
@@ -589,24 +590,28 @@ class Ledger:
         u = held.unit
         # A value copied exactly from an output in the same unit and datum (the same SI value,
         # so within any tolerance): one bisection of that footing's run.
-        run = self._by_footing.get((u, held.datum))
-        if run is not None:
-            maxes = run.maxes
-            i = bisect_left(maxes, m)
-            if i < len(maxes):
-                keys = run.keys[i]
-                j = bisect_left(keys, m)
-                if keys[j] == m and run.items[i][j].call != call.index:
-                    return
         si = m * u.scale + u.shift
-        # The tolerance is at least 1e-9 relative: an output that matches that closely (a value
-        # copied exactly, perhaps converted) is found before the written precision is read.
-        if self._output_matches(call.index, u.dims, held.datum, si, 1e-9 * abs(si) or 1e-12):
-            return
+        with self._lock:  # the index changes as other threads record
+            run = self._by_footing.get((u, held.datum))
+            if run is not None:
+                maxes = run.maxes
+                i = bisect_left(maxes, m)
+                if i < len(maxes):
+                    keys = run.keys[i]
+                    j = bisect_left(keys, m)
+                    if keys[j] == m and run.items[i][j].call != call.index:
+                        return
+            # The tolerance is at least 1e-9 relative: an output that matches that closely (a
+            # value copied exactly, perhaps converted) is found before the precision is read.
+            if self._output_matches(call.index, u.dims, held.datum, si,
+                                    1e-9 * abs(si) or 1e-12):
+                return
         written = _held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
-        if tol > 1e-9 * abs(si) and self._output_matches(call.index, u.dims, held.datum, si, tol):
-            return
+        if tol > 1e-9 * abs(si):
+            with self._lock:
+                if self._output_matches(call.index, u.dims, held.datum, si, tol):
+                    return
         for num in self.context_numbers():  # before the derivations: a few numbers, no sort
             if num.unit is None:
                 if is_close(num.value, m, relative_cap(m, num.tolerance)):
@@ -628,7 +633,8 @@ class Ledger:
     def _output_matches(self, call: int, dims, datum, si: float, tol: float) -> bool:
         """An output of another call is the same physical amount (within ``tol`` in SI) on a
         compatible datum (none, or ``datum``; any when ``datum`` is None). Each footing of the
-        dimension is bisected at the magnitude that SI value has in its unit."""
+        dimension is bisected at the magnitude that SI value has in its unit. The caller holds
+        the lock."""
         footings = self._by_dims.get(dims)
         if not footings:
             return False

@@ -367,3 +367,35 @@ def test_extreme_magnitudes_are_looked_up(value):
         extreme()
         with pytest.raises(UnconvertedCarryOver):
             use(value)
+
+
+def test_threads_recording_and_checking_at_once_keep_the_index_consistent():
+    """Four threads run dense pipelines into one session while the others check: every call
+    is sourced from its own thread's previous output, and the index ends consistent."""
+    import contextvars
+    import sys
+    import threading
+    from quantity_guard import session
+
+    def pipeline(start: float, out: list) -> None:
+        x = start
+        for _ in range(300):
+            x = step(x).magnitude
+        out.append(x)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        with session(context="Four series start at 1000, 1000.5, 1001 and 1001.5 cfs.") as ledger:
+            results: list = []
+            threads = [threading.Thread(target=contextvars.copy_context().run,
+                                        args=(pipeline, 1000.0 + k * 0.5, results))
+                       for k in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert len(results) == 4 and not ledger.violations and len(ledger.calls) == 1200
+    _assert_index_consistent(ledger)
