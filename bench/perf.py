@@ -84,7 +84,7 @@ def bench_units() -> None:
         parse_unit("ft**3/s")
 
     report("parse a new unit string ('ft**3/s', cache cleared)", per_call_us(fresh, 2000), "us",
-           "< 30 us")
+           "< 20 us")
     report("parse a cached unit string", per_call_us(lambda: parse_unit("ft**3/s"), 200000), "us",
            "< 0.5 us")
     report("convert(1250, 'cfs', 'm3/s') (strings)", per_call_us(
