@@ -513,17 +513,22 @@ class Ledger:
         # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% (one or two)
         # are enough: _buckets(m, 0.006 * abs(m)), inlined, for this runs on every input.
         mant, exp = _frexp(m * 0.994)
-        lo = exp * 128 + int(mant * 64) if mant > 0.0 else exp * 128 + 64 - int(mant * 64)
+        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         if abs(m) < 1e308:
             mant, exp = _frexp(m * 1.006)
-            hi = exp * 128 + int(mant * 64) if mant > 0.0 else exp * 128 + 64 - int(mant * 64)
+            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
             hi = _bucket(m * 1.006)
         with self._lock:  # the index changes as other threads record
             footings = self._footings
             eligible = None
-            for key in ((lo,) if lo == hi else range(min(lo, hi), max(lo, hi) + 1)):
-                counts = footings.get(key)
+            if lo == hi:
+                near = (footings.get(lo),)
+            elif abs(hi - lo) < 8:
+                near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
+            else:  # a subnormal value, whose 0.6% spans many buckets: every footing
+                near = (self._by_footing,)
+            for counts in near:
                 if counts is None:
                     continue
                 for footing in counts:

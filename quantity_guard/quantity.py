@@ -236,10 +236,9 @@ class Q:
 
     @classmethod
     def _make(cls, magnitude, unit: Unit, datum, crs, quality, source=None) -> "Q":
-        """Trusted constructor for values already validated (no parsing, no checks)."""
+        """Trusted constructor for values already validated (no parsing, no checks); a series
+        must already be read-only (``_frozen``)."""
         q = _new(cls)
-        if magnitude.__class__ is not float and magnitude.flags.writeable:
-            magnitude.flags.writeable = False  # a series computed by an operation: frozen
         _set(q, "magnitude", magnitude)
         _set(q, "unit", unit)
         _set(q, "datum", datum)
@@ -329,7 +328,7 @@ class Q:
         if self.magnitude.__class__ is float:
             raise TypeError("a scalar quantity cannot be indexed")
         m = self.magnitude[index]
-        m = float(m) if getattr(m, "shape", ()) == () else m
+        m = float(m) if getattr(m, "shape", ()) == () else _frozen(m)
         return Q._make(m, self.unit, self.datum, self.crs, self.quality, self.source)
 
     def as_dict(self) -> dict:
@@ -414,7 +413,7 @@ class Q:
             return self
         metres = datums.offset(self.datum, target)
         shift = float(metres / self.unit.factor)
-        return Q._make(self.magnitude + shift, self.unit, target, self.crs, self.quality,
+        return Q._make(_frozen(self.magnitude + shift), self.unit, target, self.crs, self.quality,
                        self.source)
 
     def __float__(self) -> float:
@@ -548,11 +547,15 @@ class Q:
             m = _magnitude(other) if other.__class__ is not float else other
             if other.__class__ is float and other - other != 0.0:
                 raise _not_finite(other)
-            return Q._make(self.magnitude * m, self.unit, None, self.crs, self.quality)
+            r = self.magnitude * m
+            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+                           self.quality)
         self._scale_check("multiply")
         other._scale_check("multiply")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude * other.magnitude, _mul(self.unit, other.unit), None, crs,
+        r = self.magnitude * other.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _mul(self.unit, other.unit),
+                       None, crs,
                        quality)
 
     __rmul__ = __mul__
@@ -561,40 +564,51 @@ class Q:
         if other.__class__ is not Q:
             self._scale_check("divide")
             m = _magnitude(other)
-            return Q._make(self.magnitude / m, self.unit, None, self.crs, self.quality)
+            r = self.magnitude / m
+            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+                           self.quality)
         self._scale_check("divide")
         other._scale_check("divide by")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude / other.magnitude, _div(self.unit, other.unit), None, crs,
+        r = self.magnitude / other.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _div(self.unit, other.unit),
+                       None, crs,
                        quality)
 
     def __rtruediv__(self, other) -> "Q":
         self._scale_check("divide by")
         m = _magnitude(other)
-        return Q._make(m / self.magnitude, _div(ONE, self.unit), None, self.crs, self.quality)
+        r = m / self.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _div(ONE, self.unit), None,
+                       self.crs, self.quality)
 
     def __pow__(self, n) -> "Q":
         if n.__class__ is not int:
             if self.unit.dims == ONE.dims and self.unit.offset is None \
                     and isinstance(n, (int, float)) and n.__class__ is not bool:
                 return Q._make(float(self) ** n if not self.is_series else
-                               apply(self.magnitude, conversion(self.unit, ONE)[0], None) ** n,
+                               _frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
+                                             None) ** n),
                                ONE, None, self.crs, self.quality)
             raise DimensionalityError(f"a quantity with a unit ({self.unit.symbol}) can only be "
                                       f"raised to a whole number, received {n!r}", received=n)
         self._scale_check("raise to a power")
-        return Q._make(self.magnitude ** n, self.unit ** n, None, self.crs, self.quality)
+        r = self.magnitude ** n
+        return Q._make(r if r.__class__ is float else _frozen(r), self.unit ** n, None, self.crs,
+                       self.quality)
 
     def __neg__(self) -> "Q":
         self._scale_check("negate")
-        return Q._make(-self.magnitude, self.unit, None, self.crs, self.quality, self.source)
+        return Q._make(_frozen(-self.magnitude), self.unit, None, self.crs, self.quality,
+                       self.source)
 
     def __pos__(self) -> "Q":
         return self
 
     def __abs__(self) -> "Q":
         self._scale_check("take the absolute value of")
-        return Q._make(abs(self.magnitude), self.unit, None, self.crs, self.quality, self.source)
+        return Q._make(_frozen(abs(self.magnitude)), self.unit, None, self.crs, self.quality,
+                       self.source)
 
     # -- comparison ------------------------------------------------------------------------
     def _comparable(self, other, op: str):
@@ -682,8 +696,11 @@ def _series_op(name: str, a, b, b_is_new: bool):
     ufunc = np.add if name is _ADD else np.subtract
     if b_is_new and b.__class__ is not float and b.flags.writeable and \
             (a.__class__ is float or a.shape == b.shape):
-        return ufunc(a, b, out=b)
-    return ufunc(a, b)
+        out = ufunc(a, b, out=b)
+    else:
+        out = ufunc(a, b)
+    out.flags.writeable = False
+    return out
 
 
 _UNITS: dict[str, Unit] = {}

@@ -77,7 +77,8 @@ def test_every_computed_series_is_read_only():
     d = Q(np.array([0.5, 0.5, 0.5]), "ft")
     flat = s - Q(np.array([0.0, 0.0, 0.0]), "ft", datum="NAVD88")
     results = [s.to("m"), s + d, s - d, s - s.to("m"), s.to("m") - d, flat * 2.0, flat / 2.0,
-               2.0 / d, -flat, abs(flat), d ** 2, s[[0, 2]], s[1:], d + d.to("m"),
+               2.0 / d, -flat, abs(flat), d ** 2, s[[0, 2]], s[1:], d + d.to("m"), d * d, d / d,
+               (d / d) ** 0.5, s.to_datum("NAVD88"), Q(np.array([1.0, 2.0]), "1") + 1.0,
                Q(np.array([1.0, 2.0]), "degC") - Q(np.array([1.0, 1.0]), "degF")]
     for r in results:
         assert r.is_series
