@@ -23,8 +23,9 @@ densely they cluster: each footing (unit and datum) keeps its outputs sorted by 
 each magnitude bucket (about 1.6% wide) counts the footings it holds. A carry-over check reads
 only the footings near the value that could be one (another unit, or another datum) and bisects
 their runs, naming the nearest offending output; a sourced check bisects each footing of the
-value's dimension at the magnitude its SI value has there. One-step sums and differences are
-searched among the 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
+value's dimension at the magnitude its SI value has there.
+One-step sums and differences are searched among the
+256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
 a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context().run``.
