@@ -84,7 +84,7 @@ def bench_units() -> None:
         parse_unit("ft**3/s")
 
     report("parse a new unit string ('ft**3/s', cache cleared)", per_call_us(fresh, 2000), "us",
-           "< 30 us")
+           "< 20 us")
     report("parse a cached unit string", per_call_us(lambda: parse_unit("ft**3/s"), 200000), "us",
            "< 0.5 us")
     report("convert(1250, 'cfs', 'm3/s') (strings)", per_call_us(
@@ -107,22 +107,47 @@ def bench_quantity() -> None:
 
 
 def bench_arrays() -> None:
+    """1e6-element series against the bare numpy expression doing the same arithmetic, the
+    variants alternated and each taken at its fastest round (see _ratio)."""
     try:
         import numpy as np
     except ImportError:
         print("numpy not installed: array figures skipped")
         return
+    from quantity_guard import Q
     from quantity_guard.units import convert
-    x = np.random.default_rng(0).random(1_000_000)
-    factor = 0.028316846592
-    bare_t, ours_t = [], []
-    for _ in range(15):  # alternated, so drifting load affects both alike
-        bare_t.append(per_call_us(lambda: x * factor, 10, repeat=1))
-        ours_t.append(per_call_us(lambda: convert(x, "cfs", "m3/s"), 10, repeat=1))
-    bare, ours = statistics.median(bare_t), statistics.median(ours_t)
-    report("1e6-array convert cfs->m3/s", ours / 1e3, "ms")
-    report("1e6-array bare numpy multiply", bare / 1e3, "ms")
-    report("ratio (budget < 1.3x)", ours / bare, "x", "< 1.3")
+    rng = np.random.default_rng(0)
+    x, y = rng.random(1_000_000), rng.random(1_000_000)
+    frozen, x = x, x.copy()  # the same values, read-only and writeable
+    frozen.flags.writeable = False
+    cfs, ft = convert(1.0, "ft**3/s", "m**3/s"), convert(1.0, "ft", "m")
+    q, a, b = Q(x, "ft**3/s"), Q(x, "m"), Q(y, "ft")
+    ms = lambda fn: per_call_us(fn, 10, repeat=1) / 1e3  # noqa: E731
+    t = _alternate({
+        "bare": lambda: ms(lambda: frozen * cfs),
+        "convert": lambda: ms(lambda: convert(x, "cfs", "m3/s")),
+        "existing": lambda: ms(lambda: q.to("m**3/s")),
+        "wrap_ro": lambda: ms(lambda: Q(frozen, "ft**3/s").to("m**3/s")),
+        "wrap_rw": lambda: ms(lambda: Q(x, "ft**3/s").to("m**3/s")),
+        "bare_add": lambda: ms(lambda: x + y * ft),
+        "add": lambda: ms(lambda: a + b),
+        "bare_sub": lambda: ms(lambda: x - y * ft),
+        "sub": lambda: ms(lambda: a - b),
+    }, 15)
+    report("1e6-array bare numpy multiply", min(t["bare"]), "ms")
+    report("1e6-array convert(x, 'cfs', 'm3/s') / bare multiply", _ratio(t, "convert", "bare"),
+           "x", "< 1.3")
+    report("1e6-array existing Q .to('m**3/s') / bare multiply", _ratio(t, "existing", "bare"),
+           "x", "< 1.3")
+    report("1e6-array Q(read-only x, 'ft**3/s').to(...) / bare multiply",
+           _ratio(t, "wrap_ro", "bare"), "x", "< 2")
+    report("1e6-array Q(writeable x, ...).to(...) (x copied) / bare", _ratio(t, "wrap_rw", "bare"),
+           "x", "< 2")
+    report("1e6-array bare numpy x + y * 0.3048", min(t["bare_add"]), "ms")
+    report("1e6-array Q(x, 'm') + Q(y, 'ft') / bare expression", _ratio(t, "add", "bare_add"),
+           "x", "< 1.5")
+    report("1e6-array Q(x, 'm') - Q(y, 'ft') / bare expression", _ratio(t, "sub", "bare_sub"),
+           "x", "< 1.5")
 
 
 def _runoff_tools():
@@ -154,33 +179,118 @@ def bench_tool() -> dict:
     return out
 
 
-def bench_ledger() -> None:
-    """The same decorated call in an empty session and in one holding 10,000 entries, the two
-    timed alternately (so drifting machine load affects both alike)."""
+def _in(ledger, fn, *args):
+    """Call ``fn(*args)`` with ``ledger`` as the active session (None: outside any session)."""
     from quantity_guard import ledger as ledger_module
-    from quantity_guard import quantity_tool
+    token = ledger_module._CURRENT.set(ledger)
+    try:
+        return fn(*args)
+    finally:
+        ledger_module._CURRENT.reset(token)
+
+
+def _alternate(variants: dict, rounds: int) -> dict:
+    """Each variant's figures, the variants timed in turn in each round, so drifting machine
+    load (these are shared 2-core machines) affects all alike."""
+    times: dict = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, measure in variants.items():
+            times[name].append(measure())
+    return times
+
+
+def _ratio(times: dict, a: str, b: str) -> float:
+    """The ratio of the fastest rounds of a and b: other processes only ever add time, so on a
+    loaded machine the minimum is the steadiest estimate of a variant's own cost."""
+    return min(times[a]) / min(times[b])
+
+
+def bench_ledger() -> None:
+    """Far-apart values: the same decorated call outside a session, in an empty session and in
+    one holding 10,000 entries far (beyond the tolerance) from the value checked."""
+    from quantity_guard import Ledger, quantity_tool
     runoff, _ = _runoff_tools()
 
     @quantity_tool(returns={"unit": "cfs"})
     def reading(i: int):
         return 1000.0 + i * 0.37
 
-    empty = ledger_module.Ledger(context="area 29000 km2")
-    full = ledger_module.Ledger(context="area 29000 km2")
-    token = ledger_module._CURRENT.set(full)
+    empty = Ledger(context="area 29000 km2")
+    full = Ledger(context="area 29000 km2")
     for i in range(10000):
-        reading(i)
-    ledger_module._CURRENT.reset(token)
-    times: dict = {id(empty): [], id(full): []}
-    for _ in range(9):
-        for ledger in (empty, full):
-            token = ledger_module._CURRENT.set(ledger)
-            times[id(ledger)].append(per_call_us(lambda: runoff(35.4, 29000.0), 500, repeat=1))
-            ledger_module._CURRENT.reset(token)
-    small, large = (statistics.median(times[id(x)]) for x in (empty, full))
-    report("decorated call in a session, empty ledger", small, "us")
-    report("decorated call in a session, 10,000 entries", large, "us")
-    report("ratio (budget <= 1.5x)", large / small, "x", "<= 1.5")
+        _in(full, reading, i)
+    call = lambda: runoff(35.4, 29000.0)  # noqa: E731
+    t = _alternate({name: (lambda ledger=ledger: _in(ledger, per_call_us, call, 200, 1))
+                    for name, ledger in (("out", None), ("empty", empty), ("full", full))}, 31)
+    med = min  # see _ratio
+    report("decorated call outside a session (far-apart case)", med(t["out"]), "us")
+    report("decorated call in a session, empty ledger", med(t["empty"]), "us")
+    report("decorated call in a session, 10,000 far-apart entries", med(t["full"]), "us")
+    report("ratio 10,000 entries / empty (budget <= 1.5x)", _ratio(t, "full", "empty"), "x",
+           "<= 1.5")
+    report("ratio empty session / outside (budget <= 2x)", _ratio(t, "empty", "out"), "x",
+           "<= 2")
+    report("ratio 10,000 far-apart entries / outside (budget <= 2x)", _ratio(t, "full", "out"),
+           "x", "<= 2")
+
+
+def _dense_tools():
+    """A pipeline step: each call takes the previous call's output (sourced, in cfs) and returns a
+    value 0.001 cfs higher, so 10,000 outputs lie between 1000 and 1010 cfs (within 1%)."""
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"flow": {"unit": "cfs", "sourced": True}}, returns={"unit": "cfs"})
+    def step(flow):
+        return flow.magnitude + 0.001
+
+    return step
+
+
+DENSE_CONTEXT = "The series starts at 1000 cfs."
+
+
+def bench_ledger_dense(n: int = 10000, block: int = 250) -> None:
+    """Dense values (a time series of readings): a pipeline of ``n`` calls whose values lie within
+    1% of each other, run outside a session and inside one, in alternating blocks of ``block``
+    calls; then a call in a session that already holds ``n`` such outputs, against the same call
+    outside a session."""
+    from quantity_guard import Ledger
+    step = _dense_tools()
+    state = {"out": [1000.0, None], "in": [1000.0, Ledger(context=DENSE_CONTEXT)]}
+
+    def pipeline_block(name: str) -> float:
+        x, ledger = state[name]
+
+        def run():
+            value = x
+            start = time.perf_counter()
+            for _ in range(block):
+                value = step(value).magnitude
+            state[name][0] = value
+            return (time.perf_counter() - start) / block * 1e6
+        return _in(ledger, run)
+
+    t = _alternate({"out": lambda: pipeline_block("out"), "in": lambda: pipeline_block("in")},
+                   n // block)
+    med = min  # see _ratio
+    assert len(state["in"][1].calls) == n
+    report(f"dense pipeline of {n:,} calls, per call, outside a session", med(t["out"]), "us")
+    report(f"dense pipeline of {n:,} calls, per call, in a session", med(t["in"]), "us")
+    report("ratio dense pipeline in / outside a session (budget <= 2x)", _ratio(t, "in", "out"),
+           "x", "<= 2")
+
+    full = Ledger(context=DENSE_CONTEXT)
+    outputs = [1000.0]
+    for _ in range(n):
+        outputs.append(_in(full, step, outputs[-1]).magnitude)
+    held = outputs[n // 2]  # an output in the middle of the dense cluster
+    call = lambda: step(held)  # noqa: E731
+    t = _alternate({"out": lambda: per_call_us(call, 200, 1),
+                    "full": lambda: _in(full, per_call_us, call, 200, 1)}, 31)
+    report("call outside a session (dense case)", med(t["out"]), "us")
+    report(f"call in a session holding {n:,} dense outputs", med(t["full"]), "us")
+    report(f"ratio after {n:,} dense outputs / outside (budget <= 2x)", _ratio(t, "full", "out"),
+           "x", "<= 2")
 
 
 def bench_audit() -> None:
@@ -207,6 +317,77 @@ def bench_audit() -> None:
                per_call_us(lambda: ledger.audit_answer(answer), 50) / 1e3, "ms", "< 1 ms")
 
 
+PIPELINE_ANNOTATIONS = """
+[tools.read]
+returns = { unit = "cfs" }
+
+[tools.step]
+returns = { unit = "cfs" }
+params = { flow = { unit = "cfs", sourced = true } }
+"""
+
+
+def bench_proxy_conversation(n: int = 10000, block: int = 250) -> None:
+    """The proxy's guard in process (no pipes, so only its own work) over one client's
+    conversation: a reading, then ``n`` pipeline steps, each sending the previous result back
+    (sourced, in cfs) and receiving a value 0.001 cfs higher, so the per-client ledger (10,000
+    entries, the oldest evicted) fills with outputs within 1% of each other. Blocks of ``block``
+    calls alternate with the same steps sent to a fresh guard (its ledger nearly empty); each
+    side is taken at its fastest block (see _ratio), the long conversation over its last fifth."""
+    import tempfile
+    try:
+        from quantity_guard.mcp.guard import C2S, S2C, Guard
+        from quantity_guard.mcp.policy import build_policy
+        from bench.perf_proxy import INIT
+    except ImportError as err:
+        print(f"proxy conversation skipped: {err}")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pipeline.toml"
+        path.write_text(PIPELINE_ANNOTATIONS, encoding="utf-8")
+        policy = str(path)
+
+        def new_guard(start: float):
+            guard = Guard(build_policy(policy))
+            guard.receive(C2S, INIT.split(b"\n")[0])
+            run_call(guard, 1, "read", "{}", start)
+            return guard
+
+        def run_call(guard, i: int, name: str, arguments: str, value: float) -> float:
+            request = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s",'
+                       '"arguments":%s}}' % (i, name, arguments)).encode()
+            result = ('{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text",'
+                      '"text":"%r"}]}}' % (i, value)).encode()
+            start = time.perf_counter_ns()
+            forwarded = guard.receive(C2S, request)
+            guard.receive(S2C, result)
+            elapsed = (time.perf_counter_ns() - start) / 1000.0
+            if not any(b'"tools/call"' in line for _, line in forwarded):
+                raise RuntimeError(f"the guard did not forward call {i}: {forwarded!r}")
+            return elapsed
+
+        def steps(guard, x: float, first: int) -> tuple[float, float]:
+            times = []
+            for i in range(first, first + block):
+                times.append(run_call(guard, i, "step", '{"flow":%r}' % x, x + 0.001))
+                x += 0.001
+            return x, statistics.median(times)
+
+        long_guard, x = new_guard(1000.0), 1000.0
+        late, fresh = [], []
+        for b in range(n // block):
+            x, t = steps(long_guard, x, 2 + b * block)
+            if b >= (n // block) * 4 // 5:
+                late.append(t)
+            fresh.append(steps(new_guard(1000.0), 1000.0, 2)[1])
+        ledger = long_guard.policy.ledger
+        assert len(ledger.entries) == 10000 and not ledger.violations, "the guard refused calls"
+    report("proxy guard per call, fresh conversation (in process)", min(fresh), "us")
+    report(f"proxy guard per call, after {n * 4 // 5:,}+ dense calls", min(late), "us")
+    report(f"ratio after {n * 4 // 5:,}+ calls / fresh (budget <= 1.5x)", min(late) / min(fresh),
+           "x", "<= 1.5")
+
+
 def bench_proxy() -> None:
     try:
         from bench import perf_proxy
@@ -223,7 +404,7 @@ def bench_proxy() -> None:
 
 
 SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,
-            bench_audit, bench_proxy]
+            bench_ledger_dense, bench_audit, bench_proxy_conversation, bench_proxy]
 
 
 def main() -> None:

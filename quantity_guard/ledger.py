@@ -18,8 +18,13 @@ for 35.39605824); the 0.5% cap keeps a coarse integer from matching a different 
 same physical amount), a one-step sum or difference of two recorded outputs of like dimension,
 or a number in the question; otherwise ``UnsourcedInput``.
 
-Look-ups are indexed by magnitude (binary buckets about 1.6% wide), so a call costs the same
-with ten thousand entries as with none. One-step sums and differences are searched among the
+Look-ups are indexed, so a call costs the same with ten thousand entries as with none, however
+densely they cluster: each footing (unit and datum) keeps its outputs sorted by magnitude, and
+each magnitude bucket (about 1.6% wide) counts the footings it holds. A carry-over check reads
+only the footings near the value that could be one (another unit, or another datum) and bisects
+their runs, naming the nearest offending output; a sourced check bisects each footing of the
+value's dimension at the magnitude its SI value has there.
+One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted).
@@ -137,11 +142,20 @@ def note_unrecorded(violation: GuardViolation) -> None:
     warnings.warn(f"quantity-guard (warn, no session): {violation.repair()}", stacklevel=4)
 
 
+_LARGEST = 1.7976931348623157e308
+
+
 def _bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
-    a bucket is 1/32 to 1/64 of its value wide. Keys grow with |x| within each sign."""
+    a bucket is 1/64 to 1/32 of its value wide. Keys grow with |x| within each sign (positive
+    keys are 32-63 modulo 128, negative ones 96-127, zero's 0), so a key range covers an
+    interval of one sign."""
+    if x - x != 0.0:  # an interval's end past the largest float: the largest float's bucket
+        x = _LARGEST if x > 0.0 else -_LARGEST
     mant, exp = _frexp(x)
-    return exp * 128 + int(mant * 64)
+    if mant >= 0.0:
+        return exp * 128 + int(mant * 64)
+    return exp * 128 + 64 - int(mant * 64)
 
 
 _EVERY = object()  # a tolerance interval that contains zero: no key range bounds it
@@ -158,6 +172,119 @@ def _buckets(x: float, tol: float):
     return range(lo, hi + 1)
 
 
+def _window(x: float, tol: float) -> tuple[float, float]:
+    """An interval holding every value ``is_close(value, x, tol)`` accepts (it also accepts
+    anything within 1e-9 relative), for bisection; the caller then compares exactly."""
+    w = tol + 4e-9 * abs(x)
+    return x - w, x + w
+
+
+def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
+    """The magnitudes in ``unit`` whose SI value (``m * scale + shift``, as ``Entry`` computes
+    it) may lie within ``tol`` of ``si`` by ``is_close``: ``_window`` carried into the unit and
+    widened by far more than the rounding of either computation."""
+    w = tol + 4e-9 * abs(si)  # _window(si, tol)
+    lo, hi = si - w, si + w
+    scale, shift = unit.scale, unit.shift
+    a, b = (lo - shift) / scale, (hi - shift) / scale
+    if a > b:
+        a, b = b, a
+    pad = 1e-12 * (abs(lo) + abs(hi) + abs(shift)) / abs(scale)
+    return a - pad, b + pad
+
+
+_CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
+
+
+class _Run:
+    """Entries sorted by a float key (a magnitude, or an SI value), held in chunks of at most
+    2 * _CHUNK, so adding or removing one moves at most that many references and the entries
+    within a key range are found by two bisections."""
+
+    __slots__ = ("maxes", "keys", "items")
+
+    def __init__(self) -> None:
+        self.maxes: list[float] = []            # the largest key of each chunk
+        self.keys: list[list[float]] = []
+        self.items: list[list[Entry]] = []
+
+    def __len__(self) -> int:
+        return sum(map(len, self.keys))
+
+    def add(self, key: float, item: "Entry") -> None:
+        maxes = self.maxes
+        if maxes and key >= maxes[-1]:  # the common case in a series: a new largest key
+            keys = self.keys[-1]
+            keys.append(key)
+            self.items[-1].append(item)
+            maxes[-1] = key
+            if len(keys) > 2 * _CHUNK:
+                self._split(len(maxes) - 1)
+            return
+        i = bisect_right(maxes, key)
+        if i == len(maxes):
+            if not maxes:
+                maxes.append(key)
+                self.keys.append([key])
+                self.items.append([item])
+                return
+            i -= 1
+            keys = self.keys[i]
+            keys.append(key)
+            self.items[i].append(item)
+            maxes[i] = key
+        else:
+            keys = self.keys[i]
+            j = bisect_right(keys, key)
+            keys.insert(j, key)
+            self.items[i].insert(j, item)
+        if len(keys) > 2 * _CHUNK:
+            self._split(i)
+
+    def _split(self, i: int) -> None:
+        keys, items = self.keys[i], self.items[i]
+        self.keys[i:i + 1] = [keys[:_CHUNK], keys[_CHUNK:]]
+        self.items[i:i + 1] = [items[:_CHUNK], items[_CHUNK:]]
+        self.maxes[i:i + 1] = [keys[_CHUNK - 1], keys[-1]]
+
+    def remove(self, key: float, item: "Entry") -> bool:
+        """Remove ``item`` (recorded under ``key``); False if it is not held."""
+        maxes = self.maxes
+        i = bisect_left(maxes, key)
+        while i < len(maxes):
+            keys, items = self.keys[i], self.items[i]
+            j, n = bisect_left(keys, key), len(keys)
+            while j < n and keys[j] == key:
+                if items[j] is item:
+                    del keys[j]
+                    del items[j]
+                    if keys:
+                        maxes[i] = keys[-1]
+                    else:
+                        del maxes[i], self.keys[i], self.items[i]
+                    return True
+                j += 1
+            if j < n:
+                return False
+            i += 1
+        return False
+
+    def scan(self, lo: float, hi: float):
+        """The entries whose key lies in [lo, hi], in key order."""
+        maxes = self.maxes
+        i, n = bisect_left(maxes, lo), len(maxes)
+        while i < n:
+            keys, items = self.keys[i], self.items[i]
+            j = bisect_left(keys, lo)
+            k = len(keys)
+            while j < k:
+                if keys[j] > hi:
+                    return
+                yield items[j]
+                j += 1
+            i += 1
+
+
 class Entry:
     """One recorded quantity."""
 
@@ -165,14 +292,18 @@ class Entry:
                  "si", "how", "raw")
 
     def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
-        self.index, self.call, self.tool, self.role, self.field = index, call, tool, role, field
+        self.index = index
+        self.call = call
+        self.tool = tool
+        self.role = role
+        self.field = field
         self.q = q
-        self.magnitude = q.magnitude
-        self.unit = q.unit
+        self.magnitude = m = q.magnitude
+        self.unit = u = q.unit
         self.datum = q.datum
-        u = q.unit
-        self.si = q.magnitude * u.scale + u.shift
-        self.how, self.raw = how, raw
+        self.si = m * u.scale + u.shift
+        self.how = how
+        self.raw = raw
 
     @property
     def label(self) -> str:
@@ -214,13 +345,15 @@ class CallRecord:
     # -- the two checks ------------------------------------------------------------------
     def check_input(self, name: str, spec, accepted) -> None:
         """Record one accepted argument, then refuse carry-over or an unsourced value."""
-        self.record_input(name, spec, accepted)
         value = accepted.value
-        if value.__class__ is not Q or value.is_series:
-            return
-        self.ledger._check_carry_over(self, spec, accepted)
+        if value.__class__ is not Q or value.magnitude.__class__ is not float:
+            return  # a timestamp or a series: not recorded, not checked
+        ledger = self.ledger
+        self.inputs.append(ledger._add(self.index, self.tool, "input", name, value, accepted.how,
+                                       accepted.raw))
+        ledger._check_carry_over(self, spec, accepted)
         if spec.sourced:
-            self.ledger._check_sourced(self, spec, accepted)
+            ledger._check_sourced(self, spec, accepted)
 
     def record_input(self, name: str, spec, accepted) -> None:
         value = accepted.value
@@ -230,6 +363,10 @@ class CallRecord:
             self.inputs.append(entry)
 
     def record_output(self, result) -> None:
+        if result.__class__ is Q:  # the common case, without the generator
+            if result.magnitude.__class__ is float:
+                self.outputs.append(self.ledger._add(self.index, self.tool, "output", None, result))
+            return
         for field, q in _quantities(result):
             if q.is_series:
                 continue
@@ -270,8 +407,9 @@ class Ledger:
         self.violation_count = 0
         self.entries: deque[Entry] = deque()
         self.violations: list[dict] = []
-        self._by_magnitude: dict[tuple, list[Entry]] = {}   # outputs by own-unit magnitude
-        self._by_si: dict[tuple, list[Entry]] = {}          # outputs by (dims, SI magnitude)
+        self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
+        self._by_footing: dict[tuple, _Run] = {}   # (unit, datum) -> outputs by magnitude
+        self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
@@ -293,36 +431,68 @@ class Ledger:
         return self.calls_dropped + len(self.calls)
 
     def _add(self, call: int, tool: str, role: str, field, q: Q, how=None, raw=None) -> Entry:
+        entry = Entry(0, call, tool, role, field, q, how, raw)
         with self._lock:
-            entry = Entry(self._count, call, tool, role, field, q, how, raw)
+            entry.index = self._count
             self._count += 1
             self.entries.append(entry)
             if role == "output":
-                self._by_magnitude.setdefault(_bucket(entry.magnitude), []).append(entry)
-                self._by_si.setdefault((entry.unit.dims, _bucket(entry.si)), []).append(entry)
-                recent = self._recent.setdefault(entry.unit.dims, deque(maxlen=_PAIR_WINDOW))
-                recent.append(entry)
+                self._index(entry)
             if self.max_entries is not None:
                 while len(self.entries) > self.max_entries:
                     self._evict(self.entries.popleft())
             return entry
 
+    def _index(self, entry: Entry) -> None:
+        unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
+        footing = (unit, datum)
+        mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+        key = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        counts = self._footings.get(key)
+        if counts is None:
+            self._footings[key] = {footing: 1}
+        else:
+            counts[footing] = counts.get(footing, 0) + 1
+        run = self._by_footing.get(footing)
+        if run is None:
+            run = self._by_footing[footing] = _Run()
+            self._by_dims.setdefault(unit.dims, {})[footing] = run
+        maxes = run.maxes
+        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+            run.keys[-1].append(magnitude)  # run.add's common case, inlined
+            run.items[-1].append(entry)
+            maxes[-1] = magnitude
+        else:
+            run.add(magnitude, entry)
+        recent = self._recent.get(unit.dims)
+        if recent is None:
+            recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
+        recent.append(entry)
+
     def _evict(self, entry: Entry) -> None:
         if entry.role != "output":
             return
-        for index, key in ((self._by_magnitude, _bucket(entry.magnitude)),
-                           (self._by_si, (entry.unit.dims, _bucket(entry.si)))):
-            bucket = index.get(key)
-            if bucket is not None:
-                try:
-                    bucket.remove(entry)
-                except ValueError:
-                    pass
-                if not bucket:
-                    del index[key]
-        recent = self._recent.get(entry.unit.dims)
-        if recent is not None and entry in recent:
-            recent.remove(entry)
+        unit, datum = entry.unit, entry.datum
+        footing = (unit, datum)
+        key = _bucket(entry.magnitude)
+        counts = self._footings.get(key)
+        if counts is not None and footing in counts:
+            if counts[footing] > 1:
+                counts[footing] -= 1
+            else:
+                del counts[footing]
+                if not counts:
+                    del self._footings[key]
+        run = self._by_footing.get(footing)
+        if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
+            del self._by_footing[footing]
+            of_dims = self._by_dims[unit.dims]
+            del of_dims[footing]
+            if not of_dims:
+                del self._by_dims[unit.dims]
+        recent = self._recent.get(unit.dims)
+        if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
+            recent.popleft()
 
     def bind(self):
         """``with ledger.bind():`` records the block's guarded calls here (use it inside a worker
@@ -368,34 +538,30 @@ class Ledger:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
 
-    def _near(self, index: dict, dims, value: float, tol: float, window) -> list:
-        """Entries of ``index`` whose bucket may hold a value within ``tol`` of ``value`` (the
-        caller compares exactly). An interval around zero, or a huge one, has no bounded key
-        range: then the recent ``window`` of entries is scanned instead (only the audit's
-        coarse tolerances get there; the boundary checks' are 0.5% at most)."""
-        keys = _buckets(value, tol)
-        if keys is _EVERY or len(keys) > 4096:
-            return window()
-        if dims is None:
-            if len(keys) == 1:
-                return index.get(keys[0], ())
-            out: list = []
-            for key in keys:
-                out.extend(index.get(key, ()))
-            return out
-        if len(keys) == 1:
-            return index.get((dims, keys[0]), ())
-        out = []
-        for key in keys:
-            out.extend(index.get((dims, key), ()))
+    def _outputs_near(self, magnitude: float, tol: float) -> list:
+        """Every recorded output whose own-unit magnitude is within ``tol`` of ``magnitude``
+        (``is_close``), oldest first: the footings in the buckets around it, bisected."""
+        lo, hi = _window(magnitude, tol)
+        keys = _buckets(magnitude, hi - magnitude)
+        with self._lock:
+            if keys is _EVERY or len(keys) > 4096:
+                footings = list(self._by_footing)
+            else:
+                footings = list(dict.fromkeys(f for key in keys
+                                              for f in self._footings.get(key, ())))
+            out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
+                   if is_close(e.magnitude, magnitude, tol)]
+        out.sort(key=_by_index)
         return out
 
-    def _outputs_near(self, magnitude: float, tol: float):
-        return self._near(self._by_magnitude, None, magnitude, tol,
-                          lambda: [e for recent in self._recent.values() for e in recent])
-
-    def _outputs_near_si(self, dims, si: float, tol: float):
-        return self._near(self._by_si, dims, si, tol, lambda: list(self._recent.get(dims, ())))
+    def _outputs_near_si(self, dims, si: float, tol: float) -> list:
+        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``, oldest
+        first."""
+        with self._lock:
+            out = [e for (unit, _), run in self._by_dims.get(dims, {}).items()
+                   for e in run.scan(*_si_window(unit, si, tol)) if is_close(e.si, si, tol)]
+        out.sort(key=_by_index)
+        return out
 
     # -- sorted views, for the answer audit: one sort per change, then bisection ---------------
     def _sorted_view(self, key: tuple, entries, value_of):
@@ -435,25 +601,68 @@ class Ledger:
 
     # -- the checks -------------------------------------------------------------------------
     def _check_carry_over(self, call: CallRecord, spec, accepted) -> None:
+        """Refuse a value equal (within the written precision) to an output recorded on another
+        footing that is not the same physical amount, unless the question states it. The output
+        named is the nearest such one (the oldest among equally near)."""
         held: Q = accepted.value
         m = held.magnitude
         if m == 0.0:
             return
+        unit, datum = held.unit, held.datum
+        # Only footings that could be a carry-over: another unit, or the same unit on another
+        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% (one or two)
+        # are enough: _buckets(m, 0.006 * abs(m)), inlined, for this runs on every input.
+        mant, exp = _frexp(m * 0.994)
+        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        if abs(m) < 1e308:
+            mant, exp = _frexp(m * 1.006)
+            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        else:
+            hi = _bucket(m * 1.006)
+        with self._lock:  # the index changes as other threads record
+            footings = self._footings
+            eligible = None
+            if lo == hi:
+                near = (footings.get(lo),)
+            elif abs(hi - lo) < 8:
+                near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
+            else:  # a subnormal value, whose 0.6% spans many buckets: every footing
+                near = (self._by_footing,)
+            for counts in near:
+                if counts is None:
+                    continue
+                for footing in counts:
+                    f_unit = footing[0]
+                    if (f_unit is unit or f_unit == unit) and (
+                            datum is None or footing[1] is None or footing[1] == datum):
+                        continue  # the same unit with no datum differing: never a carry-over
+                    if eligible is None:
+                        eligible = [footing]
+                    elif footing not in eligible:
+                        eligible.append(footing)
+        if eligible is None:
+            return
         tol = relative_cap(m, _held_tolerance(accepted))
-        for e in self._outputs_near(m, tol):
-            if e.call == call.index or not is_close(e.magnitude, m, tol):
-                continue
-            same_unit = e.unit == held.unit
-            datum_differs = held.datum is not None and e.datum is not None and e.datum != held.datum
-            if same_unit and not datum_differs:
-                continue
-            if not same_unit and e.unit.dims == held.unit.dims and e.datum == held.datum and \
-                    is_close(e.si, held.magnitude * held.unit.scale
-                             + held.unit.shift, 1e-9 * abs(e.si)):
-                continue  # the same physical amount, correctly converted
-            if self._in_question(held, tol):
-                continue
-            raise self._carry_over(call, spec, accepted, e, datum_differs and same_unit)
+        lo, hi = _window(m, tol)
+        held_si = m * unit.scale + unit.shift
+        index, candidates = call.index, []
+        with self._lock:
+            for footing in eligible:
+                run = self._by_footing.get(footing)
+                if run is None:
+                    continue
+                f_unit, f_datum = footing
+                may_be_same_amount = f_unit != unit and f_unit.dims == unit.dims and \
+                    f_datum == datum
+                for e in run.scan(lo, hi):
+                    if e.call == index or not is_close(e.magnitude, m, tol):
+                        continue
+                    if may_be_same_amount and is_close(e.si, held_si, 1e-9 * abs(e.si)):
+                        continue  # the same physical amount, correctly converted
+                    candidates.append(e)
+        if candidates and not self._in_question(held, tol):
+            best = min(candidates, key=lambda e: (abs(e.magnitude - m), e.index))
+            raise self._carry_over(call, spec, accepted, best, best.unit == unit)
 
     def _carry_over(self, call, spec, accepted, e: Entry, datum_only: bool):
         held: Q = accepted.value
@@ -484,16 +693,31 @@ class Ledger:
         held: Q = accepted.value
         m = held.magnitude
         u = held.unit
+        # A value copied exactly from an output in the same unit and datum (the same SI value,
+        # so within any tolerance): one bisection of that footing's run.
         si = m * u.scale + u.shift
+        with self._lock:  # the index changes as other threads record
+            run = self._by_footing.get((u, held.datum))
+            if run is not None:
+                maxes = run.maxes
+                i = bisect_left(maxes, m)
+                if i < len(maxes):
+                    keys = run.keys[i]
+                    j = bisect_left(keys, m)
+                    if keys[j] == m and run.items[i][j].call != call.index:
+                        return
+            # The tolerance is at least 1e-9 relative: an output that matches that closely (a
+            # value copied exactly, perhaps converted) is found before the precision is read.
+            if self._output_matches(call.index, u.dims, held.datum, si,
+                                    1e-9 * abs(si) or 1e-12):
+                return
         written = _held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
-        for e in self._outputs_near_si(u.dims, si, tol):
-            if e.call != call.index and is_close(e.si, si, tol) and \
-                    (held.datum is None or e.datum in (None, held.datum)):
-                return
-        if self.find_derivation((m,), u, relative_cap(m, written)):
-            return
-        for num in self.context_numbers():
+        if tol > 1e-9 * abs(si):
+            with self._lock:
+                if self._output_matches(call.index, u.dims, held.datum, si, tol):
+                    return
+        for num in self.context_numbers():  # before the derivations: a few numbers, no sort
             if num.unit is None:
                 if is_close(num.value, m, relative_cap(m, num.tolerance)):
                     return
@@ -501,6 +725,8 @@ class Ledger:
                 nsi = num.value * num.unit.scale + num.unit.shift
                 if is_close(nsi, si, relative_cap(si, num.tolerance * num.unit.scale)):
                     return
+        if self.find_derivation((m,), u, relative_cap(m, written)):
+            return
         shown = accepted.received if accepted.received is not None else held
         raise UnsourcedInput(
             f"received {fmt_g(shown.magnitude)} {shown.unit.symbol}, which no tool returned and "
@@ -508,6 +734,39 @@ class Ledger:
             suggestion="a value a tool returned in this session (call the tool that provides "
                        "it) or one stated in the question; if none can provide it, report it as "
                        "unavailable rather than estimating it")
+
+    def _output_matches(self, call: int, dims, datum, si: float, tol: float) -> bool:
+        """An output of another call is the same physical amount (within ``tol`` in SI) on a
+        compatible datum (none, or ``datum``; any when ``datum`` is None). Each footing of the
+        dimension is bisected at the magnitude that SI value has in its unit. The caller holds
+        the lock."""
+        footings = self._by_dims.get(dims)
+        if not footings:
+            return False
+        for (unit, d), run in footings.items():
+            if datum is not None and d is not None and d != datum:
+                continue
+            if unit.scale == 1.0 and unit.shift == 0.0:  # magnitudes are SI values
+                w = tol + 4e-9 * abs(si)
+                lo, hi = si - w, si + w
+            else:
+                lo, hi = _si_window(unit, si, tol)
+            maxes = run.maxes  # run.scan and is_close, inlined
+            i, n_chunks = bisect_left(maxes, lo), len(maxes)
+            while i < n_chunks:
+                keys = run.keys[i]
+                j, n = bisect_left(keys, lo), len(keys)
+                items = run.items[i]
+                while j < n and keys[j] <= hi:
+                    e = items[j]
+                    if e.call != call and \
+                            abs(e.si - si) <= max(tol, 1e-9 * max(abs(e.si), abs(si))):
+                        return True
+                    j += 1
+                if j < n:
+                    break
+                i += 1
+        return False
 
     def find_derivation(self, values, unit, tol: float):
         """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
@@ -620,9 +879,23 @@ def _pair_difference(keys: list[float], target: float, tol: float):
     return None
 
 
+def _by_index(entry: Entry) -> int:
+    return entry.index
+
+
+_HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
+
+
 def _held_tolerance(accepted) -> float:
     """The precision the model wrote, in the unit the tool holds the value in."""
-    tol = written_tolerance(accepted.raw)
+    raw = accepted.raw
+    if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
+        text = repr(raw)  # written_tolerance's reading, without its general dispatch
+        if "e" not in text and "n" not in text and text[-2:] != ".0":
+            decimals = len(text) - text.index(".") - 1
+            if decimals < 20:
+                return _HALF_UNITS[decimals]
+    tol = written_tolerance(raw)
     received, held = accepted.received, accepted.value
     if received is not None and received.unit is not held.unit:
         tol *= received.unit.scale / held.unit.scale

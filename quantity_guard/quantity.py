@@ -21,6 +21,13 @@ Rules the arithmetic enforces (the README's "Vertical datums" says why):
 ``==`` compares physical amounts: the SI value computed exactly and rounded once, so it is
 consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance. A series compares element-wise and is unhashable,
 like a numpy array.
+
+A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
+one (``x.flags.writeable = False``, over memory nothing else can write) is wrapped without a copy,
+so a large series costs no copy when its caller promises not to change it (numpy lets the owner of
+an array turn writing back on: don't). Every series an operation computes is read-only, and ``+``
+and ``-`` of series in different units convert the right operand into a new array and finish in
+it, as the bare numpy expression ``x + y * 0.3048`` does.
 """
 from __future__ import annotations
 
@@ -71,18 +78,33 @@ def _magnitude(value, what: str = "value"):
         except ImportError:  # pragma: no cover - exercised only without numpy
             raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
                                    received=type(value).__name__) from None
-        if cls is not np.ndarray:
-            for v in value:
-                if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
-                    raise InvalidArguments(f"a series must hold numbers, received {v!r}",
-                                           received=v)
-            value = [math.nan if v is None else v for v in value]
-        arr = np.array(value, dtype=float)
-        if arr.ndim != 1:
-            raise InvalidArguments(f"a series must be one-dimensional, received shape {arr.shape}")
-        if np.isinf(arr).any():
-            raise InvalidArguments("a series may hold NaN for a missing value but not infinity")
-        arr.flags.writeable = False
+        if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
+            # Q never shares memory that anyone can write: a writeable array is copied; a
+            # read-only one (over read-only memory) is wrapped as it is, without a copy.
+            arr = value if _read_only(value, np) else value.copy()
+        else:
+            if cls is not np.ndarray:
+                for v in value:
+                    if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
+                        raise InvalidArguments(f"a series must hold numbers, received {v!r}",
+                                               received=v)
+                value = [math.nan if v is None else v for v in value]
+            arr = np.array(value, dtype=float)  # a new array
+            if arr.ndim != 1:
+                raise InvalidArguments(f"a series must be one-dimensional, received shape "
+                                       f"{arr.shape}")
+        # One pass, no temporary array: the sum is finite only if every element is. Otherwise
+        # NaN (a missing value, allowed), infinity, or a sum past the float range: fmax and
+        # fmin, which skip NaN, tell which.
+        if arr.size:
+            with np.errstate(over="ignore", invalid="ignore"):
+                total = np.add.reduce(arr)
+            if not math.isfinite(total) and (np.fmax.reduce(arr) == math.inf
+                                             or np.fmin.reduce(arr) == -math.inf):
+                raise InvalidArguments("a series may hold NaN for a missing value but not "
+                                       "infinity")
+        if arr.flags.writeable:
+            arr.flags.writeable = False
         return arr
     if isinstance(value, (Fraction, float, int)):
         return _magnitude(float(value), what)
@@ -94,6 +116,29 @@ def _magnitude(value, what: str = "value"):
         pass
     raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
                            f"{type(value).__name__} {value!r}", received=value)
+
+
+def _read_only(arr, np) -> bool:
+    """Nothing can write ``arr``'s memory through numpy: it and the array owning its memory are
+    read-only, or the memory is a ``bytes`` object. (The owner of a read-only array may turn
+    writing back on: that is the caller's deliberate act, and it is documented.)"""
+    if arr.flags.writeable:
+        return False
+    base = arr.base
+    while base is not None:
+        if base.__class__ is bytes:
+            return True
+        if not isinstance(base, np.ndarray) or base.flags.writeable:
+            return False
+        base = base.base
+    return True
+
+
+def _frozen(m):
+    """A newly computed magnitude, made read-only if it is an array (Q is immutable)."""
+    if m.__class__ is not float and m.flags.writeable:
+        m.flags.writeable = False
+    return m
 
 
 def _not_finite(value) -> InvalidArguments:
@@ -191,7 +236,8 @@ class Q:
 
     @classmethod
     def _make(cls, magnitude, unit: Unit, datum, crs, quality, source=None) -> "Q":
-        """Trusted constructor for values already validated (no parsing, no checks)."""
+        """Trusted constructor for values already validated (no parsing, no checks); a series
+        must already be read-only (``_frozen``)."""
         q = _new(cls)
         _set(q, "magnitude", magnitude)
         _set(q, "unit", unit)
@@ -282,7 +328,7 @@ class Q:
         if self.magnitude.__class__ is float:
             raise TypeError("a scalar quantity cannot be indexed")
         m = self.magnitude[index]
-        m = float(m) if getattr(m, "shape", ()) == () else m
+        m = float(m) if getattr(m, "shape", ()) == () else _frozen(m)
         return Q._make(m, self.unit, self.datum, self.crs, self.quality, self.source)
 
     def as_dict(self) -> dict:
@@ -334,7 +380,11 @@ class Q:
         hit = _FACTORS.get((id(self.unit), id(u)))  # inlined conversion(): the hot path
         a, b = (hit[0], hit[1]) if hit is not None else conversion(self.unit, u)
         m = self.magnitude
-        m = (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+        if m.__class__ is float:
+            m = m * a if b is None else m * a + b
+        elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
+            m = apply(m, a, b)  # a new array: (m * a) += b, in place
+            m.flags.writeable = False
         q = _new(Q)
         _set(q, "magnitude", m)
         _set(q, "unit", u)
@@ -363,7 +413,7 @@ class Q:
             return self
         metres = datums.offset(self.datum, target)
         shift = float(metres / self.unit.factor)
-        return Q._make(self.magnitude + shift, self.unit, target, self.crs, self.quality,
+        return Q._make(_frozen(self.magnitude + shift), self.unit, target, self.crs, self.quality,
                        self.source)
 
     def __float__(self) -> float:
@@ -435,7 +485,11 @@ class Q:
             return other.__add__(self)
         m = self._right_in_my_unit(other, "add")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude + m, self.unit, d1, crs, quality)
+        a = self.magnitude
+        if a.__class__ is float and m.__class__ is float:
+            return Q._make(a + m, self.unit, d1, crs, quality)
+        return Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
+                       quality)
 
     __radd__ = __add__
 
@@ -461,12 +515,14 @@ class Q:
             raise OffsetUnitError(f"cannot subtract a temperature ({other!r}) from "
                                   f"{self!r}", received=repr(other))
         quality, crs = self._meta(other)
-        if o1 and o2:  # point - point -> interval
-            m = self._right_in_my_unit(other, "subtract")
-            return Q._make(self.magnitude - m, self.unit.delta, None, crs, quality)
         m = self._right_in_my_unit(other, "subtract")
+        a = self.magnitude
+        diff = a - m if a.__class__ is float and m.__class__ is float else \
+            _series_op(_SUBTRACT, a, m, m is not other.magnitude)
+        if o1 and o2:  # point - point -> interval
+            return Q._make(diff, self.unit.delta, None, crs, quality)
         datum = None if (d1 is not None and d2 is not None) else d1
-        return Q._make(self.magnitude - m, self.unit, datum, crs, quality)
+        return Q._make(diff, self.unit, datum, crs, quality)
 
     def __rsub__(self, other) -> "Q":
         return self._coerce(other, "subtract").__sub__(self)
@@ -491,11 +547,15 @@ class Q:
             m = _magnitude(other) if other.__class__ is not float else other
             if other.__class__ is float and other - other != 0.0:
                 raise _not_finite(other)
-            return Q._make(self.magnitude * m, self.unit, None, self.crs, self.quality)
+            r = self.magnitude * m
+            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+                           self.quality)
         self._scale_check("multiply")
         other._scale_check("multiply")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude * other.magnitude, _mul(self.unit, other.unit), None, crs,
+        r = self.magnitude * other.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _mul(self.unit, other.unit),
+                       None, crs,
                        quality)
 
     __rmul__ = __mul__
@@ -504,40 +564,51 @@ class Q:
         if other.__class__ is not Q:
             self._scale_check("divide")
             m = _magnitude(other)
-            return Q._make(self.magnitude / m, self.unit, None, self.crs, self.quality)
+            r = self.magnitude / m
+            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+                           self.quality)
         self._scale_check("divide")
         other._scale_check("divide by")
         quality, crs = self._meta(other)
-        return Q._make(self.magnitude / other.magnitude, _div(self.unit, other.unit), None, crs,
+        r = self.magnitude / other.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _div(self.unit, other.unit),
+                       None, crs,
                        quality)
 
     def __rtruediv__(self, other) -> "Q":
         self._scale_check("divide by")
         m = _magnitude(other)
-        return Q._make(m / self.magnitude, _div(ONE, self.unit), None, self.crs, self.quality)
+        r = m / self.magnitude
+        return Q._make(r if r.__class__ is float else _frozen(r), _div(ONE, self.unit), None,
+                       self.crs, self.quality)
 
     def __pow__(self, n) -> "Q":
         if n.__class__ is not int:
             if self.unit.dims == ONE.dims and self.unit.offset is None \
                     and isinstance(n, (int, float)) and n.__class__ is not bool:
                 return Q._make(float(self) ** n if not self.is_series else
-                               apply(self.magnitude, conversion(self.unit, ONE)[0], None) ** n,
+                               _frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
+                                             None) ** n),
                                ONE, None, self.crs, self.quality)
             raise DimensionalityError(f"a quantity with a unit ({self.unit.symbol}) can only be "
                                       f"raised to a whole number, received {n!r}", received=n)
         self._scale_check("raise to a power")
-        return Q._make(self.magnitude ** n, self.unit ** n, None, self.crs, self.quality)
+        r = self.magnitude ** n
+        return Q._make(r if r.__class__ is float else _frozen(r), self.unit ** n, None, self.crs,
+                       self.quality)
 
     def __neg__(self) -> "Q":
         self._scale_check("negate")
-        return Q._make(-self.magnitude, self.unit, None, self.crs, self.quality, self.source)
+        return Q._make(_frozen(-self.magnitude), self.unit, None, self.crs, self.quality,
+                       self.source)
 
     def __pos__(self) -> "Q":
         return self
 
     def __abs__(self) -> "Q":
         self._scale_check("take the absolute value of")
-        return Q._make(abs(self.magnitude), self.unit, None, self.crs, self.quality, self.source)
+        return Q._make(_frozen(abs(self.magnitude)), self.unit, None, self.crs, self.quality,
+                       self.source)
 
     # -- comparison ------------------------------------------------------------------------
     def _comparable(self, other, op: str):
@@ -611,6 +682,25 @@ class Q:
         if self.is_series:
             raise ValueError("the truth value of a series quantity is ambiguous")
         return self.magnitude != 0.0
+
+
+_ADD, _SUBTRACT = "add", "subtract"
+
+
+def _series_op(name: str, a, b, b_is_new: bool):
+    """``a + b`` or ``a - b`` where one is a series. A right operand the conversion has just
+    allocated (``b_is_new``, the same shape as the result) receives the result in place, so the
+    sum of two series in different units allocates one array, as the bare numpy expression
+    ``x + y * 0.3048`` does."""
+    import numpy as np
+    ufunc = np.add if name is _ADD else np.subtract
+    if b_is_new and b.__class__ is not float and b.flags.writeable and \
+            (a.__class__ is float or a.shape == b.shape):
+        out = ufunc(a, b, out=b)
+    else:
+        out = ufunc(a, b)
+    out.flags.writeable = False
+    return out
 
 
 _UNITS: dict[str, Unit] = {}
