@@ -481,7 +481,7 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
 
 def _http_main(http: HTTPOptions, args: list[str]) -> int:
     try:
-        has_command = any(not a.startswith("-") or a == "--" for a in args)
+        has_command = _has_command(args)
         opts = parse_args(args if has_command or not http.upstream else args + ["--", "(remote)"])
         if not has_command and http.upstream:
             opts.command = []
@@ -561,6 +561,20 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             except Exception as exc:
                 _err(f"policy.close() failed: {exc!r}")
         restore_stdio(wire)
+
+
+def _has_command(args: list[str]) -> bool:
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return i + 1 < len(args)
+        if not arg.startswith("-") or arg == "-":
+            return True
+        if arg in _VALUED:
+            i += 1
+        i += 1
+    return False
 
 
 def _header_env_values(http: HTTPOptions) -> list[tuple[str, str]]:
