@@ -178,3 +178,49 @@ def test_a_header_env_value_with_a_line_break_is_refused_without_showing_it(caps
     assert cli.main(["--header-env", "Authorization=QG_EVIL", "--upstream", "http://x/mcp"]) == cli.EXIT_USAGE
     err = capsys.readouterr().err
     assert "control character" in err and "Injected" not in err
+
+
+# ------------------------------------------------------------------ TLS
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for localhost/127.0.0.1, made with the openssl command."""
+    import shutil
+    import subprocess
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    d = tmp_path_factory.mktemp("tls")
+    key, cert = d / "key.pem", d / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture
+def tls_upstream(certificate):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(*certificate)
+    server, recorder, url = http_fault_server.start(ctx, host="localhost")
+    yield recorder, url
+    server.shutdown()
+    server.server_close()
+
+
+def test_tls_upstream_with_cafile(tls_upstream, certificate):
+    _, url = tls_upstream
+    with proxy(url, "--cafile", str(certificate[0])) as p:
+        init(p)
+        assert call(p, 1, "plain")["result"]["content"][0]["text"] == "plain"
+        finish(p)
+
+
+def test_tls_verification_is_on_by_default(tls_upstream):
+    _, url = tls_upstream
+    with proxy(url) as p:
+        r = p.call(0, "initialize", INIT)
+        assert r["id"] == 0 and "TLS certificate" in r["error"]["message"] and "--cafile" in r["error"]["message"]
+        finish(p)

@@ -147,11 +147,16 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, _result(ident, {"content": [{"type": "text", "text": name}]}))
 
 
-def start() -> tuple[ThreadingHTTPServer, Recorder, str]:
+def start(ssl_context=None, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, Recorder, str]:
+    """Serve in a thread; with ``ssl_context`` (a server-side ssl.SSLContext) over TLS."""
     recorder = Recorder()
     handler = type("H", (Handler,), {"recorder": recorder})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.resume_id = None
+    scheme = "http"
+    if ssl_context is not None:
+        server.socket = ssl_context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, recorder, f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    return server, recorder, f"{scheme}://{host}:{server.server_address[1]}/mcp"
