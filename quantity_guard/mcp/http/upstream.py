@@ -140,9 +140,14 @@ class Remote:
 
     # ------------------------------------------------------------------ posting
 
-    async def post(self, line: bytes, emit: Emit, extra_headers: list[tuple[str, str]] = ()) -> int | None:
+    async def post(self, line: bytes, emit: Emit, extra_headers: list[tuple[str, str]] = (),
+                   auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int | None:
         """POST one message; see the class docstring. Returns the HTTP status (``None`` if the
-        exchange failed before one arrived)."""
+        exchange failed before one arrived).
+
+        ``auth_failure(status, headers, body)``, when given, receives a ``401``/``403`` answer
+        untouched (for a listener to pass it to its HTTP client, ``WWW-Authenticate`` and all)
+        instead of a JSON-RPC error being emitted."""
         body = line[:-1] if line.endswith(b"\n") else line
         sent = _Sent(body)
         key = rpc.id_key(sent.id) if sent.is_request and sent.modern else None
@@ -158,7 +163,7 @@ class Remote:
         if key is not None:
             self._streams.setdefault(key, []).append(resp)
         try:
-            return await self._handle(sent, resp, emit)
+            return await self._handle(sent, resp, emit, auth_failure)
         finally:
             if key is not None:
                 streams = self._streams.get(key)
@@ -172,7 +177,8 @@ class Remote:
         if line is not None:
             emit(line)
 
-    async def _handle(self, sent: _Sent, resp: Response, emit: Emit) -> int:
+    async def _handle(self, sent: _Sent, resp: Response, emit: Emit,
+                      auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int:
         status = resp.status
         ctype = resp.content_type
         if sent.method == "initialize" and 200 <= status < 300:
@@ -212,6 +218,9 @@ class Remote:
                              {"httpStatus": 404, "sessionExpired": True})
             return status
         data = await self._safe_read(resp)
+        if status in (401, 403) and auth_failure is not None:
+            auth_failure(status, resp.headers, data)
+            return status
         if ctype == "application/json" and data:
             if self._relay_error_body(sent, data, emit):
                 return status
