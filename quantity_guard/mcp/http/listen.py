@@ -608,6 +608,10 @@ class Listener:
         session: _Session | None
         if sent.modern:
             session = conn_session[0]
+            if session is None and len(self._open) >= self.max_sessions:
+                await self._simple(writer, 503, _error_body(
+                    f"more than {self.max_sessions} connections with 2026-07-28 traffic are open"))
+                return False
             if session is None:
                 session = _Session(self, None, legacy=False)
                 await session.start()
