@@ -179,14 +179,19 @@ class _Session:
         L = self.listener
         if L.upstream is not None:
             self.client = Client(L.upstream, cafile=L.cafile)
-            self.remote = Remote(self.client, headers=L.headers, catalogue=lambda: self.guard.catalogue,
-                                 log=L.log)
+            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log)
         else:
             assert L.command
             self.proc = await asyncio.create_subprocess_exec(
                 *L.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
                 start_new_session=True, limit=1 << 20)
             self._reader_task = asyncio.ensure_future(self._read_child())
+
+    def catalogue(self) -> Any:
+        """Tool definitions for ``Mcp-Param-*`` headers: this session's listing, else the last
+        one any session saw (2026-07-28 ``server/tools.mdx``: a listing must not vary per
+        connection, and a modern client need not list again on each connection)."""
+        return _Catalogue(self.guard.catalogue, self.listener.shared_catalogue)
 
     async def _read_child(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -284,6 +289,8 @@ class _Session:
             self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
         if self.guard.protocol_version and self.remote.protocol_version != self.guard.protocol_version:
             self.remote.protocol_version = self.guard.protocol_version
+        if sent.method == "tools/list" and self.guard.catalogue:
+            self.listener.shared_catalogue.update(self.guard.catalogue)
         if stream is not None and sent.is_request:
             stream.done.set()
 
@@ -364,6 +371,7 @@ class Listener:
         self._stopped = asyncio.Event()
         self.bound_loopback = _is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
+        self.shared_catalogue: dict[str, dict] = {}
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -721,11 +729,27 @@ def _passes_param(name: str, session: _Session, sent: _Sent) -> bool:
         return False
     from .headers import param_headers
     params = sent.obj.get("params") if type(sent.obj) is dict else None
-    tool = session.guard.catalogue.get(params.get("name")) if type(params) is dict else None
+    tool = session.catalogue().get(params.get("name")) if type(params) is dict else None
     if tool is None:
         return True
     known = {n.lower() for n, _ in param_headers(tool, {k: 0 for k in _all_keys(tool)})}
     return low not in known
+
+
+class _Catalogue:
+    """Look-ups in a session's catalogue, then in the listener's shared one."""
+
+    __slots__ = ("own", "shared")
+
+    def __init__(self, own: dict, shared: dict) -> None:
+        self.own, self.shared = own, shared
+
+    def get(self, name: Any, default: Any = None) -> Any:
+        tool = self.own.get(name)
+        return tool if tool is not None else self.shared.get(name, default)
+
+    def __bool__(self) -> bool:
+        return bool(self.own) or bool(self.shared)
 
 
 def _all_keys(tool: Any) -> list:
