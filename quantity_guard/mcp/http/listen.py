@@ -120,10 +120,12 @@ class _Stream:
         self.head_extra: list[tuple[str, str]] = []
         self.head_extra_upstream: list[tuple[str, str]] = []
         self.auth: tuple[int, Any, bytes] | None = None
+        self.finished = False  # the last chunk was written
 
     def send(self, data: bytes, answers: tuple | None = None) -> bool:
         """Write one message (bytes without newline). False if the client has gone. A JSON (not
-        SSE) response keeps only the answer to its request."""
+        SSE) response keeps only the answer to its request. The answer to the stream's own
+        request also ends the stream, in the same write (one send for a quick call)."""
         if self.closed:
             return False
         if not self.sse:
@@ -131,19 +133,28 @@ class _Stream:
                 self.json_answer = data
             return True
         try:
-            self._start()
-            self.writer.write(chunk(sse_event(data)))
+            out = self._head() + chunk(sse_event(data))
+            if answers is not None and answers == self.key:
+                out += LAST_CHUNK
+                self.finished = True
+            self.writer.write(out)
         except (ConnectionError, RuntimeError, OSError):
             self.closed = True
             return False
         return not self.writer.is_closing()
 
+    def _head(self) -> bytes:
+        if self.started:
+            return b""
+        self.started = True
+        return response_head(200, [
+            ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store"),
+            ("X-Accel-Buffering", "no"), ("Transfer-Encoding", "chunked"), *self.head_extra])
+
     def _start(self) -> None:
-        if not self.started:
-            self.started = True
-            self.writer.write(response_head(200, [
-                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store"),
-                ("X-Accel-Buffering", "no"), ("Transfer-Encoding", "chunked"), *self.head_extra]))
+        head = self._head()
+        if head:
+            self.writer.write(head)
 
     def keepalive(self) -> None:
         if self.sse and not self.closed:
@@ -589,18 +600,27 @@ class Listener:
         return False  # the stream ended by closing the connection
 
     async def _hold(self, stream: _Stream, session: _Session, reader: asyncio.StreamReader | None) -> None:
-        """Keep a stream open until it is done (or the session ends), sending keep-alives."""
-        while not stream.done.is_set() and not session.closed and not stream.closed:
-            try:
-                await asyncio.wait_for(stream.done.wait(), self.keepalive)
-            except asyncio.TimeoutError:
-                stream.keepalive()
-                try:
-                    await stream.writer.drain()
-                except (ConnectionError, OSError, RuntimeError):
-                    stream.closed = True
+        """Keep a stream open until it is done (or the session ends), with a keep-alive comment
+        every ``keepalive`` seconds (a timer, so a quick answer costs no extra task)."""
+        loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []
+
+        def tick() -> None:
+            if stream.done.is_set() or stream.closed:
+                return
+            stream.keepalive()
             if stream.writer.is_closing():
                 stream.closed = True
+                stream.done.set()
+                return
+            timer[0] = loop.call_later(self.keepalive, tick)
+
+        timer.append(loop.call_later(self.keepalive, tick))
+        try:
+            if not session.closed:
+                await stream.done.wait()
+        finally:
+            timer[0].cancel()
 
     async def _post(self, head: Head, body: bytes, reader: asyncio.StreamReader,
                     writer: asyncio.StreamWriter, conn_session: list) -> bool:
@@ -671,29 +691,34 @@ class Listener:
                                                               "the session ended before the answer")[:-1]
                 await self._simple(writer, 200, answer, stream.head_extra)
                 return True
-            watcher = asyncio.ensure_future(reader.read(1))
-            holder = asyncio.ensure_future(self._hold(stream, session, reader))
-            done, _ = await asyncio.wait({watcher, holder}, return_when=asyncio.FIRST_COMPLETED)
-            if watcher in done and watcher.result() and not holder.done():
-                await holder  # bytes of a pipelined request (not supported): keep the stream
-            elif watcher in done and not holder.done():
-                # The client closed its end before the response: for 2026-07-28 that cancels.
-                holder.cancel()
-                stream.closed = True
-                if sent.modern:
+            if not sent.modern:
+                # 2025: a disconnection is not a cancellation; the answer is routed elsewhere.
+                await self._hold(stream, session, reader)
+            else:
+                watcher = asyncio.ensure_future(reader.read(1))
+                holder = asyncio.ensure_future(self._hold(stream, session, reader))
+                done, _ = await asyncio.wait({watcher, holder}, return_when=asyncio.FIRST_COMPLETED)
+                if watcher in done and watcher.result() and not holder.done():
+                    await holder  # bytes of a pipelined request (not supported): keep the stream
+                elif watcher in done and not holder.done():
+                    # The client closed its end before the response: for 2026-07-28 that cancels
+                    # ("Cancellation": closing the SSE response stream is the signal).
+                    holder.cancel()
+                    stream.closed = True
                     self._cancel(session, sent)
-                return False
-            watcher.cancel()
+                    return False
+                watcher.cancel()
             if stream.auth is not None:
                 await self._auth(writer, stream.auth)
                 return True
-            if not stream.started:
-                if session.closed:
-                    stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
-                                               "the upstream session ended before answering")[:-1])
-                stream._start()
+            if not stream.finished and not stream.started and session.closed:
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                           "the upstream session ended before answering")[:-1], key)
             try:
-                writer.write(LAST_CHUNK)
+                if not stream.finished:
+                    stream._start()
+                    writer.write(LAST_CHUNK)
+                    stream.finished = True
                 await writer.drain()
             except (ConnectionError, OSError, RuntimeError):
                 return False
