@@ -224,3 +224,22 @@ def test_tls_verification_is_on_by_default(tls_upstream):
         r = p.call(0, "initialize", INIT)
         assert r["id"] == 0 and "TLS certificate" in r["error"]["message"] and "--cafile" in r["error"]["message"]
         finish(p)
+
+
+def test_malformed_sse_is_dropped_and_the_request_still_answered(upstream):
+    _, url = upstream
+    with proxy(url) as p:
+        init(p)
+        r = call(p, 9, "badsse")
+        assert r["id"] == 9 and "ended before the response arrived" in r["error"]["message"]
+        finish(p)
+        assert "not JSON-RPC" in p.stderr()
+
+
+def test_a_10_mib_result_is_relayed_whole(upstream):
+    _, url = upstream
+    with proxy(url) as p:
+        init(p)
+        r = p.call(10, "tools/call", {"name": "big", "arguments": {"size": 10 << 20}})
+        assert len(r["result"]["content"][0]["text"]) == 10 << 20
+        finish(p)

@@ -11,6 +11,8 @@ It records every request (method, headers, body) and answers by the called tool'
   headermm    400 with a JSON-RPC error -32020 for the request's id
   resume      an SSE stream with a priming event (id "r1", retry 10 ms) then closed; a GET with
               Last-Event-ID r1 delivers the result
+  badsse      an SSE stream of events that are not JSON-RPC, ended without a response
+  big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
 initialize answers with Mcp-Session-Id: sess-1; notifications get 202; GET without
 Last-Event-ID gets 405; DELETE gets 204.
@@ -140,6 +142,14 @@ class Handler(BaseHTTPRequestHandler):
             self._sse_start()
             self._chunk(b"id: r1\nretry: 10\ndata:\n\n")
             self.wfile.write(b"0\r\n\r\n")
+        elif name == "badsse":
+            self._sse_start()
+            self._chunk(b"data: this is not json\n\n")
+            self._chunk(b"data: {\"jsonrpc\":\"2.0\"}\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif name == "big":
+            size = int(msg["params"]["arguments"].get("size", 10 << 20))
+            self._send(200, _result(ident, {"content": [{"type": "text", "text": "x" * size}]}))
         elif name == "slow":
             time.sleep(1.0)
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "slow"}]}))
