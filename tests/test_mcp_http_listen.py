@@ -153,3 +153,29 @@ def test_security_and_session_rules(in_front_of_stdio):
     assert status == 200 and json.loads(body)["id"] == 2
     assert p.raw("DELETE", b"", {"Mcp-Session-Id": sid})[0] == 204
     assert p.raw("POST", b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}', {"Mcp-Session-Id": sid})[0] == 404
+
+
+def test_each_session_has_its_own_ledger_and_manifest(tmp_path):
+    annotations = tmp_path / "water.toml"
+    annotations.write_text("[tools.runoff.params]\ndischarge = 'm**3/s'\n")
+    manifest = tmp_path / "manifest.json"
+    p = Listening("--annotations", str(annotations), "--manifest", str(manifest), "--", sys.executable, SDK_SERVER)
+    try:
+        sids = []
+        for _ in range(2):
+            status, headers, _ = p.raw("POST", INIT)
+            assert status == 200
+            sids.append(headers["mcp-session-id"])
+        assert sids[0] != sids[1]
+        call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "runoff", "arguments": {"discharge": "1250 cfs", "area": 2}}}).encode()
+        status, _, body = p.raw("POST", call, {"Mcp-Session-Id": sids[0], "Accept": "application/json"})
+        assert status == 200 and "error" not in json.loads(body)
+        for sid in sids:
+            assert p.raw("DELETE", b"", {"Mcp-Session-Id": sid})[0] == 204
+    finally:
+        p.stop()
+    first = json.loads((tmp_path / "manifest-1.json").read_text())
+    second = json.loads((tmp_path / "manifest-2.json").read_text())
+    assert first != second
+    assert "runoff" in json.dumps(first) and "runoff" not in json.dumps(second)

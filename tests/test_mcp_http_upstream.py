@@ -18,7 +18,7 @@ pytest.importorskip("uvicorn")
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import GUARDED_PROXY, Peer, env  # noqa: E402
 from mcp_peers.fake_policy import CFS  # noqa: E402
-from test_mcp_sdk import CALLBACKS, MODES, TIMEOUT, ask_transcript, list_all, run, transcript  # noqa: E402
+from test_mcp_sdk import MODES, TIMEOUT, ask_transcript, list_all, run, transcript  # noqa: E402
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 

@@ -404,7 +404,8 @@ Streamable HTTP (remote servers and HTTP clients):
   --cafile FILE          trust only the certificate authorities in FILE for https upstreams
                          (verification is always on)
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
-                         (default 64; the least recently used is ended beyond that)
+                         (default 64; the least recently used is ended beyond that); with
+                         --manifest FILE, session N writes FILE with -N before its extension
 """
 
 
@@ -525,11 +526,26 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
     if listen is not None:
         from .http.listen import run_listener
 
+        import copy
+        import itertools
+        numbers = itertools.count(1)
+
         def new_policy() -> Any:
-            return _build_policy(opts) if opts.annotations else None
+            """A policy (and so a ledger) per session; with --manifest, session N writes
+            FILE with ``-N`` before its extension (``manifest-3.json``)."""
+            if not opts.annotations:
+                return None
+            session_opts = copy.copy(opts)
+            if opts.manifest:
+                root, ext = os.path.splitext(opts.manifest)
+                session_opts.manifest = f"{root}-{next(numbers)}{ext}"
+            return _build_policy(session_opts)
 
         try:
-            new_policy()  # fail early on a bad annotation file
+            if opts.annotations:  # fail early on a bad annotation file
+                check_opts = copy.copy(opts)
+                check_opts.manifest = None
+                _build_policy(check_opts)
         except _ConfigError as exc:
             _err(str(exc))
             return EXIT_CONFIG

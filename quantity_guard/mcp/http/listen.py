@@ -63,7 +63,7 @@ from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
 from .client import Client, UpstreamError
 from .upstream import Remote, _Sent
-from .wire import (END, LAST_CHUNK, Head, Headers, HeaderError, ProtocolError, Reader, chunk,
+from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
 
 __all__ = ["parse_listen", "Listener", "run_listener"]
