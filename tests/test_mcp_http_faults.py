@@ -243,3 +243,86 @@ def test_a_10_mib_result_is_relayed_whole(upstream):
         r = p.call(10, "tools/call", {"name": "big", "arguments": {"size": 10 << 20}})
         assert len(r["result"]["content"][0]["text"]) == 10 << 20
         finish(p)
+
+
+# ------------------------------------------------------------------ --listen in front of this upstream
+
+
+def _listen(url, *options):
+    from test_mcp_http_listen import Listening
+    return Listening(*options, "--upstream", url)
+
+
+def _raw(port, method, path="/mcp", body=b"", headers=None):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    h = {"Content-Type": "application/json", "Accept": "application/json"}
+    h.update(headers or {})
+    conn.request(method, path, body=body, headers=h)
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+
+
+def _call(ident, name):
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                       "params": {"name": name, "arguments": {}}}).encode()
+
+
+@pytest.mark.parametrize("forward", [False, True])
+def test_authorization_reaches_the_upstream_only_when_forwarded(upstream, forward):
+    recorder, url = upstream
+    p = _listen(url, *(("--forward-header", "Authorization") if forward else ()))
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
+        status, headers, _ = _raw(p.port, "POST", body=body, headers={"Authorization": "Bearer client-token"})
+        assert status == 200
+        sid = headers["mcp-session-id"]
+        assert sid != "sess-1"  # the client sees the proxy's session id, not the upstream's
+        status, _, data = _raw(p.port, "POST", body=_call(1, "ok"),
+                               headers={"Mcp-Session-Id": sid, "Authorization": "Bearer client-token"})
+        seen = json.loads(json.loads(data)["result"]["content"][0]["text"])
+        assert seen["mcp-session-id"] == "sess-1"
+        assert seen.get("authorization") == ("Bearer client-token" if forward else None)
+    finally:
+        p.stop()
+
+
+def test_401_and_protected_resource_metadata_pass_through_the_listener(upstream):
+    _, url = upstream
+    p = _listen(url)
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
+        sid = _raw(p.port, "POST", body=body)[1]["mcp-session-id"]
+        status, headers, _ = _raw(p.port, "POST", body=_call(2, "auth"), headers={"Mcp-Session-Id": sid})
+        assert status == 401
+        assert headers["www-authenticate"].startswith("Bearer resource_metadata=")
+        status, _, data = _raw(p.port, "GET", "/.well-known/oauth-protected-resource/mcp")
+        assert status == 200 and json.loads(data)["authorization_servers"] == ["http://auth.example"]
+    finally:
+        p.stop()
+
+
+def test_idle_and_slow_connections_are_closed():
+    """The listener in process with short timeouts: an idle connection is closed; a request
+    head that never finishes gets 408."""
+    import asyncio
+    from quantity_guard.mcp.http.listen import Listener
+
+    async def scenario():
+        listener = Listener("127.0.0.1", 0, lambda: None, command=[sys.executable, "-c", "pass"],
+                            idle_timeout=0.3, read_timeout=0.3)
+        host, port = await listener.start()
+        try:
+            r, w = await asyncio.open_connection(host, port)
+            assert await asyncio.wait_for(r.read(), 5) == b""  # closed by the proxy, nothing sent
+            r, w = await asyncio.open_connection(host, port)
+            w.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            data = await asyncio.wait_for(r.read(), 5)
+            assert data.startswith(b"HTTP/1.1 408 ")
+        finally:
+            listener.stop()
+            await listener.serve()
+
+    asyncio.run(scenario())

@@ -14,6 +14,7 @@ It records every request (method, headers, body) and answers by the called tool'
   badsse      an SSE stream of events that are not JSON-RPC, ended without a response
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
+GET /.well-known/oauth-protected-resource answers protected-resource metadata;
 initialize answers with Mcp-Session-Id: sess-1; notifications get 202; GET without
 Last-Event-ID gets 405; DELETE gets 204.
 """
@@ -77,6 +78,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         h = self._headers()
         self.recorder.add("GET", h, b"")
+        if self.path.startswith("/.well-known/oauth-protected-resource"):
+            self._send(200, json.dumps({"resource": "http://upstream.example/mcp",
+                                        "authorization_servers": ["http://auth.example"]}).encode())
+            return
         if h.get("last-event-id") == "r1":
             self._sse_start()
             self._chunk(b"data: " + _result(self.server.resume_id, {"content": [{"type": "text", "text": "resumed"}]}) + b"\n\n")
