@@ -57,6 +57,7 @@ __all__ = ["Remote", "StdioBridge", "run_stdio_to_http", "ACCEPT_BOTH"]
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 _MAX_JSON = 64 << 20
+_OUT_LIMIT = 64 << 20  # bytes queued for a stdio client that is not reading
 _EXCERPT = 200
 
 Emit = Callable[[bytes], None]
@@ -484,8 +485,14 @@ class StdioBridge:
         self.eof_grace = eof_grace
         self.handle_signals = handle_signals
         self._tasks: set[asyncio.Task] = set()
-        self._out_lock = threading.Lock()
         self._signal: int | None = None
+        self._out: list[bytes] = []
+        self._out_size = 0
+        self._out_dead = False
+        self._out_closed = False
+        self._out_cond = threading.Condition()
+        self._out_thread = threading.Thread(target=self._writer, name="upstream->client", daemon=True)
+        self._out_thread.start()
 
     # ----------------------------------------------------------- output
 
@@ -497,13 +504,46 @@ class StdioBridge:
             pass
 
     def _write_client(self, data: bytes) -> None:
-        view = memoryview(data)
-        with self._out_lock:
+        """Queue ``data`` for the writer thread, so a client that stops reading never stalls the
+        event loop (a cancellation still goes upstream). Beyond ``_OUT_LIMIT`` queued bytes the
+        loop waits for the client: memory stays bounded."""
+        with self._out_cond:
+            while self._out_size > _OUT_LIMIT and not self._out_dead:
+                self._out_cond.wait(0.5)
+            if self._out_dead:
+                return
+            self._out.append(data)
+            self._out_size += len(data)
+            self._out_cond.notify_all()
+
+    def _writer(self) -> None:
+        while True:
+            with self._out_cond:
+                while not self._out and not self._out_closed:
+                    self._out_cond.wait()
+                if not self._out:
+                    return
+                batch = b"".join(self._out)
+                self._out.clear()
+            view = memoryview(batch)
             try:
                 while view:
                     view = view[os.write(self.client_out, view):]
             except OSError:
-                pass
+                with self._out_cond:
+                    self._out_dead = True
+                    self._out.clear()
+            with self._out_cond:
+                self._out_size -= len(batch)
+                if self._out_size < 0 or self._out_dead:
+                    self._out_size = 0
+                self._out_cond.notify_all()
+
+    def _close_output(self, timeout: float = 2.0) -> None:
+        with self._out_cond:
+            self._out_closed = True
+            self._out_cond.notify_all()
+        self._out_thread.join(timeout)
 
     def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
         for direction, data in outputs:
@@ -597,6 +637,7 @@ class StdioBridge:
             await self.remote.end_session()
         finally:
             await self.client.aclose()
+            self._close_output()
         return 0 if self._signal is None else 128 + self._signal
 
     def _on_signal(self, sig: int, stop: asyncio.Event) -> None:
