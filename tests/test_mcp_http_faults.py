@@ -326,3 +326,14 @@ def test_idle_and_slow_connections_are_closed():
             await listener.serve()
 
     asyncio.run(scenario())
+
+
+def test_sequential_calls_reuse_one_kept_alive_connection(upstream):
+    recorder, url = upstream
+    with proxy(url) as p:
+        init(p)
+        for i in range(10):
+            assert call(p, 20 + i, "plain")["id"] == 20 + i
+        finish(p)
+    posts = [peer for (method, _, _), peer in zip(recorder.requests, recorder.peers) if method == "POST"]
+    assert len(posts) == 12 and len(set(posts[2:])) == 1  # after the handshake: one connection

@@ -183,3 +183,27 @@ def test_unannotated_bodies_are_byte_identical_to_a_direct_connection(server, re
         return
     kinds = [json.loads(m).get("method", "result") for m in direct[2]]
     assert kinds == ["notifications/progress", "notifications/progress", "result"]
+
+
+def test_bodies_and_event_data_through_the_listener_are_byte_identical(sse_server):
+    """HTTP client -> proxy --listen -> --upstream: the same requests give the same bytes of
+    every event's data as straight to the server."""
+    from test_mcp_http_listen import Listening
+    p = Listening("--upstream", sse_server.url)
+    try:
+        def session(url):
+            headers, _ = raw_post(url, json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                                   "params": INIT}).encode())
+            sid = headers.get("mcp-session-id")
+            raw_post(url, b'{"jsonrpc":"2.0","method":"notifications/initialized"}', sid, "2025-11-25")
+            return [raw_post(url, body, sid, "2025-11-25")[1] for body in (
+                b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"s":"\\u00e9\\u2028","n":1.5E+2}}}',
+                b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"steps":2},"_meta":{"progressToken":"p"}}}')]
+
+        direct, through = session(sse_server.url), session(p.url)
+        assert through == direct
+        assert [json.loads(m).get("method", "result") for m in through[2]] == [
+            "notifications/progress", "notifications/progress", "result"]
+    finally:
+        p.stop()

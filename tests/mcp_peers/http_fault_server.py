@@ -29,11 +29,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Recorder:
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict, bytes]] = []
+        self.peers: list = []  # the client address of each request (one per TCP connection)
         self.lock = threading.Lock()
 
-    def add(self, method: str, headers: dict, body: bytes) -> None:
+    def add(self, method: str, headers: dict, body: bytes, peer=None) -> None:
         with self.lock:
             self.requests.append((method, headers, body))
+            self.peers.append(peer)
 
     def of(self, method: str) -> list:
         with self.lock:
@@ -97,7 +99,7 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
         h = self._headers()
-        self.recorder.add("POST", h, body)
+        self.recorder.add("POST", h, body, self.client_address)
         msg = json.loads(body)
         ident = msg.get("id")
         method = msg.get("method")
