@@ -179,3 +179,22 @@ def test_each_session_has_its_own_ledger_and_manifest(tmp_path):
     second = json.loads((tmp_path / "manifest-2.json").read_text())
     assert first != second
     assert "runoff" in json.dumps(first) and "runoff" not in json.dumps(second)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("backend", ["stdio", "url"])
+def test_back_channel_and_multi_round_trip_through_the_listener(mode, backend, upstream_server):
+    """Legacy: the upstream's elicitation, sampling and roots requests reach the HTTP client and
+    its answers (posted back) reach the upstream; 2026-07-28: input_required and the retry."""
+    from test_mcp_sdk import ask_transcript
+    target = ("--", sys.executable, SDK_SERVER) if backend == "stdio" else ("--upstream", upstream_server.url)
+    p = Listening(*target)
+    try:
+        ask, confirm = run(ask_transcript, p.url, mode)
+    finally:
+        p.stop()
+    if mode == "legacy":
+        assert ask == {"elicited": {"ok": True}, "sampled": "sampled!", "roots": ["file:///tmp/x"]}
+    else:
+        assert ask == {"state": "round-1", "responses": {"confirm": {"action": "accept", "content": {"ok": True}}}}
+    assert confirm["received"]["discharge"] == {"value": 1250, "unit": "cfs"}  # unguarded: untouched

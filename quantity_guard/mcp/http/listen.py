@@ -264,14 +264,19 @@ class _Session:
                 if type(params) is dict and "progressToken" in params:
                     token = rpc.id_key(params["progressToken"])
         target = stream if stream is not None and not stream.closed else None
+        if target is not None and not target.sse and answered != target.key:
+            target = None  # a JSON response carries only its answer: route the rest elsewhere
         if target is None and answered is not None:
             target = self.by_id.get(answered)
         if target is None and token is not None:
             target = self.by_token.get(token)
         if target is None and self.get_stream is not None and not self.get_stream.closed:
             target = self.get_stream
-        if target is None and self.by_id:
-            target = next(reversed(self.by_id.values()))  # the latest open request stream
+        if target is None:
+            for candidate in reversed(self.by_id.values()):  # the latest open event stream
+                if candidate.sse and not candidate.closed:
+                    target = candidate
+                    break
         if target is None:
             if len(self.queue) >= _QUEUE_LIMIT:
                 self.queue.popleft()
