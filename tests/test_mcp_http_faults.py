@@ -337,3 +337,17 @@ def test_sequential_calls_reuse_one_kept_alive_connection(upstream):
         finish(p)
     posts = [peer for (method, _, _), peer in zip(recorder.requests, recorder.peers) if method == "POST"]
     assert len(posts) == 12 and len(set(posts[2:])) == 1  # after the handshake: one connection
+
+
+def test_a_2025_03_26_batch_is_posted_whole_and_its_answers_relayed(upstream):
+    recorder, url = upstream
+    with proxy(url) as p:
+        init(p)
+        batch = [{"jsonrpc": "2.0", "id": 40, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
+                 {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
+                 {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "b", "arguments": {}}}]
+        p.send_raw(json.dumps(batch).encode() + b"\n")
+        answer = json.loads(p.recv_raw())
+        assert [(m["id"], m["result"]["content"][0]["text"]) for m in answer] == [(40, "a"), (41, "b")]
+        finish(p)
+    assert json.loads(recorder.of("POST")[-1][2]) == batch

@@ -101,6 +101,11 @@ class Handler(BaseHTTPRequestHandler):
         h = self._headers()
         self.recorder.add("POST", h, body, self.client_address)
         msg = json.loads(body)
+        if isinstance(msg, list):  # a 2025-03-26 batch: answer each request with its tool's name
+            out = [json.loads(_result(m["id"], {"content": [{"type": "text", "text": m["params"]["name"]}]}))
+                   for m in msg if "id" in m]
+            self._send(200, json.dumps(out).encode()) if out else self._send(202)
+            return
         ident = msg.get("id")
         method = msg.get("method")
         if ident is None or method is None:

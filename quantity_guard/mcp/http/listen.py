@@ -293,6 +293,9 @@ class _Session:
 
         def emit(message: bytes) -> None:
             self.dispatch(self.guard.receive(S2C, message), stream)
+            version = self.guard.protocol_version
+            if version is not None and self.remote is not None and self.remote.protocol_version != version:
+                self.remote.protocol_version = version  # the initialize result just went by
 
         def auth_failure(status: int, headers: Any, body: bytes) -> None:
             if stream is not None:
@@ -303,8 +306,6 @@ class _Session:
         sent = _Sent(line[:-1])
         if sent.method == "notifications/initialized" and status == 202:
             self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
-        if self.guard.protocol_version and self.remote.protocol_version != self.guard.protocol_version:
-            self.remote.protocol_version = self.guard.protocol_version
         if sent.method == "tools/list" and self.guard.catalogue:
             self.listener.shared_catalogue.update(self.guard.catalogue)
         if stream is not None and sent.is_request:

@@ -69,9 +69,9 @@ def _excerpt(data: bytes) -> str:
 
 
 class _Sent:
-    """What the proxy knows about one message it posts."""
+    """What the proxy knows about one message it posts (or a 2025-03-26 batch of them)."""
 
-    __slots__ = ("obj", "kind", "id", "method", "modern", "version")
+    __slots__ = ("obj", "kind", "id", "ids", "method", "modern", "version")
 
     def __init__(self, line: bytes) -> None:
         try:
@@ -86,10 +86,26 @@ class _Sent:
         params = msg.params if msg is not None else None
         self.version = body_version(params)
         self.modern = self.version is not None or self.method == "server/discover"
+        if self.kind == rpc.REQUEST:
+            self.ids = [self.id]
+        elif self.kind == "batch":
+            self.ids = [m.id for m in (rpc.classify(el) for el in obj) if m.kind == rpc.REQUEST]
+        else:
+            self.ids = []
 
     @property
     def is_request(self) -> bool:
-        return self.kind == rpc.REQUEST
+        """A request, or a batch holding at least one: an answer is owed."""
+        return bool(self.ids)
+
+    def missing(self, obj: Any) -> list:
+        """The ids of this message's requests that ``obj`` (a message or a batch) does not answer."""
+        items = obj if isinstance(obj, list) else [obj]
+        answered = set()
+        for item in items:
+            if type(item) is dict and "method" not in item and ("result" in item or "error" in item):
+                answered.add(rpc.id_key(item.get("id", rpc.MISSING)))
+        return [i for i in self.ids if rpc.id_key(i) not in answered]
 
 
 class Remote:
@@ -133,11 +149,13 @@ class Remote:
         h += extra
         return h
 
-    def _error(self, sent: _Sent, message: str, data: Any = rpc.MISSING) -> bytes | None:
-        if not sent.is_request:
+    def _errors(self, sent: _Sent, message: str, data: Any = rpc.MISSING, ids: list | None = None) -> list[bytes]:
+        """One JSON-RPC error per unanswered request (logged instead when nothing is owed)."""
+        ids = sent.ids if ids is None else ids
+        if not ids:
             self.log(message)
-            return None
-        return rpc.error_line(sent.id, rpc.INTERNAL_ERROR, message, data)[:-1]
+            return []
+        return [rpc.error_line(i, rpc.INTERNAL_ERROR, message, data)[:-1] for i in ids]
 
     # ------------------------------------------------------------------ posting
 
@@ -173,9 +191,9 @@ class Remote:
                     if not streams:
                         del self._streams[key]
 
-    def _emit_error(self, sent: _Sent, emit: Emit, message: str, data: Any = rpc.MISSING) -> None:
-        line = self._error(sent, message, data)
-        if line is not None:
+    def _emit_error(self, sent: _Sent, emit: Emit, message: str, data: Any = rpc.MISSING,
+                    ids: list | None = None) -> None:
+        for line in self._errors(sent, message, data, ids):
             emit(line)
 
     async def _handle(self, sent: _Sent, resp: Response, emit: Emit,
@@ -256,20 +274,26 @@ class Remote:
             obj = rpc.loads(data)
         except rpc.ParseError:
             return False
+        if isinstance(obj, list) and sent.kind == "batch" and obj:
+            emit(data.strip())
+            missing = sent.missing(obj)
+            if missing:
+                self._emit_error(sent, emit, "the upstream's error answer left this request out", ids=missing)
+            return True
         msg = rpc.classify(obj) if type(obj) is dict else None
         if msg is None or msg.kind != rpc.ERROR:
             return False
         if not sent.is_request:
             self.log(f"the upstream refused a {sent.method or 'message'}: {_excerpt(data)}")
             return True
-        if rpc.id_key(msg.id) == rpc.id_key(sent.id):
+        if sent.kind == rpc.REQUEST and rpc.id_key(msg.id) == rpc.id_key(sent.id):
             emit(data.strip())
             return True
         err = obj["error"] if type(obj.get("error")) is dict else {}
         code = err.get("code") if type(err.get("code")) is int else rpc.INTERNAL_ERROR
         message = err.get("message") if isinstance(err.get("message"), str) else "upstream error"
-        line = rpc.error_line(sent.id, code, message, err["data"] if "data" in err else rpc.MISSING)
-        emit(line[:-1])
+        for ident in sent.ids:  # an id-less error (or one for a batch): addressed to each request
+            emit(rpc.error_line(ident, code, message, err["data"] if "data" in err else rpc.MISSING)[:-1])
         return True
 
     async def _relay_json(self, sent: _Sent, resp: Response, emit: Emit, status: int) -> None:
@@ -285,26 +309,16 @@ class Remote:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
             return
-        if sent.is_request and not self._answers(obj, sent):
-            emit(data)
-            self._emit_error(sent, emit, "the upstream's JSON response did not answer this request")
-            return
         emit(data)
-
-    @staticmethod
-    def _answers(obj: Any, sent: _Sent) -> bool:
-        want = rpc.id_key(sent.id)
-        items = obj if isinstance(obj, list) else [obj]
-        for item in items:
-            if type(item) is dict and "method" not in item and ("result" in item or "error" in item):
-                if rpc.id_key(item.get("id", rpc.MISSING)) == want:
-                    return True
-        return False
+        missing = sent.missing(obj)
+        if missing:
+            self._emit_error(sent, emit, "the upstream's JSON response did not answer this request",
+                             ids=missing)
 
     async def _relay_sse(self, sent: _Sent, resp: Response, emit: Emit) -> None:
         """Relay one SSE response event by event; resume it with Last-Event-ID if it ends early."""
-        answered = not sent.is_request
-        want = rpc.id_key(sent.id) if sent.is_request else None
+        remaining = {rpc.id_key(i) for i in sent.ids}
+        want = rpc.id_key(sent.id) if sent.kind == rpc.REQUEST else None
         attempts = 0
         reader = SSEReader(max_event=self.max_message)
         retry_ms = 1000
@@ -318,45 +332,44 @@ class Remote:
                         if not ev.data:
                             continue  # priming event or id-only event
                         data = ev.data.encode("utf-8")
-                        if not answered and b'"id"' in data and self._answers_text(data, want):
-                            answered = True
+                        if remaining and b'"id"' in data:
+                            self._settle(data, remaining)
                         emit(data)
             except (UpstreamError, ProtocolError) as exc:
                 failure = str(exc)
                 resp.close()
-            if answered:
+            if not remaining:
                 return
             if sent.modern and want is not None and want not in self._streams:
                 return  # the client cancelled: the stream was closed on purpose
             last = reader.last_event_id
+            owed = [i for i in sent.ids if rpc.id_key(i) in remaining]
             if not last or attempts >= self.resume_attempts:
                 why = failure or "the upstream closed the event stream before answering"
                 self._emit_error(sent, emit, f"the upstream response stream ended before the response "
-                                 f"arrived ({why})")
+                                 f"arrived ({why})", ids=owed)
                 return
             attempts += 1
             await asyncio.sleep(min(retry_ms, 30_000) / 1000.0)
             resp2 = await self._resume(last)
             if resp2 is None:
                 self._emit_error(sent, emit, "the upstream response stream ended before the response "
-                                 "arrived and could not be resumed")
+                                 "arrived and could not be resumed", ids=owed)
                 return
             resp = resp2
             reader = SSEReader(max_event=self.max_message)
             reader.last_event_id = last
 
     @staticmethod
-    def _answers_text(data: bytes, want: tuple | None) -> bool:
+    def _settle(data: bytes, remaining: set) -> None:
+        """Remove from ``remaining`` the request ids that the message (or batch) answers."""
         try:
             obj = rpc.loads(data)
         except rpc.ParseError:
-            return False
-        items = obj if isinstance(obj, list) else [obj]
-        for item in items:
+            return
+        for item in obj if isinstance(obj, list) else [obj]:
             if type(item) is dict and "method" not in item and ("result" in item or "error" in item):
-                if rpc.id_key(item.get("id", rpc.MISSING)) == want:
-                    return True
-        return False
+                remaining.discard(rpc.id_key(item.get("id", rpc.MISSING)))
 
     async def _resume(self, last_event_id: str) -> Response | None:
         h = [("Accept", "text/event-stream"), ("Last-Event-ID", last_event_id)]
