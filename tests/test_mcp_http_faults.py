@@ -164,6 +164,9 @@ def test_unresolvable_host_is_a_dns_error():
     (["--header-env", "Authorization", "--upstream", "http://x/mcp"], "NAME=ENVVAR"),
     (["--forward-header", "Authorization", "--upstream", "http://x/mcp"], "needs both --listen"),
     (["--cafile", "/nonexistent.pem", "--upstream", "https://x/mcp"], "no such file"),
+    (["--listen", "0", "--forward-header", "Connection", "--upstream", "http://x/mcp"], "hop-by-hop"),
+    (["--listen", "0", "--forward-header", "Mcp-Session-Id", "--upstream", "http://x/mcp"], "hop-by-hop"),
+    (["--listen", "nope", "--upstream", "http://x/mcp"], "port must be a number"),
 ])
 def test_usage_errors(argv, message, capsys):
     from quantity_guard.mcp import cli

@@ -497,6 +497,11 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         if http.forward_headers and not (http.listen and http.upstream):
             raise UsageError("--forward-header passes an HTTP client's header to an HTTP upstream: it "
                              "needs both --listen and --upstream")
+        from .http.wire import HOP_BY_HOP
+        for name in http.forward_headers:
+            if name.lower() in HOP_BY_HOP or name.lower().startswith("mcp-"):
+                raise UsageError(f"--forward-header {name}: hop-by-hop, framing and MCP headers are "
+                                 "the proxy's own and are never forwarded")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
         if http.cafile and not http.upstream:
