@@ -687,7 +687,14 @@ class Listener:
                 session.dispatch(outputs, None)
                 await self._simple(writer, 202, b"", stream.head_extra)
                 return True
-            session.dispatch(outputs, stream)
+            if session.remote is not None and not sent.modern and len(outputs) == 1 \
+                    and outputs[0][0] == C2S:
+                # The usual 2025 case with a remote upstream: relay in this task (no extra task
+                # or loop turn per call); the upstream's answer ends the stream. (2026-07-28
+                # requests keep a watcher for the client closing the stream: that cancels.)
+                await session._post_upstream(outputs[0][1], stream)
+            else:
+                session.dispatch(outputs, stream)
             if not stream.sse:
                 await stream.done.wait() if not session.closed else None
                 if stream.auth is not None:
