@@ -166,12 +166,15 @@ class _ConfigError(Exception):
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        http, args = split_http_options(args)  # Streamable HTTP options: see the block below
+        if http.active:
+            return _http_main(http, args)
         opts = parse_args(args)
     except UsageError as exc:
         _err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
     if opts.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(USAGE + "\n" + HTTP_USAGE)
         sys.stdout.flush()
         return EXIT_OK
     if opts.version:
@@ -379,6 +382,240 @@ def fetch_tools(command: list[str], *, timeout: float = 30.0,
         return tools, "modern" if modern else "legacy"
     finally:
         client.close()
+
+
+# ------------------------------------------------------------------------------- Streamable HTTP
+# Issue 16: --upstream URL (a remote server instead of COMMAND) and --listen [HOST:]PORT (serve
+# HTTP clients). Kept apart from the stdio options above; the stdio proxy never imports any of it.
+
+HTTP_USAGE = """\
+Streamable HTTP (remote servers and HTTP clients):
+  --upstream URL         guard the remote MCP server at URL (http:// or https://) instead of
+                         starting COMMAND; the client still talks to this process over stdio
+                         unless --listen is given
+  --listen [HOST:]PORT   serve Streamable HTTP to clients at http://HOST:PORT/mcp, in front of
+                         COMMAND or --upstream URL; HOST defaults to 127.0.0.1 (loopback only)
+  --allow-origin ORIGIN  (with --listen) also accept browser requests from ORIGIN; by default
+                         only loopback origins are accepted, others get 403
+  --forward-header NAME  (with --listen and --upstream) pass the client's NAME header upstream;
+                         nothing is forwarded unless named (e.g. Authorization)
+  --header-env NAME=ENV  send header NAME with the value of environment variable ENV upstream
+                         (never give secrets on the command line; values are never logged)
+  --cafile FILE          trust only the certificate authorities in FILE for https upstreams
+                         (verification is always on)
+  --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
+                         (default 64; the least recently used is ended beyond that); with
+                         --manifest FILE, session N writes FILE with -N before its extension
+"""
+
+
+class HTTPOptions:
+    """The Streamable HTTP options (all optional)."""
+
+    def __init__(self) -> None:
+        self.upstream: str | None = None
+        self.listen: str | None = None
+        self.forward_headers: list[str] = []
+        self.header_env: list[tuple[str, str]] = []
+        self.allow_origins: list[str] = []
+        self.cafile: str | None = None
+        self.max_sessions = 64
+
+    @property
+    def active(self) -> bool:
+        return self.upstream is not None or self.listen is not None
+
+
+_HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
+                "--allow-origin", "--max-sessions"}
+
+
+def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
+    """Take the Streamable HTTP options out of ``argv`` (only before COMMAND / ``--``)."""
+    http = HTTPOptions()
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--" or not arg.startswith("-") or arg == "-":
+            rest.extend(argv[i:])
+            break
+        name, eq, value = arg.partition("=")
+        if name not in _HTTP_VALUED:
+            rest.append(arg)
+            from_valued = name in _VALUED and not eq
+            if from_valued and i + 1 < len(argv):
+                rest.append(argv[i + 1])
+                i += 1
+            i += 1
+            continue
+        if not eq:
+            i += 1
+            if i >= len(argv):
+                raise UsageError(f"{name} needs a value")
+            value = argv[i]
+        if not value:
+            raise UsageError(f"{name} needs a value")
+        if name == "--upstream":
+            http.upstream = value
+        elif name == "--listen":
+            http.listen = value
+        elif name == "--forward-header":
+            http.forward_headers.append(value)
+        elif name == "--allow-origin":
+            http.allow_origins.append(value)
+        elif name == "--cafile":
+            http.cafile = value
+        elif name == "--max-sessions":
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
+            http.max_sessions = int(value)
+        else:  # --header-env NAME=ENVVAR
+            hname, eq2, envvar = value.partition("=")
+            if not eq2 or not hname or not envvar:
+                raise UsageError(f"--header-env needs NAME=ENVVAR (the header and the environment "
+                                 f"variable holding its value), not {value!r}")
+            http.header_env.append((hname, envvar))
+        i += 1
+    return http, rest
+
+
+def _http_main(http: HTTPOptions, args: list[str]) -> int:
+    try:
+        has_command = _has_command(args)
+        opts = parse_args(args if has_command or not http.upstream else args + ["--", "(remote)"])
+        if not has_command and http.upstream:
+            opts.command = []
+        if opts.help or opts.version:
+            return main(args)
+        if http.upstream and opts.command:
+            raise UsageError("give either --upstream URL or a server COMMAND, not both")
+        if not http.upstream and not opts.command:
+            raise UsageError("no server: give a COMMAND or --upstream URL")
+        if opts.check:
+            raise UsageError("--check lists the tools of a COMMAND; it does not work over HTTP yet")
+        if http.forward_headers and not (http.listen and http.upstream):
+            raise UsageError("--forward-header passes an HTTP client's header to an HTTP upstream: it "
+                             "needs both --listen and --upstream")
+        from .http.wire import HOP_BY_HOP
+        for name in http.forward_headers:
+            if name.lower() in HOP_BY_HOP or name.lower().startswith("mcp-"):
+                raise UsageError(f"--forward-header {name}: hop-by-hop, framing and MCP headers are "
+                                 "the proxy's own and are never forwarded")
+        if http.allow_origins and not http.listen:
+            raise UsageError("--allow-origin needs --listen")
+        if http.cafile and not http.upstream:
+            raise UsageError("--cafile needs --upstream")
+        if http.header_env and not http.upstream:
+            raise UsageError("--header-env sets headers sent to an --upstream URL; none is given")
+        static = _header_env_values(http)
+        if http.upstream:
+            from .http.client import parse_url
+            try:
+                parse_url(http.upstream)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            if http.cafile and not os.path.isfile(http.cafile):
+                raise UsageError(f"--cafile {http.cafile!r}: no such file")
+        listen = None
+        if http.listen:
+            from .http.listen import parse_listen
+            try:
+                listen = parse_listen(http.listen)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+    except UsageError as exc:
+        _err(f"error: {exc}\ntry '{PROG} --help'")
+        return EXIT_USAGE
+
+    if listen is not None:
+        from .http.listen import run_listener
+
+        import copy
+        import itertools
+        numbers = itertools.count(1)
+
+        def new_policy() -> Any:
+            """A policy (and so a ledger) per session; with --manifest, session N writes
+            FILE with ``-N`` before its extension (``manifest-3.json``)."""
+            if not opts.annotations:
+                return None
+            session_opts = copy.copy(opts)
+            if opts.manifest:
+                root, ext = os.path.splitext(opts.manifest)
+                session_opts.manifest = f"{root}-{next(numbers)}{ext}"
+            return _build_policy(session_opts)
+
+        try:
+            if opts.annotations:  # fail early on a bad annotation file
+                check_opts = copy.copy(opts)
+                check_opts.manifest = None
+                _build_policy(check_opts)
+        except _ConfigError as exc:
+            _err(str(exc))
+            return EXIT_CONFIG
+        return run_listener(listen, new_policy, command=opts.command or None, upstream=http.upstream,
+                            headers=static, forward_headers=http.forward_headers,
+                            allow_origins=http.allow_origins, cafile=http.cafile,
+                            max_sessions=http.max_sessions, log=_err)
+
+    from .stdio import protect_stdio, restore_stdio
+    wire = protect_stdio()
+    policy = None
+    try:
+        if opts.annotations:
+            try:
+                policy = _build_policy(opts)
+            except _ConfigError as exc:
+                _err(str(exc))
+                return EXIT_CONFIG
+        from .guard import Guard
+        from .http.upstream import run_stdio_to_http
+        assert http.upstream is not None
+        return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
+                                 headers=static, cafile=http.cafile)
+    finally:
+        close = getattr(policy, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as exc:
+                _err(f"policy.close() failed: {exc!r}")
+        restore_stdio(wire)
+
+
+def _has_command(args: list[str]) -> bool:
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return i + 1 < len(args)
+        if not arg.startswith("-") or arg == "-":
+            return True
+        if arg in _VALUED:
+            i += 1
+        i += 1
+    return False
+
+
+def _header_env_values(http: HTTPOptions) -> list[tuple[str, str]]:
+    """The --header-env headers with their values (checked; the values are never printed)."""
+    from .http.wire import HeaderError, check_header
+    out = []
+    for name, envvar in http.header_env:
+        if name.lower() in ("host", "content-length", "transfer-encoding", "connection"):
+            raise UsageError(f"--header-env cannot set {name}: the proxy writes it")
+        value = os.environ.get(envvar)
+        if value is None:
+            raise UsageError(f"--header-env {name}={envvar}: the environment variable {envvar} is not set")
+        try:
+            check_header(name, value)
+        except HeaderError:
+            raise UsageError(f"--header-env {name}={envvar}: the header name or the variable's value "
+                             "cannot be sent (a line break or control character, or not Latin-1); "
+                             "the value is not shown") from None
+        out.append((name, value))
+    return out
 
 
 if __name__ == "__main__":

@@ -1,0 +1,833 @@
+"""The server role of Streamable HTTP: HTTP clients -> proxy -> (a stdio command | a remote URL).
+
+``quantity-guard-mcp --listen [HOST:]PORT`` serves the MCP endpoint ``/mcp``. What it implements,
+per the specification texts:
+
+Security (2025-11-25 ``basic/transports.mdx`` "Security Warning"; 2026-07-28
+``basic/transports/streamable-http.mdx`` "Security & Endpoint")
+    * binds ``127.0.0.1`` unless a host is given;
+    * an ``Origin`` header that is present and not allowed gets ``403`` (allowed: loopback
+      origins, plus each ``--allow-origin``); a ``Host`` that is not a loopback name while bound to
+      loopback gets ``421`` (DNS rebinding);
+    * request heads over 64 KiB get ``431``, bodies over ``max_body`` (16 MiB) ``413``; a
+      connection idle longer than ``idle_timeout`` between requests, or slower than
+      ``read_timeout`` to send one, is closed.
+
+Messages (2025: "Sending Messages to the Server"; 2026: "Sending Messages", "Receiving Messages")
+    * one JSON-RPC message per ``POST``; notifications and responses get ``202``; a request gets
+      an SSE stream (``text/event-stream``) carrying the messages related to it, then its
+      response, after which the stream ends; a client whose ``Accept`` lacks
+      ``text/event-stream`` gets the response alone as ``application/json``;
+    * closing a response stream before the response cancels the request (2026-07-28
+      "Cancellation"); for a 2025 request it does not (2025: "Disconnection SHOULD NOT be
+      interpreted as the client cancelling its request").
+
+Sessions (2025: "Session Management"; issue 16 item 4)
+    * an ``initialize`` request opens a session: the proxy mints an ``Mcp-Session-Id`` (random,
+      visible ASCII) returned with the ``initialize`` response, and gives the session its own
+      guard and policy, hence its own ledger, and its own upstream (a child process of the
+      command, or a conversation with the remote server whose own session id stays private);
+    * later requests must carry the id: unknown ids get ``404``, missing ones ``400``;
+      ``DELETE`` ends a session; at most ``max_sessions`` are kept (the least recently used is
+      ended beyond that), and sessions idle for ``session_idle`` seconds are ended;
+    * 2026-07-28 requests have no session: they are grouped per TCP connection (one guard,
+      ledger and upstream per connection, ended when the connection closes), within the same
+      bound.
+
+The optional ``GET`` stream (2025: "Listening for Messages from the Server")
+    * is offered to 2025 sessions: server-initiated messages that belong to no open request
+      stream go there; while no stream is open they are queued (bounded) until one is. ``GET``
+      without a session, or for 2026-07-28, gets ``405``. ``Last-Event-ID`` resumption is not
+      offered (event ids are not sent), which the specification allows.
+
+Auth (issue 16 item 3): a remote upstream's ``401``/``403`` is passed to the HTTP client with
+its ``WWW-Authenticate`` header and body; ``GET /.well-known/...`` is passed to the upstream's
+origin and its answer returned, so a client's OAuth discovery works through the proxy. Client
+headers reach the upstream only when named with ``--forward-header``.
+"""
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+from collections import OrderedDict, deque
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from .. import jsonrpc as rpc
+from ..guard import C2S, LOG, S2C, Guard
+from .client import Client, UpstreamError
+from .upstream import Remote, _Sent
+from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
+                   response_head, sse_comment, sse_event)
+
+__all__ = ["parse_listen", "Listener", "run_listener"]
+
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+_QUEUE_LIMIT = 1024
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``"8765"`` -> ``("127.0.0.1", 8765)``; ``"HOST:PORT"``, ``"[v6]:PORT"`` as given."""
+    host = "127.0.0.1"
+    port_text = text
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0 or text[end + 1:end + 2] != ":":
+            raise ValueError(f"--listen {text!r}: expected [ADDRESS]:PORT")
+        host, port_text = text[1:end], text[end + 2:]
+    elif ":" in text:
+        host, _, port_text = text.rpartition(":")
+        if not host:
+            raise ValueError(f"--listen {text!r}: the host is empty")
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"--listen {text!r}: the port must be a number from 0 to 65535")
+    return host, int(port_text)
+
+
+def _is_loopback_host(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_of(value: str) -> str:
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class _Stream:
+    """Where one POST's (or the GET stream's) messages go: an open HTTP response."""
+
+    def __init__(self, writer: asyncio.StreamWriter, sse: bool, key: tuple | None = None) -> None:
+        self.writer = writer
+        self.sse = sse
+        self.key = key  # the request id this stream answers (None for the GET stream)
+        self.done = asyncio.Event()
+        self.closed = False
+        self.json_answer: bytes | None = None
+        self.started = False
+        self.head_extra: list[tuple[str, str]] = []
+        self.head_extra_upstream: list[tuple[str, str]] = []
+        self.auth: tuple[int, Any, bytes] | None = None
+        self.finished = False  # the last chunk was written
+
+    def send(self, data: bytes, answers: tuple | None = None) -> bool:
+        """Write one message (bytes without newline). False if the client has gone. A JSON (not
+        SSE) response keeps only the answer to its request. The answer to the stream's own
+        request also ends the stream, in the same write (one send for a quick call)."""
+        if self.closed:
+            return False
+        if not self.sse:
+            if answers is not None and answers == self.key:
+                self.json_answer = data
+            return True
+        try:
+            out = self._head() + chunk(sse_event(data))
+            if answers is not None and answers == self.key:
+                out += LAST_CHUNK
+                self.finished = True
+            self.writer.write(out)
+        except (ConnectionError, RuntimeError, OSError):
+            self.closed = True
+            return False
+        return not self.writer.is_closing()
+
+    def _head(self) -> bytes:
+        if self.started:
+            return b""
+        self.started = True
+        return response_head(200, [
+            ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store"),
+            ("X-Accel-Buffering", "no"), ("Transfer-Encoding", "chunked"), *self.head_extra])
+
+    def _start(self) -> None:
+        head = self._head()
+        if head:
+            self.writer.write(head)
+
+    def keepalive(self) -> None:
+        if self.sse and not self.closed:
+            try:
+                self._start()
+                self.writer.write(chunk(sse_comment()))
+            except (ConnectionError, RuntimeError, OSError):
+                self.closed = True
+
+
+class _Session:
+    """One client conversation: a guard (its own policy and ledger) and its upstream."""
+
+    def __init__(self, listener: Listener, sid: str | None, legacy: bool) -> None:
+        self.listener = listener
+        self.sid = sid
+        self.legacy = legacy
+        self.guard = Guard(listener.new_policy())
+        self.last_used = time.monotonic()
+        self.by_id: dict[tuple, _Stream] = {}  # open request streams by request id
+        self.by_token: dict[tuple, _Stream] = {}  # ... and by their progress token
+        self.get_stream: _Stream | None = None
+        self.queue: deque[bytes] = deque()
+        self.closed = False
+        self.proc: asyncio.subprocess.Process | None = None
+        self.remote: Remote | None = None
+        self.client: Client | None = None
+        self._reader_task: asyncio.Task | None = None
+
+    # ------------------------------------------------------------ upstream
+
+    async def start(self) -> None:
+        L = self.listener
+        if L.upstream is not None:
+            self.client = Client(L.upstream, cafile=L.cafile)
+            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log)
+        else:
+            assert L.command
+            self.proc = await asyncio.create_subprocess_exec(
+                *L.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
+                start_new_session=True, limit=1 << 20)
+            self._reader_task = asyncio.ensure_future(self._read_child())
+
+    def catalogue(self) -> Any:
+        """Tool definitions for ``Mcp-Param-*`` headers: this session's listing, else the last
+        one any session saw (2026-07-28 ``server/tools.mdx``: a listing must not vary per
+        connection, and a modern client need not list again on each connection)."""
+        return _Catalogue(self.guard.catalogue, self.listener.shared_catalogue)
+
+    async def _read_child(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        buf = rpc.LineBuffer()
+        while True:
+            try:
+                data = await self.proc.stdout.read(1 << 16)
+            except (ConnectionError, OSError):
+                data = b""
+            if not data:
+                break
+            for line in buf.feed(data):
+                self.dispatch(self.guard.receive(S2C, line), None)
+        tail = buf.flush()
+        if tail:
+            self.dispatch(self.guard.receive(S2C, tail), None)
+        if not self.closed:
+            self.dispatch(self.guard.upstream_closed("the upstream MCP server exited"), None)
+            self.listener.log(f"the upstream of session {self.sid or '(connection)'} exited")
+            await self.listener.end(self)
+
+    def _write_child(self, line: bytes) -> None:
+        proc = self.proc
+        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+            return
+        try:
+            proc.stdin.write(line)
+        except (ConnectionError, OSError, RuntimeError):
+            pass
+
+    # ------------------------------------------------------------ routing
+
+    def dispatch(self, outputs: list[tuple[str, bytes]], stream: _Stream | None) -> None:
+        """Send guard outputs: C2S upstream, S2C to ``stream`` when given (the messages of one
+        upstream response belong to the POST that asked), else routed by id / progress token."""
+        for direction, data in outputs:
+            if direction == S2C:
+                self.deliver(data[:-1] if data.endswith(b"\n") else data, stream)
+            elif direction == C2S:
+                if self.remote is not None:
+                    self.listener.spawn(self._post_upstream(data, stream))
+                else:
+                    self._write_child(data)
+            elif direction == LOG:
+                self.listener.log(data.decode("utf-8", "replace"))
+
+    def deliver(self, data: bytes, stream: _Stream | None) -> None:
+        answered: tuple | None = None
+        token: tuple | None = None
+        try:
+            obj = rpc.loads(data)
+        except rpc.ParseError:
+            obj = None
+        if type(obj) is dict:
+            if "method" not in obj and ("result" in obj or "error" in obj):
+                answered = rpc.id_key(obj.get("id"))
+            else:
+                params = obj.get("params")
+                if type(params) is dict and "progressToken" in params:
+                    token = rpc.id_key(params["progressToken"])
+        target = stream if stream is not None and not stream.closed else None
+        if target is not None and not target.sse and answered != target.key:
+            target = None  # a JSON response carries only its answer: route the rest elsewhere
+        if target is None and answered is not None:
+            target = self.by_id.get(answered)
+        if target is None and token is not None:
+            target = self.by_token.get(token)
+        if target is None and self.get_stream is not None and not self.get_stream.closed:
+            target = self.get_stream
+        if target is None:
+            for candidate in reversed(self.by_id.values()):  # the latest open event stream
+                if candidate.sse and not candidate.closed:
+                    target = candidate
+                    break
+        if target is None:
+            if len(self.queue) >= _QUEUE_LIMIT:
+                self.queue.popleft()
+                self.listener.log("a session's undelivered message queue is full; dropped the oldest")
+            self.queue.append(data)
+            return
+        target.send(data, answered)
+        if answered is not None and answered == target.key:
+            target.done.set()
+
+    async def _post_upstream(self, line: bytes, stream: _Stream | None) -> None:
+        assert self.remote is not None
+        extra = stream.head_extra_upstream if stream is not None else []
+
+        def emit(message: bytes) -> None:
+            self.dispatch(self.guard.receive(S2C, message), stream)
+            version = self.guard.protocol_version
+            if version is not None and self.remote is not None and self.remote.protocol_version != version:
+                self.remote.protocol_version = version  # the initialize result just went by
+
+        def auth_failure(status: int, headers: Any, body: bytes) -> None:
+            if stream is not None:
+                stream.auth = (status, headers, body)
+                stream.done.set()
+
+        status = await self.remote.post(line, emit, extra, auth_failure)
+        sent = _Sent(line[:-1])
+        if sent.method == "notifications/initialized" and status == 202:
+            self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
+        if sent.method == "tools/list" and self.guard.catalogue:
+            self.listener.shared_catalogue.update(self.guard.catalogue)
+        if stream is not None and sent.is_request:
+            stream.done.set()
+
+    # ------------------------------------------------------------ end
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for s in list(self.by_id.values()):
+            s.done.set()
+        if self.get_stream is not None:
+            self.get_stream.done.set()
+        if self.remote is not None:
+            await self.remote.end_session()
+            if self.client is not None:
+                await self.client.aclose()
+        if self.proc is not None:
+            proc = self.proc
+            if proc.stdin is not None:
+                try:
+                    proc.stdin.close()
+                except (OSError, RuntimeError):
+                    pass
+            try:
+                await asyncio.wait_for(proc.wait(), 0.5)
+            except asyncio.TimeoutError:
+                for sig, grace in ((signal.SIGTERM, 0.4), (signal.SIGKILL, 0.5)):
+                    try:
+                        os.killpg(proc.pid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        break
+                    try:
+                        await asyncio.wait_for(proc.wait(), grace)
+                        break
+                    except asyncio.TimeoutError:
+                        continue
+        close = getattr(self.guard.policy, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as exc:
+                self.listener.log(f"policy.close() failed: {exc!r}")
+
+
+class Listener:
+    """The ``--listen`` server. ``await listener.start()`` binds and returns ``(host, port)``;
+    ``await listener.serve()`` runs until :meth:`stop`."""
+
+    def __init__(self, host: str, port: int, new_policy: Callable[[], Any], *,
+                 command: list[str] | None = None, upstream: str | None = None,
+                 headers: list[tuple[str, str]] | None = None, forward_headers: list[str] = (),
+                 allow_origins: list[str] = (), cafile: str | None = None, max_sessions: int = 64,
+                 max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
+                 session_idle: float = 3600.0, keepalive: float = 15.0,
+                 log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
+        if (command is None) == (upstream is None):
+            raise ValueError("give exactly one of command and upstream")
+        self.host, self.port = host, port
+        self.new_policy = new_policy
+        self.command = list(command) if command else None
+        self.upstream = upstream
+        self.headers = list(headers or [])
+        self.forward_headers = [h.lower() for h in forward_headers]
+        self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
+        self.cafile = cafile
+        self.max_sessions = max_sessions
+        self.max_body = max_body
+        self.idle_timeout = idle_timeout
+        self.read_timeout = read_timeout
+        self.session_idle = session_idle
+        self.keepalive = keepalive
+        self.log = log or (lambda text: None)
+        self.path = path
+        self.sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._stopped = asyncio.Event()
+        self.bound_loopback = _is_loopback_host(host)
+        self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
+        self.shared_catalogue: dict[str, dict] = {}
+
+    def spawn(self, coro) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def start(self) -> tuple[str, int]:
+        self._server = await asyncio.start_server(self._connection, self.host, self.port,
+                                                  limit=1 << 16, reuse_address=True)
+        sock = self._server.sockets[0]
+        addr = sock.getsockname()
+        self.port = addr[1]
+        self.spawn(self._reaper())
+        return addr[0], addr[1]
+
+    async def serve(self) -> None:
+        await self._stopped.wait()
+        if self._server is not None:
+            self._server.close()
+        for s in list(self.sessions.values()) + list(self._open):
+            await self.end(s)
+        for t in list(self._tasks):
+            t.cancel()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    async def end(self, session: _Session) -> None:
+        if session.sid is not None and self.sessions.get(session.sid) is session:
+            del self.sessions[session.sid]
+        await session.close()
+
+    async def _reaper(self) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, self.session_idle / 2))
+            now = time.monotonic()
+            for s in list(self.sessions.values()):
+                if now - s.last_used > self.session_idle and not s.by_id:
+                    self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
+                    await self.end(s)
+
+    async def _admit(self, session: _Session) -> None:
+        """Register a new session, ending the least recently used beyond the bound."""
+        while len(self.sessions) >= self.max_sessions:
+            _, old = self.sessions.popitem(last=False)
+            self.log(f"more than {self.max_sessions} sessions; ended the least recently used")
+            await old.close()
+        assert session.sid is not None
+        self.sessions[session.sid] = session
+
+    # ------------------------------------------------------------ connections
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = Reader(max_body=self.max_body)
+        conn_session: list[_Session | None] = [None]  # the 2026-07-28 session of this connection
+        events: list = []
+        try:
+            while True:
+                head: Head | None = None
+                body: list[bytes] = []
+                while True:
+                    while events:
+                        ev = events.pop(0)
+                        if isinstance(ev, Head):
+                            head, body = ev, []
+                        elif ev is END:
+                            break
+                        else:
+                            body.append(ev)
+                    else:
+                        timeout = self.idle_timeout if parser.idle and head is None else self.read_timeout
+                        try:
+                            data = await asyncio.wait_for(reader.read(1 << 16), timeout)
+                        except asyncio.TimeoutError:
+                            if head is not None or not parser.idle:
+                                await self._simple(writer, 408, b"", close=True)
+                            return
+                        except (ConnectionError, OSError):
+                            return
+                        if not data:
+                            return
+                        try:
+                            events.extend(parser.feed(data))
+                        except ProtocolError as exc:
+                            await self._simple(writer, exc.status, _error_body(str(exc)), close=True)
+                            return
+                        continue
+                    break  # END reached
+                assert head is not None
+                keep = await self._request(head, b"".join(body), reader, writer, conn_session)
+                if not keep or not head.keep_alive:
+                    return
+        except asyncio.CancelledError:
+            pass
+        finally:
+            s = conn_session[0]
+            if s is not None:
+                self._open.discard(s)
+                try:
+                    await s.close()
+                except asyncio.CancelledError:
+                    pass
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+    async def _simple(self, writer: asyncio.StreamWriter, status: int, body: bytes = b"",
+                      headers: list[tuple[str, str]] = (), ctype: str = "application/json",
+                      close: bool = False) -> None:
+        h = list(headers)
+        if body:
+            h.append(("Content-Type", ctype))
+        h.append(("Content-Length", str(len(body))))
+        if close:
+            h.append(("Connection", "close"))
+        try:
+            writer.write(response_head(status, h) + body)
+            await writer.drain()
+        except (ConnectionError, OSError, RuntimeError):
+            pass
+
+    def _origin_ok(self, head: Head) -> bool:
+        origin = head.headers.get("origin")
+        if origin is None:
+            return True
+        origin = origin.strip().rstrip("/").lower()
+        if origin in self.allow_origins:
+            return True
+        try:
+            parts = urlsplit(origin)
+            return parts.scheme in ("http", "https") and _is_loopback_host(parts.hostname or "")
+        except ValueError:
+            return False
+
+    def _host_ok(self, head: Head) -> bool:
+        if not self.bound_loopback:
+            return True
+        host = head.headers.get("host")
+        return host is not None and _is_loopback_host(_host_of(host.strip()))
+
+    async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter, conn_session: list) -> bool:
+        target = head.target or ""
+        path = target.split("?", 1)[0]
+        if not self._host_ok(head):
+            await self._simple(writer, 421, _error_body("the Host header is not a loopback name; "
+                                                        "this proxy serves loopback clients only"))
+            return True
+        if not self._origin_ok(head):
+            await self._simple(writer, 403, _error_body(
+                f"Forbidden: requests from the origin {head.headers.get('origin')!r} are not accepted "
+                "(start the proxy with --allow-origin ORIGIN to accept it)"))
+            return True
+        if path.startswith("/.well-known/") and self.upstream is not None and head.method == "GET":
+            await self._well_known(target, writer)
+            return True
+        if path != self.path:
+            await self._simple(writer, 404, _error_body(f"the MCP endpoint is {self.path}"))
+            return True
+        if head.method == "POST":
+            return await self._post(head, body, reader, writer, conn_session)
+        if head.method == "GET":
+            return await self._get(head, writer)
+        if head.method == "DELETE":
+            sid = head.headers.get("mcp-session-id")
+            session = self.sessions.get(sid) if sid else None
+            if session is None:
+                await self._simple(writer, 404 if sid else 400, _error_body(
+                    "unknown session" if sid else "DELETE needs an Mcp-Session-Id header"))
+                return True
+            await self.end(session)
+            await self._simple(writer, 204)
+            return True
+        await self._simple(writer, 405, b"", [("Allow", "GET, POST, DELETE")])
+        return True
+
+    async def _well_known(self, target: str, writer: asyncio.StreamWriter) -> None:
+        assert self.upstream is not None
+        parts = urlsplit(self.upstream)
+        client = Client(f"{parts.scheme}://{parts.netloc}{target}", cafile=self.cafile)
+        try:
+            resp = await client.request("GET", [("Accept", "application/json")])
+            data = await resp.read(1 << 20)
+            ctype = resp.headers.get("content-type") or "application/json"
+            await self._simple(writer, resp.status, data, ctype=ctype)
+        except (UpstreamError, HeaderError) as exc:
+            await self._simple(writer, 502, _error_body(f"the upstream could not be asked: {exc}"))
+        finally:
+            await client.aclose()
+
+    async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
+        sid = head.headers.get("mcp-session-id")
+        session = self.sessions.get(sid) if sid else None
+        if session is None:
+            await self._simple(writer, 405 if not sid else 404, b"" if not sid else _error_body("unknown session"),
+                               [("Allow", "POST")] if not sid else [])
+            return True
+        if "text/event-stream" not in (head.headers.joined("accept") or ""):
+            await self._simple(writer, 406, _error_body("GET needs Accept: text/event-stream"))
+            return True
+        if session.get_stream is not None and not session.get_stream.closed:
+            await self._simple(writer, 409, _error_body("this session already has a GET stream open"))
+            return True
+        stream = _Stream(writer, True)
+        stream.head_extra = [("Mcp-Session-Id", sid)]
+        stream.keepalive()  # send the head now
+        session.get_stream = stream
+        while session.queue:
+            stream.send(session.queue.popleft())
+        await self._hold(stream, session, None)
+        if session.get_stream is stream:
+            session.get_stream = None
+        return False  # the stream ended by closing the connection
+
+    async def _hold(self, stream: _Stream, session: _Session, reader: asyncio.StreamReader | None) -> None:
+        """Keep a stream open until it is done (or the session ends), with a keep-alive comment
+        every ``keepalive`` seconds (a timer, so a quick answer costs no extra task)."""
+        loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []
+
+        def tick() -> None:
+            if stream.done.is_set() or stream.closed:
+                return
+            stream.keepalive()
+            if stream.writer.is_closing():
+                stream.closed = True
+                stream.done.set()
+                return
+            timer[0] = loop.call_later(self.keepalive, tick)
+
+        timer.append(loop.call_later(self.keepalive, tick))
+        try:
+            if not session.closed:
+                await stream.done.wait()
+        finally:
+            timer[0].cancel()
+
+    async def _post(self, head: Head, body: bytes, reader: asyncio.StreamReader,
+                    writer: asyncio.StreamWriter, conn_session: list) -> bool:
+        ctype = (head.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        if ctype != "application/json":
+            await self._simple(writer, 415, _error_body("POST a JSON-RPC message as application/json"))
+            return True
+        sent = _Sent(body)
+        if sent.kind in (rpc.INVALID, "batch") and sent.obj is None:
+            await self._simple(writer, 400, rpc.error_line(None, rpc.PARSE_ERROR, "Parse error: the body is not JSON")[:-1])
+            return True
+        sid = head.headers.get("mcp-session-id")
+        session: _Session | None
+        if sent.modern:
+            session = conn_session[0]
+            if session is None and len(self._open) >= self.max_sessions:
+                await self._simple(writer, 503, _error_body(
+                    f"more than {self.max_sessions} connections with 2026-07-28 traffic are open"))
+                return False
+            if session is None:
+                session = _Session(self, None, legacy=False)
+                await session.start()
+                conn_session[0] = session
+                self._open.add(session)
+        elif sent.method == "initialize" and not sid:
+            session = _Session(self, secrets.token_urlsafe(24), legacy=True)
+            await session.start()
+            await self._admit(session)
+        elif not sid:
+            await self._simple(writer, 400, _error_body("missing Mcp-Session-Id: send initialize first"))
+            return True
+        else:
+            session = self.sessions.get(sid)
+            if session is None:
+                await self._simple(writer, 404, _error_body("the session has ended; send initialize"))
+                return True
+            self.sessions.move_to_end(sid)
+        session.last_used = time.monotonic()
+        accept = head.headers.joined("accept") or ""
+        key = rpc.id_key(sent.id) if sent.is_request else None
+        stream = _Stream(writer, "text/event-stream" in accept or not sent.is_request, key)
+        if session.sid is not None:
+            stream.head_extra = [("Mcp-Session-Id", session.sid)]
+        stream.head_extra_upstream = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers
+                                      or _passes_param(n, session, sent)]
+        token = None
+        if sent.is_request:
+            if key is not None:
+                session.by_id[key] = stream
+            params = sent.obj.get("params") if type(sent.obj) is dict else None
+            meta = params.get("_meta") if type(params) is dict else None
+            token = rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
+            if token is not None:
+                session.by_token[token] = stream
+        try:
+            outputs = session.guard.receive(C2S, body)
+            if not sent.is_request:
+                session.dispatch(outputs, None)
+                await self._simple(writer, 202, b"", stream.head_extra)
+                return True
+            if session.remote is not None and not sent.modern and len(outputs) == 1 \
+                    and outputs[0][0] == C2S:
+                # The usual 2025 case with a remote upstream: relay in this task (no extra task
+                # or loop turn per call); the upstream's answer ends the stream. (2026-07-28
+                # requests keep a watcher for the client closing the stream: that cancels.)
+                await session._post_upstream(outputs[0][1], stream)
+            else:
+                session.dispatch(outputs, stream)
+            if not stream.sse:
+                await stream.done.wait() if not session.closed else None
+                if stream.auth is not None:
+                    await self._auth(writer, stream.auth)
+                    return True
+                answer = stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                                              "the session ended before the answer")[:-1]
+                await self._simple(writer, 200, answer, stream.head_extra)
+                return True
+            if not sent.modern:
+                # 2025: a disconnection is not a cancellation; the answer is routed elsewhere.
+                await self._hold(stream, session, reader)
+            else:
+                watcher = asyncio.ensure_future(reader.read(1))
+                holder = asyncio.ensure_future(self._hold(stream, session, reader))
+                done, _ = await asyncio.wait({watcher, holder}, return_when=asyncio.FIRST_COMPLETED)
+                if watcher in done and watcher.result() and not holder.done():
+                    await holder  # bytes of a pipelined request (not supported): keep the stream
+                elif watcher in done and not holder.done():
+                    # The client closed its end before the response: for 2026-07-28 that cancels
+                    # ("Cancellation": closing the SSE response stream is the signal).
+                    holder.cancel()
+                    stream.closed = True
+                    self._cancel(session, sent)
+                    return False
+                watcher.cancel()
+            if stream.auth is not None:
+                await self._auth(writer, stream.auth)
+                return True
+            if not stream.finished and not stream.started and session.closed:
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                           "the upstream session ended before answering")[:-1], key)
+            try:
+                if not stream.finished:
+                    stream._start()
+                    writer.write(LAST_CHUNK)
+                    stream.finished = True
+                await writer.drain()
+            except (ConnectionError, OSError, RuntimeError):
+                return False
+            return True
+        finally:
+            if key is not None and session.by_id.get(key) is stream:
+                del session.by_id[key]
+            if token is not None and session.by_token.get(token) is stream:
+                del session.by_token[token]
+
+    def _cancel(self, session: _Session, sent: _Sent) -> None:
+        if session.remote is not None:
+            session.remote.cancel(sent.id)
+            session.guard.receive(C2S, rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                                   "params": {"requestId": sent.id}}))
+        else:  # stdio 2026-07-28: the client MUST send notifications/cancelled; we do it for it
+            note = rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                               "params": {"requestId": sent.id, "reason": "the HTTP client closed the stream"}})
+            session.dispatch(session.guard.receive(C2S, note), None)
+
+    async def _auth(self, writer: asyncio.StreamWriter, auth: tuple[int, Any, bytes]) -> None:
+        status, headers, body = auth
+        extra = [(n, v) for n, v in headers if n.lower() == "www-authenticate"]
+        ctype = headers.get("content-type") or "application/json"
+        await self._simple(writer, status, body, extra, ctype=ctype)
+
+
+def _passes_param(name: str, session: _Session, sent: _Sent) -> bool:
+    """An ``Mcp-Param-*`` header of the client that the proxy does not recompute (2026-07-28:
+    intermediaries MUST forward unknown ones)."""
+    low = name.lower()
+    if not low.startswith("mcp-param-") or sent.method != "tools/call":
+        return False
+    from .headers import param_headers
+    params = sent.obj.get("params") if type(sent.obj) is dict else None
+    tool = session.catalogue().get(params.get("name")) if type(params) is dict else None
+    if tool is None:
+        return True
+    known = {n.lower() for n, _ in param_headers(tool, {k: 0 for k in _all_keys(tool)})}
+    return low not in known
+
+
+class _Catalogue:
+    """Look-ups in a session's catalogue, then in the listener's shared one."""
+
+    __slots__ = ("own", "shared")
+
+    def __init__(self, own: dict, shared: dict) -> None:
+        self.own, self.shared = own, shared
+
+    def get(self, name: Any, default: Any = None) -> Any:
+        tool = self.own.get(name)
+        return tool if tool is not None else self.shared.get(name, default)
+
+    def __bool__(self) -> bool:
+        return bool(self.own) or bool(self.shared)
+
+
+def _all_keys(tool: Any) -> list:
+    schema = tool.get("inputSchema") if type(tool) is dict else None
+    props = schema.get("properties") if type(schema) is dict else None
+    return list(props) if type(props) is dict else []
+
+
+def _error_body(message: str) -> bytes:
+    """A JSON-RPC error response without an id, for HTTP-level refusals."""
+    return rpc.error_line(None, rpc.INVALID_REQUEST, message)[:-1]
+
+
+def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log: Callable[[str], None],
+                 ready: Callable[[str, int], None] | None = None, **options: Any) -> int:
+    """Serve until SIGTERM/SIGINT/SIGHUP; returns the exit status (0, or 128+N on signal N)."""
+    got: list[int] = []
+
+    async def main() -> int:
+        listener = Listener(address[0], address[1], new_policy, log=log, **options)
+        try:
+            host, port = await listener.start()
+        except OSError as exc:
+            log(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror or exc}")
+            return 4
+        log(f"serving MCP over Streamable HTTP at http://{_url_host(host)}:{port}{listener.path}")
+        if ready is not None:
+            ready(host, port)
+        loop = asyncio.get_running_loop()
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                try:
+                    loop.add_signal_handler(sig, lambda s=sig: (got.append(s), listener.stop()))
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+        await listener.serve()
+        return 128 + got[0] if got else 0
+
+    return asyncio.run(main())
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

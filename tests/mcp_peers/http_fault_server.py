@@ -1,0 +1,184 @@
+"""A fault-injecting Streamable HTTP upstream (stdlib http.server in a thread), for tests.
+
+It records every request (method, headers, body) and answers by the called tool's name:
+  ok          a JSON result echoing the request headers it saw
+  sse         an SSE stream: priming event (id, empty data), a progress notification, the result
+  html502     502 with an HTML page
+  notjson     200 application/json whose body is an HTML page
+  reset       an SSE stream cut after one event (the connection is closed mid-body)
+  expire      404 (the session is gone)
+  auth        401 with WWW-Authenticate and a JSON-RPC-less body
+  headermm    400 with a JSON-RPC error -32020 for the request's id
+  resume      an SSE stream with a priming event (id "r1", retry 10 ms) then closed; a GET with
+              Last-Event-ID r1 delivers the result
+  badsse      an SSE stream of events that are not JSON-RPC, ended without a response
+  big         a JSON result of arguments.size (10 MiB) characters
+  slow        the result after 1 s
+GET /.well-known/oauth-protected-resource answers protected-resource metadata;
+initialize answers with Mcp-Session-Id: sess-1; notifications get 202; GET without
+Last-Event-ID gets 405; DELETE gets 204.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict, bytes]] = []
+        self.peers: list = []  # the client address of each request (one per TCP connection)
+        self.lock = threading.Lock()
+
+    def add(self, method: str, headers: dict, body: bytes, peer=None) -> None:
+        with self.lock:
+            self.requests.append((method, headers, body))
+            self.peers.append(peer)
+
+    def of(self, method: str) -> list:
+        with self.lock:
+            return [r for r in self.requests if r[0] == method]
+
+
+def _result(ident, result) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    recorder: Recorder
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _headers(self) -> dict:
+        return {k.lower(): v for k, v in self.headers.items()}
+
+    def _send(self, status: int, body: bytes = b"", ctype: str | None = "application/json",
+              extra: dict | None = None) -> None:
+        self.send_response(status)
+        if ctype and body:
+            self.send_header("Content-Type", ctype)
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _sse_start(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def do_GET(self) -> None:
+        h = self._headers()
+        self.recorder.add("GET", h, b"")
+        if self.path.startswith("/.well-known/oauth-protected-resource"):
+            self._send(200, json.dumps({"resource": "http://upstream.example/mcp",
+                                        "authorization_servers": ["http://auth.example"]}).encode())
+            return
+        if h.get("last-event-id") == "r1":
+            self._sse_start()
+            self._chunk(b"data: " + _result(self.server.resume_id, {"content": [{"type": "text", "text": "resumed"}]}) + b"\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        self._send(405, extra={"Allow": "POST, DELETE"})
+
+    def do_DELETE(self) -> None:
+        self.recorder.add("DELETE", self._headers(), b"")
+        self._send(204)
+
+    def do_POST(self) -> None:
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        h = self._headers()
+        self.recorder.add("POST", h, body, self.client_address)
+        msg = json.loads(body)
+        if isinstance(msg, list):  # a 2025-03-26 batch: answer each request with its tool's name
+            out = [json.loads(_result(m["id"], {"content": [{"type": "text", "text": m["params"]["name"]}]}))
+                   for m in msg if "id" in m]
+            self._send(200, json.dumps(out).encode()) if out else self._send(202)
+            return
+        ident = msg.get("id")
+        method = msg.get("method")
+        if ident is None or method is None:
+            self._send(202)
+            return
+        if method == "initialize":
+            self._send(200, _result(ident, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                            "serverInfo": {"name": "fault-http", "version": "1"}}),
+                       extra={"Mcp-Session-Id": "sess-1"})
+            return
+        if method != "tools/call":
+            self._send(200, _result(ident, {"tools": []}))
+            return
+        name = msg["params"]["name"]
+        if name == "ok":
+            self._send(200, _result(ident, {"content": [{"type": "text", "text": json.dumps(h)}]}))
+        elif name == "sse":
+            self._sse_start()
+            self._chunk(b"id: s0\nretry: 100\ndata:\n\n")
+            note = {"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": 1, "progress": 1}}
+            self._chunk(b"id: s1\ndata: " + json.dumps(note).encode() + b"\n\n")
+            self._chunk(b": keep-alive\n\n")
+            self._chunk(b"id: s2\ndata: " + _result(ident, {"content": [{"type": "text", "text": "streamed"}]}) + b"\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif name == "html502":
+            self._send(502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html")
+        elif name == "notjson":
+            self._send(200, b"<html>oops</html>", "application/json")
+        elif name == "reset":
+            self._sse_start()
+            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+            self._chunk(b"data: " + json.dumps(note).encode() + b"\n\n")
+            self.close_connection = True
+            self.wfile.flush()
+            self.connection.close()
+        elif name == "expire":
+            self._send(404, b"Session not found", "text/plain")
+        elif name == "auth":
+            self._send(401, b"", extra={"WWW-Authenticate": 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'})
+        elif name == "headermm":
+            err = {"jsonrpc": "2.0", "id": ident, "error": {"code": -32020, "message": "Header mismatch"}}
+            self._send(400, json.dumps(err).encode())
+        elif name == "resume":
+            self.server.resume_id = ident
+            self._sse_start()
+            self._chunk(b"id: r1\nretry: 10\ndata:\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif name == "badsse":
+            self._sse_start()
+            self._chunk(b"data: this is not json\n\n")
+            self._chunk(b"data: {\"jsonrpc\":\"2.0\"}\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif name == "big":
+            size = int(msg["params"]["arguments"].get("size", 10 << 20))
+            self._send(200, _result(ident, {"content": [{"type": "text", "text": "x" * size}]}))
+        elif name == "slow":
+            time.sleep(1.0)
+            self._send(200, _result(ident, {"content": [{"type": "text", "text": "slow"}]}))
+        else:
+            self._send(200, _result(ident, {"content": [{"type": "text", "text": name}]}))
+
+
+def start(ssl_context=None, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, Recorder, str]:
+    """Serve in a thread; with ``ssl_context`` (a server-side ssl.SSLContext) over TLS."""
+    recorder = Recorder()
+    handler = type("H", (Handler,), {"recorder": recorder})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    server.resume_id = None
+    scheme = "http"
+    if ssl_context is not None:
+        server.socket = ssl_context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, recorder, f"{scheme}://{host}:{server.server_address[1]}/mcp"
