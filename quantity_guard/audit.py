@@ -2,39 +2,58 @@
 
     audit = ledger.audit_answer(answer, context=question)
     audit.ok            # False only if something is unsourced or unit_mislabelled
-    audit.findings      # one Finding per number: text, value, unit, status, match
+    audit.findings      # one Finding per number: text, value, unit, status, match, note (why)
+    audit.skipped       # (text, reason) for each run of digits that is not a quantity
 
 Statuses:
 
-- ``sourced``: matches a value a tool returned (converted into the unit written, if any);
-- ``derived``: a sum or difference of two recorded outputs of like dimension (or of an output
-  and a number from the question), one step deep; products and quotients would accept most
-  random numbers, so they are not followed;
+- ``sourced``: matches a value a tool returned (converted into the unit written, if any; the
+  magnitude of a negative output written without its sign counts, and the note says so);
+- ``derived``: one step from recorded outputs (or an output and a number from the question):
+  a sum or difference of like dimension that respects vertical datums (the algebra of ``Q``:
+  two elevations on different datums are never combined, elevation minus elevation is a
+  length, an elevation plus or minus a length stays on its datum), or a product or ratio whose
+  dimension is the dimension written (a percentage is a ratio times 100), optionally with a
+  constant the answer writes (the square roots of 2 and 3, pi);
 - ``quoted``: repeated back from the question;
+- ``factor``: a conversion factor, a unit identity (``1 cfs = 0.0283168 m3/s``) or a constant:
+  not a claim about the world;
+- ``operand``: a number inside a written-out formula whose arithmetic checks out and whose
+  result is itself accepted (a recorded 42 MVA re-expressed as 42,000,000 in a current formula);
 - ``unsourced``: matches nothing;
-- ``unit_mislabelled``: matches a recorded magnitude but is written with a unit that contradicts
-  it (1350 Ml written as 1.35 Ml, or 35.4 written as cfs when it was m3/s).
+- ``unit_mislabelled``: matches a recorded magnitude of the same dimension but is written with a
+  unit that contradicts it (1350 Ml written as 1.35 Ml, or 35.4 written as cfs when it was m3/s).
+  A different dimension is never a mislabel.
 
-Numbers are read the way people write them: thousands separators, the Unicode minus, signs
-carried in words ("a deficit of 2.9 ft"), ranges ("3-5 ft"), percentages, rounding to the
-precision written (17.1 written as 17, 11,200 for 11,196.96), units spelled out ("cubic feet
-per second"), number words ("59.8 million m3"), "1.05 x 10^-4", markdown emphasis and units
-given in a table's next cell or column header. Years,
-dates, times, station and site numbers, list markers and ordinals are not quantities and are
-skipped.
+Numbers are read the way people write them: thousands separators (commas, spaces, thin and
+no-break spaces), the Unicode minus, signs carried in words ("a deficit of 2.9 ft"), ranges
+("3-5 ft"), percentages, rounding to the precision written (17.1 written as 17, 11,200 for
+11,196.96; a one-significant-figure number such as 1000 covers 10% either way, never 1250),
+full-precision float copies, units spelled out ("cubic feet per second"), number words
+("59.8 million m3"), "1.05 x 10^-4", LaTeX (``\\times``, ``\\frac{}{}``, ``\\sqrt{3}``,
+``\\,``), markdown emphasis and units given in a table's next cell or column header. Years,
+dates, times and zone offsets, identifiers (station and site numbers, EPSG and ISO codes), unit
+exponents (``km^2``), list markers, step labels and ordinals are not quantities: they are
+skipped, each with its reason in ``Audit.skipped``.
 """
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 
 from .errors import GuardViolation
 
 __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
 
+_SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
 _NUM = re.compile(
-    r"(?<![\w.])(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?:[eE](?P<exp>[-+]?\d{1,3})|\s?[\u00d7x*]\s?10(?:\^|\*\*)?"
-    r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
+    r"(?<![\w.^])(?<![A-Za-z]\*\*)(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
+    r"|\d+)(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3})\b|\s?[\u00d7x*\u00b7\u22c5]\s?10(?:\^|\*\*)?"
+    r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3})"
+    r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
+    r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
     r"(?P<pct>\s?%)?")
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
@@ -43,28 +62,135 @@ _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
-             "monitoring location", "location", "nwis", "huc", "code", "parameter")
+             "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
+             "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
+             "utc", "gmt", "etc/gmt", "crs", "wgs", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+_LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
+                "option", "section", "appendix", "scenario", "row", "column", "phase")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
+_ONE_UNIT_WORDS = ("per", "over", "each", "every", "within", "in", "a", "an")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
+_MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
+_MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
+
+
+# -- LaTeX, read as the plain text it renders to ------------------------------------------------
+_LATEX_SYMBOLS = {"times": "\u00d7", "cdot": "\u00b7", "div": "\u00f7", "approx": "\u2248",
+                  "simeq": "\u2248", "sim": "~", "pi": "\u03c0", "%": "%", ",": "\u2009",
+                  ";": " ", ":": " ", "!": "", " ": " ", "quad": " ", "qquad": " ", "left": "",
+                  "right": "", "Delta": "\u0394", "minus": "\u2212", "le": "\u2264",
+                  "ge": "\u2265", "leq": "\u2264", "geq": "\u2265", "to": " to ",
+                  "rightarrow": " \u2192 ", "Rightarrow": " \u21d2 ", "{": "", "}": "",
+                  "\\": "\n", "$": "", "_": "_", "degree": "\u00b0", "circ": "\u00b0"}
+_LATEX_TEXT = frozenset({"text", "mathrm", "mathit", "textrm", "rm", "mbox", "operatorname",
+                         "mathbf", "textbf", "boldsymbol", "unit", "si", "mathsf", "textit"})
+_LATEX_CMD = re.compile(r"\\([A-Za-z]+|.)")
+
+
+def _normalise(text: str):
+    """LaTeX read as the text it renders to, with a map back to the original positions:
+    ``\\frac{a}{b}`` is ``(a)/(b)``, ``\\sqrt{3}`` is ``\u221a(3)``, ``\\times`` is ``\u00d7``,
+    ``\\,`` a thin space, ``\\text{..}`` its content; dollar signs and braces vanish.
+    Returns (text, starts, ends): for each character of the new text, the span it came from."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    stack: list[str] = []  # what each open brace closes with
+    pending = ""           # the kind the next "{" opens: frac numerator, sqrt, text, ...
+    i, n = 0, len(text)
+
+    def emit(s: str, a: int, b: int) -> None:
+        for ch in s:
+            out.append(ch)
+            starts.append(a)
+            ends.append(b)
+
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            m = _LATEX_CMD.match(text, i)
+            if m is None:
+                emit(" ", i, i + 1)
+                i += 1
+                continue
+            name = m.group(1)
+            if name in ("frac", "dfrac", "tfrac"):
+                pending = "num"
+                emit("(", i, m.end())
+            elif name == "sqrt":
+                pending = "sqrt"
+                emit("\u221a", i, m.end())
+            elif name in _LATEX_TEXT:
+                pending = "text"
+            else:
+                emit(_LATEX_SYMBOLS.get(name, " "), i, m.end())
+            i = m.end()
+            continue
+        if ch == "{":
+            if pending == "num":
+                stack.append("num")
+            elif pending == "den":
+                stack.append("den")
+                emit("(", i, i + 1)
+            elif pending == "sqrt":
+                stack.append("sqrt")
+                emit("(", i, i + 1)
+            else:
+                stack.append("")
+            pending = ""
+            i += 1
+            continue
+        if ch == "}":
+            kind = stack.pop() if stack else ""
+            if kind == "num":
+                emit(")/", i, i + 1)
+                pending = "den"
+            elif kind in ("den", "sqrt"):
+                emit(")", i, i + 1)
+            i += 1
+            continue
+        if ch == "$":
+            i += 1
+            continue
+        if ch == "~":  # a LaTeX tie (a no-break space) unless it means "about"
+            nxt = text[i + 1:i + 2]
+            emit("~" if nxt.isdigit() or nxt == " " else "\u00a0", i, i + 1)
+            i += 1
+            continue
+        if pending and not ch.isspace():
+            pending = ""
+        emit(ch, i, i + 1)
+        i += 1
+    return "".join(out), starts, ends
+
+
+def _needs_normalising(text: str) -> bool:
+    return "\\" in text or "$" in text
 
 
 class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated")
+                 "negated", "sign", "nstart", "nend", "op_before", "op_after", "sig1")
 
-    def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated) -> None:
+    def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
+                 sign=None) -> None:
         self.text, self.value, self.unit, self.datum = text, value, unit, datum
         self.start, self.end = start, end
         #: half a unit in the last place written: 17 covers 16.5..17.5, 17.1 covers 17.05..17.15,
-        #: 11,200 covers 11,150..11,250 (trailing zeros of a whole number are not significant)
+        #: 11,200 covers 11,150..11,250 (trailing zeros of a whole number are not significant);
+        #: one significant figure covers at most 10% either way (1000 is 900..1100)
         self.tolerance = tolerance
         self.percent, self.negated = percent, negated
+        self.sign = sign  # the sign character written, if any
+        self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
+        self.op_before = self.op_after = ""  # an arithmetic operator written next to it
+        self.sig1 = False
 
     def __repr__(self) -> str:
         return f"Number({self.text!r}, {self.value}, {self.unit!r})"
@@ -105,16 +231,16 @@ def _phrase(phrase: str):
         pass
     from .units import parse_with_datum, try_parse_unit
     hit = None
-    unit = try_parse_unit(phrase)
-    if unit is not None:
-        hit = (unit, None)
-    elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
-        try:
+    try:
+        unit = try_parse_unit(phrase)
+        if unit is not None:
+            hit = (unit, None)
+        elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
             unit, datum = parse_with_datum(phrase)
             if datum is None or _known_datum(datum):
-                hit = (unit, datum)
-        except GuardViolation:
-            pass
+                hit = (unit, _canonical_datum(datum))
+    except (GuardViolation, ArithmeticError, ValueError, RecursionError):
+        hit = None  # not a unit: prose that merely looks like one
     if len(_PHRASES) < 8192:
         _PHRASES[phrase] = hit
     return hit
@@ -129,58 +255,158 @@ def _known_datum(name: str) -> bool:
         return name == "ASD"
 
 
+def _canonical_datum(name):
+    if name is None:
+        return None
+    from . import datums
+    try:
+        return datums.get(name).name
+    except GuardViolation:
+        return name
+
+
 _WORD = re.compile(r"[^\s,;:!?()\[\]]+")
 
 
 def _written_tolerance(raw: str, exp: int) -> float:
     if "." in raw:
         return 0.5 * 10.0 ** (exp - len(raw.split(".")[1]))
-    digits = raw.replace(",", "")
+    digits = _digits(raw)
     zeros = min(len(digits) - len(digits.rstrip("0")), 3) if digits.strip("0") else 0
     return 0.5 * 10.0 ** (exp + zeros)
 
 
+def _digits(raw: str) -> str:
+    return raw.replace(",", "").replace(" ", "").replace("\u2009", "").replace(
+        "\u202f", "").replace("\u00a0", "")
+
+
+def _significant(raw: str) -> int:
+    """Significant figures written (trailing zeros of a whole number are not significant)."""
+    d = _digits(raw)
+    if "." in d:
+        return len(d.replace(".", "").lstrip("0")) or 1
+    return len(d.lstrip("0").rstrip("0")) or 1
+
+
+class _Reading:
+    """What one text holds: its numbers, the digits skipped (with reasons), the constants it
+    writes (the 3 of a square root of 3, pi) and its normalised form."""
+
+    __slots__ = ("numbers", "skipped", "constants", "text")
+
+    def __init__(self, numbers, skipped, constants, text) -> None:
+        self.numbers, self.skipped, self.constants, self.text = numbers, skipped, constants, text
+
+
+_OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
+_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
+_PI = re.compile(r"\u03c0|\bpi\b", re.I)
+
+
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
-    if not text:
-        return []
+    return _scan(text).numbers if text else []
+
+
+def _scan(original: str) -> _Reading:
+    if not original:
+        return _Reading([], [], frozenset(), "")
+    if _needs_normalising(original):
+        text, starts, ends = _normalise(original)
+    else:
+        text, starts, ends = original, None, None
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    if ":" in text:
+        skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
     out: list[Number] = []
+    skipped: list[tuple[str, str]] = []
+    constants: set[str] = set()
+    if "\u03c0" in text or "pi" in text.lower():
+        if _PI.search(text):
+            constants.add("pi")
     for m in _NUM.finditer(text):
         s, e = m.start(), m.end()
-        if skip and any(a <= s < b for a, b in skip):
-            continue
+        ns = m.start("num")
         raw = m.group("num")
+        if skip and any(a <= ns < b for a, b in skip):
+            skipped.append((m.group(), "a date, a time or a zone offset"))
+            continue
         before = text[max(0, s - 24):s].lower()
         if text[e:e + 1].isalpha() and not m.group("pct") and \
                 re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
+            skipped.append((m.group(), "an ordinal"))
             continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
-        digits = raw.replace(",", "")
+        digits = _digits(raw)
         # station and site numbers, list markers, years, dates written with a month name
-        if _ends_with_word(before, _ID_WORDS) or (
+        id_before = before[:-1] if before[-1:] in ("+", "-", "\u2212") else before
+        t = id_before.rstrip()
+        if t.endswith("=") or t.endswith(":") and (len(t) == len(id_before) or t[-2:-1] in "\"'"):
+            id_before = t.rstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if _ends_with_word(id_before, _ID_WORDS) or (
                 digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
+            skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
+            continue
+        if digits.isdigit() and not m.group("pct") and \
+                _ends_with_word(before.rstrip(" \t*_#:"), _LABEL_WORDS):
+            skipped.append((m.group(), "a step, list or section label"))
             continue
         if len(digits) <= 2 and text[e:e + 1] in ".)" and digits.isdigit() and \
                 re.match(r"[.)]\s", text[e:e + 2]) and \
-                text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "("):
+                text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
+            skipped.append((m.group(), "a list marker"))
             continue  # a list marker: "1. ", "(2) "
         if digits.isdigit() and raw == digits and len(digits) == 4 \
                 and 1800 <= int(digits) <= 2100 and not m.group("pct"):
             unit, _, _ = _read_unit(text, e)
             if unit is None:
+                skipped.append((m.group(), "a year"))
                 continue
         if digits.isdigit() and int(digits) <= 31 and not m.group("pct"):
             words_before = before.split()
             word_after = text[e:e + 12].strip().lower()
             if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
+                skipped.append((m.group(), "a day of a month"))
                 continue
+        if digits.isdigit() and int(digits) <= 10 and _SQRT_BEFORE.search(text, max(0, s - 8), s):
+            constants.add(f"sqrt{int(digits)}")
+            skipped.append((m.group(), f"the constant \u221a{int(digits)}"))
+            continue
         exp = 0
-        if m.group("exp"):
-            exp = int(m.group("exp"))
-        elif m.group("exp10"):
-            exp = int(m.group("exp10").translate(_SUPERSCRIPTS))
-        value = float(digits) * 10.0 ** exp
+        try:
+            if m.group("exp"):
+                exp = int(m.group("exp"))
+            elif m.group("exp10"):
+                exp = int(m.group("exp10").translate(_SUPERSCRIPTS))
+            elif m.group("sup10"):
+                exp = int(m.group("sup10").translate(_SUPERSCRIPTS)) - (1 if raw == "10" else 0)
+                if raw != "10":
+                    exp = 0
+        except ValueError:
+            exp = 0
+        if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
+            skipped.append((m.group(), "out of the range of a measurement"))
+            continue
+        base = float(digits)
+        value = base * 10.0 ** exp
         tol = _written_tolerance(raw, exp)
+        if m.group("sup10") and raw == "10":
+            value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
+        elif m.group("pow"):
+            p = int(m.group("pow").translate(_SUPERSCRIPTS))
+            try:
+                value = base ** p
+            except (OverflowError, ZeroDivisionError):
+                skipped.append((m.group(), "out of the range of a measurement"))
+                continue
+            if not math.isfinite(value) or abs(value) > 1e300:
+                skipped.append((m.group(), "out of the range of a measurement"))
+                continue
+            tol = 0.005 * abs(value)
+        if not math.isfinite(value):
+            skipped.append((m.group(), "out of the range of a measurement"))
+            continue
+        sig1 = _significant(raw) == 1 and not m.group("pow") and not m.group("sup10")
         sign = m.group("sign")
         negated = False
         if sign in ("-", "\u2212"):
@@ -198,17 +424,57 @@ def extract_numbers(text: str) -> list[Number]:
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
                 end = word.end()
+        if sig1:  # one significant figure: nobody means 1000 for 1250
+            tol = min(tol, 0.1 * abs(value)) or tol
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
-        out.append(Number(text[s:end], value, unit, datum, s, end, tol, percent, negated))
+        if starts is None:
+            num = Number(text[s:end], value, unit, datum, s, end, tol, percent, negated, sign)
+        else:
+            a, b = starts[s], ends[end - 1] if end > s else ends[s]
+            num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
+            num.nstart, num.nend = s, end
+        num.sig1 = sig1
+        num.op_before = _op_before(text, s)
+        num.op_after = _op_after(text, end)
+        out.append(num)
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
-        if a.unit is None and b.unit is not None and _RANGE_SEP.search(text[a.end:b.start] + " ") \
-                and b.start - a.end <= 4:
+        if a.unit is None and b.unit is not None and \
+                _RANGE_SEP.search(text[a.nend:b.nstart] + " ") and b.nstart - a.nend <= 4:
             a.unit, a.datum = b.unit, b.datum
     if "|" in text:
         _table_units(text, out)
-    return out
+    return _Reading(out, skipped, frozenset(constants), text)
+
+
+def _op_before(text: str, s: int) -> str:
+    k = s - 1
+    while k >= 0 and text[k] in " (\u00a0\u2009*_":
+        if text[k] == "*" and k > 0 and text[k - 1] not in "* ":
+            break  # "1250*0.0283" multiplies; "**5**" is emphasis
+        k -= 1
+    if k >= 0 and text[k] in _MUL_OPS:
+        if text[k] == "x" and k > 0 and text[k - 1].isalnum():
+            return ""
+        return text[k]
+    if k >= 0 and text[k] == "*" and (k == 0 or text[k - 1] != "*"):
+        return "*"
+    return ""
+
+
+def _op_after(text: str, e: int) -> str:
+    k = e
+    n = len(text)
+    while k < n and text[k] in " )\u00a0\u2009":
+        k += 1
+    if k < n and text[k] in _MUL_OPS:
+        if text[k] == "x" and k + 1 < n and text[k + 1].isalnum():
+            return ""
+        if text[k] == "*" and k + 1 < n and text[k + 1] == "*":
+            return ""
+        return text[k]
+    return ""
 
 
 def _table_units(text: str, numbers: list[Number]) -> None:
@@ -238,7 +504,7 @@ def _table_units(text: str, numbers: list[Number]) -> None:
             if num.unit is not None:
                 continue
             for k, (a, b, content) in enumerate(cells):
-                if a <= num.start < b:
+                if a <= num.nstart < b:
                     unit = _cell_unit(cells[k + 1][2]) if k + 1 < len(cells) else None
                     if unit is None and k < len(units):
                         unit = units[k]
@@ -293,6 +559,9 @@ def _ends_with_word(before: str, words) -> bool:
 
 
 class Finding:
+    """One number's verdict. ``note`` says why: the recorded output it matches, the operands
+    and operator of a derivation, the factor or formula that explains it, or what was tried."""
+
     __slots__ = ("number", "status", "match", "note")
 
     def __init__(self, number: Number, status: str, match=None, note: str = "") -> None:
@@ -304,16 +573,33 @@ class Finding:
     def as_dict(self) -> dict:
         return {"text": self.number.text, "value": self.number.value,
                 "unit": self.number.unit.symbol if self.number.unit is not None else None,
-                "status": self.status, "note": self.note}
+                "status": self.status, "note": self.note, "match": _match_dict(self.match)}
+
+
+def _match_dict(match):
+    if match is None:
+        return None
+    if isinstance(match, tuple):
+        return {"operands": [_match_dict(m) for m in match[:2]], "operator": match[2]}
+    if isinstance(match, Number):
+        return {"text": match.text, "value": match.value}
+    if isinstance(match, Finding):
+        return {"text": match.number.text, "status": match.status}
+    label = getattr(match, "label", None)
+    if label is not None:
+        return {"label": label, "quantity": _show(match)}
+    return {"text": str(match)}
 
 
 class Audit:
-    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled."""
+    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
+    ``skipped`` lists (text, reason) for the digits that are not quantities."""
 
     BAD = ("unsourced", "unit_mislabelled")
 
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(self, findings: list[Finding], skipped=()) -> None:
         self.findings = findings
+        self.skipped = list(skipped)
 
     @property
     def ok(self) -> bool:
@@ -323,7 +609,8 @@ class Audit:
         return [f for f in self.findings if f.status == status]
 
     def as_dict(self) -> dict:
-        return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings]}
+        return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings],
+                "skipped": [{"text": t, "reason": r} for t, r in self.skipped]}
 
     def __repr__(self) -> str:
         counts: dict[str, int] = {}
@@ -332,74 +619,160 @@ class Audit:
         return f"Audit(ok={self.ok}, {counts})"
 
 
+_ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+
+
 def _close(a: float, b: float, tol: float) -> bool:
     return abs(a - b) <= max(tol, 1e-9 * max(abs(a), abs(b)))
 
 
 def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
+    if answer is None:
+        return Audit([])
+    if not isinstance(answer, str):
+        raise TypeError(f"audit_answer reads the answer's text: send a str, not "
+                        f"{type(answer).__name__}")
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
+    reading = _scan(answer)
+    ctx = _Context(ledger, quoted, reading)
     findings, seen = [], {}
-    for num in extract_numbers(answer):
+    for num in reading.numbers:
         # the same literal written again gets the same reading
-        key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent)
+        key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent, num.sign)
         known = seen.get(key)
         if known is None:
-            known = seen[key] = _classify(num, quoted, ledger)
+            known = seen[key] = _classify(num, ctx)
         findings.append(known if known.number is num else
                         Finding(num, known.status, known.match, known.note))
-    return Audit(findings)
+    if any(f.status in Audit.BAD for f in findings):
+        _explain_in_context(findings, ctx)
+    return Audit(findings, reading.skipped)
 
 
 def _si(value: float, unit) -> float:
     return value * unit.scale + unit.shift
 
 
-def _classify(num: Number, quoted, ledger) -> Finding:
-    """Index look-ups only (by magnitude, by SI value, sorted pairs): the cost of a number
-    does not grow with the ledger beyond the pair window."""
+def _show(e) -> str:
+    q = getattr(e, "q", None)
+    if q is not None:
+        return f"{fmt_g(q.magnitude)} {q.unit.symbol}" + (f" {q.datum}" if q.datum else "")
+    if isinstance(e, Number):
+        return e.text
+    return str(e)
+
+
+def _name(e) -> str:
+    if isinstance(e, Number):
+        return f"the question's {e.text}"
+    return e.label
+
+
+class _Context:
+    """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
+    (built on first use) the operands of products and ratios, constants and unit factors."""
+
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_factors")
+
+    def __init__(self, ledger, quoted, reading) -> None:
+        self.ledger, self.quoted, self.reading = ledger, quoted, reading
+        self._operands = self._constants = self._factors = None
+
+    def constants(self) -> list:
+        """(name, value) of the constants the answer writes, each also as its reciprocal."""
+        if self._constants is None:
+            out = [("", 1.0)]
+            found = set(self.reading.constants)
+            for num in self.reading.numbers:
+                if num.unit is None and (num.op_before or num.op_after):
+                    for name, c in _CONSTANTS:
+                        if _close(abs(num.value), c, num.tolerance):
+                            found.add(name)
+            for name, c in _CONSTANTS:
+                if name in found:
+                    out += [(_CONSTANT_TEXT[name], c), (f"1/{_CONSTANT_TEXT[name]}", 1.0 / c)]
+            self._constants = out
+        return self._constants
+
+    def operands(self) -> dict:
+        """{dimension: (sorted log10 |SI value|, [(SI value, entry or question number)])}:
+        recorded outputs and the question's numbers with units, elevations excluded."""
+        if self._operands is None:
+            base = self.ledger.product_operands()
+            extra = [(q.value * q.unit.scale, q) for q in self.quoted
+                     if q.unit is not None and q.datum is None and not q.unit.shift
+                     and q.value != 0 and math.isfinite(q.value * q.unit.scale)]
+            if extra:
+                merged = {k: list(zip(*v)) for k, v in base.items()}
+                merged = {k: [(lg, it) for lg, it in v] for k, v in merged.items()}
+                for si, q in extra:
+                    merged.setdefault(_pdims(q.unit.dims), []).append((math.log10(abs(si)), (si, q)))
+                base = {}
+                for k, pairs in merged.items():
+                    pairs.sort(key=lambda p: p[0])
+                    base[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
+            self._operands = base
+        return self._operands
+
+
+_CONSTANTS = (("sqrt2", math.sqrt(2.0)), ("sqrt3", math.sqrt(3.0)), ("pi", math.pi))
+_CONSTANT_TEXT = {"sqrt2": "\u221a2", "sqrt3": "\u221a3", "pi": "\u03c0"}
+
+
+def _pdims(dims: tuple) -> tuple:
+    """A dimension for arithmetic: apparent and reactive power (VA, var) are powers (W)."""
+    if len(dims) > 8 and (dims[7] or dims[8]):
+        k = dims[7] + dims[8]
+        d = list(dims)
+        d[7] = d[8] = 0
+        d[0] += 2 * k
+        d[1] += k
+        d[2] -= 3 * k
+        return tuple(d)
+    return dims
+
+
+def _classify(num: Number, ctx: _Context) -> Finding:
+    """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
+    the cost of a number does not grow with the ledger beyond the pair window."""
+    ledger, quoted = ctx.ledger, ctx.quoted
     values = (num.value, -num.value) if num.negated else (num.value,)
-    tol = num.tolerance
+    # the precision written, and never less than a float's own margin (a full-precision copy)
+    tol = max(num.tolerance, 1e-9 * abs(num.value))
     unit = num.unit
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
-    for v in values:
-        if unit is not None:
-            si, si_tol = _si(v, unit), tol * unit.scale
-            for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
-                if _close(e.si, si, si_tol):
-                    if num.datum is None or _same_datum(num.datum, e.datum):
-                        return Finding(num, "sourced", e)
-                    if mislabel is None:  # the right number on the wrong datum
-                        mislabel = e
-            for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
-                for e in near:
-                    if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
-                            and e.magnitude != 0:
-                        mislabel = e
-        else:
-            for e in ledger.outputs_in_range(v, tol):
-                if _close(v, e.magnitude, tol):
-                    return Finding(num, "sourced", e)
-            if num.percent:
-                for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
-                    if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
-                        return Finding(num, "sourced", e)
+    hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    if hit is not None:
+        return hit
+    if num.sign is None and not num.negated and num.value > 0:
+        # the magnitude of a negative output, written without its sign
+        hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if hit is not None:
+            hit.note = f"the magnitude of {hit.note}; the minus sign is not written"
+            return hit
     # 2. quoted from the question
     for q in quoted:
         for v in values:
             if _close(v, q.value, tol) and (unit is None or q.unit is None or unit == q.unit):
-                return Finding(num, "quoted", q)
+                return Finding(num, "quoted", q, f"stated in the question as {q.text!r}")
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
                     _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
-                return Finding(num, "quoted", q)
-    # 3. derived: a one-step sum or difference of two outputs of like dimension, or of an
-    #    output and a number from the question (11 kV asked, 10.7 kV read: 0.3 kV)
-    hit = ledger.find_derivation(values, unit, tol) or _with_question(values, unit, tol, quoted,
-                                                                       ledger)
+                return Finding(num, "quoted", q, f"stated in the question as {q.text!r}")
+    # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
+    #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
+    #    read: 0.3 kV); then a product or ratio of the written dimension
+    hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
+        _with_question(values, unit, tol, num.datum, quoted, ledger)
     if hit is not None:
-        return Finding(num, "derived", hit)
+        a, b, op = hit
+        return Finding(num, "derived", hit,
+                       f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
+    found = _product(num, values, unit, tol, ctx)
+    if found is not None:
+        return found
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
@@ -419,12 +792,63 @@ def _classify(num: Number, quoted, ledger) -> Finding:
                         return Finding(num, "unit_mislabelled", e,
                                        f"{num.text} is {e.q} off by a factor of {scale:g}: a "
                                        f"prefix or unit was misstated")
-    return Finding(num, "unsourced", None)
+    return Finding(num, "unsourced", None,
+                   "no recorded output, question number, one-step sum, difference, product or "
+                   "ratio of them matches it" + (f" in {unit.symbol}" if unit is not None else ""))
 
 
-def _with_question(values, unit, tol: float, quoted, ledger):
+def _sourced(num, values, unit, tol, ledger):
+    """(Finding or None, a mislabel candidate or None)."""
+    mislabel = None
+    for v in values:
+        if unit is not None:
+            si, si_tol = _si(v, unit), tol * unit.scale
+            for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
+                if _close(e.si, si, si_tol):
+                    if num.datum is None or _same_datum(num.datum, e.datum):
+                        how = "" if e.unit == unit else f", converted to {unit.symbol}"
+                        return Finding(num, "sourced", e, f"{e.label} = {_show(e)}{how}"), None
+                    if mislabel is None:  # the right number on the wrong datum
+                        mislabel = e
+            for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
+                for e in near:
+                    if mislabel is None and e.unit != unit and e.unit.dims == unit.dims and \
+                            _close(v, e.magnitude, tol) and e.magnitude != 0:
+                        mislabel = e
+        else:
+            for e in ledger.outputs_in_range(v, tol):
+                if _close(v, e.magnitude, tol):
+                    return Finding(num, "sourced", e, f"{e.label} = {_show(e)}"), None
+            if num.percent:
+                for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
+                    if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
+                        return Finding(num, "sourced", e,
+                                       f"{e.label} = {_show(e)}, as a percentage"), None
+    return None, mislabel
+
+
+def _pair_datum_ok(da, db, op: str, written) -> bool:
+    """Whether ``a op b`` is meaningful for elevations (``Q``'s algebra) and lands on the
+    datum written: elevation - elevation on one datum is a length; elevation +/- length
+    stays on its datum; length + elevation too; elevations on two datums, a sum of two
+    elevations and length - elevation mean nothing."""
+    if da is not None and db is not None:
+        if op != "-" or da != db:
+            return False
+        return written is None or written == da
+    if da is not None:
+        return written is None or written == da
+    if db is not None:
+        if op != "+":
+            return False
+        return written is None or written == db
+    return True
+
+
+def _with_question(values, unit, tol: float, written_datum, quoted, ledger):
     """A question number q and a recorded output e (or a second question number) with
-    v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep."""
+    v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep, and
+    meaningful for their datums."""
     if unit is None:
         return None
     given = [q for q in quoted if q.unit is not None and q.unit.dims == unit.dims]
@@ -435,15 +859,397 @@ def _with_question(values, unit, tol: float, quoted, ledger):
         target = _si(v, unit)
         for q in given:
             qs = q.value * q.unit.scale
-            for other in (target - qs, qs - target, target + qs):
+            qd = q.datum
+            for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
+                                      (target + qs, False, "-")):
                 for e in ledger.outputs_in_si_range(unit.dims, other, si_tol):
-                    if _close(e.si, other, si_tol):
-                        return (q, e, "question")
+                    if not _close(e.si, other, si_tol):
+                        continue
+                    pair = (q, e) if a_is_q else (e, q)
+                    if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
+                        return (pair[0], pair[1], op)
             for q2 in given:
-                if q2 is not q and any(_close(x, q2.value * q2.unit.scale, si_tol)
-                                       for x in (target - qs, qs - target)):
-                    return (q, q2, "question")
+                if q2 is q:
+                    continue
+                q2s = q2.value * q2.unit.scale
+                if _close(target - qs, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "+",
+                                                                      written_datum):
+                    return (q, q2, "+")
+                if _close(qs - target, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "-",
+                                                                      written_datum):
+                    return (q, q2, "-")
     return None
+
+
+def _product(num, values, unit, tol, ctx):
+    """One step of product or ratio: a * b * c or a / b * c, for recorded outputs (or question
+    numbers with units) a and b and a constant c the answer writes (1 always), whose dimension
+    is the dimension written and whose SI value is the number's. A number with no unit (or a
+    percentage) is a ratio of like dimensions."""
+    if unit is not None and unit.shift:
+        return None
+    index = ctx.operands()
+    if not index:
+        return None
+    if unit is None:
+        dims = _DIMENSIONLESS
+        scale = 0.01 if num.percent else 1.0
+    else:
+        dims = _pdims(unit.dims)
+        scale = unit.scale
+    consts = ctx.constants()
+    tol_si = tol * scale
+    for v in values:
+        s = v * scale
+        if s == 0.0 or not math.isfinite(s):
+            continue
+        L = math.log10(abs(s))
+        w = math.log10(1.0 + tol_si / abs(s)) + 1e-12
+        for da, (la, ia) in index.items():
+            db = tuple([x - y for x, y in zip(dims, da)])
+            hit = index.get(db)
+            if hit is not None and da <= db:
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7")
+                if found is not None:
+                    return _product_finding(num, found, "\u00d7")
+            db = tuple([x - y for x, y in zip(da, dims)])
+            hit = index.get(db)
+            if hit is not None:
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7")
+                if found is not None:
+                    return _product_finding(num, found, "\u00f7")
+            if da == dims and len(consts) > 1:
+                for cname, c in consts[1:]:
+                    lo = bisect_left(la, L - math.log10(c) - w)
+                    for k in range(lo, bisect_right(la, L - math.log10(c) + w)):
+                        sa, ea = ia[k]
+                        if _close(sa * c, s, tol_si):
+                            return Finding(num, "derived", (ea, cname, "\u00d7"),
+                                           f"{cname} \u00d7 {_name(ea)}: {cname} \u00d7 {_show(ea)}")
+    return None
+
+
+def _search(la, ia, other, L, w, consts, s, tol_si, op):
+    lb, ib = other
+    for ka, (sa, ea) in zip(la, ia):
+        for cname, c in consts:
+            lc = math.log10(c) if c != 1.0 else 0.0
+            t = L - ka - lc if op == "\u00d7" else ka + lc - L
+            lo = bisect_left(lb, t - w)
+            hi = bisect_right(lb, t + w)
+            for k in range(lo, hi):
+                sb, eb = ib[k]
+                if eb is ea:
+                    continue
+                value = sa * sb * c if op == "\u00d7" else sa / sb * c
+                if _close(value, s, tol_si):
+                    return ea, eb, cname
+    return None
+
+
+def _product_finding(num, found, op):
+    a, b, cname = found
+    c = f" \u00d7 {cname}" if cname else ""
+    pct = " \u00d7 100 %" if num.percent else ""
+    return Finding(num, "derived", (a, b, op),
+                   f"{_name(a)} {op} {_name(b)}{c}{pct}: {_show(a)} {op} {_show(b)}{c}{pct}")
+
+
+_DIMENSIONLESS = (0,) * 12
+
+
+# -- numbers explained by what is written around them ---------------------------------------------
+def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
+    """A flagged number may be a conversion factor, a unit identity, a constant, one unit
+    ("over 1 d") or an operand of a written-out formula whose result is accepted."""
+    numbers = ctx.reading.numbers
+    for i, f in enumerate(findings):
+        if f.status in Audit.BAD:
+            note = _factor_note(numbers, i, ctx)
+            if note is not None:
+                findings[i] = Finding(f.number, "factor", None, note)
+    if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
+        _formula_operands(findings, ctx)
+
+
+def _factor_note(numbers, i, ctx):
+    num = numbers[i]
+    text = ctx.reading.text
+    unit = num.unit
+    # a unit identity: "1 cfs = 0.0283168 m3/s", "1 MWh is 3.6 GJ"
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(numbers):
+            a, b = (numbers[j], num) if j < i else (num, numbers[j])
+            if _identity(a, b, text):
+                return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
+                        f"measurement")
+    # a factor written with its ratio unit: "86 400 s/day", "1000 L/m3", "3.6e9 J/MWh"
+    if unit is not None and not any(unit.dims) and unit.scale != 1.0 and \
+            len(getattr(unit, "terms", ())) >= 2 and \
+            _close(num.value * unit.scale, 1.0, num.tolerance * unit.scale):
+        return f"the conversion factor {num.text}: a unit identity, not a measurement"
+    # a bare factor next to a multiplication or division: "x 0.0283168", "/ 86 400", "x 100 %"
+    if (num.op_before or num.op_after) and (unit is None or num.percent):
+        if num.percent and _close(num.value, 100.0, num.tolerance):
+            return "100 %: the factor of a percentage"
+        name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
+        if name is not None:
+            return f"{name}, written as a factor of the arithmetic"
+    # one unit: "over 1 d", "per 1 km2"
+    if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
+        before = text[max(0, num.nstart - 12):num.nstart].lower().split()
+        if before and before[-1] in _ONE_UNIT_WORDS:
+            return f"one {unit.symbol}: a unit of measure, not a measurement"
+    return None
+
+
+def _identity(a: Number, b: Number, text: str) -> bool:
+    if a.unit is None or b.unit is None or a.unit.dims != b.unit.dims or a.unit == b.unit:
+        return False
+    if a.unit.shift or b.unit.shift or not (a.value == 1.0 or b.value == 1.0):
+        return False
+    if not re.fullmatch(r"\s*(?:=|\u2248|~|is|equals|is about)\s*", text[a.nend:b.nstart]):
+        return False
+    sa, sb = a.value * a.unit.scale, b.value * b.unit.scale
+    rel = max(a.tolerance / abs(a.value) if a.value else 0.0,
+              b.tolerance / abs(b.value) if b.value else 0.0, 1e-9)
+    return abs(sa - sb) <= rel * max(abs(sa), abs(sb))
+
+
+_FACTOR_CACHE: dict = {}
+_COMMON_FACTOR_UNITS = ("s", "min", "h", "d", "yr", "m", "mm", "cm", "km", "ft", "in", "mi", "L",
+                        "m3", "ft3", "ML", "gal", "acre_ft", "m2", "km2", "ft2", "mi2", "ha",
+                        "acre", "W", "kW", "MW", "J", "kJ", "MJ", "GJ", "Wh", "kWh", "MWh", "V",
+                        "kV", "A", "kA", "VA", "MVA", "cfs", "m3/s", "ML/d", "L/s", "m3/d")
+
+
+def _known_factor(x: float, tol: float, ctx: _Context):
+    """The name of a conversion factor between two units of one dimension (the ledger's, the
+    answer's, or common ones), a power of ten or a constant equal to ``x``, or None."""
+    table = _FACTOR_CACHE.get("common")
+    if table is None:
+        from .units import try_parse_unit
+        units = [u for u in (try_parse_unit(s) for s in _COMMON_FACTOR_UNITS) if u is not None]
+        table = _FACTOR_CACHE["common"] = _factor_table(units)
+    extra_units = {e.unit for e in ctx.ledger.output_entries()}
+    extra_units.update(n.unit for n in ctx.reading.numbers if n.unit is not None)
+    for name, c in _CONSTANTS:
+        if _close(x, c, tol):
+            return f"the constant {_CONSTANT_TEXT[name]}"
+    if x > 0 and _close(math.log10(x), round(math.log10(x)), 1e-9) and abs(math.log10(x)) <= 12:
+        return f"{x:g}, a power of ten (a prefix)"
+    for f, a, b in table:
+        if _close(x, f, tol):
+            return f"the factor from {a} to {b}"
+    if extra_units:
+        from .units import try_parse_unit
+        common = [u for u in (try_parse_unit(s) for s in _COMMON_FACTOR_UNITS) if u is not None]
+        for u in extra_units:
+            if u.shift:
+                continue
+            for v in list(extra_units) + common:
+                if v is u or v.dims != u.dims or v.shift or v.scale == u.scale:
+                    continue
+                if _close(x, u.scale / v.scale, tol):
+                    return f"the factor from {u.symbol} to {v.symbol}"
+    return None
+
+
+def _factor_table(units):
+    out = []
+    for u in units:
+        for v in units:
+            if u is not v and u.dims == v.dims and not u.shift and not v.shift and \
+                    u.scale != v.scale:
+                out.append((u.scale / v.scale, u.symbol, v.symbol))
+    return out
+
+
+_FORMULA_TOKEN = re.compile(r"\s+|\*\*|sqrt|pi\b|[-+\u2212\u00d7*x\u00b7\u22c5/\u00f7^()\u221a\u03c0]"
+                            r"|\d+(?:\.\d+)?")
+
+
+def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
+    """Written-out formulas ``a op b ... = r``: when the arithmetic checks out, a result
+    computed from rounded operands is looked up again within the precision of those operands,
+    and a flagged operand of an accepted result is an ``operand``."""
+    reading = ctx.reading
+    text = reading.text
+    numbers = reading.numbers
+    at = {n.nstart: (i, n) for i, n in enumerate(numbers)}
+    for ri, r in enumerate(numbers):
+        k = r.nstart - 1
+        while k >= 0 and text[k] in " *_~\u00a0\u2009":
+            k -= 1
+        if k < 0 or text[k] not in "=\u2248":
+            continue
+        tokens = _formula_tokens(text, k, at)
+        if not tokens:
+            continue
+        members = [t[1] for t in tokens if t[0] == "num"]
+        value = _evaluate(tokens)
+        if value is None or not _formula_matches(value, r):
+            continue
+        expr = text[tokens[0][2]:k].strip()
+        result = findings[ri]
+        if result.status in Audit.BAD and members:
+            # the result of rounded operands: as precise as the least precise operand
+            rel = max(n.tolerance / abs(n.value) for _, n in members if n.value) \
+                if any(n.value for _, n in members) else 0.0
+            if rel * abs(r.value) > r.tolerance:
+                wide = Number(r.text, r.value, r.unit, r.datum, r.start, r.end,
+                              rel * abs(r.value), r.percent, r.negated, r.sign)
+                again = _classify(wide, ctx)
+                if again.status in _ACCEPTED:
+                    result = findings[ri] = Finding(
+                        r, again.status, again.match,
+                        f"{again.note} (computed as {expr}, from operands rounded to the "
+                        f"precision written)")
+        if result.status not in _ACCEPTED:
+            continue
+        for i, n in members:
+            if findings[i].status in Audit.BAD:
+                findings[i] = Finding(n, "operand", result,
+                                      f"an operand of {expr} = {r.text}, whose arithmetic "
+                                      f"checks and whose result is {result.status}")
+
+
+def _formula_tokens(text: str, end: int, at: dict):
+    """The trailing run of arithmetic before ``end``: [(kind, payload, start)]; kinds are
+    "num" (payload (index, Number) or None for a bare literal, value in the start slot's
+    neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
+    start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
+    start = max(start + 1, end - 400)
+    tokens: list = []
+    pos = start
+    while pos < end:
+        hit = at.get(pos)
+        if hit is not None:
+            i, n = hit
+            if n.sign and tokens and tokens[-1][0] in ("num", ")"):
+                tokens.append(("op", "+", pos))
+            tokens.append(("num", (i, n), pos))
+            pos = max(n.nend, pos + 1)
+            continue
+        m = _FORMULA_TOKEN.match(text, pos)
+        if m is None or m.end() > end:
+            tokens = []  # prose: the formula, if any, starts after it
+            pos += 1
+            continue
+        tok = m.group()
+        pos = m.end()
+        if tok.isspace() or tok == "**":
+            continue
+        if tok[0].isdigit():
+            tokens.append(("lit", float(tok), m.start()))
+        elif tok in ("sqrt", "\u221a"):
+            tokens.append(("sqrt", None, m.start()))
+        elif tok in ("pi", "\u03c0"):
+            tokens.append(("lit", math.pi, m.start()))
+        elif tok in "()":
+            tokens.append((tok, None, m.start()))
+        else:
+            tokens.append(("op", tok, m.start()))
+    while tokens and tokens[0][0] == "op":
+        tokens.pop(0)
+    if not any(t[0] == "op" for t in tokens):
+        return []
+    return tokens
+
+
+def _evaluate(tokens):
+    """(magnitude as written, SI value) of a token run, or None if it does not parse."""
+    pos = 0
+
+    def atom():
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError
+        kind, payload, _ = tokens[pos]
+        if kind == "op" and payload in "-\u2212":
+            pos += 1
+            m, s = atom()
+            return -m, -s
+        if kind == "sqrt":
+            pos += 1
+            m, s = atom()
+            if m < 0 or s < 0:
+                raise ValueError
+            return math.sqrt(m), math.sqrt(s)
+        if kind == "(":
+            pos += 1
+            value = expr()
+            if pos >= len(tokens) or tokens[pos][0] != ")":
+                raise ValueError
+            pos += 1
+            return value
+        if kind == "num":
+            n = payload[1]
+            pos += 1
+            if n.percent:
+                return n.value, n.value / 100.0
+            return n.value, (_si(n.value, n.unit) if n.unit is not None else n.value)
+        if kind == "lit":
+            pos += 1
+            return payload, payload
+        raise ValueError
+
+    def power():
+        nonlocal pos
+        base = atom()
+        if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
+            pos += 1
+            ex = atom()
+            return base[0] ** ex[0], base[1] ** ex[0]
+        return base
+
+    def term():
+        nonlocal pos
+        m, s = power()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
+            op = tokens[pos][1]
+            pos += 1
+            m2, s2 = power()
+            if op in "/\u00f7":
+                m, s = m / m2, s / s2
+            else:
+                m, s = m * m2, s * s2
+        return m, s
+
+    def expr():
+        nonlocal pos
+        m, s = term()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
+            op = tokens[pos][1]
+            pos += 1
+            m2, s2 = term()
+            m, s = (m + m2, s + s2) if op == "+" else (m - m2, s - s2)
+        return m, s
+
+    try:
+        value = expr()
+    except (ValueError, ArithmeticError, TypeError):
+        return None
+    if pos != len(tokens):
+        return None
+    if not all(isinstance(x, float) and math.isfinite(x) for x in value):
+        return None
+    return value
+
+
+def _formula_matches(value, r: Number) -> bool:
+    m, s = value
+    rel = 0.005
+    if r.percent:
+        targets = [(m, r.value), (s * 100.0, r.value), (s, r.value / 100.0)]
+    elif r.unit is not None:
+        targets = [(m, r.value), (s, _si(r.value, r.unit))]
+    else:
+        targets = [(m, r.value), (s, r.value)]
+    for got, want in targets:
+        if abs(got - want) <= max(r.tolerance if got is m else 0.0, rel * abs(want), 1e-12):
+            return True
+    return False
 
 
 def _same_datum(written: str, recorded) -> bool:

@@ -35,8 +35,8 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-from .audit import (Audit, audit_answer, extract_numbers, fmt_exact, fmt_g, is_close,
-                    relative_cap, written_tolerance)
+from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
+                    is_close, relative_cap, written_tolerance)
 from .errors import GuardViolation, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
 
@@ -410,10 +410,13 @@ class Ledger:
                        "it) or one stated in the question; if none can provide it, report it as "
                        "unavailable rather than estimating it")
 
-    def find_derivation(self, values, unit, tol: float):
+    def find_derivation(self, values, unit, tol: float, datum=None):
         """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
         in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
-        of one unit by their own magnitudes. Two-pointer scans of sorted values: O(window)."""
+        of one unit by their own magnitudes. Elevations follow ``Q``'s algebra (two datums
+        never combine; elevation - elevation is a length; elevation +/- length stays on its
+        datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
+        values: O(window) per target, plus the pairs within the tolerance."""
         if unit is not None:
             recent = self._recent.get(unit.dims, ())
             views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
@@ -423,15 +426,44 @@ class Ledger:
             views = [(self._sorted_view(("pairs", u), (e for e in self._recent[u.dims]
                                                        if e.unit == u), lambda e: e.magnitude),
                       values, tol) for u in units]
+        if datum is not None:
+            from .audit import _canonical_datum
+            datum = _canonical_datum(datum)
         for (keys, entries), targets, t_tol in views:
             if len(keys) < 2:
                 continue
             for target in targets:
-                hit = _pair_sum(keys, target, t_tol) or _pair_difference(keys, target, t_tol)
-                if hit is not None:
-                    i, j, op = hit
-                    return entries[i], entries[j], op
+                for i, j, op in _pair_sums(keys, target, t_tol):
+                    a, b = entries[i], entries[j]
+                    if _pair_datum_ok(a.datum, b.datum, "+", datum):
+                        return a, b, "+"
+                for i, j, op in _pair_differences(keys, target, t_tol):
+                    a, b = entries[i], entries[j]
+                    if _pair_datum_ok(a.datum, b.datum, "-", datum):
+                        return a, b, "-"
         return None
+
+    def product_operands(self) -> dict:
+        """For the audit's products and ratios: {dimension: (sorted log10 |SI value|,
+        [(SI value, entry)])} of the recorded outputs that are not elevations and not zero
+        (powers in VA and var counted as watts). Built once per change."""
+        key = ("products", self._count)
+        view = self._views.get(key)
+        if view is None:
+            from .audit import _pdims
+            from math import isfinite, log10
+            groups: dict = {}
+            for e in self.entries:
+                if e.role == "output" and e.datum is None and e.si != 0.0 and \
+                        not e.unit.shift and isfinite(e.si):
+                    groups.setdefault(_pdims(e.unit.dims), []).append((log10(abs(e.si)), e))
+            view = {}
+            for dims, pairs in groups.items():
+                pairs.sort(key=lambda p: p[0])
+                view[dims] = ([p[0] for p in pairs], [(p[1].si, p[1]) for p in pairs])
+            self._views = {k: v for k, v in self._views.items() if k[-1] == self._count}
+            self._views[key] = view
+        return view
 
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
@@ -482,22 +514,38 @@ Session = Ledger
 
 def _pair_sum(keys: list[float], target: float, tol: float):
     """Indices i < j with keys[i] + keys[j] within tol of target (keys sorted), or None."""
-    i, j = 0, len(keys) - 1
-    while i < j:
-        s = keys[i] + keys[j]
-        if s < target - tol:
-            i += 1
-        elif s > target + tol:
-            j -= 1
-        else:
-            return i, j, "+"
-    return None
+    return next(_pair_sums(keys, target, tol), None)
 
 
 def _pair_difference(keys: list[float], target: float, tol: float):
     """Indices with keys[j] - keys[i] within tol of |target| (keys sorted), or None."""
+    return next(_pair_differences(keys, target, tol), None)
+
+
+def _pair_sums(keys: list[float], target: float, tol: float):
+    """Every (i, j, "+") with i < j and keys[i] + keys[j] within tol of target (keys sorted):
+    a two-pointer scan, then the run of partners within the tolerance for each i."""
+    i, j = 0, len(keys) - 1
+    lo, hi = target - tol, target + tol
+    while i < j:
+        s = keys[i] + keys[j]
+        if s < lo:
+            i += 1
+        elif s > hi:
+            j -= 1
+        else:
+            k = j
+            while k > i and keys[i] + keys[k] >= lo:
+                yield i, k, "+"
+                k -= 1
+            i += 1
+
+
+def _pair_differences(keys: list[float], target: float, tol: float):
+    """Every (a, b, "-") with keys[a] - keys[b] within tol of target (keys sorted)."""
     t = abs(target)
-    i, j, n = 0, 1, len(keys)
+    n = len(keys)
+    i, j = 0, 1
     while j < n:
         if i == j:
             j += 1
@@ -508,8 +556,12 @@ def _pair_difference(keys: list[float], target: float, tol: float):
         elif d > t + tol:
             i += 1
         else:
-            return (j, i, "-") if target >= 0 else (i, j, "-")
-    return None
+            k = j
+            while k < n and keys[k] - keys[i] <= t + tol:
+                if k != i:
+                    yield (k, i, "-") if target >= 0 else (i, k, "-")
+                k += 1
+            i += 1
 
 
 def _held_tolerance(accepted) -> float:

@@ -39,12 +39,7 @@ CORPUS = bench.load_corpus()
 STATUSES = {"sourced", "derived", "quoted", "unsourced", "unit_mislabelled", "ignored"}
 
 # -- answers the audit gets wrong today (strict: an XPASS means the bug was fixed) --------------
-KNOWN: dict[str, str] = {
-    "tanks/share": (
-        "audit limitation by design (SPEC: products and quotients are not followed): '62%' is "
-        "1,350 / 2,170, a ratio of two recorded outputs, which a careful reader traces"),
-}
-
+KNOWN: dict[str, str] = {}
 
 
 def _answers():
