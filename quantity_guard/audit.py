@@ -48,7 +48,7 @@ __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
 _NUM = re.compile(
-    r"(?<![\w.^])(?<![A-Za-z]\*\*)(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
+    r"(?=[-+\u2212.\d])(?<![\w.^])(?<![A-Za-z]\*\*)(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
     r"|\d+)(?:\.\d+)?|\.\d+)"
     r"(?:[eE](?P<exp>[-+]?\d{1,3})\b|\s?[\u00d7x*\u00b7\u22c5]\s?10(?:\^|\*\*)?"
     r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3})"
@@ -59,8 +59,8 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b)")
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
@@ -281,9 +281,8 @@ def _digits(raw: str) -> str:
         "\u202f", "").replace("\u00a0", "")
 
 
-def _significant(raw: str) -> int:
+def _significant(d: str) -> int:
     """Significant figures written (trailing zeros of a whole number are not significant)."""
-    d = _digits(raw)
     if "." in d:
         return len(d.replace(".", "").lstrip("0")) or 1
     return len(d.lstrip("0").rstrip("0")) or 1
@@ -325,99 +324,98 @@ def _scan(original: str) -> _Reading:
     if "\u03c0" in text or "pi" in text.lower():
         if _PI.search(text):
             constants.add("pi")
+    sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     for m in _NUM.finditer(text):
-        s, e = m.start(), m.end()
-        ns = m.start("num")
-        raw = m.group("num")
-        if skip and any(a <= ns < b for a, b in skip):
-            skipped.append((m.group(), "a date, a time or a zone offset"))
-            continue
-        before = text[max(0, s - 24):s].lower()
-        if text[e:e + 1].isalpha() and not m.group("pct") and \
-                re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
+        sign, raw, gexp, gexp10, gpow, gsup10, pct = m.groups()
+        s, e = m.span()
+        if skip:
+            ns = m.start(2)
+            if any(a <= ns < b for a, b in skip):
+                skipped.append((m.group(), "a date, a time or a zone offset"))
+                continue
+        nxt = text[e:e + 1]
+        if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
+                not text[e + 2:e + 3].isalnum():
             skipped.append((m.group(), "an ordinal"))
             continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
-        digits = _digits(raw)
-        # station and site numbers, list markers, years, dates written with a month name
+        digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else _digits(raw)
+        integer = digits.isdigit()
+        before = text[max(0, s - 24):s].lower()
+        # station and site numbers, codes, list markers, years, dates written with a month name
         id_before = before[:-1] if before[-1:] in ("+", "-", "\u2212") else before
-        t = id_before.rstrip()
-        if t.endswith("=") or t.endswith(":") and (len(t) == len(id_before) or t[-2:-1] in "\"'"):
-            id_before = t.rstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if id_before[-1:] in ("=", ":", " ", '"', "'"):
+            t = id_before.rstrip()
+            if t.endswith("=") or t.endswith(":") and (len(t) == len(id_before) or
+                                                       t[-2:-1] in "\"'"):
+                id_before = t.rstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
         if _ends_with_word(id_before, _ID_WORDS) or (
-                digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
+                integer and len(digits) >= 6 and digits[0] == "0"):
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
-        if digits.isdigit() and not m.group("pct") and \
-                _ends_with_word(before.rstrip(" \t*_#:"), _LABEL_WORDS):
-            skipped.append((m.group(), "a step, list or section label"))
-            continue
-        if len(digits) <= 2 and text[e:e + 1] in ".)" and digits.isdigit() and \
-                re.match(r"[.)]\s", text[e:e + 2]) and \
-                text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
-            skipped.append((m.group(), "a list marker"))
-            continue  # a list marker: "1. ", "(2) "
-        if digits.isdigit() and raw == digits and len(digits) == 4 \
-                and 1800 <= int(digits) <= 2100 and not m.group("pct"):
-            unit, _, _ = _read_unit(text, e)
-            if unit is None:
-                skipped.append((m.group(), "a year"))
+        if integer and not pct:
+            if _ends_with_word(before.rstrip(" \t*_#:"), _LABEL_WORDS):
+                skipped.append((m.group(), "a step, list or section label"))
                 continue
-        if digits.isdigit() and int(digits) <= 31 and not m.group("pct"):
-            words_before = before.split()
-            word_after = text[e:e + 12].strip().lower()
-            if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
-                skipped.append((m.group(), "a day of a month"))
-                continue
-        if digits.isdigit() and int(digits) <= 10 and _SQRT_BEFORE.search(text, max(0, s - 8), s):
-            constants.add(f"sqrt{int(digits)}")
-            skipped.append((m.group(), f"the constant \u221a{int(digits)}"))
-            continue
+            if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
+                    text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
+                skipped.append((m.group(), "a list marker"))
+                continue  # a list marker: "1. ", "(2) "
+            if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
+                unit, _, _ = _read_unit(text, e)
+                if unit is None:
+                    skipped.append((m.group(), "a year"))
+                    continue
+            if len(digits) <= 2 and int(digits) <= 31:
+                words_before = before.split()
+                word_after = text[e:e + 12].strip().lower()
+                if (words_before and words_before[-1][:3] in _MONTHS) or \
+                        word_after[:3] in _MONTHS:
+                    skipped.append((m.group(), "a day of a month"))
+                    continue
+                if sqrt_written and int(digits) <= 10 and \
+                        _SQRT_BEFORE.search(text, max(0, s - 8), s):
+                    constants.add(f"sqrt{int(digits)}")
+                    skipped.append((m.group(), f"the constant \u221a{int(digits)}"))
+                    continue
         exp = 0
-        try:
-            if m.group("exp"):
-                exp = int(m.group("exp"))
-            elif m.group("exp10"):
-                exp = int(m.group("exp10").translate(_SUPERSCRIPTS))
-            elif m.group("sup10"):
-                exp = int(m.group("sup10").translate(_SUPERSCRIPTS)) - (1 if raw == "10" else 0)
-                if raw != "10":
-                    exp = 0
-        except ValueError:
-            exp = 0
+        if gexp or gexp10 or gsup10:
+            try:
+                if gexp:
+                    exp = int(gexp)
+                elif gexp10:
+                    exp = int(gexp10.translate(_SUPERSCRIPTS))
+                elif raw == "10":
+                    exp = int(gsup10.translate(_SUPERSCRIPTS)) - 1
+            except ValueError:
+                exp = 0
         if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
             skipped.append((m.group(), "out of the range of a measurement"))
             continue
         base = float(digits)
-        value = base * 10.0 ** exp
+        value = base * 10.0 ** exp if exp else base
         tol = _written_tolerance(raw, exp)
-        if m.group("sup10") and raw == "10":
+        if gsup10 and raw == "10":
             value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
-        elif m.group("pow"):
-            p = int(m.group("pow").translate(_SUPERSCRIPTS))
+        elif gpow:
             try:
-                value = base ** p
+                value = base ** int(gpow.translate(_SUPERSCRIPTS))
             except (OverflowError, ZeroDivisionError):
-                skipped.append((m.group(), "out of the range of a measurement"))
-                continue
-            if not math.isfinite(value) or abs(value) > 1e300:
-                skipped.append((m.group(), "out of the range of a measurement"))
-                continue
+                value = math.inf
             tol = 0.005 * abs(value)
-        if not math.isfinite(value):
+        if not math.isfinite(value) or abs(value) > 1e300:
             skipped.append((m.group(), "out of the range of a measurement"))
             continue
-        sig1 = _significant(raw) == 1 and not m.group("pow") and not m.group("sup10")
-        sign = m.group("sign")
+        sig1 = not gpow and not gsup10 and _significant(digits) == 1
         negated = False
         if sign in ("-", "\u2212"):
             value = -value
         elif _ends_with_word(before, _NEGATIVE_WORDS):
             negated = True
-        percent = bool(m.group("pct"))
+        percent = bool(pct)
         unit = datum = None
         end = e
         if not percent:
-            word = _WORD.match(text, e + (1 if text[e:e + 1] == " " else 0))
+            word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
             if factor is not None:  # "59.8 million m3"
                 value, tol, end = value * factor, tol * factor, word.end()
@@ -541,16 +539,21 @@ def _ends_with_word(before: str, words) -> bool:
     """``before`` ends with one of ``words`` as whole words ("said" does not end with "id")."""
     split = _SPLIT_WORDS.get(words)
     if split is None:
-        split = _SPLIT_WORDS[words] = (frozenset(w for w in words if w.isalnum()),
-                                       tuple(w for w in words if not w.isalnum()))
-    singles, others = split
+        by_last: dict = {}
+        for w in words:
+            if not w.isalnum():
+                by_last.setdefault(w[-1], []).append(w)
+        split = _SPLIT_WORDS[words] = (frozenset(w for w in words if w.isalnum()), by_last)
+    singles, by_last = split
     tail = before.rstrip()
+    if not tail:
+        return False
     k = len(tail)
     while k and (tail[k - 1].isalnum()):
         k -= 1
     if tail[k:] in singles:
         return True
-    for w in others:  # phrases and symbols: "deficit of", "no.", "#"
+    for w in by_last.get(tail[-1], ()):  # phrases and symbols: "deficit of", "no.", "#"
         if tail.endswith(w):
             j = len(tail) - len(w)
             if j == 0 or not tail[j - 1].isalnum() or not w[0].isalnum():
@@ -562,10 +565,22 @@ class Finding:
     """One number's verdict. ``note`` says why: the recorded output it matches, the operands
     and operator of a derivation, the factor or formula that explains it, or what was tried."""
 
-    __slots__ = ("number", "status", "match", "note")
+    __slots__ = ("number", "status", "match", "_note")
 
-    def __init__(self, number: Number, status: str, match=None, note: str = "") -> None:
-        self.number, self.status, self.match, self.note = number, status, match, note
+    def __init__(self, number: Number, status: str, match=None, note="") -> None:
+        self.number, self.status, self.match, self._note = number, status, match, note
+
+    @property
+    def note(self) -> str:
+        """Why this status (written when first read: a callable until then)."""
+        note = self._note
+        if note.__class__ is not str:
+            note = self._note = note()
+        return note
+
+    @note.setter
+    def note(self, value) -> None:
+        self._note = value
 
     def __repr__(self) -> str:
         return f"Finding({self.number.text!r}: {self.status}{' - ' + self.note if self.note else ''})"
@@ -645,10 +660,14 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if known is None:
             known = seen[key] = _classify(num, ctx)
         findings.append(known if known.number is num else
-                        Finding(num, known.status, known.match, known.note))
+                        Finding(num, known.status, known.match, known._note))
     if any(f.status in Audit.BAD for f in findings):
         _explain_in_context(findings, ctx)
     return Audit(findings, reading.skipped)
+
+
+def _text(note) -> str:
+    return note if note.__class__ is str else note()
 
 
 def _si(value: float, unit) -> float:
@@ -674,11 +693,39 @@ class _Context:
     """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
     (built on first use) the operands of products and ratios, constants and unit factors."""
 
-    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_factors")
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_factors",
+                 "_reach", "_given")
 
     def __init__(self, ledger, quoted, reading) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
-        self._operands = self._constants = self._factors = None
+        self._operands = self._constants = self._factors = self._reach = self._given = None
+
+    def given(self, dims) -> list:
+        """The question's numbers with a unit of ``dims``."""
+        if self._given is None:
+            self._given = {}
+            for q in self.quoted:
+                if q.unit is not None:
+                    self._given.setdefault(q.unit.dims, []).append(q)
+        return self._given.get(dims, ())
+
+    def reachable(self) -> set:
+        """The dimensions one product or ratio of two operands (or one operand and a
+        constant) can have: a number of any other dimension needs no search."""
+        if self._reach is None:
+            index = self.operands()
+            key = ("reach", tuple(sorted(index)), self.ledger._count)
+            reach = self.ledger._views.get(key)
+            if reach is None:
+                reach = set()
+                dims = list(index)
+                for a in dims:
+                    for b in dims:
+                        reach.add(tuple([x + y for x, y in zip(a, b)]))
+                        reach.add(tuple([x - y for x, y in zip(a, b)]))
+                self.ledger._views[key] = reach
+            self._reach = reach
+        return self._reach
 
     def constants(self) -> list:
         """(name, value) of the constants the answer writes, each also as its reciprocal."""
@@ -701,18 +748,25 @@ class _Context:
         recorded outputs and the question's numbers with units, elevations excluded."""
         if self._operands is None:
             base = self.ledger.product_operands()
-            extra = [(q.value * q.unit.scale, q) for q in self.quoted
+            extra = [q for q in self.quoted
                      if q.unit is not None and q.datum is None and not q.unit.shift
                      and q.value != 0 and math.isfinite(q.value * q.unit.scale)]
             if extra:
-                merged = {k: list(zip(*v)) for k, v in base.items()}
-                merged = {k: [(lg, it) for lg, it in v] for k, v in merged.items()}
-                for si, q in extra:
-                    merged.setdefault(_pdims(q.unit.dims), []).append((math.log10(abs(si)), (si, q)))
-                base = {}
-                for k, pairs in merged.items():
-                    pairs.sort(key=lambda p: p[0])
-                    base[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
+                key = ("operands", tuple((q.value, q.unit, q.text) for q in extra),
+                       self.ledger._count)
+                merged = self.ledger._views.get(key)
+                if merged is None:
+                    groups = {k: list(zip(v[0], v[1])) for k, v in base.items()}
+                    for q in extra:
+                        si = q.value * q.unit.scale
+                        groups.setdefault(_pdims(q.unit.dims), []).append(
+                            (math.log10(abs(si)), (si, q)))
+                    merged = {}
+                    for k, pairs in groups.items():
+                        pairs.sort(key=lambda p: p[0])
+                        merged[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
+                    self.ledger._views[key] = merged
+                base = merged
             self._operands = base
         return self._operands
 
@@ -747,36 +801,37 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     hit, mislabel = _sourced(num, values, unit, tol, ledger)
     if hit is not None:
         return hit
-    if num.sign is None and not num.negated and num.value > 0:
+    if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
         # the magnitude of a negative output, written without its sign
         hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
         if hit is not None:
-            hit.note = f"the magnitude of {hit.note}; the minus sign is not written"
+            inner = hit._note
+            hit._note = lambda: f"the magnitude of {_text(inner)}; the minus sign is not written"
             return hit
     # 2. quoted from the question
     for q in quoted:
         for v in values:
             if _close(v, q.value, tol) and (unit is None or q.unit is None or unit == q.unit):
-                return Finding(num, "quoted", q, f"stated in the question as {q.text!r}")
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
                     _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
-                return Finding(num, "quoted", q, f"stated in the question as {q.text!r}")
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
     # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
     #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
     #    read: 0.3 kV); then a product or ratio of the written dimension
     hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
-        _with_question(values, unit, tol, num.datum, quoted, ledger)
+        _with_question(values, unit, tol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
         return Finding(num, "derived", hit,
-                       f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
+                       lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
     found = _product(num, values, unit, tol, ctx)
     if found is not None:
         return found
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
-                       f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
-                       f"written contradicts it")
+                       lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
+                               f"unit written contradicts it")
     # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
@@ -784,17 +839,33 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             for e in ledger.outputs_in_si_range(unit.dims, v, tol):
                 if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
                     return Finding(num, "unit_mislabelled", e,
-                                   f"{num.text} is {e.q} in SI units, written with the wrong unit")
+                                   _si_note(num, e))
             for scale in (1e3, 1e-3, 1e6, 1e-6):
                 si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
                 for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
                     if e.magnitude != 0 and _close(e.si, si, si_tol):
                         return Finding(num, "unit_mislabelled", e,
-                                       f"{num.text} is {e.q} off by a factor of {scale:g}: a "
-                                       f"prefix or unit was misstated")
-    return Finding(num, "unsourced", None,
-                   "no recorded output, question number, one-step sum, difference, product or "
-                   "ratio of them matches it" + (f" in {unit.symbol}" if unit is not None else ""))
+                                       _scale_note(num, e, scale))
+    return Finding(num, "unsourced", None, _UNSOURCED if unit is None else
+                   lambda: f"{_UNSOURCED} in {unit.symbol}")
+
+
+_UNSOURCED = ("no recorded output, question number, one-step sum, difference, product or ratio "
+              "of them matches it")
+
+
+def _sourced_note(e, unit):
+    if unit is None or e.unit == unit:
+        return lambda: f"{e.label} = {_show(e)}"
+    return lambda: f"{e.label} = {_show(e)}, converted to {unit.symbol}"
+
+
+def _si_note(num, e):
+    return lambda: f"{num.text} is {e.q} in SI units, written with the wrong unit"
+
+
+def _scale_note(num, e, scale):
+    return lambda: f"{num.text} is {e.q} off by a factor of {scale:g}: a prefix or unit was misstated"
 
 
 def _sourced(num, values, unit, tol, ledger):
@@ -806,8 +877,7 @@ def _sourced(num, values, unit, tol, ledger):
             for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
                 if _close(e.si, si, si_tol):
                     if num.datum is None or _same_datum(num.datum, e.datum):
-                        how = "" if e.unit == unit else f", converted to {unit.symbol}"
-                        return Finding(num, "sourced", e, f"{e.label} = {_show(e)}{how}"), None
+                        return Finding(num, "sourced", e, _sourced_note(e, unit)), None
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
             for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
@@ -818,12 +888,12 @@ def _sourced(num, values, unit, tol, ledger):
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
-                    return Finding(num, "sourced", e, f"{e.label} = {_show(e)}"), None
+                    return Finding(num, "sourced", e, _sourced_note(e, None)), None
             if num.percent:
                 for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
                         return Finding(num, "sourced", e,
-                                       f"{e.label} = {_show(e)}, as a percentage"), None
+                                       lambda: f"{e.label} = {_show(e)}, as a percentage"), None
     return None, mislabel
 
 
@@ -845,15 +915,16 @@ def _pair_datum_ok(da, db, op: str, written) -> bool:
     return True
 
 
-def _with_question(values, unit, tol: float, written_datum, quoted, ledger):
+def _with_question(values, unit, tol: float, written_datum, ctx):
     """A question number q and a recorded output e (or a second question number) with
     v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep, and
     meaningful for their datums."""
     if unit is None:
         return None
-    given = [q for q in quoted if q.unit is not None and q.unit.dims == unit.dims]
+    given = ctx.given(unit.dims)
     if not given:
         return None
+    ledger = ctx.ledger
     si_tol = tol * unit.scale
     for v in values:
         target = _si(v, unit)
@@ -897,6 +968,8 @@ def _product(num, values, unit, tol, ctx):
     else:
         dims = _pdims(unit.dims)
         scale = unit.scale
+    if dims not in ctx.reachable() and not (dims in index and len(ctx.constants()) > 1):
+        return None
     consts = ctx.constants()
     tol_si = tol * scale
     for v in values:
@@ -952,7 +1025,7 @@ def _product_finding(num, found, op):
     c = f" \u00d7 {cname}" if cname else ""
     pct = " \u00d7 100 %" if num.percent else ""
     return Finding(num, "derived", (a, b, op),
-                   f"{_name(a)} {op} {_name(b)}{c}{pct}: {_show(a)} {op} {_show(b)}{c}{pct}")
+                   lambda: f"{_name(a)} {op} {_name(b)}{c}{pct}: {_show(a)} {op} {_show(b)}{c}{pct}")
 
 
 _DIMENSIONLESS = (0,) * 12

@@ -315,15 +315,30 @@ class Ledger:
 
     def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
         """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``."""
-        view = self._sorted_view(("si", dims), (e for e in self.entries if e.role == "output"
-                                                and e.unit.dims == dims), lambda e: e.si)
-        return self._in_range(view, si, tol)
+        view = self._views.get(("si", dims, self._count))
+        if view is None:
+            view = self._sorted_view(("si", dims), (e for e in self.entries if e.role == "output"
+                                                    and e.unit.dims == dims), lambda e: e.si)
+        keys = view[0]
+        return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
 
     def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
-        view = self._sorted_view(("m", role), (e for e in self.entries if e.role == role),
-                                 lambda e: e.magnitude)
-        return self._in_range(view, magnitude, tol)
+        view = self._views.get(("m", role, self._count))
+        if view is None:
+            view = self._sorted_view(("m", role), (e for e in self.entries if e.role == role),
+                                     lambda e: e.magnitude)
+        keys = view[0]
+        return view[1][bisect_left(keys, magnitude - tol):bisect_right(keys, magnitude + tol)]
+
+    def has_negative_output(self) -> bool:
+        """Whether any recorded output is negative (the audit then reads unsigned magnitudes)."""
+        view = self._views.get(("m", "output", self._count))
+        if view is None:
+            view = self._sorted_view(("m", "output"), (e for e in self.entries
+                                                       if e.role == "output"),
+                                     lambda e: e.magnitude)
+        return bool(view[0]) and view[0][0] < 0
 
     def _in_question(self, held: Q, tol: float) -> bool:
         """The held value is stated in the question in the tool's unit, or with no unit."""
