@@ -1,9 +1,17 @@
 """The answer audit's own error rates: a script, not a test.
 
     python bench/audit_rates.py          (or: python -m bench.audit_rates)
+    python bench/audit_rates.py --by-style --by-task --by-error --examples 2
 
 Prints
-- the labelled corpus (tests/data/audit_corpus.json): scenarios, answers, correct and wrong;
+- the hand-written labelled corpus (tests/data/audit_corpus.json): scenarios, answers, correct
+  and wrong;
+- the generated corpus (tests/data/audit_corpus_generated.json, ``python -m bench.corpus``):
+  every task of every bench suite, replayed through the real bench tools, answers in many
+  styles labelled by construction. Per style, per modifier, per task, per error kind and
+  overall: false alarms (correct answers with ``audit.ok`` False), detection (incorrect
+  answers with ``audit.ok`` False), and exceptions raised by ``audit_answer`` (counted
+  separately, never in a rate's denominator);
 - the false-alarm rate: correct answers the audit flags (``audit.ok`` False);
 - the detection rate: wrong answers the audit flags;
 - the random-acceptance rate: on ledgers of 3 and of 6 random outputs, the fraction of random
@@ -32,6 +40,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 CORPUS = ROOT / "tests" / "data" / "audit_corpus.json"
+GENERATED = ROOT / "tests" / "data" / "audit_corpus_generated.json"
+RANDOM_SIZES = (1, 3, 6, 10, 20)
 ACCEPTED = ("sourced", "derived")
 COMMON_UNITS = ("cfs", "m3/s", "ML/d", "ft", "m", "km2")
 RANGE = (0.1, 1000.0)
@@ -156,30 +166,163 @@ def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
             "with_unit": counts["unit"][0] / counts["unit"][1]}
 
 
-def figures() -> dict:
-    rows = run_corpus()
-    out = corpus_rates(rows)
-    out["scenarios"] = len({r["scenario"] for r in rows})
-    out["random"] = {n: random_acceptance(n) for n in (3, 6)}
+
+# -- the generated corpus ------------------------------------------------------------------------
+def load_generated(path: Path = GENERATED) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def run_generated(corpus: dict | None = None) -> list[dict]:
+    """Audit every generated answer against its scenario's replayed ledger. One row per
+    answer; ``audit_ok`` is None when ``audit_answer`` raised (``exception`` says what)."""
+    from bench.corpus.tasks import build_ledger
+    corpus = corpus or load_generated()
+    rows = []
+    for sc in corpus["scenarios"]:
+        ledger = build_ledger(sc["suite"], sc["task"], [tuple(c) for c in sc["calls"]])
+        for ans in sc["answers"]:
+            row = {"id": ans["id"], "scenario": sc["id"], "suite": sc["suite"],
+                   "task": f"{sc['suite']}/{sc['task']}", "variant": sc["variant"],
+                   "style": ans["style"], "modifiers": ans["modifiers"],
+                   "label_ok": ans["ok"], "error": ans["error"], "audit_ok": None,
+                   "exception": None, "findings": []}
+            try:
+                audit = ledger.audit_answer(ans["text"], context=sc["question"])
+            except Exception as err:  # noqa: BLE001 - an audit crash is a finding, counted
+                row["exception"] = f"{type(err).__name__}: {err}"
+            else:
+                row["audit_ok"] = bool(audit.ok)
+                row["findings"] = [(f.number.text, f.status) for f in audit.findings]
+            rows.append(row)
+    return rows
+
+
+def _tally(rows: list[dict]) -> dict:
+    correct = [r for r in rows if r["label_ok"]]
+    wrong = [r for r in rows if not r["label_ok"]]
+    c_ran = [r for r in correct if r["exception"] is None]
+    w_ran = [r for r in wrong if r["exception"] is None]
+    fa = [r for r in c_ran if not r["audit_ok"]]
+    det = [r for r in w_ran if not r["audit_ok"]]
+    return {"correct": len(correct), "incorrect": len(wrong),
+            "false_alarms": len(fa), "detected": len(det),
+            "exceptions": sum(r["exception"] is not None for r in rows),
+            "false_alarm_rate": len(fa) / len(c_ran) if c_ran else None,
+            "detection_rate": len(det) / len(w_ran) if w_ran else None}
+
+
+def generated_rates(rows: list[dict]) -> dict:
+    """Overall and per style, modifier, task, variant and error kind."""
+    out = {"overall": _tally(rows), "style": {}, "modifier": {}, "task": {}, "variant": {},
+           "error": {}}
+    groups: dict = {k: {} for k in ("style", "modifier", "task", "variant", "error")}
+    for r in rows:
+        groups["style"].setdefault(r["style"], []).append(r)
+        for m in r["modifiers"]:
+            groups["modifier"].setdefault(m, []).append(r)
+        groups["task"].setdefault(r["task"], []).append(r)
+        groups["variant"].setdefault(f"{r['task']}/{r['variant']}", []).append(r)
+        if r["error"]:
+            groups["error"].setdefault(r["error"], []).append(r)
+    for k, g in groups.items():
+        out[k] = {name: _tally(rs) for name, rs in sorted(g.items())}
+    out["exceptions"] = [(r["id"], r["exception"]) for r in rows if r["exception"]]
     return out
 
 
-def main() -> None:
+def _pct(n: int, d: int) -> str:
+    return f"{n}/{d} = {n / d:5.1%}" if d else f"{n}/0 =   n/a"
+
+
+def _line(name: str, t: dict, width: int = 34) -> str:
+    c_ran = t["correct"] - 0
+    fa = _pct(t["false_alarms"], t["correct"] - t.get("_c_exc", 0))
+    det = _pct(t["detected"], t["incorrect"] - t.get("_w_exc", 0))
+    exc = f"  exceptions {t['exceptions']}" if t["exceptions"] else ""
+    del c_ran
+    return f"  {name:<{width}} false alarms {fa:>16}   detection {det:>16}{exc}"
+
+
+def figures(*, generated: bool = True, sizes=RANDOM_SIZES) -> dict:
+    rows = run_corpus()
+    out = corpus_rates(rows)
+    out["scenarios"] = len({r["scenario"] for r in rows})
+    out["random"] = {n: random_acceptance(n, ledgers=300 if n <= 6 else 100)
+                     for n in sorted(set(sizes) | {3, 6})}
+    if generated and GENERATED.exists():
+        rows = run_generated()
+        out["generated"] = generated_rates(rows)
+        out["generated_rows"] = rows
+    return out
+
+
+def main(argv=None) -> None:
+    import argparse
     import time
+    ap = argparse.ArgumentParser(prog="python bench/audit_rates.py")
+    ap.add_argument("--by-style", action="store_true", help="rates per style and modifier")
+    ap.add_argument("--by-task", action="store_true", help="rates per task and ledger variant")
+    ap.add_argument("--by-error", action="store_true", help="detection per error kind")
+    ap.add_argument("--all", action="store_true", help="every breakdown")
+    ap.add_argument("--examples", type=int, default=0,
+                    help="print N misjudged answers per style (false alarms and misses)")
+    args = ap.parse_args(argv)
+    if args.all:
+        args.by_style = args.by_task = args.by_error = True
     start = time.perf_counter()
     f = figures()
-    print(f"corpus: {f['scenarios']} scenarios, {f['answers']} answers "
+    print(f"hand-written corpus: {f['scenarios']} scenarios, {f['answers']} answers "
           f"({f['correct']} correct, {f['wrong']} wrong)")
-    print(f"false-alarm rate: {len(f['false_alarms'])}/{f['correct']} = "
+    print(f"  false-alarm rate: {len(f['false_alarms'])}/{f['correct']} = "
           f"{f['false_alarm_rate']:.1%}" + (f"  {f['false_alarms']}" if f["false_alarms"] else ""))
-    print(f"detection rate:   {f['wrong'] - len(f['missed'])}/{f['wrong']} = "
+    print(f"  detection rate:   {f['wrong'] - len(f['missed'])}/{f['wrong']} = "
           f"{f['detection_rate']:.1%}" + (f"  missed {f['missed']}" if f["missed"] else ""))
+    g = f.get("generated")
+    if g:
+        o = g["overall"]
+        print(f"generated corpus ({GENERATED.relative_to(ROOT)}): {o['correct'] + o['incorrect']} "
+              f"answers ({o['correct']} correct, {o['incorrect']} incorrect), "
+              f"{len(g['task'])} tasks, {len(g['style'])} styles")
+        print(_line("overall", o, 10))
+        if o["exceptions"]:
+            print(f"  audit_answer raised on {o['exceptions']} answers, e.g. {g['exceptions'][0]}")
+        sections = [("style", args.by_style), ("modifier", args.by_style),
+                    ("task", args.by_task), ("variant", args.by_task)]
+        for key, on in sections:
+            if on:
+                print(f" per {key}:")
+                for name, t in g[key].items():
+                    print(_line(name, t))
+        if args.by_error:
+            print(" detection per error kind:")
+            for name, t in g["error"].items():
+                print(f"  {name:<34} detection {_pct(t['detected'], t['incorrect']):>16}")
+        if args.examples:
+            _examples(f["generated_rows"], args.examples)
     print(f"random acceptance (sourced or derived; log-uniform over {RANGE[0]:g}..{RANGE[1]:g}, "
           f"3 significant figures; units {', '.join(COMMON_UNITS)}):")
     for n, r in f["random"].items():
-        print(f"  {n}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
+        print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
               f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
     print(f"({time.perf_counter() - start:.1f} s)")
+
+
+def _examples(rows: list[dict], n: int) -> None:
+    corpus = load_generated()
+    text = {a["id"]: a["text"] for sc in corpus["scenarios"] for a in sc["answers"]}
+    seen: dict = {}
+    for r in rows:
+        if r["exception"] is None and r["audit_ok"] == r["label_ok"]:
+            continue
+        kind = "exception" if r["exception"] else "false alarm" if r["label_ok"] else "missed"
+        key = (r["style"], kind)
+        if seen.get(key, 0) >= n:
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        print(f"\n--- {kind}: {r['id']} ({r['style']}; error {r['error']})")
+        print("    " + text[r["id"]].replace("\n", "\n    "))
+        print(f"    findings: {r['findings'] or r['exception']}")
 
 
 if __name__ == "__main__":
