@@ -48,10 +48,10 @@ __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
 _NUM = re.compile(
-    r"(?=[-+\u2212.\d])(?<![\w.^])(?<![A-Za-z]\*\*)(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
+    r"(?=[-+\u2212.\d])(?<![\w.^])(?<![A-Za-z]\*\*)(?<!\^[-+\u2212])(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
     r"|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?:[eE](?P<exp>[-+]?\d{1,3})\b|\s?[\u00d7x*\u00b7\u22c5]\s?10(?:\^|\*\*)?"
-    r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3})"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3})\b|\s?[\u00d7x*\u00b7\u22c5]\s?10(?:(?:\^|\*\*)"
+    r"(?P<exp10>[-+\u2212]?\d{1,3})(?![\d.])|(?P<exp10s>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))"
     r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
     r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
     r"(?P<pct>\s?%)?")
@@ -326,7 +326,8 @@ def _scan(original: str) -> _Reading:
             constants.add("pi")
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     for m in _NUM.finditer(text):
-        sign, raw, gexp, gexp10, gpow, gsup10, pct = m.groups()
+        sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
+        gexp10 = gexp10 or gexp10s
         s, e = m.span()
         if skip:
             ns = m.start(2)
@@ -426,16 +427,23 @@ def _scan(original: str) -> _Reading:
             tol = min(tol, 0.1 * abs(value)) or tol
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
-        if starts is None:
-            num = Number(text[s:end], value, unit, datum, s, end, tol, percent, negated, sign)
-        else:
-            a, b = starts[s], ends[end - 1] if end > s else ends[s]
-            num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
-            num.nstart, num.nend = s, end
-        num.sig1 = sig1
-        num.op_before = _op_before(text, s)
-        num.op_after = _op_after(text, end)
-        out.append(num)
+        if gexp10 and unit is not None and _is_ratio_unit(unit) and \
+                _close(10.0 ** exp * unit.scale, 1.0, 1e-9) and \
+                not _close(value * unit.scale, 1.0, tol * unit.scale):
+            # "29940 x 10^6 m2/km2": a number times a written factor, not 2.994e10 m2/km2
+            ten = text.index("10", m.end(2))
+            sig1 = _significant(digits) == 1
+            mtol = _written_tolerance(raw, 0)
+            if sig1:
+                mtol = min(mtol, 0.1 * base) or mtol
+            out.append(_number(original, text, starts, ends, s, m.end(2),
+                               -base if sign in ("-", "\u2212") else base, None, None,
+                               mtol, False, negated, sign, sig1))
+            out.append(_number(original, text, starts, ends, ten, end, 10.0 ** exp, unit, datum,
+                               0.0, False, False, None, True))
+            continue
+        out.append(_number(original, text, starts, ends, s, end, value, unit, datum, tol,
+                           percent, negated, sign, sig1))
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
         if a.unit is None and b.unit is not None and \
@@ -444,6 +452,25 @@ def _scan(original: str) -> _Reading:
     if "|" in text:
         _table_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
+
+
+def _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent, negated,
+            sign, sig1) -> Number:
+    if starts is None:
+        num = Number(text[s:end], value, unit, datum, s, end, tol, percent, negated, sign)
+    else:
+        a, b = starts[s], ends[end - 1] if end > s else ends[s]
+        num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
+        num.nstart, num.nend = s, end
+    num.sig1 = sig1
+    num.op_before = _op_before(text, s)
+    num.op_after = _op_after(text, end)
+    return num
+
+
+def _is_ratio_unit(unit) -> bool:
+    """A dimensionless unit made of two or more units (s/d, L/m3, m3/s per cfs): a factor."""
+    return not any(unit.dims) and len(unit.terms) >= 2 and unit.scale != 1.0
 
 
 def _op_before(text: str, s: int) -> str:
@@ -1036,13 +1063,65 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     """A flagged number may be a conversion factor, a unit identity, a constant, one unit
     ("over 1 d") or an operand of a written-out formula whose result is accepted."""
     numbers = ctx.reading.numbers
+    factors = {}
     for i, f in enumerate(findings):
         if f.status in Audit.BAD:
             note = _factor_note(numbers, i, ctx)
             if note is not None:
                 findings[i] = Finding(f.number, "factor", None, note)
+                if f.number.unit is None:
+                    factors[f.number.value] = f.number
+    if factors:  # the factor named in prose too: "(86.4 converts m3/s per km2 to mm/d)"
+        for i, f in enumerate(findings):
+            n = f.number
+            if f.status in Audit.BAD and n.unit is None and n.value in factors:
+                findings[i] = Finding(n, "factor", None,
+                                      f"the factor {factors[n.value].text} used in the arithmetic")
     if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
         _formula_operands(findings, ctx)
+    _ranges(findings, ctx)
+
+
+_RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")
+
+
+def _ranges(findings: list[Finding], ctx: _Context) -> None:
+    """A range ("0.10-0.11 mm/d", "between 4.0 and 4.1 ft") brackets a recorded value: its
+    flagged ends are accepted when a recorded output of its dimension lies inside it. A
+    range wider than half its upper end says nothing and is not read so."""
+    text = ctx.reading.text
+    numbers = ctx.reading.numbers
+    for i in range(len(numbers) - 1):
+        a, b = numbers[i], numbers[i + 1]
+        fa, fb = findings[i], findings[i + 1]
+        if fa.status not in Audit.BAD and fb.status not in Audit.BAD:
+            continue
+        if not _RANGE_BETWEEN.fullmatch(text, a.nend, b.nstart):
+            continue
+        if text[a.nend:b.nstart].strip() == "and" and \
+                not text[max(0, a.nstart - 9):a.nstart].lower().rstrip().endswith("between"):
+            continue
+        unit = b.unit or a.unit
+        if a.unit is not None and b.unit is not None and a.unit != b.unit:
+            continue
+        lo, hi = a.value - a.tolerance, b.value + b.tolerance
+        if not (a.value < b.value and b.value - a.value <= 0.5 * abs(b.value)):
+            continue
+        if unit is not None:
+            if unit.shift:
+                continue
+            inside = ctx.ledger.outputs_in_si_range(unit.dims, (lo + hi) / 2 * unit.scale,
+                                                    (hi - lo) / 2 * unit.scale)
+        else:
+            inside = ctx.ledger.outputs_in_range((lo + hi) / 2, (hi - lo) / 2)
+        if not inside:
+            continue
+        e = inside[0]
+        for k, n in ((i, a), (i + 1, b)):
+            if findings[k].status in Audit.BAD:
+                findings[k] = Finding(n, "sourced", e,
+                                      f"an end of the range {a.text}-{b.text}, which brackets "
+                                      f"{e.label} = {_show(e)}")
 
 
 def _factor_note(numbers, i, ctx):
@@ -1057,8 +1136,7 @@ def _factor_note(numbers, i, ctx):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
     # a factor written with its ratio unit: "86 400 s/day", "1000 L/m3", "3.6e9 J/MWh"
-    if unit is not None and not any(unit.dims) and unit.scale != 1.0 and \
-            len(getattr(unit, "terms", ())) >= 2 and \
+    if unit is not None and _is_ratio_unit(unit) and \
             _close(num.value * unit.scale, 1.0, num.tolerance * unit.scale):
         return f"the conversion factor {num.text}: a unit identity, not a measurement"
     # a bare factor next to a multiplication or division: "x 0.0283168", "/ 86 400", "x 100 %"
