@@ -54,7 +54,7 @@ _NUM = re.compile(
     r"(?P<exp10>[-+\u2212]?\d{1,3})(?![\d.])|(?P<exp10s>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))"
     r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
     r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
-    r"(?P<pct>\s?%)?")
+    r"(?P<pct>\s?%|\s(?:per\s?cent|percent)\b)?")
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
@@ -64,7 +64,7 @@ _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
-             "utc", "gmt", "etc/gmt", "crs", "wgs", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+             "utc", "gmt", "etc/gmt", "crs", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
 _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
                 "option", "section", "appendix", "scenario", "row", "column", "phase")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -415,6 +415,7 @@ def _scan(original: str) -> _Reading:
         percent = bool(pct)
         unit = datum = None
         end = e
+        factor = None
         if not percent:
             word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
@@ -423,6 +424,10 @@ def _scan(original: str) -> _Reading:
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
                 end = word.end()
+        if unit is None and not percent and nxt.isalpha() and factor is None:
+            skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
+                            m.group(), "an identifier (digits run into letters)"))
+            continue
         if sig1:  # one significant figure: nobody means 1000 for 1250
             tol = min(tol, 0.1 * abs(value)) or tol
         if not negated and _AFTER_NEGATIVE.match(text, end):
@@ -446,9 +451,12 @@ def _scan(original: str) -> _Reading:
                            percent, negated, sign, sig1))
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
-        if a.unit is None and b.unit is not None and \
+        if a.unit is None and (b.unit is not None or b.percent and not a.percent) and \
                 _RANGE_SEP.search(text[a.nend:b.nstart] + " ") and b.nstart - a.nend <= 4:
             a.unit, a.datum = b.unit, b.datum
+            if b.percent:
+                a.percent = True
+                a.tolerance = a.tolerance
     if "|" in text:
         _table_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
@@ -475,16 +483,18 @@ def _is_ratio_unit(unit) -> bool:
 
 def _op_before(text: str, s: int) -> str:
     k = s - 1
-    while k >= 0 and text[k] in " (\u00a0\u2009*_":
-        if text[k] == "*" and k > 0 and text[k - 1] not in "* ":
-            break  # "1250*0.0283" multiplies; "**5**" is emphasis
-        k -= 1
+    while k >= 0:
+        ch = text[k]
+        if ch in " (\u00a0\u2009_":
+            k -= 1
+        elif ch == "*" and k > 0 and text[k - 1] == "*":
+            k -= 2  # "**" is emphasis
+        else:
+            break
     if k >= 0 and text[k] in _MUL_OPS:
         if text[k] == "x" and k > 0 and text[k - 1].isalnum():
             return ""
         return text[k]
-    if k >= 0 and text[k] == "*" and (k == 0 or text[k - 1] != "*"):
-        return "*"
     return ""
 
 
@@ -1087,14 +1097,16 @@ _RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")
 
 def _ranges(findings: list[Finding], ctx: _Context) -> None:
     """A range ("0.10-0.11 mm/d", "between 4.0 and 4.1 ft") brackets a recorded value: its
-    flagged ends are accepted when a recorded output of its dimension lies inside it. A
-    range wider than half its upper end says nothing and is not read so."""
+    unsourced ends are accepted when a recorded output of its dimension (or a one-step
+    derivation) lies inside it. A range wider than a quarter of its upper end says little and
+    is not read so; an end written with a contradicting unit stays a mislabel."""
     text = ctx.reading.text
     numbers = ctx.reading.numbers
     for i in range(len(numbers) - 1):
         a, b = numbers[i], numbers[i + 1]
         fa, fb = findings[i], findings[i + 1]
-        if fa.status not in Audit.BAD and fb.status not in Audit.BAD:
+        if fa.status != "unsourced" and fb.status != "unsourced" or \
+                "unit_mislabelled" in (fa.status, fb.status):
             continue
         if not _RANGE_BETWEEN.fullmatch(text, a.nend, b.nstart):
             continue
@@ -1102,26 +1114,22 @@ def _ranges(findings: list[Finding], ctx: _Context) -> None:
                 not text[max(0, a.nstart - 9):a.nstart].lower().rstrip().endswith("between"):
             continue
         unit = b.unit or a.unit
-        if a.unit is not None and b.unit is not None and a.unit != b.unit:
+        if a.unit is not None and b.unit is not None and a.unit != b.unit or \
+                a.percent != b.percent:
             continue
         lo, hi = a.value - a.tolerance, b.value + b.tolerance
-        if not (a.value < b.value and b.value - a.value <= 0.5 * abs(b.value)):
+        if not (a.value < b.value and b.value - a.value <= 0.25 * abs(b.value)):
             continue
-        if unit is not None:
-            if unit.shift:
-                continue
-            inside = ctx.ledger.outputs_in_si_range(unit.dims, (lo + hi) / 2 * unit.scale,
-                                                    (hi - lo) / 2 * unit.scale)
-        else:
-            inside = ctx.ledger.outputs_in_range((lo + hi) / 2, (hi - lo) / 2)
-        if not inside:
+        mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
+                     b.end, (hi - lo) / 2, b.percent, b.negated, None)
+        inside = _classify(mid, ctx)
+        if inside.status not in _ACCEPTED:
             continue
-        e = inside[0]
         for k, n in ((i, a), (i + 1, b)):
             if findings[k].status in Audit.BAD:
-                findings[k] = Finding(n, "sourced", e,
+                findings[k] = Finding(n, inside.status, inside.match,
                                       f"an end of the range {a.text}-{b.text}, which brackets "
-                                      f"{e.label} = {_show(e)}")
+                                      f"{inside.note}")
 
 
 def _factor_note(numbers, i, ctx):
