@@ -246,6 +246,27 @@ def _phrase(phrase: str):
     return hit
 
 
+_PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
+_LENGTH = (1,) + (0,) * 11
+
+
+def _paren_datum(text: str, end: int, unit):
+    """The vertical datum named in brackets right after a length: "32.0 ft (NGVD 29)"."""
+    if unit.dims != _LENGTH:
+        return None
+    m = _PAREN_DATUM.match(text, end)
+    if m is None:
+        return None
+    name = m.group(1)
+    if name.lower().startswith(("above ", "on ")):
+        name = name.split(None, 1)[1]
+    from . import datums
+    try:
+        return datums.get(name).name
+    except GuardViolation:
+        return None
+
+
 def _known_datum(name: str) -> bool:
     from . import datums
     try:
@@ -350,7 +371,8 @@ def _scan(original: str) -> _Reading:
                                                        t[-2:-1] in "\"'"):
                 id_before = t.rstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
         if _ends_with_word(id_before, _ID_WORDS) or (
-                integer and len(digits) >= 6 and digits[0] == "0"):
+                integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
+                s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
         if integer and not pct:
@@ -424,6 +446,8 @@ def _scan(original: str) -> _Reading:
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
                 end = word.end()
+            elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
+                datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
                             m.group(), "an identifier (digits run into letters)"))
@@ -479,6 +503,15 @@ def _number(original, text, starts, ends, s, end, value, unit, datum, tol, perce
 def _is_ratio_unit(unit) -> bool:
     """A dimensionless unit made of two or more units (s/d, L/m3, m3/s per cfs): a factor."""
     return not any(unit.dims) and len(unit.terms) >= 2 and unit.scale != 1.0
+
+
+def _code_before(text: str, k: int) -> bool:
+    """An upper-case code ends at ``k`` ("RRL" of RRL-12, "USGS" of USGS-07374000)."""
+    j = k
+    while j > 0 and text[j - 1].isalnum():
+        j -= 1
+    word = text[j:k]
+    return len(word) >= 2 and word.isupper()
 
 
 def _op_before(text: str, s: int) -> str:
@@ -810,6 +843,23 @@ class _Context:
 
 _CONSTANTS = (("sqrt2", math.sqrt(2.0)), ("sqrt3", math.sqrt(3.0)), ("pi", math.pi))
 _CONSTANT_TEXT = {"sqrt2": "\u221a2", "sqrt3": "\u221a3", "pi": "\u03c0"}
+_ALL_CONSTANTS = [("", 1.0)] + [c for name, v in _CONSTANTS for c in
+                                 ((_CONSTANT_TEXT[name], v), (f"1/{_CONSTANT_TEXT[name]}", 1.0 / v))]
+
+
+def _in_formula(num: Number, text: str) -> bool:
+    """Written in arithmetic: next to an operator, an equals sign or a bracket of a formula."""
+    if num.op_before or num.op_after:
+        return True
+    k = num.nstart - 1
+    while k >= 0 and text[k] in " \u00a0\u2009*_$":
+        k -= 1
+    if k >= 0 and text[k] in "=\u2248(":
+        return True
+    k, n = num.nend, len(text)
+    while k < n and text[k] in " \u00a0\u2009*_$":
+        k += 1
+    return k < n and text[k] in "=\u2248)"
 
 
 def _pdims(dims: tuple) -> tuple:
@@ -838,6 +888,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     hit, mislabel = _sourced(num, values, unit, tol, ledger)
     if hit is not None:
         return hit
+    if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
+        # a recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)
+        for v in values:
+            for e in ledger.outputs_in_any_si_range(v, tol):
+                if _close(e.si, v, tol) and not _close(e.magnitude, v, tol):
+                    return Finding(num, "sourced", e,
+                                   lambda: f"{e.label} = {_show(e)}, in SI base units")
     if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
         # the magnitude of a negative output, written without its sign
         hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
@@ -856,15 +913,23 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
     #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
     #    read: 0.3 kV); then a product or ratio of the written dimension
+    if num.sign is not None:
+        # an explicit sign on a recorded output of the opposite sign: a sign flipped
+        flipped, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if flipped is not None:
+            e = flipped.match
+            return Finding(num, "unsourced", e,
+                           lambda: f"the sign is flipped: {e.label} = {_show(e)}")
     hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
         _with_question(values, unit, tol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
-    found = _product(num, values, unit, tol, ctx)
-    if found is not None:
-        return found
+    if mislabel is None or unit is None or _pdims(mislabel.unit.dims) != _pdims(unit.dims):
+        found = _product(num, values, unit, tol, ctx)
+        if found is not None:
+            return found
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
@@ -919,7 +984,8 @@ def _sourced(num, values, unit, tol, ledger):
                         mislabel = e
             for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
                 for e in near:
-                    if mislabel is None and e.unit != unit and e.unit.dims == unit.dims and \
+                    if mislabel is None and e.unit != unit and \
+                            _pdims(e.unit.dims) == _pdims(unit.dims) and \
                             _close(v, e.magnitude, tol) and e.magnitude != 0:
                         mislabel = e
         else:
@@ -942,13 +1008,13 @@ def _pair_datum_ok(da, db, op: str, written) -> bool:
     if da is not None and db is not None:
         if op != "-" or da != db:
             return False
-        return written is None or written == da
+        return written is None or _same_datum(written, da)
     if da is not None:
-        return written is None or written == da
+        return written is None or _same_datum(written, da)
     if db is not None:
         if op != "+":
             return False
-        return written is None or written == db
+        return written is None or _same_datum(written, db)
     return True
 
 
@@ -1005,9 +1071,10 @@ def _product(num, values, unit, tol, ctx):
     else:
         dims = _pdims(unit.dims)
         scale = unit.scale
-    if dims not in ctx.reachable() and not (dims in index and len(ctx.constants()) > 1):
-        return None
+    # constants: only those the answer writes (any of them always would accept too much)
     consts = ctx.constants()
+    if dims not in ctx.reachable() and not (dims in index and len(consts) > 1):
+        return None
     tol_si = tol * scale
     for v in values:
         s = v * scale
@@ -1412,8 +1479,14 @@ def _formula_matches(value, r: Number) -> bool:
 
 
 def _same_datum(written: str, recorded) -> bool:
+    """The datum written names the recorded one; "ASD" (above station datum, as in "mASD")
+    names whichever station datum the reading is on."""
     if recorded is None:
         return False
+    if written == recorded:
+        return True
+    if written.upper() in ("ASD", "MASD"):
+        return recorded.split(":", 1)[0] in ("GAGE", "GAUGE", "STND")
     try:
         from . import datums
         return datums.get(written).name == recorded

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextvars
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from math import frexp as _frexp
 import threading
 import time
@@ -314,11 +315,14 @@ class Ledger:
         return entries[bisect_left(keys, value - tol):bisect_right(keys, value + tol)]
 
     def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
-        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``."""
+        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si`` (and,
+        for elevations, the same point on another datum through a recorded offset)."""
         view = self._views.get(("si", dims, self._count))
         if view is None:
-            view = self._sorted_view(("si", dims), (e for e in self.entries if e.role == "output"
-                                                    and e.unit.dims == dims), lambda e: e.si)
+            view = self._sorted_view(("si", dims), chain(
+                (e for e in self.entries if e.role == "output" and e.unit.dims == dims),
+                (c for c in self.converted_elevations() if c.unit.dims == dims)),
+                lambda e: e.si)
         keys = view[0]
         return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
 
@@ -326,19 +330,56 @@ class Ledger:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
         view = self._views.get(("m", role, self._count))
         if view is None:
-            view = self._sorted_view(("m", role), (e for e in self.entries if e.role == role),
-                                     lambda e: e.magnitude)
+            view = self._sorted_view(("m", role), chain(
+                (e for e in self.entries if e.role == role),
+                self.converted_elevations() if role == "output" else ()),
+                lambda e: e.magnitude)
         keys = view[0]
         return view[1][bisect_left(keys, magnitude - tol):bisect_right(keys, magnitude + tol)]
 
+    def outputs_in_any_si_range(self, si: float, tol: float) -> list:
+        """Every recorded output, of any dimension, whose SI value is within ``tol`` of ``si``
+        (a figure re-expressed in base units without its unit: 42 MVA as 42,000,000)."""
+        view = self._views.get(("si*", self._count))
+        if view is None:
+            view = self._sorted_view(("si*",), (e for e in self.entries if e.role == "output"),
+                                     lambda e: e.si)
+        keys = view[0]
+        return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
+
+    def converted_elevations(self) -> list:
+        """Recorded elevations carried to another datum by a recorded datum offset: an
+        output with no datum whose call names the two datums (``from_datum``/``to_datum``,
+        ``source``/``target``), read as "height on to = height on from + offset". These are
+        the same points, like a unit conversion; the audit reads them as sourced."""
+        key = ("converted", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = []
+            outputs = [e for e in self.entries if e.role == "output"]
+            elevations = [e for e in outputs if e.datum is not None]
+            if elevations:
+                offsets = []
+                for e in outputs:
+                    if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
+                            0 <= e.call < len(self.calls):
+                        pair = _offset_datums(self.calls[e.call].arguments)
+                        if pair is not None:
+                            offsets.append((e, *pair))
+                for e in elevations:
+                    for o, frm, to in offsets:
+                        if e.datum == frm and to != frm:
+                            view.append(_Converted(e, o, 1.0, to))
+                        elif e.datum == to and to != frm:
+                            view.append(_Converted(e, o, -1.0, frm))
+            self._views[key] = view
+        return view
+
     def has_negative_output(self) -> bool:
         """Whether any recorded output is negative (the audit then reads unsigned magnitudes)."""
-        view = self._views.get(("m", "output", self._count))
-        if view is None:
-            view = self._sorted_view(("m", "output"), (e for e in self.entries
-                                                       if e.role == "output"),
-                                     lambda e: e.magnitude)
-        return bool(view[0]) and view[0][0] < 0
+        self.outputs_in_range(0.0, 0.0)
+        keys = self._views[("m", "output", self._count)][0]
+        return bool(keys) and keys[0] < 0
 
     def _in_question(self, held: Q, tol: float) -> bool:
         """The held value is stated in the question in the tool's unit, or with no unit."""
@@ -432,14 +473,18 @@ class Ledger:
         never combine; elevation - elevation is a length; elevation +/- length stays on its
         datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
         values: O(window) per target, plus the pairs within the tolerance."""
+        converted = self.converted_elevations()
         if unit is not None:
             recent = self._recent.get(unit.dims, ())
+            if converted:
+                recent = chain(recent, (c for c in converted if c.unit.dims == unit.dims))
             views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
                       [v * unit.scale for v in values], tol * unit.scale)]
         else:
             units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
-            views = [(self._sorted_view(("pairs", u), (e for e in self._recent[u.dims]
-                                                       if e.unit == u), lambda e: e.magnitude),
+            views = [(self._sorted_view(("pairs", u), chain(
+                (e for e in self._recent[u.dims] if e.unit == u),
+                (c for c in converted if c.unit == u)), lambda e: e.magnitude),
                       values, tol) for u in units]
         if datum is not None:
             from .audit import _canonical_datum
@@ -577,6 +622,51 @@ def _pair_differences(keys: list[float], target: float, tol: float):
                     yield (k, i, "-") if target >= 0 else (i, k, "-")
                 k += 1
             i += 1
+
+
+class _Converted:
+    """A recorded elevation carried to another datum by a recorded offset (for the audit)."""
+
+    __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
+                 "si", "how", "raw", "label")
+
+    def __init__(self, e: Entry, offset: Entry, sign: float, datum: str) -> None:
+        self.index, self.call, self.tool, self.role, self.field = \
+            e.index, e.call, e.tool, "output", e.field
+        magnitude = e.magnitude + sign * offset.si / e.unit.scale
+        self.magnitude, self.unit, self.datum = magnitude, e.unit, datum
+        self.si = magnitude * e.unit.scale + e.unit.shift
+        self.q = Q._make(magnitude, e.unit, datum, None, None)
+        self.how = self.raw = None
+        self.label = f"{e.label} {'+' if sign > 0 else '-'} {offset.label} (on {datum})"
+
+
+_FROM_KEYS = frozenset({"from", "source", "src", "input"})
+_TO_KEYS = frozenset({"to", "target", "dst", "output"})
+
+
+def _offset_datums(arguments: dict):
+    """(from, to) when a call's arguments name a source and a target vertical datum."""
+    if not isinstance(arguments, dict) or len(arguments) > 16:
+        return None
+    frm = to = None
+    for key, value in arguments.items():
+        if not isinstance(key, str) or not isinstance(value, str) or len(value) > 64:
+            continue
+        words = set(key.lower().replace("-", "_").split("_"))
+        side = "from" if words & _FROM_KEYS else "to" if words & _TO_KEYS else None
+        if side is None:
+            continue
+        from . import datums
+        try:
+            name = datums.get(value).name
+        except GuardViolation:
+            continue
+        if side == "from":
+            frm = name
+        else:
+            to = name
+    return (frm, to) if frm and to else None
 
 
 def _held_tolerance(accepted) -> float:
