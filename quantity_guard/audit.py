@@ -1037,7 +1037,7 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
             for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
                                       (target + qs, False, "-")):
                 for e in ledger.outputs_in_si_range(unit.dims, other, si_tol):
-                    if not _close(e.si, other, si_tol):
+                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets():
                         continue
                     pair = (q, e) if a_is_q else (e, q)
                     if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):

@@ -366,6 +366,7 @@ class Ledger:
                         pair = _offset_datums(self.calls[e.call].arguments)
                         if pair is not None:
                             offsets.append((e, *pair))
+                self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
                 for e in elevations:
                     for o, frm, to in offsets:
                         if e.datum == frm and to != frm:
@@ -374,6 +375,12 @@ class Ledger:
                             view.append(_Converted(e, o, -1.0, frm))
             self._views[key] = view
         return view
+
+    def datum_offsets(self) -> frozenset:
+        """ids of the outputs that are datum offsets (see ``converted_elevations``): they
+        carry an elevation to another datum and combine with nothing else."""
+        self.converted_elevations()
+        return self._views.get(("offsets", self._count), frozenset())
 
     def has_negative_output(self) -> bool:
         """Whether any recorded output is negative (the audit then reads unsigned magnitudes)."""
@@ -474,6 +481,7 @@ class Ledger:
         datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
         values: O(window) per target, plus the pairs within the tolerance."""
         converted = self.converted_elevations()
+        offsets = self.datum_offsets() if converted else frozenset()
         if unit is not None:
             recent = self._recent.get(unit.dims, ())
             if converted:
@@ -495,11 +503,13 @@ class Ledger:
             for target in targets:
                 for i, j, op in _pair_sums(keys, target, t_tol):
                     a, b = entries[i], entries[j]
-                    if _pair_datum_ok(a.datum, b.datum, "+", datum):
+                    if _pair_datum_ok(a.datum, b.datum, "+", datum) and \
+                            not (offsets and (id(a) in offsets or id(b) in offsets)):
                         return a, b, "+"
                 for i, j, op in _pair_differences(keys, target, t_tol):
                     a, b = entries[i], entries[j]
-                    if _pair_datum_ok(a.datum, b.datum, "-", datum):
+                    if _pair_datum_ok(a.datum, b.datum, "-", datum) and \
+                            not (offsets and (id(a) in offsets or id(b) in offsets)):
                         return a, b, "-"
         return None
 
@@ -513,8 +523,10 @@ class Ledger:
             from .audit import _pdims
             from math import isfinite, log10
             groups: dict = {}
+            offsets = self.datum_offsets()
             for e in self.entries:
                 if e.role == "output" and e.datum is None and e.si != 0.0 and \
+                        id(e) not in offsets and \
                         not e.unit.shift and isfinite(e.si):
                     groups.setdefault(_pdims(e.unit.dims), []).append((log10(abs(e.si)), e))
             view = {}
