@@ -293,7 +293,7 @@ def _written_tolerance(raw: str, exp: int) -> float:
     if "." in raw:
         return 0.5 * 10.0 ** (exp - len(raw.split(".")[1]))
     digits = _digits(raw)
-    zeros = min(len(digits) - len(digits.rstrip("0")), 3) if digits.strip("0") else 0
+    zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
     return 0.5 * 10.0 ** (exp + zeros)
 
 
@@ -1086,7 +1086,8 @@ def _product(num, values, unit, tol, ctx):
             db = tuple([x - y for x, y in zip(dims, da)])
             hit = index.get(db)
             if hit is not None and da <= db:
-                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7")
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7",
+                                unit is not None and _kind(unit.dims))
                 if found is not None:
                     return _product_finding(num, found, "\u00d7")
             db = tuple([x - y for x, y in zip(da, dims)])
@@ -1106,10 +1107,30 @@ def _product(num, values, unit, tol, ctx):
     return None
 
 
-def _search(la, ia, other, L, w, consts, s, tol_si, op):
+_ROOT3 = [("\u221a3", math.sqrt(3.0))]
+_INV_ROOT3 = [("1/\u221a3", 1.0 / math.sqrt(3.0))]
+
+
+def _kind(d) -> bool:
+    """An apparent or reactive power (VA, var) in the dimension."""
+    return len(d) > 8 and bool(d[7] or d[8])
+
+
+def _has_kind(e) -> bool:
+    return _kind(e.unit.dims)
+
+
+def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
+    """One operand a from (la, ia), the other from ``other``, a constant c: a*b*c or a/b*c
+    within ``tol_si`` of ``s``. Three-phase relations carry sqrt(3) whether written or not:
+    S = sqrt(3) V I (a product whose result is an apparent or reactive power), and
+    I = S / (sqrt(3) V) (a ratio whose numerator is one)."""
     lb, ib = other
     for ka, (sa, ea) in zip(la, ia):
-        for cname, c in consts:
+        cs = consts
+        if op == "\u00d7" and kind_result or op == "\u00f7" and _has_kind(ea):
+            cs = consts + (_ROOT3 if op == "\u00d7" else _INV_ROOT3)
+        for cname, c in cs:
             lc = math.log10(c) if c != 1.0 else 0.0
             t = L - ka - lc if op == "\u00d7" else ka + lc - L
             lo = bisect_left(lb, t - w)
