@@ -360,10 +360,16 @@ class Ledger:
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
                 offsets = []
+                stations = {d.split(":", 1)[1]: d for d in {e.datum for e in elevations}
+                            if ":" in d}
+                others = {e.datum for e in elevations if ":" not in e.datum}
                 for e in outputs:
                     if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
                             0 <= e.call < len(self.calls):
-                        pair = _offset_datums(self.calls[e.call].arguments)
+                        args = self.calls[e.call].arguments
+                        pair = _offset_datums(args)
+                        if pair is None and stations and len(others) == 1:
+                            pair = _station_datum_height(e, args, stations, next(iter(others)))
                         if pair is not None:
                             offsets.append((e, *pair))
                 self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
@@ -655,6 +661,22 @@ class _Converted:
 
 _FROM_KEYS = frozenset({"from", "source", "src", "input"})
 _TO_KEYS = frozenset({"to", "target", "dst", "output"})
+
+
+def _station_datum_height(e: Entry, arguments: dict, stations: dict, reference: str):
+    """(station datum, reference datum) when ``e`` is the height of a station's datum: a
+    length from a tool whose name says datum (or gauge zero), called for a station whose
+    datum a recorded elevation is on, in a ledger whose other elevations are all on one
+    datum (the reference the height is measured from)."""
+    name = f"{e.tool} {e.field or ''}".lower()
+    if "datum" not in name and "zero" not in name:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    for value in arguments.values():
+        if isinstance(value, str) and value in stations:
+            return stations[value], reference
+    return None
 
 
 def _offset_datums(arguments: dict):
