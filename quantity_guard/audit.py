@@ -196,9 +196,28 @@ class Number:
         return f"Number({self.text!r}, {self.value}, {self.unit!r})"
 
 
+_STOPPER = re.compile(r"[,;:!?()\[\]\n]")
+_UNIT_READS: dict = {}
+
+
 def _read_unit(text: str, pos: int):
     """The longest unit expression (with an optional datum) starting at ``pos``: up to six
-    words, not across punctuation. Returns (unit, datum, end) or (None, None, pos)."""
+    words, not across punctuation. Returns (unit, datum, end) or (None, None, pos). The
+    reading depends only on the text up to the next punctuation: answers repeat it."""
+    limit = min(len(text), pos + 80)
+    m = _STOPPER.search(text, pos, limit)
+    key = text[pos:m.start() + 1 if m else limit]
+    hit = _UNIT_READS.get(key)
+    if hit is None:
+        unit, datum, end = _read_unit_uncached(key, 0)
+        hit = (unit, datum, end)
+        if len(_UNIT_READS) < 8192:
+            _UNIT_READS[key] = hit
+    unit, datum, end = hit
+    return unit, datum, pos + end
+
+
+def _read_unit_uncached(text: str, pos: int):
     spans = []
     last = pos
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
@@ -602,33 +621,21 @@ def _cell_unit(content: str, header: bool = False):
     return None
 
 
-_SPLIT_WORDS: dict = {}
+_WORD_MATCHERS: dict = {}
 
 
 def _ends_with_word(before: str, words) -> bool:
-    """``before`` ends with one of ``words`` as whole words ("said" does not end with "id")."""
-    split = _SPLIT_WORDS.get(words)
-    if split is None:
-        by_last: dict = {}
-        for w in words:
-            if not w.isalnum():
-                by_last.setdefault(w[-1], []).append(w)
-        split = _SPLIT_WORDS[words] = (frozenset(w for w in words if w.isalnum()), by_last)
-    singles, by_last = split
-    tail = before.rstrip()
-    if not tail:
-        return False
-    k = len(tail)
-    while k and (tail[k - 1].isalnum()):
-        k -= 1
-    if tail[k:] in singles:
-        return True
-    for w in by_last.get(tail[-1], ()):  # phrases and symbols: "deficit of", "no.", "#"
-        if tail.endswith(w):
-            j = len(tail) - len(w)
-            if j == 0 or not tail[j - 1].isalnum() or not w[0].isalnum():
-                return True
-    return False
+    """``before`` ends with one of ``words`` as whole words ("said" does not end with "id"),
+    trailing spaces ignored: one anchored match of the reversed text."""
+    matcher = _WORD_MATCHERS.get(words)
+    if matcher is None:
+        alts = []
+        for w in sorted(words, key=len, reverse=True):
+            rev = re.escape(w[::-1])
+            # a word that starts with a letter or digit must start at a word boundary
+            alts.append(rev + (r"(?![^\W_])" if w[0].isalnum() else ""))
+        matcher = _WORD_MATCHERS[words] = re.compile(r"\s*(?:" + "|".join(alts) + ")")
+    return matcher.match(before[::-1]) is not None
 
 
 class Finding:
