@@ -96,8 +96,7 @@ def run_corpus(corpus: dict | None = None) -> list[dict]:
     from quantity_guard import datums
     corpus = corpus or load_corpus()
     rows = []
-    saved = datums._save_state()
-    try:
+    with datums.isolated():
         for sc in corpus["scenarios"]:
             register_stations(sc)
             ledger = build_ledger(sc)
@@ -105,8 +104,6 @@ def run_corpus(corpus: dict | None = None) -> list[dict]:
                 audit = ledger.audit_answer(ans["text"], context=sc["question"])
                 rows.append({"id": ans["id"], "scenario": sc["id"], "label_ok": ans["ok"],
                              "audit_ok": audit.ok, "audit": audit})
-    finally:
-        datums._restore_state(saved)
     return rows
 
 
@@ -185,7 +182,12 @@ def run_generated(corpus: dict | None = None) -> list[dict]:
             row = {"id": ans["id"], "scenario": sc["id"], "suite": sc["suite"],
                    "task": f"{sc['suite']}/{sc['task']}", "variant": sc["variant"],
                    "style": ans["style"], "modifiers": ans["modifiers"],
-                   "label_ok": ans["ok"], "error": ans["error"], "audit_ok": None,
+                   "label_ok": ans["ok"], "error": ans["error"],
+                   # every wrong figure is also a one-step sum/difference/product/ratio of
+                   # recorded outputs (datum-blind): arithmetic alone cannot tell it apart
+                   "aliased": bool(not ans["ok"] and all(
+                       f.get("aliases") for f in ans["figures"] if f.get("error"))),
+                   "audit_ok": None,
                    "exception": None, "findings": []}
             try:
                 audit = ledger.audit_answer(ans["text"], context=sc["question"])
@@ -194,8 +196,74 @@ def run_generated(corpus: dict | None = None) -> list[dict]:
             else:
                 row["audit_ok"] = bool(audit.ok)
                 row["findings"] = [(f.number.text, f.status) for f in audit.findings]
+                flagged = [(f.number.start, f.number.end, f.status) for f in audit.findings
+                           if f.status in FLAGGED]
+                row["flagged_classes"] = sorted({figure_class(fig) for fig in ans["figures"]
+                                                 if _overlaps(fig, flagged)})
+                row["figure_classes"] = sorted({figure_class(fig) for fig in ans["figures"]})
+                row["pinpointed"] = any(_overlaps(fig, flagged) for fig in ans["figures"]
+                                        if fig.get("error"))
+                row["unattributed"] = [ans["text"][a:b] for a, b, _ in flagged
+                                       if not any(fig["start"] < b and a < fig["end"]
+                                                  for fig in ans["figures"])]
             rows.append(row)
     return rows
+
+
+FLAGGED = ("unsourced", "unit_mislabelled")
+
+
+def _overlaps(fig: dict, flagged: list) -> bool:
+    return any(fig["start"] < b and a < fig["end"] for a, b, _ in flagged)
+
+
+def figure_class(fig: dict) -> str:
+    """What a written figure is, in the words of the failure classes: 'output copy (full
+    precision)', 'derivation div (bare)', 'constant sqrt3', 'non-quantity unit', ..."""
+    kind = fig["kind"]
+    if kind == "wrong":
+        return f"wrong: {fig['error']}"
+    if kind == "non_quantity":
+        return f"non-quantity {fig.get('what', '')}".strip()
+    if kind == "constant":
+        return f"constant {fig.get('constant')}"
+    if kind == "identity":
+        return "identity (1 x = k y)"
+    name = {"output": "output copy", "conversion": "unit conversion of an output",
+            "derivation": f"derivation {fig.get('op', '')}",
+            "question": "question quote"}.get(kind, kind)
+    quals = []
+    if fig.get("range_bound"):
+        quals.append("range bound")
+    if fig.get("step", 1) == 0:
+        quals.append("full precision")
+    if fig.get("hedged"):
+        quals.append("hedged")
+    if fig.get("sign_in_words"):
+        quals.append("sign in words")
+    if fig.get("unit") is None and fig.get("meant_unit"):
+        quals.append("bare")
+    if fig.get("unit_elsewhere"):
+        quals.append("unit in another cell")
+    if fig.get("depth", 0) > 1:
+        quals.append("two steps")
+    return name + (f" ({', '.join(quals)})" if quals else "")
+
+
+def figure_rates(rows: list[dict]) -> dict:
+    """Per figure class, over correct answers: in how many answers a figure of that class was
+    flagged, of the answers that have one (the false-alarm causes)."""
+    have: dict = {}
+    hit: dict = {}
+    for r in rows:
+        if not r["label_ok"] or r["exception"] is not None:
+            continue
+        for c in r.get("figure_classes", ()):
+            have[c] = have.get(c, 0) + 1
+        for c in r.get("flagged_classes", ()):
+            hit[c] = hit.get(c, 0) + 1
+    return {c: (hit.get(c, 0), n) for c, n in sorted(have.items(),
+                                                     key=lambda kv: -hit.get(kv[0], 0))}
 
 
 def _tally(rows: list[dict]) -> dict:
@@ -207,6 +275,7 @@ def _tally(rows: list[dict]) -> dict:
     det = [r for r in w_ran if not r["audit_ok"]]
     return {"correct": len(correct), "incorrect": len(wrong),
             "false_alarms": len(fa), "detected": len(det),
+            "pinpointed": sum(bool(r.get("pinpointed")) for r in w_ran),
             "exceptions": sum(r["exception"] is not None for r in rows),
             "false_alarm_rate": len(fa) / len(c_ran) if c_ran else None,
             "detection_rate": len(det) / len(w_ran) if w_ran else None}
@@ -228,6 +297,8 @@ def generated_rates(rows: list[dict]) -> dict:
     for k, g in groups.items():
         out[k] = {name: _tally(rs) for name, rs in sorted(g.items())}
     out["exceptions"] = [(r["id"], r["exception"]) for r in rows if r["exception"]]
+    out["figures"] = figure_rates(rows)
+    out["one_step"] = _tally([r for r in rows if "two_step" not in r["modifiers"]])
     return out
 
 
@@ -244,14 +315,14 @@ def _line(name: str, t: dict, width: int = 34) -> str:
     return f"  {name:<{width}} false alarms {fa:>16}   detection {det:>16}{exc}"
 
 
-def figures(*, generated: bool = True, sizes=RANDOM_SIZES) -> dict:
+def figures(*, generated: bool = True, sizes=RANDOM_SIZES, generated_path: Path = GENERATED) -> dict:
     rows = run_corpus()
     out = corpus_rates(rows)
     out["scenarios"] = len({r["scenario"] for r in rows})
     out["random"] = {n: random_acceptance(n, ledgers=300 if n <= 6 else 100)
                      for n in sorted(set(sizes) | {3, 6})}
-    if generated and GENERATED.exists():
-        rows = run_generated()
+    if generated and Path(generated_path).exists():
+        rows = run_generated(load_generated(Path(generated_path)))
         out["generated"] = generated_rates(rows)
         out["generated_rows"] = rows
     return out
@@ -265,13 +336,21 @@ def main(argv=None) -> None:
     ap.add_argument("--by-task", action="store_true", help="rates per task and ledger variant")
     ap.add_argument("--by-error", action="store_true", help="detection per error kind")
     ap.add_argument("--all", action="store_true", help="every breakdown")
+    ap.add_argument("--by-figure", action="store_true",
+                    help="false-alarm causes: flagged figures per class in correct answers")
+    ap.add_argument("--corpus", metavar="PATH", default=str(GENERATED.relative_to(ROOT)),
+                    help="the generated corpus to measure (default %(default)s); a held-out "
+                         "one: python -m bench.corpus --seed 7 --out /tmp/heldout.json")
+    ap.add_argument("--json", metavar="PATH",
+                    help="also write every rate (not the per-answer rows) as JSON")
     ap.add_argument("--examples", type=int, default=0,
                     help="print N misjudged answers per style (false alarms and misses)")
     args = ap.parse_args(argv)
     if args.all:
-        args.by_style = args.by_task = args.by_error = True
+        args.by_style = args.by_task = args.by_error = args.by_figure = True
     start = time.perf_counter()
-    f = figures()
+    path = Path(args.corpus)
+    f = figures(generated_path=path if path.is_absolute() else ROOT / path)
     print(f"hand-written corpus: {f['scenarios']} scenarios, {f['answers']} answers "
           f"({f['correct']} correct, {f['wrong']} wrong)")
     print(f"  false-alarm rate: {len(f['false_alarms'])}/{f['correct']} = "
@@ -281,10 +360,15 @@ def main(argv=None) -> None:
     g = f.get("generated")
     if g:
         o = g["overall"]
-        print(f"generated corpus ({GENERATED.relative_to(ROOT)}): {o['correct'] + o['incorrect']} "
+        print(f"generated corpus ({args.corpus}): {o['correct'] + o['incorrect']} "
               f"answers ({o['correct']} correct, {o['incorrect']} incorrect), "
               f"{len(g['task'])} tasks, {len(g['style'])} styles")
         print(_line("overall", o, 10))
+        print(f"  {'':<10} (detection pinpointed on the wrong figure itself: "
+              f"{_pct(o['pinpointed'], o['incorrect'] - 0)})")
+        one = g.get("one_step")
+        if one:
+            print(_line("one-step", one, 10) + "   (answers without a two-step derivation)")
         if o["exceptions"]:
             print(f"  audit_answer raised on {o['exceptions']} answers, e.g. {g['exceptions'][0]}")
         sections = [("style", args.by_style), ("modifier", args.by_style),
@@ -295,21 +379,49 @@ def main(argv=None) -> None:
                 for name, t in g[key].items():
                     print(_line(name, t))
         if args.by_error:
-            print(" detection per error kind:")
+            print(" detection per error kind (aliased: every wrong figure is also a one-step "
+                  "combination of recorded outputs):")
+            rows_by_error: dict = {}
+            for r in f["generated_rows"]:
+                if r["error"] and r["exception"] is None:
+                    rows_by_error.setdefault(r["error"], []).append(r)
             for name, t in g["error"].items():
-                print(f"  {name:<34} detection {_pct(t['detected'], t['incorrect']):>16}")
+                al = [r for r in rows_by_error.get(name, []) if r["aliased"]]
+                al_det = sum(not r["audit_ok"] for r in al)
+                print(f"  {name:<20} detection {_pct(t['detected'], t['incorrect']):>16}"
+                      f"   on the wrong figure {_pct(t['pinpointed'], t['incorrect']):>16}"
+                      + (f"   aliased {al_det}/{len(al)} detected" if al else ""))
+        if args.by_figure:
+            print(" false-alarm causes (correct answers in which a figure of this class was "
+                  "flagged / correct answers with one):")
+            for name, (n_hit, n) in g["figures"].items():
+                print(f"  {name:<52} {_pct(n_hit, n):>16}")
+            un: dict = {}
+            for r in f["generated_rows"]:
+                for t in r.get("unattributed", ()):
+                    un[t] = un.get(t, 0) + 1
+            if un:
+                print(f"  flagged numbers no recorded figure explains: {sorted(un.items())[:10]}")
         if args.examples:
-            _examples(f["generated_rows"], args.examples)
+            _examples(f["generated_rows"], args.examples, path if path.is_absolute()
+                      else ROOT / path)
     print(f"random acceptance (sourced or derived; log-uniform over {RANGE[0]:g}..{RANGE[1]:g}, "
           f"3 significant figures; units {', '.join(COMMON_UNITS)}):")
     for n, r in f["random"].items():
         print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
               f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
+    if args.json:
+        out = {k: v for k, v in f.items() if k != "generated_rows"}
+        if "generated" in out:
+            out["generated"] = {**out["generated"],
+                                "figures": {k: list(v) for k, v in out["generated"]["figures"].items()}}
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1, default=str)
     print(f"({time.perf_counter() - start:.1f} s)")
 
 
-def _examples(rows: list[dict], n: int) -> None:
-    corpus = load_generated()
+def _examples(rows: list[dict], n: int, path: Path = GENERATED) -> None:
+    corpus = load_generated(path)
     text = {a["id"]: a["text"] for sc in corpus["scenarios"] for a in sc["answers"]}
     seen: dict = {}
     for r in rows:

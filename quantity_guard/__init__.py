@@ -20,6 +20,7 @@ from .errors import (
     OffsetUnitError,
     QualityViolation,
     RedefinitionError,
+    SessionUnbound,
     TimezoneError,
     UnconvertedCarryOver,
     UnitParseError,
@@ -52,8 +53,8 @@ _RENAMED = {"current_session": "current"}
 __all__ = ["__version__", *sorted(_LAZY), "CRSMismatch", "DatumConversionUnavailable",
            "DatumMismatch", "DimensionalityError", "GuardViolation", "InvalidArguments",
            "MissingUnit", "OffsetUnitError", "QualityViolation", "RedefinitionError",
-           "TimezoneError", "UnconvertedCarryOver", "UnitParseError", "UnknownDatum",
-           "UnsourcedInput"]
+           "SessionUnbound", "TimezoneError", "UnconvertedCarryOver", "UnitParseError",
+           "UnknownDatum", "UnsourcedInput"]
 
 
 def __getattr__(name: str):

@@ -17,9 +17,10 @@ from __future__ import annotations
 import copy
 import json
 
+from .errors import InvalidToolCall
 from .tool import GuardedTool, tool_error
 
-__all__ = ["toolbox", "Toolbox", "PROVIDERS"]
+__all__ = ["toolbox", "Toolbox", "ToolMessage", "InvalidToolCall", "PROVIDERS"]
 
 PROVIDERS = ("mcp", "openai", "anthropic")
 
@@ -96,18 +97,43 @@ class Toolbox:
             return _unknown(name, self.tools)
         return await tool.ainvoke(arguments)
 
-    def dispatch(self, tool_call) -> dict:
-        """Run a provider's tool call; return that provider's tool-result message."""
+    def dispatch(self, tool_call) -> "ToolMessage":
+        """Run a provider's tool call; return that provider's tool-result message (a
+        ``ToolMessage``: the provider's dict, with the MCP result, and so the violation's code,
+        on ``.result`` and ``.violation``)."""
         provider, call_id, name, arguments = parse_tool_call(tool_call)
-        return wrap_result(provider, call_id, self.invoke(name, arguments))
+        result = self.invoke(name, arguments)
+        return ToolMessage(wrap_result(provider, call_id, result), result)
 
-    async def adispatch(self, tool_call) -> dict:
+    async def adispatch(self, tool_call) -> "ToolMessage":
         provider, call_id, name, arguments = parse_tool_call(tool_call)
-        return wrap_result(provider, call_id, await self.ainvoke(name, arguments))
+        result = await self.ainvoke(name, arguments)
+        return ToolMessage(wrap_result(provider, call_id, result), result)
+
+
+VIOLATION_META = "io.github.quantity-guard/violation"
+
+
+class ToolMessage(dict):
+    """A provider's tool-result message, exactly the dict the provider expects (nothing is
+    added to what is sent), carrying the MCP ``CallToolResult`` it wraps on ``.result``;
+    ``.violation`` is its ``{"code", "field"}`` for an error, else None. Provider messages
+    have no place for ``_meta``, so the code travels here instead."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, message: dict, result: dict) -> None:
+        super().__init__(message)
+        self.result = result
+
+    @property
+    def violation(self) -> dict | None:
+        return (self.result.get("_meta") or {}).get(VIOLATION_META)
 
 
 def _unknown(name, tools) -> dict:
-    return tool_error(f"unknown tool {name!r}; the tools are {sorted(tools)}")
+    return tool_error(f"unknown tool {name!r}; the tools are {sorted(tools)}",
+                      code="unknown_tool", field=name if isinstance(name, str) else None)
 
 
 def _get(obj, key, default=None):
@@ -128,7 +154,11 @@ def parse_tool_call(call) -> tuple[str, str | None, str, object]:
         return "openai_responses", _get(call, "call_id"), _get(call, "name"), _get(call, "arguments")
     name = _get(call, "name")
     if name is None:
-        raise ValueError(f"not a tool call: {call!r}")
+        raise InvalidToolCall(
+            f"not a tool call: {call!r}", received=call,
+            suggestion='an OpenAI tool call ({"id", "function": {"name", "arguments"}}), a '
+                       'Responses function_call, an Anthropic tool_use block, or {"name", '
+                       '"arguments"}')
     return "mcp", _get(call, "id"), name, _get(call, "arguments")
 
 

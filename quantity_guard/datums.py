@@ -46,6 +46,8 @@ The data file ``data/datums.json`` (with sources and EPSG codes) is read on firs
 """
 from __future__ import annotations
 
+import contextlib
+
 import numbers
 import re
 import threading
@@ -65,6 +67,7 @@ __all__ = [
     "path",
     "registered_offsets",
     "check_same",
+    "isolated",
 ]
 
 KINDS = ("geodetic", "tidal", "station", "local")
@@ -872,14 +875,22 @@ def _fmt(x: Fraction) -> str:
     return f"{float(x):+.10g} m"
 
 
-# ------------------------------------------------------------------------- test helpers
+# ------------------------------------------------------------------------- scopes
 
-def _save_state() -> _State | None:
-    """Snapshot of the registry (for tests that register things and restore afterwards)."""
-    return _state()
+@contextlib.contextmanager
+def isolated():
+    """A scope for registrations: whatever is registered inside it is forgotten at exit.
 
-
-def _restore_state(saved: _State | None) -> None:
-    global _STATE
-    with _LOCK:
-        _STATE = saved
+    For tests, and for code that registers station datums for one job and must not leave them
+    behind. Inside the scope the registry starts as it was; on exit (normal or by an exception)
+    the registry is put back exactly as it was on entry. Scopes nest. The registry is
+    process-wide, so a scope is not a per-thread sandbox: do not register from other threads
+    while one is open.
+    """
+    saved = _state()
+    try:
+        yield
+    finally:
+        global _STATE
+        with _LOCK:
+            _STATE = saved

@@ -21,8 +21,10 @@ __all__ = [
     "QualityViolation",
     "MissingUnit",
     "InvalidArguments",
+    "InvalidToolCall",
     "UnconvertedCarryOver",
     "UnsourcedInput",
+    "SessionUnbound",
     "RedefinitionError",
 ]
 
@@ -144,6 +146,12 @@ class InvalidArguments(GuardViolation, ValueError):
     code = "invalid_arguments"
 
 
+class InvalidToolCall(InvalidArguments):
+    """``dispatch`` received something that is no provider's tool-call shape."""
+
+    code = "invalid_tool_call"
+
+
 class UnconvertedCarryOver(GuardViolation, ValueError):
     """A magnitude reused from an earlier tool on a different footing, with no conversion."""
 
@@ -154,6 +162,13 @@ class UnsourcedInput(GuardViolation, ValueError):
     """A ``sourced`` input that traces to no tool output and not to the question."""
 
     code = "unsourced_input"
+
+
+class SessionUnbound(GuardViolation, RuntimeError):
+    """A guarded call in a thread bound to no session while several sessions are open: which
+    session's checks apply cannot be known, so the call is refused rather than left unchecked."""
+
+    code = "session_unbound"
 
 
 class RedefinitionError(ValueError):

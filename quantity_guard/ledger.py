@@ -22,8 +22,15 @@ Look-ups are indexed by magnitude (binary buckets about 1.6% wide), so a call co
 with ten thousand entries as with none. One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
-entries are evicted). The session is a ``ContextVar``: it follows asyncio tasks; to carry it into
-a thread, use ``ledger.run_in_thread(fn, *args)`` or ``contextvars.copy_context().run``.
+entries are evicted).
+
+**Threads.** The session is a ``ContextVar``: it follows asyncio tasks and ``asyncio.to_thread``.
+A thread that carries no session (``ThreadPoolExecutor``, ``loop.run_in_executor``, a plain
+``threading.Thread``) finds the session when exactly one is open in the process. With several
+open, such a thread must be bound (``with ledger.bind():``, ``pool.submit(ledger.bound(fn))``,
+``ledger.run_in_thread(fn)`` or ``contextvars.copy_context().run``): an unbound guarded call is
+refused with ``SessionUnbound`` (strict), or warned and recorded in every open session (warn), so
+no call loses its checks silently. ``bind(None)`` runs a thread outside every session on purpose.
 """
 from __future__ import annotations
 
@@ -38,26 +45,87 @@ from contextlib import contextmanager
 
 from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
                     is_close, relative_cap, written_tolerance)
-from .errors import GuardViolation, UnconvertedCarryOver, UnsourcedInput
+from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
 
-__all__ = ["session", "current", "Ledger", "Session", "Entry", "CallRecord"]
+__all__ = ["session", "current", "bind", "Ledger", "Session", "Entry", "CallRecord"]
 
-_CURRENT: contextvars.ContextVar["Ledger | None"] = contextvars.ContextVar(
+_CURRENT: contextvars.ContextVar["Ledger | object | None"] = contextvars.ContextVar(
     "quantity_guard_session", default=None)
+_DETACHED = object()  # bound to no session on purpose: ``bind(None)``
+_OPEN: tuple = ()     # every open session, oldest first (replaced whole, under _OPEN_LOCK)
+_OPEN_LOCK = threading.Lock()
 _PAIR_WINDOW = 256  # outputs of one dimension searched for one-step sums and differences
 
 
 def current() -> "Ledger | None":
-    """The ledger of the active session, or None."""
-    return _CURRENT.get()
+    """The ledger a guarded call here records into: the session bound to this context, else the
+    only open session in the process; None when there is none, or several and none is bound."""
+    ledger = _CURRENT.get()
+    if ledger is not None:
+        return None if ledger is _DETACHED else ledger
+    open_ = _OPEN
+    return open_[0] if len(open_) == 1 else None
+
+
+def for_call(tool) -> "Ledger | None":
+    """``current()`` for a guarded call of ``tool``, which must not lose its checks silently:
+    with several sessions open and none bound here, strict refuses (``SessionUnbound``), warn
+    warns and records the call in every open session, off (coercion only) proceeds."""
+    ledger = _CURRENT.get()
+    if ledger is not None:
+        return None if ledger is _DETACHED else ledger
+    open_ = _OPEN
+    if len(open_) < 2:
+        return open_[0] if open_ else None
+    enforcement = getattr(tool, "enforcement", "strict")
+    if enforcement == "off":
+        return None
+    name = getattr(tool, "name", str(tool))
+    violation = SessionUnbound(
+        f"called from a thread (or task) bound to no session while {len(open_)} sessions "
+        f"are open, so its carry-over and provenance checks cannot run",
+        field=name, suggestion=_HOW_TO_BIND)
+    if enforcement == "strict":
+        raise violation
+    import warnings
+    warnings.warn(f"quantity-guard (warn): no session is bound: {violation.repair()}",
+                  RuntimeWarning, stacklevel=5)  # the caller of the guarded tool
+    item = {"call": None, "tool": name, "code": violation.code, "field": violation.field,
+            "message": str(violation), "repair": violation.repair(), "blocked": False}
+    for open_ledger in open_:
+        with open_ledger._lock:
+            open_ledger.violations.append(dict(item))
+    return None
+
+
+_HOW_TO_BIND = ("bind the worker to its session: `with ledger.bind(): ...` inside the thread, "
+                "`executor.submit(ledger.bound(fn), ...)`, `ledger.run_in_thread(fn, ...)`, or "
+                "`contextvars.copy_context().run(fn, ...)` from inside the session; "
+                "`quantity_guard.ledger.bind(None)` runs it outside every session on purpose")
 
 
 @contextmanager
 def session(context: str | None = None, *, max_entries: int | None = None):
     """Open a session; guarded tools called inside it record into the yielded ledger."""
     ledger = Ledger(context=context, max_entries=max_entries)
+    global _OPEN
+    with _OPEN_LOCK:
+        _OPEN = (*_OPEN, ledger)
     token = _CURRENT.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _CURRENT.reset(token)
+        with _OPEN_LOCK:
+            _OPEN = tuple(x for x in _OPEN if x is not ledger)
+
+
+@contextmanager
+def bind(ledger: "Ledger | None"):
+    """Bind this thread (this context) to ``ledger`` for the block; ``None`` detaches it from
+    every session on purpose (its guarded calls are then unchecked, as outside any session)."""
+    token = _CURRENT.set(_DETACHED if ledger is None else ledger)
     try:
         yield ledger
     finally:
@@ -240,6 +308,21 @@ class Ledger:
         recent = self._recent.get(entry.unit.dims)
         if recent is not None and entry in recent:
             recent.remove(entry)
+
+    def bind(self):
+        """``with ledger.bind():`` records the block's guarded calls here (use it inside a worker
+        thread: see the module doc on threads)."""
+        return bind(self)
+
+    def bound(self, fn):
+        """``fn`` wrapped to run bound to this session, in whatever thread calls it:
+        ``executor.submit(ledger.bound(fn), *args)``, ``loop.run_in_executor(None,
+        ledger.bound(fn), *args)``."""
+        def run(*args, **kwargs):
+            with bind(self):
+                return fn(*args, **kwargs)
+        run.__name__ = getattr(fn, "__name__", "bound")
+        return run
 
     def run_in_thread(self, fn, *args, **kwargs):
         """Run ``fn`` in a new thread inside this session and return its result."""
@@ -550,9 +633,14 @@ class Ledger:
     def enforcement_report(self) -> str:
         """``2 of 3 tool calls would have been blocked:`` then the violations grouped by code."""
         blocked_calls = [c for c in self.calls if c.violations]
-        lines = [f"{len(blocked_calls)} of {len(self.calls)} tool calls "
-                 f"{'would have been' if any(not v['blocked'] for v in self.violations) else 'were'}"
-                 f" blocked" + (":" if blocked_calls else ".")]
+        unbound = sum(1 for v in self.violations if v["code"] == "session_unbound")
+        head = (f"{len(blocked_calls)} of {len(self.calls)} tool calls "
+                f"{'would have been' if any(not v['blocked'] for v in self.violations) else 'were'}"
+                f" blocked")
+        if unbound:  # calls in a thread bound to no session: recorded here, not in self.calls
+            head += (f"; {unbound} call{'s' if unbound > 1 else ''} in an unbound thread ran "
+                     f"unchecked")
+        lines = [head + (":" if self.violations else ".")]
         groups: dict[str, list[dict]] = {}
         for v in self.violations:
             groups.setdefault(v["code"], []).append(v)

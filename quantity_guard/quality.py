@@ -21,8 +21,11 @@ Publishers emit more than grades. Their flags are of three kinds (``data/quality
 * **remark** flags change neither (USGS ``R`` = the record was *revised*, which is a property of
   approved data, not a grade of its own; OGC ``REVISED``).
 
-Single-character flags are matched with their case (USGS ``e`` and ``E`` are different codes);
-longer flags and canonical grade names without it (OGC ``ICE`` and legacy ``Ice`` agree).
+**One case rule, for every vocabulary:** flags and grade names are matched without regard to
+case (USGS ``a`` is ``A``, CO-OPS ``V`` is ``v``, OGC ``ICE`` and legacy ``Ice`` agree). A flag
+written exactly as a publisher spells it takes that spelling's meaning (USGS ``e`` and ``E`` are
+different codes, both estimated); a folded spelling that would mean different things (possible
+only through registered flags) is refused as ambiguous, naming the publishers.
 Vocabularies are read from ``data/quality.json`` on first use, never at import.
 """
 from __future__ import annotations
@@ -105,8 +108,7 @@ class _Vocab:
                 entry = _Entry(pub, flag, row["kind"], row.get("grade"), row.get("meaning", ""),
                                row.get("source", ""))
                 exact[flag] = entry
-                if len(flag) > 1:
-                    folded.setdefault(flag.lower(), []).append(entry)
+                folded.setdefault(flag.lower(), []).append(entry)
                 if (entry.kind == "grade" and entry.grade in self.grade_examples
                         and pub not in seen_for.setdefault(entry.grade, set())):
                     seen_for[entry.grade].add(pub)
@@ -117,8 +119,7 @@ class _Vocab:
         # flag as written -> its meanings across all built-in publishers (the fast path)
         self.index: dict[str, tuple[_Entry, ...]] = {}
         spellings = {f for pub in self.exact for f in self.exact[pub]}
-        spellings |= {f.lower() for f in spellings if len(f) > 1}
-        spellings |= {f.upper() for f in spellings if len(f) > 1}
+        spellings |= {f.lower() for f in spellings} | {f.upper() for f in spellings}
         for f in spellings:
             found: list[_Entry] = []
             for pub in self.exact:
@@ -129,9 +130,7 @@ class _Vocab:
         exact = self.exact.get(pub, {})
         if flag in exact:
             return [exact[flag]]
-        if len(flag) > 1:
-            return list(self.folded.get(pub, {}).get(flag.lower(), ()))
-        return []
+        return list(self.folded.get(pub, {}).get(flag.lower(), ()))
 
 
 _VOCAB: _Vocab | None = None
@@ -223,13 +222,15 @@ def _in_publisher(flag: str, pub: str) -> list[_Entry]:
         key = _user_key(table, pub)
         if key is None:
             continue
-        for f, val in table[key].items():
-            if f == flag or (len(flag) > 1 and len(f) > 1 and f.lower() == flag.lower()):
-                if kind == "grade":
-                    found.append(_Entry(key, f, "grade", val, f"registered alias for {val}", "user"))
-                else:
-                    found.append(_Entry(key, f, "condition", None, val or "registered condition",
-                                        "user"))
+        flags = table[key]
+        same = [flag] if flag in flags else [f for f in flags if f.lower() == flag.lower()]
+        for f in same:
+            val = flags[f]
+            if kind == "grade":
+                found.append(_Entry(key, f, "grade", val, f"registered alias for {val}", "user"))
+            else:
+                found.append(_Entry(key, f, "condition", None, val or "registered condition",
+                                    "user"))
     return found
 
 
@@ -293,7 +294,7 @@ def _unknown(flag: str, publisher: str | None) -> QualityViolation:
     parts = [f"unknown quality flag {flag!r}{where}."]
     if close:
         parts.append("Close matches: " + ", ".join(repr(c) for c in close)
-                     + (" (single-letter codes are case-sensitive)." if len(flag) == 1 else "."))
+                     + ".")
     if publisher is not None:
         parts.append(f"Known flags for {_publisher_key(publisher)}: " + ", ".join(flags) + ".")
     else:

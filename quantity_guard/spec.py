@@ -10,8 +10,10 @@ A declaration (``Spec``) says what a tool parameter or result must be: ``unit``,
   contract the schema states (refused under ``require_explicit_unit``); booleans are not numbers;
 - a string: ``"1250 cfs"``, ``"1,250 cfs"``, ``"1250cfs"``, ``"12.4 ft NAVD88"``, a numeric
   string (a bare number), or a JSON object;
-- a dict ``{"value": 1250, "unit": "cfs", "datum": ..., "quality": ..., "crs": ...}``; other
-  keys are refused, not ignored;
+- a dict ``{"value": 1250, "unit": "cfs", "datum": ..., "quality": ..., "crs": ...}``, with
+  any of the descriptive keys a tool result carries (``source``, ``time``, ``station``, ...:
+  ``DESCRIPTIVE_KEYS``) echoed back; any other key (``scale``, ``offset``, a typo) is refused,
+  not ignored;
 - a ``Q``; a list or array for a series.
 
 Compatible input is converted into the declared unit; incompatible input is refused with a
@@ -25,11 +27,20 @@ from .quantity import Q, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units.unit import _FACTORS, conversion
 
-__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS"]
+__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
 _DICT_KEYS = frozenset({"value", "unit", "datum", "quality", "crs"})
+# keys that describe a value without changing its meaning: models echo what a tool returned, so
+# these are accepted (kept in the ledger with the argument as received; ``source`` on the Q).
+# Anything else, above all a key that could change the meaning (scale, factor, offset,
+# multiplier), is refused with this list.
+DESCRIPTIVE_KEYS = frozenset({"source", "time", "timestamp", "datetime", "date", "station",
+                              "site", "location", "method", "qualifiers", "description", "name",
+                              "label", "parameter"})
+_ALTERING_KEYS = frozenset({"scale", "factor", "offset", "multiplier", "scale_factor",
+                            "add_offset", "shift", "divisor", "exponent"})
 
 # how the value arrived, for the ledger and for messages
 BARE, STRING, DICT, QUANTITY, SERIES, TIMESTAMP, RAW = (
@@ -304,11 +315,17 @@ class Spec:
 
     def _from_dict(self, data: dict, field, raw):
         unknown = set(data) - _DICT_KEYS
-        if unknown:
+        if unknown and not unknown <= DESCRIPTIVE_KEYS:
+            unknown -= DESCRIPTIVE_KEYS
+            altering = sorted(unknown & _ALTERING_KEYS)
+            why = (f" ({', '.join(altering)} would change the value's meaning: apply "
+                   f"{'it' if len(altering) == 1 else 'them'} and send the result)"
+                   if altering else "")
             raise InvalidArguments(
-                f"received a quantity with unknown keys {sorted(unknown)}; the keys are value, "
-                f"unit, datum, quality and crs", field=field, received=raw,
-                suggestion=self._example())
+                f"received a quantity with unknown keys {sorted(unknown)}{why}; the keys are "
+                f"value, unit, datum, quality and crs, and these descriptive keys are accepted "
+                f"and do not change the value: {', '.join(sorted(DESCRIPTIVE_KEYS))}",
+                field=field, received=raw, suggestion=self._example())
         if "value" not in data:
             raise InvalidArguments(f"received {raw!r} with no 'value'", field=field, received=raw,
                                    suggestion=self._example())
@@ -324,16 +341,20 @@ class Spec:
                                        f"(put the unit under 'unit')", field=field, received=raw,
                                        suggestion=self._example())
             value = number
+        source = data.get("source") if unknown else None
+        if source.__class__ is not str:
+            source = None
         try:
             if data.get("unit") is None:
                 q, how = self._bare(value, field, raw, DICT)
                 if data.get("datum") is not None or data.get("quality") is not None \
-                        or data.get("crs") is not None:
+                        or data.get("crs") is not None or source is not None:
                     q = Q(q.magnitude, q.unit, datum=data.get("datum", q.datum),
-                          crs=data.get("crs", q.crs), quality=data.get("quality"))
+                          crs=data.get("crs", q.crs), quality=data.get("quality"),
+                          source=source)
                 return q, how
             return (Q(value, data["unit"], datum=data.get("datum"), crs=data.get("crs"),
-                      quality=data.get("quality")), DICT)
+                      quality=data.get("quality"), source=source), DICT)
         except GuardViolation as err:
             raise err.at(field) from None
 

@@ -50,9 +50,10 @@ __all__ = [
 
 STANDARD_SUFFIX = "@standard"
 
-# USGS NWIS tz_cd abbreviations -> (offset in minutes, IANA zone they are used for, note).
-# Source: services.md section 5 (USGS tz_cd table; site RDB tz_cd, gwlevels lev_tz_cd, OGC
-# time_zone_abbreviation). These are NWIS codes, not IANA zones; never give them to zoneinfo.
+# USGS NWIS tz_cd abbreviations -> (offset in minutes, IANA zone they are used for).
+# Source: the USGS site RDB tz_cd column, gwlevels lev_tz_cd and the OGC API's
+# time_zone_abbreviation, as seen in the recorded responses (docs/services.md, "Timezones").
+# These are NWIS codes, not IANA zones; never give them to zoneinfo.
 USGS_TZ_CODES: dict[str, tuple[int, str]] = {
     "UTC": (0, "UTC"),
     "GMT": (0, "UTC"),
@@ -69,9 +70,12 @@ USGS_TZ_CODES: dict[str, tuple[int, str]] = {
     "HST": (-10 * 60, "Pacific/Honolulu"),  # no DST (recorded 16211600)
     "HDT": (-9 * 60, "America/Adak"),  # Hawaii-Aleutian daylight time (Aleutian Islands)
     "AST": (-4 * 60, "America/Puerto_Rico"),  # Puerto Rico and US Virgin Islands, no DST
-    "GST": (10 * 60, "Pacific/Guam"),  # Guam; background knowledge in services.md, verify
-    "SST": (-11 * 60, "Pacific/Pago_Pago"),  # American Samoa; background knowledge, verify
 }
+# Not listed, on purpose: codes for Guam and American Samoa. No recorded USGS response shows
+# which abbreviation NWIS uses there, and "GST" is Gulf Standard Time (+04:00) in other lists,
+# so a guessed entry could shift a record by 14 hours without a word. An unlisted code is
+# refused, naming the listed ones; the numeric offset each instantaneous value carries is
+# always the better source.
 
 _DAYLIGHT_CODES = frozenset({"EDT", "CDT", "MDT", "PDT", "AKDT", "HDT"})
 
@@ -602,6 +606,6 @@ def usgs_zone(code: str, uses_dst: bool | str = True) -> str:
             suggestion="the site's standard-time code with uses_dst=False, or uses_dst=True")
     if key == "MST":
         return "America/Phoenix"
-    if iana in ("Pacific/Honolulu", "America/Puerto_Rico", "Pacific/Guam", "Pacific/Pago_Pago"):
+    if iana in ("Pacific/Honolulu", "America/Puerto_Rico"):
         return iana
     return f"{iana}{STANDARD_SUFFIX}"

@@ -9,9 +9,10 @@
   declared unit and hands the body ``Q`` values; a violation raises.
 - ``invoke(arguments)`` never raises: it returns an MCP ``CallToolResult`` dict, with the repair
   text as an ``isError`` result for a violation, so a model can correct the call.
-- ``enforcement="warn"`` validates without rejecting: the body runs on the value as received and
-  the violation is recorded in the active session for ``enforcement_report()``; ``"off"`` only
-  coerces.
+- ``enforcement="warn"`` validates without rejecting: the body runs on the value as received,
+  its result goes on as returned, and each violation (argument or result) is recorded in the
+  active session for ``enforcement_report()``; ``"off"`` only coerces.
+- Every error result carries ``_meta["io.github.quantity-guard/violation"]`` (code, field).
 - Works on ``async def`` functions too: calling returns a coroutine, ``ainvoke`` awaits.
 """
 from __future__ import annotations
@@ -104,7 +105,7 @@ class GuardedTool:
         except TypeError as err:
             raise InvalidArguments(f"{err}; the parameters are {list(self.signature.parameters)}",
                                    field=self.name) from None
-        session = _current_session()
+        session = _session_for(self)
         call = session.begin_call(self, arguments) if session is not None else None
         guard_arguments(self.params, arguments, enforcement=self.enforcement, call=call,
                         optional=self._optional)
@@ -113,6 +114,12 @@ class GuardedTool:
         return (bound.args, bound.kwargs), call
 
     def _finish(self, result, call):
+        if self.enforcement != "strict":
+            out = self._convert_leniently(result, call)
+            if call is not None:
+                call.record_output(out)
+                call.finish(ok=True)
+            return out
         try:
             out = self.convert_result(result)
         except GuardViolation as violation:
@@ -132,13 +139,42 @@ class GuardedTool:
         if isinstance(spec, Spec):
             return spec.convert_result(result)
         if not isinstance(result, dict):
-            raise InvalidArguments(f"{self.name} declares result fields {sorted(spec)} but "
-                                   f"returned {type(result).__name__}", field=f"{self.name}.return")
+            raise self._not_a_dict(result)
         out = dict(result)
         for key, s in spec.items():
             if key in out:
                 out[key] = s.convert_result(out[key])
         return out
+
+    def _not_a_dict(self, result) -> InvalidArguments:
+        return InvalidArguments(f"{self.name} declares result fields {sorted(self.returns)} but "
+                                f"returned {type(result).__name__}", field=f"{self.name}.return")
+
+    def _convert_leniently(self, result, call):
+        """Warn and off modes: the result goes on as the body returned it (read as a quantity
+        where it can be); warn records each violation in ``call`` (or warns outside a session)."""
+        spec = self.returns
+        if spec is None:
+            return result
+        if isinstance(spec, Spec):
+            return self._lenient_result(spec, result, call)
+        if not isinstance(result, dict):
+            if self.enforcement == "warn":
+                _violation(call, self._not_a_dict(result), "warn")
+            return result
+        out = dict(result)
+        for key, s in spec.items():
+            if key in out:
+                out[key] = self._lenient_result(s, out[key], call)
+        return out
+
+    def _lenient_result(self, spec: Spec, value, call):
+        try:
+            return spec.convert_result(value)
+        except GuardViolation as violation:
+            if self.enforcement == "warn":
+                _violation(call, violation, "warn")
+            return spec.lenient(value, spec.field).value
 
     def __call__(self, *args, **kwargs):
         if self.is_async:
@@ -172,30 +208,29 @@ class GuardedTool:
             except RuntimeError:
                 return asyncio.run(self.ainvoke(arguments))
             return tool_error(f"{self.name} is async: inside an event loop use "
-                              f"`await tool.ainvoke(arguments)`")
-        args = _arguments(arguments)
-        if isinstance(args, dict) and "isError" in args and "content" in args:
-            return args
+                              f"`await tool.ainvoke(arguments)`", code="async_tool_in_event_loop",
+                              field=self.name)
         try:
-            return self.result_message(self(**args))
+            return self.result_message(self(**_arguments(arguments, self.name)))
         except GuardViolation as violation:
             return tool_error(violation.repair(), violation)
         except Exception as exc:  # the body failed: an error result, never a traceback
-            return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}")
+            return self._failed(exc)
 
     async def ainvoke(self, arguments: dict | str | None = None) -> dict:
-        args = _arguments(arguments)
-        if isinstance(args, dict) and "isError" in args and "content" in args:
-            return args
         try:
-            result = self(**args)
+            result = self(**_arguments(arguments, self.name))
             if hasattr(result, "__await__"):
                 result = await result
             return self.result_message(result)
         except GuardViolation as violation:
             return tool_error(violation.repair(), violation)
         except Exception as exc:
-            return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}")
+            return self._failed(exc)
+
+    def _failed(self, exc: Exception) -> dict:
+        return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}", code="tool_failed",
+                          field=self.name)
 
     def result_message(self, result) -> dict:
         return tool_result(result)
@@ -230,15 +265,16 @@ class GuardedTool:
         return schema
 
 
-_ledger_current = None
+_ledger_for_call = None
 
 
-def _current_session():
-    global _ledger_current
-    if _ledger_current is None:
-        from .ledger import current
-        _ledger_current = current
-    return _ledger_current()
+def _session_for(tool):
+    """The ledger ``tool``'s call records into (``ledger.for_call``), or None."""
+    global _ledger_for_call
+    if _ledger_for_call is None:
+        from .ledger import for_call
+        _ledger_for_call = for_call
+    return _ledger_for_call(tool)
 
 
 def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict", call=None,
@@ -361,7 +397,8 @@ def _plain_schema(p) -> dict:
     return {"type": kind} if kind else {}
 
 
-def _arguments(arguments):
+def _arguments(arguments, tool: str | None = None) -> dict:
+    """A model's arguments as a dict, or ``InvalidArguments`` (never an in-band error value)."""
     if arguments is None:
         return {}
     if isinstance(arguments, str):
@@ -369,11 +406,13 @@ def _arguments(arguments):
             import json
             arguments = json.loads(arguments) if arguments.strip() else {}
         except ValueError as err:
-            return tool_error(f"the arguments are not valid JSON ({err}); send a JSON object of "
-                              f"parameter names to values")
+            raise InvalidArguments(f"the arguments are not valid JSON ({err})", field=tool,
+                                   suggestion="a JSON object of parameter names to values"
+                                   ) from None
     if not isinstance(arguments, dict):
-        return tool_error(f"the arguments must be a JSON object, received "
-                          f"{type(arguments).__name__}")
+        raise InvalidArguments(f"the arguments must be a JSON object, received "
+                               f"{type(arguments).__name__}", field=tool,
+                               suggestion="a JSON object of parameter names to values")
     return arguments
 
 
@@ -429,9 +468,13 @@ def tool_result(value) -> dict:
     return out
 
 
-def tool_error(text: str, violation: GuardViolation | None = None) -> dict:
+def tool_error(text: str, violation: GuardViolation | None = None, *, code: str | None = None,
+               field: str | None = None) -> dict:
+    """An ``isError`` CallToolResult; its ``_meta`` names the violation's code and field (or the
+    ``code`` given, for an error that is not a violation: ``unknown_tool``, ``tool_failed``)."""
     out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
     if violation is not None:
-        out["_meta"] = {"io.github.quantity-guard/violation": {"code": violation.code,
-                                                               "field": violation.field}}
+        code, field = violation.code, violation.field
+    if code is not None:
+        out["_meta"] = {"io.github.quantity-guard/violation": {"code": code, "field": field}}
     return out

@@ -122,3 +122,42 @@ def test_duplicate_names_are_refused():
         toolbox([lambda: 1])
     with pytest.raises(ValueError):
         BOX.schemas("gemini")
+
+
+# -- issue 18 item 3: unknown tools and bad calls carry a code in every form -----------------
+def test_unknown_tool_has_a_code_in_invoke_and_every_dispatch_form():
+    from quantity_guard.adapters import ToolMessage
+    meta = "io.github.quantity-guard/violation"
+    want = {"code": "unknown_tool", "field": "nope"}
+    assert BOX.invoke("nope", {})["_meta"][meta] == want
+    assert asyncio.run(BOX.ainvoke("nope", {}))["_meta"][meta] == want
+    assert BOX.call_tool("nope", {})["_meta"][meta] == want
+    forms = {
+        "openai": {"id": "c1", "type": "function", "function": {"name": "nope", "arguments": "{}"}},
+        "responses": {"type": "function_call", "call_id": "c2", "name": "nope", "arguments": "{}"},
+        "anthropic": {"type": "tool_use", "id": "t1", "name": "nope", "input": {}},
+        "mcp": {"name": "nope", "arguments": {}},
+    }
+    for form, call in forms.items():
+        for msg in (BOX.dispatch(call), asyncio.run(BOX.adispatch(call))):
+            assert isinstance(msg, ToolMessage), form
+            assert msg.violation == want, form
+            assert msg.result["isError"] is True
+            assert "unknown tool 'nope'" in json.dumps(msg)
+    # what is sent to a provider is unchanged: no key it does not define
+    openai_msg = BOX.dispatch(forms["openai"])
+    assert set(openai_msg) == {"role", "tool_call_id", "content"}
+    assert json.loads(json.dumps(openai_msg)) == dict(openai_msg)
+    ok = BOX.dispatch({"type": "tool_use", "id": "t", "name": "read_discharge", "input": {}})
+    assert ok.violation == {"code": "invalid_arguments", "field": "read_discharge"}
+    fine = BOX.dispatch({"type": "tool_use", "id": "t", "name": "read_discharge",
+                         "input": {"site": "x"}})
+    assert fine.violation is None and fine.result["isError"] is False
+
+
+def test_a_non_tool_call_is_refused_with_a_code():
+    from quantity_guard.errors import InvalidToolCall
+    with pytest.raises(ValueError) as info:
+        BOX.dispatch({"arguments": {}})
+    assert isinstance(info.value, InvalidToolCall) and info.value.code == "invalid_tool_call"
+    assert "Anthropic tool_use block" in info.value.repair()

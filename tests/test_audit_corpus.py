@@ -52,9 +52,8 @@ def _answers():
 
 @pytest.fixture(autouse=True)
 def clean_datums():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 def _audit(sc, ans):

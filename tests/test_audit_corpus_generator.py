@@ -51,6 +51,13 @@ def test_committed_corpus_is_a_fresh_generation(fresh):
         "`python -m bench.corpus` and commit the result")
 
 
+@pytest.mark.parametrize("seed", [1, 7, 42])
+def test_labels_are_consistent_for_other_seeds(seed):
+    """The labels hold for any seed, not only for the committed one."""
+    bad = check_corpus(generate(seed))
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in list(bad.items())[:10])
+
+
 def test_generation_depends_on_the_seed(fresh):
     other = generate(seed=1)
     texts = [a["text"] for _, a in _answers(fresh)]
@@ -172,6 +179,23 @@ def test_the_ledgers_replay_as_recorded(corpus):
         ledger = build_ledger(sc["suite"], sc["task"], [tuple(c) for c in sc["calls"]])
         got = [{"tool": e.tool, **e.as_dict()["quantity"]} for e in ledger.output_entries()]
         assert got == sc["outputs"], sc["id"]
+
+
+def test_derivations_are_one_step_or_marked_two_step(corpus):
+    """A correct figure is at most one step from recorded outputs, or two through a derived
+    intermediate (freeboard by hand: 32.0 - 0.44 = 31.56, then 31.56 - 27.5 = 4.06, whether
+    or not the answer writes 31.56); those answers carry the modifier two_step so the rates
+    can be read without them."""
+    for sc, a in _answers(corpus):
+        if not a["ok"]:
+            continue
+        deep = [f for f in a["figures"] if f.get("depth", 0) > 1]
+        assert all(f["depth"] == 2 for f in deep), a["id"]
+        assert bool(deep) == ("two_step" in a["modifiers"]), a["id"]
+        for f in deep:
+            operands = sc["facts"][f["fact"]].get("operands") or [sc["facts"][f["fact"]]["of"]]
+            inter = [o for o in operands if sc["facts"].get(o, {}).get("depth", 0) >= 1]
+            assert inter, (a["id"], f)
 
 
 @pytest.mark.parametrize("key", sorted(IDENTITIES))
@@ -331,3 +355,34 @@ def test_rates_group_by_style_task_and_error(corpus):
     assert o["correct"] + o["incorrect"] == len(rows)
     assert sum(t["correct"] for t in g["style"].values()) == o["correct"]
     assert json.dumps(g["overall"])  # plain data
+
+
+# -- hand-written answers ----------------------------------------------------------------------
+def test_hand_written_answers_are_in_the_corpus_with_both_labels(corpus):
+    from bench.corpus.hand import HAND
+    hand = [a for _, a in _answers(corpus) if a["style"] == "hand"]
+    assert len(hand) == len(HAND) >= 30
+    assert {a["label"] for a in hand} == {"correct", "incorrect"}
+    scenario_ids = {sc["id"] for sc in corpus["scenarios"]}
+    assert {h[0] for h in HAND} <= scenario_ids
+
+
+@pytest.mark.parametrize("text, value, step", [
+    ("1,250", 1250.0, 1.0), ("29\u2009940", 29940.0, 1.0), ("\u22120.44", -0.44, 0.01),
+    ("1.25e3", 1250.0, 10.0), ("1.25E+03", 1250.0, 10.0), ("1.182 × 10⁻⁹", 1.182e-9, 1e-12),
+    ("2.994x10^10", 2.994e10, 1e7), ("5.04·10^4", 50400.0, 100.0),
+    ("90 \\times 10^{6}", 9e7, 1e6), ("10⁶", 1e6, 0.0), ("+0.44", 0.44, 0.01),
+])
+def test_parse_number(text, value, step):
+    from bench.corpus.hand import parse_number
+    v, s = parse_number(text)
+    assert v == pytest.approx(value) and s == pytest.approx(step)
+
+
+def test_hand_markup_with_an_unknown_fact_fails_loudly():
+    import random
+    from bench.corpus.hand import compile_answer
+    from bench.corpus.render import Writer, new_opts
+    w = Writer(random.Random(0), {}, new_opts(random.Random(0)))
+    with pytest.raises(KeyError):
+        compile_answer(w, "depth ⟦0.1|D|u⟧ mm/d")

@@ -104,7 +104,13 @@ def test_a_failing_service_is_a_tool_error_not_a_violation():
     task = suites.load("core").task("fabricated_area")
     tool = {t.name: t for t in build_tools(task, "guarded")}["get_drainage_area"]
     result = tool.invoke({"station_id": "07374000"})
-    assert result["isError"] and "_meta" not in result
+    # issue 18 item 3: every error result carries a code; a failing body's is tool_failed,
+    # which is not a guard violation and never ends a guarded run
+    assert result["isError"]
+    assert result["_meta"]["io.github.quantity-guard/violation"]["code"] == "tool_failed"
+    from bench.harness.episode import ends_run
+    from bench.harness.tools import violation_of
+    assert not ends_run("guarded", violation_of(result))
     assert result["content"][0]["text"].startswith("get_drainage_area failed: ServiceError:")
 
 

@@ -1,7 +1,6 @@
 """Behaviour of the vertical-datum registry (quantity_guard.datums)."""
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import math
@@ -55,14 +54,7 @@ class Q:
         return f"Q({self.magnitude} {self.unit}, datum={self.datum})"
 
 
-@contextlib.contextmanager
-def fresh_registry():
-    """Run with the registry as it is now, and put it back afterwards."""
-    saved = datums._save_state()
-    try:
-        yield
-    finally:
-        datums._restore_state(saved)
+fresh_registry = datums.isolated  # run with the registry as it is now, put it back afterwards
 
 
 @pytest.fixture(autouse=True)
@@ -782,3 +774,18 @@ def test_a_local_datum_between_two_global_ones_is_never_a_bridge(a, b):
         with pytest.raises(DatumConversionUnavailable):
             datums.offset(g1, g2)
         assert datums.offset(g1, loc) + datums.offset(loc, g2) == Fraction(a) + Fraction(b)
+
+
+def test_isolated_forgets_registrations_on_exit_even_after_an_exception_and_nests():
+    from quantity_guard import Q
+    with datums.isolated():
+        datums.register_station("91000001", Q(3.0, "m", datum="NAVD88"))
+        assert datums.is_registered("GAGE:91000001")
+        with pytest.raises(RuntimeError):
+            with datums.isolated():
+                datums.register_station("91000002", Q(4.0, "m", datum="NAVD88"))
+                assert datums.is_registered("GAGE:91000002")
+                raise RuntimeError("boom")
+        assert datums.is_registered("GAGE:91000001")
+        assert not datums.is_registered("GAGE:91000002")
+    assert not datums.is_registered("GAGE:91000001")

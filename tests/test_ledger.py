@@ -16,9 +16,8 @@ from quantity_guard.ledger import Ledger, current
 
 @pytest.fixture(autouse=True)
 def clean_datums():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 @quantity_tool(returns={"unit": "cfs"})
@@ -228,10 +227,10 @@ def test_session_follows_asyncio_tasks_and_threads():
         t = threading.Thread(target=ctx.run, args=(read_discharge, "y"))
         t.start()
         t.join()
-        plain = threading.Thread(target=read_discharge, args=("z",))  # not carried: documented
+        plain = threading.Thread(target=read_discharge, args=("z",))  # the only open session
         plain.start()
         plain.join()
-    assert len(ledger.calls) == 2
+    assert [c.arguments["site"] for c in ledger.calls] == ["x", "y", "z"]
     assert current() is None
 
 

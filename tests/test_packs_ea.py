@@ -230,3 +230,23 @@ def test_station_errors_name_the_url():
         ea.reading("E21136/readings", fetch=replay({}))
     with pytest.raises(PackError, match="no recorded response"):
         ea.reading("E21136", fetch=replay({}), register=False)
+
+
+def test_a_measure_listed_twice_with_different_units_is_not_silently_resolved():
+    """Issue 18 item 2: the reader kept the last definition of a repeated measure id."""
+    payload = load("readings_690140_sorted_limit50_2015.json")
+    measure_id = payload["items"][0]["measure"]
+    # built here: the station record of 690140 (see above) listing its measure twice, once in
+    # m and once in mm, as a publishing error would
+    st = ea.parse_station({"stationReference": "690140", "measures": [
+        {"@id": measure_id, "parameter": "level", "qualifier": "Stage", "unitName": "m"},
+        {"@id": measure_id, "parameter": "level", "qualifier": "Stage", "unitName": "mm"}]}, "u")
+    readings = ea.parse_readings(payload, st, "u")
+    assert len(readings) == 50                      # every published reading is kept ...
+    assert readings[0].raw == 0.754
+    with pytest.raises(MissingValue, match="lists measure .* twice"):
+        readings[0].value                           # ... but none is given a guessed unit
+    same = ea.parse_station({"stationReference": "690140", "measures": [
+        {"@id": measure_id, "parameter": "level", "qualifier": "Stage", "unitName": "m"}] * 2},
+        "u")
+    assert ea.parse_readings(payload, same, "u")[0].magnitude == 0.754  # a plain repeat

@@ -27,11 +27,11 @@ def _headers(**items) -> email.message.Message:
 
 class _Response:
     def __init__(self, body: bytes, headers=None):
-        self._body = body
+        self._body = io.BytesIO(body)
         self.headers = headers or _headers()
 
-    def read(self):
-        return self._body
+    def read(self, size=-1):  # as http.client.HTTPResponse: the next bytes, b"" at the end
+        return self._body.read(size)
 
     def __enter__(self):
         return self
@@ -260,3 +260,125 @@ def test_packs_package_is_import_light():
             "assert 'quantity_guard.packs.usgs' not in sys.modules; "
             "assert 'urllib.request' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- issue 18 item 9: bounded reads from the network (a real loopback HTTP server) ------------
+import http.server  # noqa: E402
+import json  # noqa: E402
+import threading  # noqa: E402
+import tracemalloc  # noqa: E402
+import zlib  # noqa: E402
+
+
+def _gzip_bomb(inflated: int) -> bytes:
+    """A real gzip body of ``inflated`` zero bytes, compressed in 1 MiB steps (about 1000:1)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = bytes(1 << 20)
+    parts = [c.compress(block) for _ in range(inflated >> 20)]
+    parts.append(c.flush())
+    return b"".join(parts)
+
+
+BOMB: list = []   # made once, by the server fixture: 256 MiB inflated, above the 64 MiB default
+SMALL_JSON = json.dumps({"items": list(range(1000))}).encode()
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def _send(self, body: bytes, headers=(), length=True):
+        self.send_response(200)
+        for k, v in headers:
+            self.send_header(k, v)
+        if length:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_GET(self):
+        if self.path == "/bomb":
+            self._send(BOMB[0], [("Content-Encoding", "gzip")])
+        elif self.path == "/bomb-undeclared":     # gzip magic without the header
+            self._send(BOMB[0])
+        elif self.path == "/huge-declared":       # Content-Length states 20 MiB
+            self._send(b" " * (20 << 20))
+        elif self.path == "/huge-streamed":       # no Content-Length: read until close
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for _ in range(40):
+                    self.wfile.write(b" " * (1 << 20))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif self.path == "/two-members":
+            self._send(gzip.compress(SMALL_JSON[:100]) + gzip.compress(SMALL_JSON[100:]),
+                       [("Content-Encoding", "gzip")])
+        else:
+            self._send(gzip.compress(SMALL_JSON), [("Content-Encoding", "gzip")])
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not BOMB:
+        BOMB.append(_gzip_bomb(256 << 20))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _loopback_fetch(**kw):
+    # no proxy from the environment may sit between the test and its own loopback server
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
+                                         _fetch._SafeRedirect())
+    return make_fetch(opener=opener, retries=0, **kw)
+
+
+def test_a_genuine_gzip_response_and_multi_member_gzip_still_decode(server):
+    fetch = _loopback_fetch()
+    assert fetch(f"{server}/ok", {}) == SMALL_JSON
+    assert fetch(f"{server}/two-members", {}) == SMALL_JSON
+
+
+def test_a_gzip_bomb_is_refused_naming_the_limit_at_bounded_memory(server):
+    fetch = _loopback_fetch(max_inflated_bytes=1 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(PackError) as err:
+            fetch(f"{server}/bomb", {})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "more than 1048576 bytes, the max_inflated_bytes limit" in str(err.value)
+    assert "make_fetch(max_inflated_bytes=<larger>)" in str(err.value)
+    assert err.value.url == f"{server}/bomb"
+    assert peak < 8 << 20   # the 256 MiB it would inflate to is never held
+    with pytest.raises(PackError, match="max_inflated_bytes"):
+        fetch(f"{server}/bomb-undeclared", {})
+
+
+def test_the_default_inflation_limit_applies_to_the_default_fetch_and_get_json(server):
+    with pytest.raises(PackError, match=f"more than {_fetch.MAX_INFLATED_BYTES} bytes"):
+        _loopback_fetch()(f"{server}/bomb", {})
+    # a caller's own fetch that returns the raw bomb: get_json inflates within the same bound
+    with pytest.raises(PackError, match="max_inflated_bytes"):
+        _fetch.get_json(lambda url, headers: BOMB[0], "http://example.invalid/x")
+
+
+def test_a_huge_body_is_refused_naming_the_limit(server):
+    fetch = _loopback_fetch(max_bytes=4 << 20)
+    with pytest.raises(PackError) as err:
+        fetch(f"{server}/huge-declared", {})
+    assert "the response is 20971520 bytes, more than 4194304 bytes, the max_bytes limit" in \
+        str(err.value)
+    with pytest.raises(PackError, match="the response is more than 4194304 bytes, the max_bytes"):
+        fetch(f"{server}/huge-streamed", {})
+    assert _loopback_fetch(max_bytes=len(gzip.compress(SMALL_JSON)))(f"{server}/ok", {}) == \
+        SMALL_JSON   # exactly at the limit is accepted

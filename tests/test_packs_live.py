@@ -18,9 +18,8 @@ pytestmark = pytest.mark.live
 
 @pytest.fixture(autouse=True)
 def _isolated_registry():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 def _recent(when: datetime, days: int = 30) -> bool:

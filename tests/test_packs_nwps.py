@@ -106,3 +106,22 @@ def test_errors_name_the_url():
     assert err.value.url == URL
     with pytest.raises(PackError, match="not an NWPS gauge identifier"):
         nwps.gauge("BRKM2/stageflow", fetch=replay({}))
+
+
+def test_a_datum_listed_twice_keeps_both_values():
+    """Issue 18 item 2: the reader kept the last of two elevations for one datum name."""
+    payload = json.loads(RAW)
+    navd = payload["datums"]["vertical"]["value"][0]
+    # edited: a second NAVD88 entry with another value (as a revised survey would publish)
+    payload["datums"]["vertical"]["value"].append({**navd, "value": 37.5})
+    g = nwps.parse_gauge(payload, "u")
+    assert "NAVD88" not in g.datum_elevations
+    assert g.datum_elevations["NAVD88#1"].magnitude == 37.2
+    assert g.datum_elevations["NAVD88#2"].magnitude == 37.5
+    why = g.datum_elevations["NAVD88#2"].source["rival_series"]
+    assert "lists NAVD88 2 times with different values (37.2, 37.5)" in why
+    # the same value twice is one entry, and the record says it was listed twice
+    payload["datums"]["vertical"]["value"][1]["value"] = 37.2
+    g = nwps.parse_gauge(payload, "u")
+    assert list(g.datum_elevations) == ["NAVD88"]
+    assert "2 times with the same value" in g.datum_elevations["NAVD88"].source["rival_series"]

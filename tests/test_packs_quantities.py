@@ -23,9 +23,8 @@ OGC = usgs.OGC_BASE
 
 @pytest.fixture(autouse=True)
 def _isolated_registry():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 def raw(name: str) -> bytes:

@@ -521,3 +521,59 @@ def test_legacy_reading_uses_site_rdb_and_iv_and_fills_time_zone_from_iv():
     assert values["00060"].magnitude == 955.0  # the newest of the recorded values
     assert values["00060"].time == datetime(2019, 2, 14, 6, 0, tzinfo=timezone.utc)
     assert values["00065"].datum == "GAGE:01491000" and values["00065"].magnitude == 6.43
+
+
+# -- issue 18 item 2: no series is silently overwritten ------------------------------------------
+def _two_blocks_one_method_id(payload):
+    ts = payload["value"]["timeSeries"][0]
+    # edited: a second method block with the SAME method id (seen in real responses, e.g. a
+    # replacement sensor published under the old id), values +1 so the two are told apart
+    second = copy.deepcopy(ts["values"][0])
+    second["method"] = [{"methodDescription": "REPLACEMENT SENSOR", "methodID": 69512}]
+    for row in second["value"]:
+        row["value"] = str(float(row["value"]) + 1)
+    ts["values"].append(second)
+    return payload
+
+
+def test_two_series_with_one_method_id_are_both_kept_and_numbered():
+    payload = _two_blocks_one_method_id(copy.deepcopy(IV_BASE))
+    routes = {
+        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
+        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
+        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all":
+            json.dumps(payload),
+    }
+    _site, values = usgs.reading("01491000", source="waterservices", fetch=replay(routes),
+                                 register=False)
+    assert values["00060:69512#1"].magnitude == 955.0
+    assert values["00060:69512#2"].magnitude == 956.0
+    assert values["00060:69512#2"].source["method"] == "REPLACEMENT SENSOR"
+    assert "00060:69512" not in values
+    for key in ("00060:69512#1", "00060:69512#2"):
+        why = values[key].source["rival_series"]
+        assert "published 2 series of 00060" in why and "sharing the method id 69512" in why
+        assert values[key].source["series_key"] == key
+        assert values[key].value.source["rival_series"] == why   # carried onto the Q
+    with pytest.raises(KeyError, match="several methods.*00060:69512#1, 00060:69512#2"):
+        values["00060"]
+
+
+def test_ogc_rivals_without_ids_are_both_kept_and_older_series_are_not_dropped():
+    payload = load("usgs_waterdata_ogcapi/latest_continuous_01646500.json")
+    features = [f for f in payload["features"] if f["properties"]["parameter_code"] == "00010"]
+    readings = usgs.parse_features(features, site_id="01646500")
+    values = usgs._choose(readings, "01646500")
+    # the recorded page: five 00010 series, one current (2026), four discontinued (2019)
+    assert values["00010"].time.year == 2026
+    older = values.superseded["00010"]
+    assert len(older) == 4 and all(r.time.year == 2019 for r in older)
+    assert "4 other series of 00010" in values["00010"].source["superseded_series"]
+    # edited: two simultaneous series with neither a time series id nor a method
+    twins = [copy.deepcopy(features[0]) for _ in range(2)]
+    for i, f in enumerate(twins):
+        f["properties"]["time_series_id"] = None
+        f["properties"]["value"] = str(10 + i)
+    twin_values = usgs._choose(usgs.parse_features(twins, site_id="01646500"), "01646500")
+    assert sorted(twin_values) == ["00010:unidentified#1", "00010:unidentified#2"]
+    assert [twin_values[k].magnitude for k in sorted(twin_values)] == [10.0, 11.0]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from quantity_guard import quality
+from quantity_guard import Q, quality
 from quantity_guard.errors import QualityViolation, RedefinitionError
 from quantity_guard.quality import (
     GRADES,
@@ -71,14 +71,45 @@ def test_usgs_letters(flag, expected):
     assert grade(flag, publisher="usgs") == expected
 
 
-def test_usgs_letters_are_case_sensitive():
+# Issue 18 item 4 replaced "single letters are case-sensitive" (which accepted 'p' and 'e' but
+# refused 'a') with one rule for every vocabulary: flags match without regard to case, and an
+# exact spelling keeps its own meaning.
+@pytest.mark.parametrize("flag, publisher, expected", [
+    ("a", "usgs", "approved"), ("a", None, "approved"), ("p", "usgs", "provisional"),
+    ("p", None, "provisional"), ("P", "noaa_coops", "provisional"), ("V", None, "approved"),
+    ("V", "noaa_coops", "approved"), ("e", None, "estimated"), ("E", None, "estimated"),
+    ("gOOD", "ea", "approved"), ("UNCHECKED", None, "unverified"), ("provisional", None,
+                                                                   "provisional"),
+])
+def test_one_case_rule_for_every_vocabulary(flag, publisher, expected):
+    assert grade(flag, publisher=publisher) == expected
+    assert classify([flag], publisher) == (expected, ())
+    assert Q(1, "m", quality=flag).quality == expected
+
+
+def test_an_exact_spelling_keeps_its_own_meaning():
+    assert describe("e", "usgs")["flag"] == "e" and describe("E", "usgs")["flag"] == "E"
+    assert describe("r", "usgs")["kind"] == "remark"
+    assert describe("ice", "usgs")["kind"] == "condition"
+
+
+def test_a_folded_spelling_with_two_meanings_is_refused_as_ambiguous():
+    register_alias("riverco", "a", "suspect")       # riverco's 'a' is not USGS 'A'
+    try:
+        assert grade("a", publisher="riverco") == "suspect"
+        assert grade("A", publisher="usgs") == "approved"
+        with pytest.raises(QualityViolation, match="means different things"):
+            grade("a")
+        with pytest.raises(RedefinitionError):
+            register_alias("usgs", "a", "suspect")  # folds onto USGS 'A', approved
+    finally:
+        QUALITY_ALIASES.pop("riverco", None)
+
+
+def test_an_unknown_letter_is_still_refused_with_close_matches():
     with pytest.raises(QualityViolation) as exc:
-        grade("a", publisher="usgs")
-    msg = str(exc.value)
-    assert "'a'" in msg
-    assert "Close matches: 'A'" in msg
-    assert "case-sensitive" in msg
-    assert exc.value.expected[0] == "A"
+        grade("x", publisher="usgs")
+    assert "unknown quality flag 'x' for publisher 'usgs'" in str(exc.value)
 
 
 def test_e_and_E_are_different_codes_with_their_own_meanings():
@@ -501,10 +532,9 @@ def test_spellings_that_match_without_case_agree():
     for spec in data["publishers"].values():
         seen: dict[str, tuple] = {}
         for flag, row in spec["flags"].items():
-            if len(flag) > 1:
-                key = flag.lower()
-                meaning = (row["kind"], row.get("grade"))
-                assert seen.setdefault(key, meaning) == meaning, flag
+            key = flag.lower()   # single letters too: one case rule (issue 18 item 4)
+            meaning = (row["kind"], row.get("grade"))
+            assert seen.setdefault(key, meaning) == meaning, flag
 
 
 # -- laziness and vendoring --------------------------------------------------------------------

@@ -15,9 +15,8 @@ from quantity_guard.errors import (CRSMismatch, DatumConversionUnavailable, Datu
 
 @pytest.fixture(autouse=True)
 def clean_datums():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 def test_construction_and_views():

@@ -485,6 +485,17 @@ def test_unknown_usgs_tz_code():
     assert "EST, EDT, CST" in str(exc.value)
 
 
+@pytest.mark.parametrize("code", ["GST", "SST", "ChST"])
+def test_codes_with_no_recorded_usgs_meaning_are_refused_not_guessed(code):
+    # "GST" is Guam (+10) in some lists and Gulf Standard Time (+04) in others: a guess could
+    # shift a record by 14 hours, so it is refused and the offset on each value is asked for.
+    with pytest.raises(TimezoneError) as exc:
+        usgs_tz_code(code)
+    assert "numeric offset on the value itself" in exc.value.repair()
+    with pytest.raises(TimezoneError):
+        usgs_zone(code, "N")
+
+
 @pytest.mark.parametrize("code, dst, expected", [
     ("CST", "Y", "America/Chicago"), ("CST", "N", "America/Chicago@standard"),
     ("CDT", True, "America/Chicago"), ("EST", False, "America/New_York@standard"),

@@ -306,3 +306,155 @@ def test_signatures_of_every_shape_bind_as_python_would():
 
     tool = quantity_tool(Callable(), params={"q": "m3/s"}, name="callable")
     assert tool("1 cumec").unit.symbol == "m3/s"
+
+
+# -- issue 18 item 7: errors are raised and caught once, never signalled in-band ---------------
+def test_a_tool_whose_parameters_are_named_content_and_isError_runs():
+    @quantity_tool(params={"level": "m"})
+    def note(content: str, isError: bool, level):
+        return f"{content}|{isError}|{level}"
+
+    args = {"content": [{"type": "text", "text": "x"}], "isError": True, "level": 2}
+    for result in (note.invoke(args), note.invoke(json.dumps(args)),
+                   asyncio.run(note.ainvoke(args))):
+        assert result["isError"] is False
+        assert result["content"][0]["text"] == "[{'type': 'text', 'text': 'x'}]|True|2 m"
+
+
+def test_malformed_arguments_are_an_invalid_arguments_violation():
+    @quantity_tool(params={"x": "m"})
+    def f(x):
+        return x
+
+    for bad, words in (("not json", "not valid JSON"), ("[1]", "must be a JSON object"),
+                       (7, "must be a JSON object")):
+        for r in (f.invoke(bad), asyncio.run(f.ainvoke(bad))):
+            assert r["isError"] and words in r["content"][0]["text"]
+            assert r["_meta"]["io.github.quantity-guard/violation"] == {
+                "code": "invalid_arguments", "field": "f"}
+            assert "Send instead: a JSON object of parameter names to values" in \
+                r["content"][0]["text"]
+
+
+# -- issue 18 item 3: every error result carries a violation code ---------------------------
+def _code(result):
+    assert result["isError"] is True
+    return result["_meta"]["io.github.quantity-guard/violation"]["code"]
+
+
+def test_every_invoke_error_path_has_a_code():
+    @quantity_tool(params={"x": "m"})
+    def boom(x):
+        raise RuntimeError("secret internals")
+
+    @quantity_tool(params={"x": "m"})
+    async def aboom(x):
+        raise RuntimeError("async internals")
+
+    assert _code(boom.invoke({"x": 1})) == "tool_failed"
+    assert boom.invoke({"x": 1})["_meta"]["io.github.quantity-guard/violation"]["field"] == "boom"
+    assert _code(asyncio.run(aboom.ainvoke({"x": 1}))) == "tool_failed"
+    assert _code(aboom.invoke({"x": 1})) == "tool_failed"   # run with asyncio.run
+    assert _code(boom.invoke({"y": 1})) == "invalid_arguments"
+    assert _code(boom.invoke({})) == "invalid_arguments"
+    assert _code(boom.invoke({"x": "12 s"})) == "dimensionality_error"
+
+    async def in_loop():
+        return aboom.invoke({"x": 1})
+    assert _code(asyncio.run(in_loop())) == "async_tool_in_event_loop"
+
+
+# -- issue 18 item 5: warn mode records a bad return value and proceeds --------------------
+def test_warn_mode_records_a_bad_return_value_and_proceeds():
+    @quantity_tool(returns={"unit": "m"}, enforcement="warn")
+    def weigh():
+        return "12 kg"
+
+    @quantity_tool(returns={"depth": {"unit": "m"}, "flow": {"unit": "m3/s"}},
+                   enforcement="warn")
+    def both():
+        return {"depth": "3 s", "flow": "10 cfs", "site": "x"}
+
+    @quantity_tool(returns={"depth": {"unit": "m"}}, enforcement="warn")
+    def not_a_dict():
+        return 5
+
+    with session() as ledger:
+        r = weigh.invoke({})
+        direct = weigh()
+        out = both()
+        assert not_a_dict() == 5
+    assert r["isError"] is False and r["structuredContent"] == {"value": 12.0, "unit": "kg"}
+    assert repr(direct) == "Q(12 kg)"
+    assert repr(out["depth"]) == "Q(3 s)" and out["flow"].unit.symbol == "m3/s"
+    assert out["site"] == "x"
+    report = ledger.enforcement_report()
+    assert report.startswith("4 of 4 tool calls would have been blocked:")
+    assert "3x dimensionality_error" in report and "1x invalid_arguments" in report
+    assert "weigh.return: the tool returned 12 kg" in report or \
+        "weigh.return: expected a quantity in m" in report
+    assert [c.ok for c in ledger.calls] == [True] * 4
+    assert all(v["blocked"] is False for v in ledger.violations)
+    with pytest.warns(UserWarning, match="weigh.return"):
+        assert repr(weigh()) == "Q(12 kg)"   # outside a session the violation is not lost
+
+    strict = quantity_tool(returns={"unit": "m"})(lambda: "12 kg")
+    assert _code(strict.invoke({})) == "dimensionality_error"
+    off = quantity_tool(returns={"unit": "m"}, enforcement="off")(lambda: "12 kg")
+    assert repr(off()) == "Q(12 kg)"   # off never refuses: coercion only
+
+
+# -- issue 18 item 6: echoed descriptive metadata is accepted; meaning-changing keys are not ----
+@quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88", "quality": "provisional"}},
+               returns={"unit": "ft"})
+def freeboard(stage):
+    return 20 - stage.magnitude
+
+
+def test_echoed_descriptive_keys_are_accepted_and_recorded():
+    echoed = {"value": 18.4, "unit": "ft", "datum": "NAVD88", "quality": "provisional",
+              "source": "hec-ras:LR-12"}
+    with session() as ledger:
+        r = freeboard.invoke({"stage": echoed})
+        assert r["isError"] is False and r["structuredContent"]["value"] == pytest.approx(1.6)
+        more = {"value": 5.5, "unit": "m", "quality": "A", "time": "2024-05-01T12:00:00-05:00",
+                "timestamp": "x", "datetime": "y", "date": "2024-05-01", "station": "07374000",
+                "site": "Baton Rouge", "location": "LA", "method": "stage-discharge",
+                "qualifiers": ["P"], "description": "stage", "name": "Mississippi",
+                "label": "river", "parameter": "00065"}
+        out = freeboard.invoke({"stage": more})
+        assert out["isError"] is False
+    entry = ledger.calls[0].inputs[0]
+    assert entry.q.source == "hec-ras:LR-12"
+    assert entry.as_dict()["raw"] == echoed   # everything the model echoed is kept
+    assert ledger.manifest()["calls"][1]["arguments"]["stage"]["station"] == "07374000"
+    assert ledger.calls[1].inputs[0].q.to("m").magnitude == pytest.approx(5.5)
+
+
+@pytest.mark.parametrize("key", ["scale", "factor", "offset", "multiplier", "units", "note",
+                                 "value_ft"])
+def test_keys_that_could_change_the_meaning_are_refused_listing_the_accepted_ones(key):
+    r = freeboard.invoke({"stage": {"value": 18.4, "unit": "ft", "source": "x", key: 2}})
+    assert r["isError"] is True
+    text = r["content"][0]["text"]
+    assert f"unknown keys ['{key}']" in text          # the descriptive 'source' is not blamed
+    assert "value, unit, datum, quality and crs" in text
+    assert "source, station, time, timestamp" in text
+    if key in ("scale", "factor", "offset", "multiplier"):
+        assert "would change the value's meaning" in text
+
+
+def test_echoed_keys_pass_the_proxy_too():
+    from quantity_guard.annotations import loads
+    from quantity_guard.mcp.policy import QuantityPolicy
+    policy = QuantityPolicy(loads('[tools.freeboard.params]\n'
+                                  'stage = { unit = "ft", datum = "NAVD88" }\n'))
+    policy.advertise({"name": "freeboard", "inputSchema": {
+        "type": "object", "properties": {"stage": {"type": "number"}}}})
+    echoed = {"value": 18.4, "unit": "ft", "datum": "NAVD88", "source": "hec-ras:LR-12",
+              "time": "2024-05-01T12:00:00Z"}
+    decision = policy.check_call("freeboard", {"stage": echoed})
+    assert decision == ("forward", {"stage": 18.4})
+    action, result = policy.check_call("freeboard", {"stage": {**echoed, "scale": 0.3048}})
+    assert action == "refuse" and result["isError"] is True
+    assert "would change the value's meaning" in result["content"][0]["text"]

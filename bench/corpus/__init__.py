@@ -27,7 +27,8 @@ from pathlib import Path
 
 from . import numbers as N
 from .check import aliases
-from .model import ERROR_KINDS
+from .hand import HAND, compile_answer
+from .model import ERROR_KINDS, depth
 from .render import Writer, new_opts
 from .styles import STYLES
 from .tasks import TASKS, replay
@@ -85,7 +86,7 @@ def render_answer(rng: random.Random, style: str, facts: dict, plan) -> tuple[st
 def _force_error(rng, text, figures, facts, spec):
     """Append the wrong figure when the style left it out (a terse answer skips inputs)."""
     w = Writer(rng, facts, new_opts(rng))
-    w.t(text)
+    w._raw(text)
     w.t(rng.choice(["\n\n(Inputs used: ", "\n\nNote: ", " ("]))
     for i, key in enumerate(spec.must_show):
         if i:
@@ -97,6 +98,17 @@ def _force_error(rng, text, figures, facts, spec):
     return w.text(), figures + w.figures
 
 
+def _calls_with_failures(calls, failed_tools) -> list:
+    failed = list(failed_tools)
+    out = []
+    for name, args in calls:
+        bad = name in failed
+        if bad:
+            failed.remove(name)
+        out.append((name, args, bad))
+    return out
+
+
 def generate(seed: int = SEED) -> dict:
     rng = random.Random(seed)
     scenarios = []
@@ -104,6 +116,7 @@ def generate(seed: int = SEED) -> dict:
         for variant, calls in variants.items():
             rp = replay(suite, task, variant, calls)
             facts, plan, errors = build(rp)
+            plan.calls = _calls_with_failures(calls, rp.errors)
             sid = f"{suite}/{task}/{variant}"
             answers = []
             styles = styles_for(task)
@@ -134,20 +147,40 @@ def generate(seed: int = SEED) -> dict:
                                 unit = fig["unit"] or fig.get("meant_unit")
                                 fig["aliases"] = aliases(rp.entries, fig["value"], unit,
                                                          fig["step"])
+                        two_step = any(fg.get("depth", 0) > 1 for fg in figs)
                         answers.append({
                             "id": f"{sid}/{len(answers):03d}",
-                            "style": style, "modifiers": mods,
+                            "style": style, "modifiers": mods + (["two_step"] if two_step
+                                                                 else []),
                             "label": label, "ok": label == "correct",
                             "error": spec.kind if spec else None,
                             "error_note": spec.note if spec else None,
                             "text": text, "figures": figs})
+            for ok, error, marked in [(h[1], h[2], h[3]) for h in HAND if h[0] == sid]:
+                w = Writer(rng, facts, new_opts(rng))
+                compile_answer(w, marked)
+                figs = w.figures
+                for fig in figs:
+                    if fig.get("error"):
+                        fig["aliases"] = aliases(rp.entries, fig["value"],
+                                                 fig.get("unit") or fig.get("meant_unit"),
+                                                 fig["step"])
+                two_step = any(fg.get("depth", 0) > 1 for fg in figs)
+                answers.append({
+                    "id": f"{sid}/{len(answers):03d}", "style": "hand",
+                    "modifiers": _modifiers(w.text(), figs, {}) + (["two_step"] if two_step
+                                                                   else []),
+                    "label": "correct" if ok else "incorrect", "ok": ok, "error": error,
+                    "error_note": "hand-written" if error else None,
+                    "text": w.text(), "figures": figs})
             scenarios.append({
                 "id": sid, "suite": suite, "task": task, "variant": variant,
                 "question": rp.question,
                 "calls": [[name, args] for name, args in calls],
                 "outputs": rp.entries, "failed_calls": rp.errors,
                 "final": plan.final, "truth": facts[plan.final].value if plan.final else None,
-                "facts": {k: _fact_json(f) for k, f in facts.items()},
+                "facts": {k: {**_fact_json(f), "depth": depth(facts, k)}
+                          for k, f in facts.items()},
                 "answers": answers})
     return {"description": __doc__.split("\n\n")[0].strip(),
             "generator": "bench/corpus (python -m bench.corpus)", "seed": seed,

@@ -58,6 +58,13 @@ def problems(sc: dict, ans: dict) -> list[str]:
         last = fig["end"]
         if fig["kind"] not in KINDS:
             out.append(f"figure {fig['text']!r}: unknown kind {fig['kind']!r}")
+    covered = set()
+    for fig in ans["figures"]:
+        covered.update(range(fig["start"], fig["end"]))
+    stray = [i for i, ch in enumerate(text) if ch.isascii() and ch.isdigit() and i not in covered]
+    if stray:
+        out.append(f"digits not in any recorded figure at {stray[:5]}: "
+                   f"{text[max(0, stray[0] - 10):stray[0] + 10]!r}")
     wrong = [f for f in ans["figures"] if f.get("error")]
     if ans["ok"]:
         if wrong or ans["error"]:

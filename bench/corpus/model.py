@@ -90,6 +90,21 @@ IDENTITIES = {
 }
 
 
+def depth(facts: dict, key: str, _seen: frozenset = frozenset()) -> int:
+    """Derivation steps from recorded outputs (or the question): 0 for an output, a unit
+    conversion of one, or a question figure; 1 + the deepest operand for a derivation (a
+    constant operand adds nothing). 2 means the figure needs a written intermediate: 4.06 ft =
+    (32.0 - 0.44) - 27.5."""
+    f = facts.get(key)
+    if f is None or key in _seen:
+        return 0
+    if f.kind == "conversion":
+        return depth(facts, f.of, _seen | {key})
+    if f.kind != "derivation":
+        return 0
+    return 1 + max((depth(facts, a, _seen | {key}) for a in f.args), default=0)
+
+
 @dataclass(frozen=True)
 class Step:
     result: str            # fact key
@@ -111,6 +126,7 @@ class Plan:
     unavailable: list | None = None       # templates (may hold {fact:key}) when no value exists
     claims: list = field(default_factory=list)       # [(template with {v}, fact key)]
     footer: list = field(default_factory=list)       # non-quantity lines (ISO timestamps...)
+    calls: list = field(default_factory=list)        # [(tool, arguments, failed)] as replayed
 
     def copy(self, **changes) -> "Plan":
         return replace(self, **changes)

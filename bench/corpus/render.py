@@ -8,11 +8,13 @@ decide how each number looks, so one style is many phrasings.
 from __future__ import annotations
 
 import math
+import re
 
 from . import numbers as N
 from . import units as U
-from .model import CONSTANTS, IDENTITIES, Fact
+from .model import CONSTANTS, IDENTITIES, Fact, depth
 
+_DIGIT_TOKEN = re.compile(r"\S*\d\S*")
 HEDGES = ["about ", "roughly ", "approximately ", "~", "≈ ", "around ", "some "]
 MUL_SIGNS = [" × ", " × ", " * ", " · ", " x "]
 DIV_SIGNS = [" / ", " / ", " ÷ "]
@@ -29,9 +31,21 @@ class Writer:
         self._spell: dict = {}
 
     # -- text ------------------------------------------------------------------------------
-    def t(self, s: str) -> "Writer":
+    def _raw(self, s: str) -> None:
         self.parts.append(s)
         self.n += len(s)
+
+    def t(self, s: str, what: str = "text") -> "Writer":
+        """Write text; any digits in it (a unit exponent, a datum name, an id) are recorded as
+        non-quantities, so every digit of an answer belongs to a recorded figure."""
+        pos = 0
+        for m in _DIGIT_TOKEN.finditer(s):
+            tok = m.group(0).strip(".,;:()[]*|$")
+            start = m.start() + m.group(0).index(tok)
+            self._raw(s[pos:start])
+            self._record(tok, kind="non_quantity", what=what)
+            pos = start + len(tok)
+        self._raw(s[pos:])
         return self
 
     def text(self) -> str:
@@ -39,7 +53,7 @@ class Writer:
 
     def _record(self, text: str, **rec) -> None:
         start = self.n
-        self.t(text)
+        self._raw(text)
         self.figures.append({"start": start, "end": self.n, "text": text, **rec})
 
     def nq(self, text: str, what: str) -> "Writer":
@@ -128,6 +142,10 @@ class Writer:
                "kind": "wrong" if f.error else f.kind, "error": f.error}
         if unit is None and f.unit is not None:
             rec["meant_unit"] = f.unit   # written bare (in a formula); the fact's unit
+        if not f.error and f.kind in ("derivation", "conversion"):
+            d = depth(self.facts, f.key)
+            if d > 1:
+                rec["depth"] = d         # needs a written intermediate
         if f.tool:
             rec["tool"] = f.tool
         if f.of:
@@ -172,7 +190,7 @@ class Writer:
             rec["value"] = -w.value
         self._record(w.text, **rec)
         if unit and f.unit:
-            self.t(self.unit_spelling(f.unit, f.datum if datum else None))
+            self.t(self.unit_spelling(f.unit, f.datum if datum else None), "unit")
         return self
 
     def fig_range(self, key: str) -> "Writer":
@@ -200,7 +218,7 @@ class Writer:
         self._record(wh.text, **{**base, "value": wh.value, "step": wh.step})
         self.t(post)
         if f.unit:
-            self.t(self.unit_spelling(f.unit, f.datum))
+            self.t(self.unit_spelling(f.unit, f.datum), "unit")
         return self
 
     def const(self, ckey: str) -> "Writer":
@@ -231,7 +249,7 @@ class Writer:
                     else f"{v:g}" if len(f"{v:g}") < len(str(v)) else str(v)
             self._record(text, kind="identity", identity=ikey, value=float(v), step=0.0,
                          unit=None, error=None)
-            self.t(" " + u)
+            self.t(" " + u, "unit")
         return self
 
     # -- expressions -------------------------------------------------------------------------

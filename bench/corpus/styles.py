@@ -7,18 +7,11 @@ import re
 from . import numbers as N
 from .render import HEDGES
 
-_DIGITS = re.compile(r"[^\s(),;]*\d[^\s(),;]*")
 
 
 def prose(w, text: str, what: str = "identifier") -> None:
     """Plain text whose digit-bearing tokens (ids, dates, zones) are not quantities."""
-    pos = 0
-    for m in _DIGITS.finditer(text):
-        tok = m.group(0).rstrip(".:")
-        w.t(text[pos:m.start()])
-        w.nq(tok, what)
-        pos = m.start() + len(tok)
-    w.t(text[pos:])
+    w.t(text, what)
 
 
 def template(w, text: str, fill) -> None:
@@ -71,7 +64,7 @@ def say_final(w, plan, *, hedge: bool = False, phrase: bool = True, alts: bool =
 def say_claims(w, plan) -> None:
     for tpl, key in plan.claims:
         if key in w.facts:
-            if w.text().rstrip()[-1:] not in (".", ":", ")", "|", "") and \
+            if w.text().rstrip()[-1:] not in (".", ":", ";", ")", "|", "") and \
                     not w.text().endswith("\n"):
                 w.t(".")
             w.t(" ")
@@ -81,14 +74,15 @@ def say_claims(w, plan) -> None:
 def say_footer(w, plan, p: float = 0.3) -> None:
     if plan.footer and w.rng.random() < p:
         w.t("\n\n")
-        prose(w, w.rng.choice(plan.footer), "timestamp")
+        prose(w, w.rng.choice(plan.footer), "timestamp or zone")
 
 
 def answer_line(w, plan, *, p: float = 0.5) -> None:
     if w.rng.random() >= p:
         return
     w.t("\n\n" + w.rng.choice(["FINAL ANSWER: ", "**Final answer:** ", "ANSWER: ",
-                               "Final answer: "]))
+                               "Final answer: ", "**Final Answer:** ", "Final answer — ",
+                               "=> Answer: "]))
     if plan.final is None:
         w.t(w.rng.choice(["unavailable", "unavailable (insufficient data)", "cannot be determined"]))
     else:
@@ -113,7 +107,7 @@ def terse(w, plan):
             w.fig(k)
         w.t(".\n")
     w.t(w.rng.choice(["ANSWER: ", "FINAL ANSWER: ", "**Answer:** ", "Answer: ",
-                      "**FINAL ANSWER:** "]))
+                      "**FINAL ANSWER:** ", "Result: ", "**Result**: "]))
     if plan.final is None:
         w.t("unavailable")
         if w.rng.random() < 0.6:
@@ -129,7 +123,8 @@ def terse(w, plan):
 
 
 _INTRO = ["The {name} is ", "I found a {name} of ", "The tool reports a {name} of ",
-          "According to the data, the {name} is ", "The latest {name} is "]
+          "According to the data, the {name} is ", "The latest {name} is ",
+          "The {name} comes back as ", "I retrieved a {name} of ", "It reports the {name} as "]
 
 
 def chatty(w, plan):
@@ -151,6 +146,7 @@ def chatty(w, plan):
         w.step_eq(s, symbolic=False, units=w.rng.random() < 0.4)
         w.t(". ")
     say_claims(w, plan)
+    w.t(" " if plan.claims and not w.text().endswith(" ") else "")
     w.t(w.rng.choice(["So the answer is ", "That gives ", "Overall, that is ",
                       "Putting it together: "]) if plan.final else "\n\n")
     say_final(w, plan, hedge=w.rng.random() < 0.3)
@@ -161,7 +157,8 @@ def chatty(w, plan):
 
 def stepwise(w, plan):
     fmt = w.rng.choice(["**Step {i}: {label}**\n", "Step {i}: {label}\n", "{i}. {label}: ",
-                        "### Step {i} – {label}\n", "**Step {i}.** {label}: "])
+                        "### Step {i} – {label}\n", "**Step {i}.** {label}: ",
+                        "Step {i}) {label}\n"])
     i = 0
     if plan.inputs and w.rng.random() < 0.7:
         i += 1
@@ -213,7 +210,9 @@ def table(w, plan):
         w.t(f"| {cap(f.name)} | ")
         if sep_unit:
             w.fig(k, unit=False, unit_elsewhere=f.unit is not None)
-            w.t(f" | {_unit_cell(w, f)} |\n")
+            w.t(" | ")
+            w.t(_unit_cell(w, f), "unit")
+            w.t(" |\n")
             continue
         w.fig(k)
         w.t(f" | {f.tool or src} |\n" if cols3 else " |\n")
@@ -222,7 +221,9 @@ def table(w, plan):
         w.t(f"| **{cap(f.name)}** | **")
         if sep_unit:
             w.fig(plan.final, unit=False, unit_elsewhere=f.unit is not None)
-            w.t(f"** | {_unit_cell(w, f)} |\n")
+            w.t("** | ")
+            w.t(_unit_cell(w, f), "unit")
+            w.t(" |\n")
         else:
             w.fig(plan.final)
             w.t("** | result |\n" if cols3 else "** |\n")
@@ -353,8 +354,10 @@ def json_echo(w, plan):
         f = w.facts[k]
         name = (f.tool or f.name.replace(" ", "_"))
         w.t(f'  "{name}": {{"value": ')
-        w.fig(k, unit=False)
-        w.t(f', "unit": "{f.unit or ""}"')
+        w.fig(k, unit=False, unit_elsewhere=f.unit is not None)   # the unit is the JSON field
+        w.t(', "unit": "')
+        w.t(f.unit or "", "unit")
+        w.t('"')
         if f.datum:
             w.t(f', "datum": "{"GAUGE:E21136" if f.datum == "ASD" else f.datum}"')
         w.t("},\n")
@@ -421,14 +424,16 @@ def signed(w, plan):
         template(w, w.rng.choice(plan.unavailable), lambda k: w.fig(k))
         return
     f = w.facts[plan.final]
+    ref = "crest" if "freeboard" in f.name else "threshold"
     if f.value < 0:  # a negative freeboard or margin, said in words
         w.t(w.rng.choice(["The water would be ", "That is a deficit of ", "The level is "]))
         w.fig(plan.final, signed=False)
-        w.t(w.rng.choice([" above the crest.", " (overtopping).", " above the threshold."]))
+        w.t(w.rng.choice([f" above the {ref}.", " (overtopping)." if ref == "crest" else
+                          " over the threshold.", f" above the {ref}."]))
     else:
         w.t(w.rng.choice(["The water stays ", "That leaves ", "The margin is "]))
         w.fig(plan.final)
-        w.t(w.rng.choice([" below the crest/threshold.", " of clearance.", "."]))
+        w.t(w.rng.choice([f" below the {ref}.", " of clearance.", "."]))
     answer_line(w, plan, p=0.5)
 
 
@@ -536,11 +541,63 @@ def full_precision(w, plan):
     w.fig(plan.final)
 
 
+def tool_trace(w, plan):
+    """What the agent called and what came back, then the answer."""
+    w.t(w.rng.choice(["Tool calls:\n", "I called the tools as follows:\n", ""]))
+    by_tool: dict = {}
+    for k, f in w.facts.items():
+        if f.kind == "output" and f.tool and not f.error:
+            by_tool.setdefault(f.tool, []).append(k)
+    arrow = w.rng.choice([" → ", " -> ", " returned ", ": "])
+    marker = w.rng.choice(["- ", "", "* "])
+    seen: dict = {}
+    for name, args, failed in plan.calls:
+        if not failed and name not in by_tool:
+            continue   # its output is not one this answer uses (or the answer got it wrong)
+        w.t(marker + f"`{name}(")
+        parts = []
+        for a, v in args.items():
+            parts.append((a, v))
+        for i, (a, v) in enumerate(parts):
+            w.t(", " if i else "")
+            if isinstance(v, dict):
+                w.t(a)            # a quantity argument: named, its value shown by the output
+            else:
+                w.t(f'{a}="')
+                w.t(str(v), "identifier")
+                w.t('"')
+        w.t(")`")
+        if failed:
+            w.t(arrow.rstrip(": ") + " error: ")
+            w.t("HTTP 503 (service unavailable)", "status code")
+            w.t("\n")
+            continue
+        keys = by_tool.get(name, [])
+        i = seen.get(name, 0)
+        seen[name] = i + 1
+        if i < len(keys):
+            w.t(arrow)
+            w.fig(keys[i], prec=w.rng.choice([None, "full"]))
+        w.t("\n")
+    say_claims(w, plan)
+    w.t("\n")
+    if plan.final is None:
+        template(w, w.rng.choice(plan.unavailable), lambda k: w.fig(k))
+        answer_line(w, plan, p=0.8)
+        return
+    steps = _steps(w, plan)
+    if steps and w.rng.random() < 0.5:
+        w.step_eq(steps[-1], symbolic=False, units=True)
+        w.t("\n")
+    w.t(w.rng.choice(["FINAL ANSWER: ", "Answer: ", "**Final answer:** "]))
+    w.fig(plan.final)
+
+
 STYLES = {
     "terse": terse, "chatty": chatty, "stepwise": stepwise, "table": table,
     "bullets": bullets, "latex": latex, "scientific": scientific, "json_echo": json_echo,
     "identities": identities, "signed_words": signed, "range": ranged,
     "parenthetical": parenthetical, "rounding": rounding, "hedged": hedged,
-    "full_precision": full_precision,
+    "full_precision": full_precision, "tool_trace": tool_trace,
 }
 __all__ = ["STYLES", "HEDGES"]

@@ -139,9 +139,7 @@ def runoff(rp: Replay):
     else:
         D = _der("D", U.convert(q.value, "m/s", "mm/d"), "mm/d", "runoff depth", "div",
                  ("Q_si", "A"), "D")
-    D_md = _conv(D, "D_md", "m/d") if D.kind == "output" else \
-        _der("D_md", U.convert(q.value, "m/s", "m/d"), "m/d", "runoff depth", "mul",
-             ("q", "s_per_day"), "D")
+    D_md = _conv(D, "D_md", "m/d")
     facts = _facts(Q, A, Q_si, A_m2, A_mi2, q, D, D_md)
     station = "01646500"
     steps = [Step("Q_si", ("mul", ("f", "Q"), ("c", "cfs_m3s")), "Convert the discharge to m³/s"),
@@ -434,8 +432,8 @@ def share(rp: Replay):
     if _has(rp, "abstraction_share"):
         S = _out(rp, "S", "abstraction_share", "share of the river flow", "share", exact=False)
     else:
-        S = _der("S", frac.value * 100, "%", "share of the river flow", "mul",
-                 ("frac", "pct100"), "share")
+        S = _der("S", frac.value * 100, "%", "share of the river flow", "div",
+                 ("L_si", "Fl"), "share")   # a ratio of two outputs, written in %
     R = _der("R", Fl.value - L_si.value, "m3/s", "flow remaining", "sub", ("Fl", "L_si"))
     facts = _facts(L, Fl, L_si, L_m3d, L_ls, Fl_mld, frac, S, R)
     steps = [Step("L_m3d", ("mul", ("f", "L"), ("c", "m3_per_ml")), "Licence in m³/day"),
@@ -625,9 +623,10 @@ def current(rp: Replay):
     if _has(rp, "full_load_current"):
         I = _out(rp, "I", "full_load_current", "full-load current", "I", exact=False)
     else:
-        I = _der("I", S_va.value / sV.value, "A", "full-load current", "div", ("S_va", "sV"), "I")
+        I = _der("I", S_va.value / sV.value, "A", "full-load current", "div", ("S_va", "V_v"),
+                 "I")   # S / (√3 V): a ratio of two outputs with a constant
     facts = _facts(S, V, S_va, V_v, sV, I, _conv(I, "I_ka", "kA"),
-                   _conv(S, "S_kva", "kVA"))
+                   _conv(S, "S_kva", "kVA"), _conv(sV, "sV_kv", "kV"))
     steps = [Step("S_va", ("mul", ("f", "S"), ("c", "mega")), "Rating in VA"),
              Step("V_v", ("mul", ("f", "V"), ("c", "kilo")), "Voltage in V"),
              Step("I", ("div", ("f", "S_va", False), ("paren", ("mul", ("c", "sqrt3"),

@@ -84,7 +84,7 @@ def run_parser() -> argparse.ArgumentParser:
 
 def report_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench report",
-                                description="The SPEC.md tables from result files.")
+                                description="The bench report's tables from result files.")
     p.add_argument("files", nargs="+", help="JSONL result files")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")

@@ -49,7 +49,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _library_version() -> str:
+def library_version() -> str:
     import quantity_guard
     return quantity_guard.__version__
 
@@ -89,7 +89,7 @@ def run_one(run: RunSpec, provider, *, max_turns: int = MAX_TURNS) -> dict:
             "suite_digest": run.suite.digest, "task": task.id, "condition": condition,
             "model": run.model, "provider": provider.name,
             "scripted": bool(getattr(provider, "scripted", False)), "replicate": run.replicate,
-            "started_at": started, "library_version": _library_version(),
+            "started_at": started, "library_version": library_version(),
             "bench_version": BENCH_VERSION}
     with session(context=task.question) as ledger:
         try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from . import suites as suites_mod
-from .episode import _library_version, dispatch, ends_run
+from .episode import library_version, dispatch, ends_run
 from .grading import grade
 from .tools import build_tools
 
@@ -63,7 +63,7 @@ def regrade(record: dict) -> dict:
                       for v in ledger.violations]
     transcript = {**record["transcript"], "calls": calls}
     return {**record, **graded, "end_reason": end_reason, "violations": violations,
-            "transcript": transcript, "library_version": _library_version(),
+            "transcript": transcript, "library_version": library_version(),
             "replay": {"replayed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                        "recorded_library_version": record.get("library_version"),
                        "recorded_outcome": record.get("outcome"),

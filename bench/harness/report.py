@@ -1,5 +1,5 @@
-"""``python -m bench report results/*.jsonl``: the tables of SPEC.md's "Results" from our own
-records, with Wilson 95% intervals and usable/excluded counts.
+"""``python -m bench report results/*.jsonl``: the bench report's tables, from our own records,
+with Wilson 95% intervals and usable/excluded counts.
 
 Tables:
 
@@ -82,53 +82,73 @@ def _ordered(conditions) -> list[str]:
     return [c for c in CONDITIONS if c in present] + sorted(present - set(CONDITIONS))
 
 
-def build(records: list[dict]) -> dict:
-    usable = [r for r in records if r.get("status") == "ok"]
-    excluded = [r for r in records if r.get("status") != "ok"]
-    scripted = {r["model"] for r in records if r.get("scripted")}
-    models = sorted({r["model"] for r in records})
-    label = {m: _label(m, m in scripted) for m in models}
-    tables: list[Table] = []
-    runs_col = "usable / excluded"
+RUNS_COL = "usable / excluded"
 
-    def runs_in(m, scope) -> str | None:
+
+class _Runs:
+    """The records of one report, split once, and the helpers every table uses."""
+
+    def __init__(self, records: list[dict]) -> None:
+        self.records = records
+        self.usable = [r for r in records if r.get("status") == "ok"]
+        self.excluded = [r for r in records if r.get("status") != "ok"]
+        self.scripted = {r["model"] for r in records if r.get("scripted")}
+        self.models = sorted({r["model"] for r in records})
+        self.label = {m: _label(m, m in self.scripted) for m in self.models}
+
+    def runs_in(self, m, scope) -> str | None:
         """``usable / excluded`` runs of model ``m`` within a table's scope, or None if none."""
-        u = sum(1 for r in usable if r["model"] == m and scope(r))
-        e = sum(1 for r in excluded if r["model"] == m and scope(r))
+        u = sum(1 for r in self.usable if r["model"] == m and scope(r))
+        e = sum(1 for r in self.excluded if r["model"] == m and scope(r))
         return f"{u} / {e}" if u or e else None
 
-    # -- unit carry-over, per suite -------------------------------------------------------
+    def tasks_with(self, kind: str) -> list[tuple[str, str]]:
+        """(suite, task) pairs of usable runs that carry a hazard of this kind."""
+        return sorted({(r["suite"], r["task"]) for r in self.usable
+                       if any(h["kind"] == kind for h in r["hazards"])})
+
+    def of_task(self, suite: str, task: str) -> list[dict]:
+        return [r for r in self.usable if r["suite"] == suite and r["task"] == task]
+
+
+def _in_task(suite: str, task: str):
+    return lambda r: (r["suite"], r["task"]) == (suite, task)
+
+
+def _carry_over_tables(runs: _Runs) -> list[Table]:
+    """Unit carry-over, one table per suite with carry-over hazards."""
+    tables = []
     by_suite = defaultdict(list)
-    for r in usable:
+    for r in runs.usable:
         by_suite[r["suite"]].append(r)
+    refused = "sent and refused under enforcement"
+
+    def has(r, flag):
+        return any(h["kind"] == "carry_over" and h[flag] for h in r["hazards"])
     for suite in sorted(by_suite):
         rs = [r for r in by_suite[suite] if any(h["kind"] == "carry_over" for h in r["hazards"])]
         if not rs:
             continue
         conds = _ordered({r["condition"] for r in rs})
-        refused = "sent and refused under enforcement"
         enforced_present = any(c in ("guarded", "guarded_repair") for c in conds)
         scope_tasks = {r["task"] for r in rs}
 
         def in_scope(r, suite=suite, scope_tasks=scope_tasks):
             return r["suite"] == suite and r["task"] in scope_tasks
         t = Table(f"carry_over:{suite}", f"Unit carry-over ({suite})", ["model"],
-                  conds + ([refused] if enforced_present else []) + [runs_col],
+                  conds + ([refused] if enforced_present else []) + [RUNS_COL],
                   note="Runs in which a value published in one unit reached a parameter "
                        "declared in another without conversion, over runs that sent a value to "
                        "that parameter (reached the computing tool). Counted on what reached the "
                        "tool, not on the final answer. 'sent and refused under enforcement' "
                        "counts the runs under guarded and guarded_repair that sent an "
                        "unconverted value, which the guard refused.")
-
-        def has(r, flag):
-            return any(h["kind"] == "carry_over" and h[flag] for h in r["hazards"])
-        for m in models:
+        for m in runs.models:
             mine = [r for r in rs if r["model"] == m]
-            counted = runs_in(m, in_scope)
+            counted = runs.runs_in(m, in_scope)
             if counted is None:
                 continue
-            row = {runs_col: counted}
+            row = {RUNS_COL: counted}
             for c in conds:
                 attempted = [r for r in mine if r["condition"] == c and has(r, "attempted")]
                 row[c] = Cell(sum(1 for r in attempted if has(r, "reached")), len(attempted))
@@ -136,81 +156,114 @@ def build(records: list[dict]) -> dict:
                 enforced = [r for r in mine if r["condition"] in ("guarded", "guarded_repair")
                             and has(r, "attempted")]
                 row[refused] = Cell(sum(1 for r in enforced if has(r, "fired")), len(enforced))
-            t.rows.append(((label[m],), row))
+            t.rows.append(((runs.label[m],), row))
         tables.append(t)
+    return tables
 
-    # -- vertical datum, per task -----------------------------------------------------------
-    for (suite, task) in sorted({(r["suite"], r["task"]) for r in usable
-                                 if any(h["kind"] == "datum" for h in r["hazards"])}):
-        rs = [r for r in usable if r["suite"] == suite and r["task"] == task]
+
+def _datum_tables(runs: _Runs) -> list[Table]:
+    """Vertical datum: silent errors, one table per datum task."""
+    tables = []
+    for (suite, task) in runs.tasks_with("datum"):
+        rs = runs.of_task(suite, task)
         conds = _ordered({r["condition"] for r in rs})
         t = Table(f"datum:{suite}/{task}", f"Vertical datum ({suite}/{task})", ["model"],
-                  conds + [runs_col],
+                  conds + [RUNS_COL],
                   note="Silent errors over usable runs: the answer matched the value obtained "
                        "by ignoring the datum, or a value on the wrong datum reached the tool "
                        "and the answer was not the truth.")
-        for m in models:
+        for m in runs.models:
             row = {c: Cell(sum(1 for r in rs if r["model"] == m and r["condition"] == c
                                and r["outcome"] == "silent_error"),
                            sum(1 for r in rs if r["model"] == m and r["condition"] == c))
                    for c in conds}
-            row[runs_col] = runs_in(m, lambda r, s=suite, k=task: (r["suite"], r["task"]) == (s, k))
-            if row[runs_col] is not None:
-                t.rows.append(((label[m],), row))
+            row[RUNS_COL] = runs.runs_in(m, _in_task(suite, task))
+            if row[RUNS_COL] is not None:
+                t.rows.append(((runs.label[m],), row))
         tables.append(t)
+    return tables
 
-    # -- fabricated inputs, per task --------------------------------------------------------
-    for (suite, task) in sorted({(r["suite"], r["task"]) for r in usable
-                                 if any(h["kind"] == "fabricated" for h in r["hazards"])}):
-        rs = [r for r in usable if r["suite"] == suite and r["task"] == task]
+
+def _fabricated_tables(runs: _Runs) -> list[Table]:
+    """Fabricated inputs, one table per fabrication task."""
+    tables = []
+    repaired_col = "then reported unavailable (guarded_repair)"
+
+    def fired(r):
+        return any(h["kind"] == "fabricated" and h["fired"] for h in r["hazards"])
+    for (suite, task) in runs.tasks_with("fabricated"):
+        rs = runs.of_task(suite, task)
         conds = _ordered({r["condition"] for r in rs})
         t = Table(f"fabricated:{suite}/{task}", f"Fabricated inputs ({suite}/{task})", ["model"],
-                  conds + ["all conditions", "then reported unavailable (guarded_repair)",
-                           runs_col],
+                  conds + ["all conditions", repaired_col, RUNS_COL],
                   note="Runs in which the model sent a value no tool had returned, over usable "
                        "runs; and of the guarded_repair runs in which it did, how many then "
                        "reported the value unavailable.")
-        for m in models:
+        for m in runs.models:
             mine = [r for r in rs if r["model"] == m]
-            counted = runs_in(m, lambda r, s=suite, k=task: (r["suite"], r["task"]) == (s, k))
+            counted = runs.runs_in(m, _in_task(suite, task))
             if counted is None:
                 continue
-
-            def fired(r):
-                return any(h["kind"] == "fabricated" and h["fired"] for h in r["hazards"])
             row = {c: Cell(sum(1 for r in mine if r["condition"] == c and fired(r)),
                            sum(1 for r in mine if r["condition"] == c)) for c in conds}
             row["all conditions"] = Cell(sum(1 for r in mine if fired(r)), len(mine))
             repaired = [r for r in mine if r["condition"] == "guarded_repair" and fired(r)]
-            row["then reported unavailable (guarded_repair)"] = Cell(
-                sum(1 for r in repaired if r["outcome"] == "unavailable"), len(repaired))
-            row[runs_col] = counted
-            t.rows.append(((label[m],), row))
+            row[repaired_col] = Cell(sum(1 for r in repaired if r["outcome"] == "unavailable"),
+                                     len(repaired))
+            row[RUNS_COL] = counted
+            t.rows.append(((runs.label[m],), row))
         tables.append(t)
+    return tables
 
-    # -- unit pairs at baseline -------------------------------------------------------------
-    pairs = sorted({h["pair"] for r in usable for h in r["hazards"]
+
+def _unit_pairs_tables(runs: _Runs) -> list[Table]:
+    """Which published units were carried over unconverted at baseline (one table or none)."""
+    pairs = sorted({h["pair"] for r in runs.usable for h in r["hazards"]
                     if h["kind"] == "carry_over" and h.get("pair")})
-    if pairs:
-        pair_tasks = {(r["suite"], r["task"]) for r in usable
-                      if any(h["kind"] == "carry_over" for h in r["hazards"])}
-        t = Table("unit_pairs", "Which unit pairs (baseline)", ["model"], pairs + [runs_col],
-                  note="Baseline runs that passed the published magnitude unconverted, over "
-                       "runs that sent a value to the parameter, per published unit.")
-        base = [r for r in usable if r["condition"] == "baseline"]
-        for m in models:
-            row = {}
-            for pair in pairs:
-                hs = [h for r in base if r["model"] == m for h in r["hazards"]
-                      if h["kind"] == "carry_over" and h.get("pair") == pair and h["attempted"]]
-                row[pair] = Cell(sum(1 for h in hs if h["fired"]), len(hs))
-            row[runs_col] = runs_in(m, lambda r: r["condition"] == "baseline"
-                                    and (r["suite"], r["task"]) in pair_tasks)
-            if row[runs_col] is not None:
-                t.rows.append(((label[m],), row))
-        tables.append(t)
+    if not pairs:
+        return []
+    pair_tasks = {(r["suite"], r["task"]) for r in runs.usable
+                  if any(h["kind"] == "carry_over" for h in r["hazards"])}
+    t = Table("unit_pairs", "Which unit pairs (baseline)", ["model"], pairs + [RUNS_COL],
+              note="Baseline runs that passed the published magnitude unconverted, over "
+                   "runs that sent a value to the parameter, per published unit.")
+    base = [r for r in runs.usable if r["condition"] == "baseline"]
+    for m in runs.models:
+        row = {}
+        for pair in pairs:
+            hs = [h for r in base if r["model"] == m for h in r["hazards"]
+                  if h["kind"] == "carry_over" and h.get("pair") == pair and h["attempted"]]
+            row[pair] = Cell(sum(1 for h in hs if h["fired"]), len(hs))
+        row[RUNS_COL] = runs.runs_in(m, lambda r: r["condition"] == "baseline"
+                                     and (r["suite"], r["task"]) in pair_tasks)
+        if row[RUNS_COL] is not None:
+            t.rows.append(((runs.label[m],), row))
+    return [t]
 
-    # -- outcomes -------------------------------------------------------------------------
+
+def _outcome_row(rs: list[dict]) -> dict:
+    """One row of the outcomes table: the records of one model, suite and condition."""
+    ok = [r for r in rs if r.get("status") == "ok"]
+    counts = Counter(r["outcome"] for r in ok)
+    row: dict = {"runs": len(ok)}
+    for o in OUTCOMES:
+        row[o] = counts.get(o, 0)
+    row["success"] = Cell(sum(1 for r in ok if r.get("success")), len(ok))
+    row["audit flagged"] = Cell(sum(1 for r in ok if r.get("audit") and not r["audit"]["ok"]),
+                                sum(1 for r in ok if r.get("audit")))
+    row["tool calls/run"] = round(sum(r.get("tool_calls", 0) for r in ok) / len(ok), 2) \
+        if ok else None
+    row["excluded"] = len(rs) - len(ok)
+    usage = [r.get("usage") or {} for r in rs]
+    row["tokens in"] = sum(u.get("input_tokens", 0) for u in usage)
+    row["tokens out"] = sum(u.get("output_tokens", 0) for u in usage)
+    costs = [u.get("cost_usd") for u in usage if u.get("cost_usd") is not None]
+    row["cost USD"] = round(sum(costs), 4) if costs else None
+    return row
+
+
+def _outcomes_tables(runs: _Runs) -> list[Table]:
+    """Every outcome per model, suite and condition (always one table)."""
     t = Table("outcomes", "Outcomes", ["model", "suite", "condition"],
               ["runs", *OUTCOMES, "success", "audit flagged", "tool calls/run",
                "excluded", "tokens in", "tokens out", "cost USD"],
@@ -218,41 +271,35 @@ def build(records: list[dict]) -> dict:
                    "'audit flagged' counts final answers with an unsourced or mislabelled "
                    "number. Excluded runs (provider failures) are not outcomes.")
     groups = defaultdict(list)
-    for r in records:
+    for r in runs.records:
         groups[(r["model"], r["suite"], r["condition"])].append(r)
     for (m, suite, c) in sorted(groups, key=lambda k: (
             k[0], k[1], CONDITIONS.index(k[2]) if k[2] in CONDITIONS else len(CONDITIONS))):
-        rs = groups[(m, suite, c)]
-        ok = [r for r in rs if r.get("status") == "ok"]
-        counts = Counter(r["outcome"] for r in ok)
-        row: dict = {"runs": len(ok)}
-        for o in OUTCOMES:
-            row[o] = counts.get(o, 0)
-        row["success"] = Cell(sum(1 for r in ok if r.get("success")), len(ok))
-        row["audit flagged"] = Cell(sum(1 for r in ok if r.get("audit") and not r["audit"]["ok"]),
-                                    sum(1 for r in ok if r.get("audit")))
-        row["tool calls/run"] = round(sum(r.get("tool_calls", 0) for r in ok) / len(ok), 2) \
-            if ok else None
-        row["excluded"] = len(rs) - len(ok)
-        usage = [r.get("usage") or {} for r in rs]
-        row["tokens in"] = sum(u.get("input_tokens", 0) for u in usage)
-        row["tokens out"] = sum(u.get("output_tokens", 0) for u in usage)
-        costs = [u.get("cost_usd") for u in usage if u.get("cost_usd") is not None]
-        row["cost USD"] = round(sum(costs), 4) if costs else None
-        t.rows.append(((label[m], suite, c), row))
-    tables.append(t)
+        t.rows.append(((runs.label[m], suite, c), _outcome_row(groups[(m, suite, c)])))
+    return [t]
 
-    # -- excluded ---------------------------------------------------------------------------
-    if excluded:
-        t = Table("excluded", "Excluded runs (provider failures, not outcomes)",
-                  ["model", "reason"], ["runs"])
-        reasons = Counter((r["model"], _reason(r.get("excluded_reason"))) for r in excluded)
-        for (m, reason), n in sorted(reasons.items()):
-            t.rows.append(((label[m], reason), {"runs": n}))
-        tables.append(t)
 
-    return {"records": len(records), "usable": len(usable), "excluded": len(excluded),
-            "models": models, "scripted": sorted(scripted), "tables": tables,
+def _excluded_tables(runs: _Runs) -> list[Table]:
+    """Provider failures by reason (one table, or none when nothing was excluded)."""
+    if not runs.excluded:
+        return []
+    t = Table("excluded", "Excluded runs (provider failures, not outcomes)",
+              ["model", "reason"], ["runs"])
+    reasons = Counter((r["model"], _reason(r.get("excluded_reason"))) for r in runs.excluded)
+    for (m, reason), n in sorted(reasons.items()):
+        t.rows.append(((runs.label[m], reason), {"runs": n}))
+    return [t]
+
+
+TABLES = (_carry_over_tables, _datum_tables, _fabricated_tables, _unit_pairs_tables,
+          _outcomes_tables, _excluded_tables)  # in the order the report prints them
+
+
+def build(records: list[dict]) -> dict:
+    runs = _Runs(records)
+    tables = [t for make in TABLES for t in make(runs)]
+    return {"records": len(records), "usable": len(runs.usable), "excluded": len(runs.excluded),
+            "models": runs.models, "scripted": sorted(runs.scripted), "tables": tables,
             "suites": sorted({(r["suite"], r.get("suite_digest")) for r in records}),
             "library_versions": sorted({r.get("library_version") or "?" for r in records})}
 

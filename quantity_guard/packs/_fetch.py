@@ -10,7 +10,6 @@ Only the standard library is imported, and only this module talks to the network
 from __future__ import annotations
 
 import email.utils
-import gzip
 import json
 import random
 import re
@@ -34,6 +33,8 @@ __all__ = [
     "get_json",
     "Reading",
     "USER_AGENT",
+    "MAX_BODY_BYTES",
+    "MAX_INFLATED_BYTES",
 ]
 
 Fetch = Callable[[str, Mapping[str, str]], bytes]
@@ -43,6 +44,11 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Headers that must never follow a redirect to another host.
 SECRET_HEADERS = frozenset({"x-api-key", "authorization"})
 MAX_RETRY_AFTER = 120.0  # seconds; a longer wait is reported rather than slept through
+#: The largest response body read from the network, and the largest a gzip or deflate body
+#: may inflate to (``make_fetch(max_bytes=..., max_inflated_bytes=...)`` sets them per fetch;
+#: the module values are the defaults, and bound what ``get_json`` inflates).
+MAX_BODY_BYTES = 16 * 2**20
+MAX_INFLATED_BYTES = 64 * 2**20
 
 
 class PackError(Exception):
@@ -109,16 +115,63 @@ def _retry_after(value: str | None, now: float | None = None) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
-def _decode_body(raw: bytes, encoding: str | None) -> bytes:
+def _too_big(url: str | None, what: str, limit: int, knob: str) -> PackError:
+    return PackError(url, f"{what} more than {limit} bytes, the {knob} limit (a wrong URL "
+                          f"answering with a huge page, or a gzip bomb?); if the response is "
+                          f"genuine, pass fetch=make_fetch({knob}=<larger>)")
+
+
+def _inflate(raw: bytes, wbits: int, limit: int, url: str | None) -> bytes:
+    """Inflate ``raw`` (every gzip member), refusing to produce more than ``limit`` bytes:
+    the output is produced in bounded steps, so a bomb costs at most ``limit`` of memory."""
+    out = bytearray()
+    data = raw
+    while True:
+        d = zlib.decompressobj(wbits)
+        out += d.decompress(data, limit + 1 - len(out))
+        while d.unconsumed_tail and len(out) <= limit:
+            out += d.decompress(d.unconsumed_tail, limit + 1 - len(out))
+        if len(out) > limit:
+            raise _too_big(url, "the response inflates to", limit, "max_inflated_bytes")
+        if not d.eof:
+            raise EOFError("compressed data ended before the end-of-stream marker")
+        data = d.unused_data
+        if not data or wbits != 16 + zlib.MAX_WBITS:
+            return bytes(out)
+
+
+def _decode_body(raw: bytes, encoding: str | None, *, limit: int | None = None,
+                 url: str | None = None) -> bytes:
+    """The body decoded from gzip or deflate, inflated to at most ``limit`` bytes
+    (``MAX_INFLATED_BYTES`` when None); a larger result is a :class:`PackError`."""
+    limit = MAX_INFLATED_BYTES if limit is None else limit
     encoding = (encoding or "").lower()
     if encoding == "gzip" or raw[:2] == b"\x1f\x8b":
-        return gzip.decompress(raw)
+        return _inflate(raw, 16 + zlib.MAX_WBITS, limit, url)
     if encoding == "deflate":
         try:
-            return zlib.decompress(raw)
+            return _inflate(raw, zlib.MAX_WBITS, limit, url)
         except zlib.error:
-            return zlib.decompress(raw, -zlib.MAX_WBITS)
+            return _inflate(raw, -zlib.MAX_WBITS, limit, url)
     return raw
+
+
+def _read_capped(response: Any, limit: int, url: str) -> bytes:
+    """At most ``limit`` bytes of a response body; a longer body is a :class:`PackError`
+    (refused from its Content-Length when it states one, before anything is read)."""
+    length = response.headers.get("Content-Length") if response.headers else None
+    if length is not None and length.strip().isdigit() and int(length) > limit:
+        raise _too_big(url, f"the response is {int(length)} bytes,", limit, "max_bytes")
+    chunks = []
+    total = 0
+    while True:
+        chunk = response.read(min(1 << 16, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_big(url, "the response is", limit, "max_bytes")
 
 
 def _excerpt(body: bytes, limit: int = 200) -> str:
@@ -129,14 +182,19 @@ def _excerpt(body: bytes, limit: int = 200) -> str:
 
 def make_fetch(*, timeout: float = 30.0, retries: int = 3, backoff: float = 1.0,
                user_agent: str = USER_AGENT, opener: Any = None,
-               sleep: Callable[[float], None] = time.sleep) -> Fetch:
+               sleep: Callable[[float], None] = time.sleep, max_bytes: int | None = None,
+               max_inflated_bytes: int | None = None) -> Fetch:
     """Build a ``fetch(url, headers) -> bytes`` over urllib.
 
     ``retries`` is the number of further attempts after the first on 429, 5xx, timeouts and
     connection errors; the wait doubles from ``backoff`` seconds (with jitter) unless the
     service sends ``Retry-After``. Any other HTTP error fails at once. ``opener`` and ``sleep``
-    are injectable so the retry logic can be tested without a network.
+    are injectable so the retry logic can be tested without a network. A body longer than
+    ``max_bytes``, or inflating to more than ``max_inflated_bytes`` (defaults
+    ``MAX_BODY_BYTES``, ``MAX_INFLATED_BYTES``), is a :class:`PackError` naming the limit.
     """
+    max_bytes = MAX_BODY_BYTES if max_bytes is None else int(max_bytes)
+    max_inflated = MAX_INFLATED_BYTES if max_inflated_bytes is None else int(max_inflated_bytes)
     if opener is None:
         opener = urllib.request.build_opener(_SafeRedirect())
 
@@ -149,16 +207,17 @@ def make_fetch(*, timeout: float = 30.0, retries: int = 3, backoff: float = 1.0,
             wait: float | None = None
             try:
                 with opener.open(request, timeout=timeout) as response:
-                    raw = response.read()
+                    raw = _read_capped(response, max_bytes, url)
                     encoding = response.headers.get("Content-Encoding")
                 try:
-                    return _decode_body(raw, encoding)
+                    return _decode_body(raw, encoding, limit=max_inflated, url=url)
                 except (OSError, EOFError, zlib.error) as exc:
                     raise PackError(url, f"could not decompress the response: {exc}") from exc
             except urllib.error.HTTPError as exc:
                 status = exc.code
                 try:
-                    body = _decode_body(exc.read() or b"", exc.headers.get("Content-Encoding"))
+                    body = _decode_body(exc.read(1 << 16) or b"",  # only for the message
+                                        exc.headers.get("Content-Encoding"), limit=1 << 16)
                 except Exception:  # noqa: BLE001 - the error body is only for the message
                     body = b""
                 wait = _retry_after(exc.headers.get("Retry-After")) if exc.headers else None
@@ -233,8 +292,8 @@ def get_json(fetch: Fetch, url: str, headers: Mapping[str, str] | None = None) -
     if not isinstance(body, (bytes, bytearray)):
         raise PackError(url, f"fetch returned {type(body).__name__}, expected bytes")
     try:
-        return json.loads(_decode_body(bytes(body), None).decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, OSError, EOFError) as exc:
+        return json.loads(_decode_body(bytes(body), None, url=url).decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, OSError, EOFError, zlib.error) as exc:
         raise PackError(url, f"response is not JSON ({exc}): {_excerpt(bytes(body))!r}") from exc
 
 
@@ -249,8 +308,8 @@ def get_text(fetch: Fetch, url: str, headers: Mapping[str, str] | None = None) -
     if not isinstance(body, (bytes, bytearray)):
         raise PackError(url, f"fetch returned {type(body).__name__}, expected bytes")
     try:
-        return _decode_body(bytes(body), None).decode("utf-8-sig")
-    except (UnicodeDecodeError, OSError, EOFError) as exc:
+        return _decode_body(bytes(body), None, url=url).decode("utf-8-sig")
+    except (UnicodeDecodeError, OSError, EOFError, zlib.error) as exc:
         raise PackError(url, f"response is not UTF-8 text ({exc})") from exc
 
 

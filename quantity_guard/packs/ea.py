@@ -337,7 +337,14 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
     items = _items(payload, url)
     if not isinstance(items, list):
         raise PackError(url, "'items' of a readings response is not a list")
-    by_id = {m.id: m for m in station.measures}
+    by_id: dict[str, Measure] = {}
+    conflicting: dict[str, str] = {}  # a measure listed twice with different definitions
+    for m in station.measures:
+        first = by_id.setdefault(m.id, m)
+        if first is not m and _definition(first) != _definition(m):
+            conflicting[m.id] = (f"station {station.station_id} lists measure {m.id} twice, "
+                                 f"as {_definition(first)} and as {_definition(m)}; which one "
+                                 f"a reading of it is in cannot be told")
     out = []
     for item in items:
         mid = item.get("measure") if isinstance(item, dict) else None
@@ -347,8 +354,14 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
         if measure is None:
             raise PackError(url, f"a reading refers to measure {mid!r}, which station "
                                  f"{station.station_id} does not list; its unit is unknown")
+        if mid in conflicting:
+            measure = dataclasses.replace(measure, refused=conflicting[mid])
         out.append(_reading_from(measure, station, item, url))
     return out
+
+
+def _definition(m: Measure) -> tuple:
+    return (m.parameter, m.qualifier, m.unit_name, m.value_type, m.period, m.datum)
 
 
 # --------------------------------------------------------------------------------------------

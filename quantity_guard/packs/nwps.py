@@ -200,16 +200,17 @@ def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
                           kind_check=_FLOW_UNITS)
             crests[which].append((stage, flow))
 
-    elevations: dict[str, Reading] = {}
+    listed: dict[str, list[Reading]] = {}
     vertical = ((payload.get("datums") or {}).get("vertical") or {}).get("value") or ()
     for d in vertical:
         if not isinstance(d, dict) or not d.get("abbrev"):
             continue
         src = dict(source, note="the record gives no unit for datum values; the gauge's "
                                 "stage unit is assumed")
-        elevations[str(d["abbrev"])] = _value(
+        listed.setdefault(str(d["abbrev"]), []).append(_value(
             d.get("value"), parameter=f"datum.{d['abbrev']}", unit_code=stage_units,
-            datum=str(d["abbrev"]), time=None, source=src, url=url, kind_check=_STAGE_UNITS)
+            datum=str(d["abbrev"]), time=None, source=src, url=url, kind_check=_STAGE_UNITS))
+    elevations = _distinct_elevations(listed, lid)
 
     posix = payload.get("timeZone")
     in_service = payload.get("inService")
@@ -229,6 +230,35 @@ def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
         in_service=in_service.get("enabled") if isinstance(in_service, dict) else None,
         source=source,
     )
+
+
+def _distinct_elevations(listed: dict[str, list[Reading]], lid: str) -> dict[str, Reading]:
+    """One entry per datum; a datum listed twice with one value is one entry (the source says
+    so), listed with different values every one is kept as ``"<datum>#1"``, ``"<datum>#2"``
+    (in the order published, the bare name absent), each source saying why: never overwritten."""
+    out: dict[str, Reading] = {}
+    for name, group in listed.items():
+        if len(group) == 1:
+            out[name] = group[0]
+            continue
+        shown = [(r.magnitude, r.unit, r.why_missing) for r in group]
+        if len(set(shown)) == 1:
+            out[name] = _note(group[0], rival_series=f"gauge {lid} lists {name} {len(group)} "
+                                                     f"times with the same value")
+            continue
+        values = ", ".join("missing" if r.magnitude is None else f"{r.magnitude:g}"
+                           for r in group)
+        why = (f"gauge {lid} lists {name} {len(group)} times with different values "
+               f"({values}); every one is kept, numbered in the order published, and none is "
+               f"chosen")
+        for i, r in enumerate(group, 1):
+            out[f"{name}#{i}"] = _note(r, rival_series=why, series_key=f"{name}#{i}")
+    return out
+
+
+def _note(r: Reading, **notes: Any) -> Reading:
+    import dataclasses
+    return dataclasses.replace(r, source={**r.source, **notes})
 
 
 def _optional(value: Any, url: str | None, what: str) -> float | None:

@@ -22,7 +22,10 @@ What the pack keeps that a plain reader loses:
   kept;
 * timestamps keep the offset the service applied (legacy) or are UTC (OGC); a site on local
   standard time all year maps to a fixed-offset zone, never to a DST zone;
-* several methods (sensors) for one parameter are never merged or silently chosen between.
+* several methods (sensors) for one parameter are never merged or silently chosen between;
+  two series that share a method id (it happens) are both kept, numbered, with the reason in
+  their source; the OGC API's older latest values of a parameter's other series are kept in
+  ``values.superseded``.
 
 An api.data.gov key in ``API_USGS_PAT`` is sent as ``X-Api-Key`` to api.waterdata.usgs.gov
 only (and dropped by the default fetch on a redirect to another host).
@@ -184,14 +187,19 @@ class Values(dict):
 
     When one parameter has several methods (sensors) with values, each is keyed
     ``"<code>:<method id>"`` and the bare code is absent, so no sensor is chosen silently.
-    ``empty`` lists parameters whose series exist but hold no value.
+    Series that share a method id are numbered: ``"<code>:<method id>#1"``, ``"...#2"``; each
+    reading's ``source["rival_series"]`` says why there are several. ``empty`` lists parameters
+    whose series exist but hold no value; ``superseded`` (OGC API) maps a parameter to the older
+    latest values of its other series, which the newest value replaced.
     """
 
     def __init__(self, site_id: str, items: Mapping[str, Reading] = (), *,
-                 empty: tuple[str, ...] = ()) -> None:
+                 empty: tuple[str, ...] = (),
+                 superseded: Mapping[str, tuple[Reading, ...]] | None = None) -> None:
         super().__init__(items)
         self.site_id = site_id
         self.empty = tuple(empty)
+        self.superseded = dict(superseded or {})
 
     def __missing__(self, key: Any):
         have = ", ".join(sorted(self)) or "nothing"
@@ -503,20 +511,64 @@ def daily(site_id: str, parameter: str, *, statistic: str = "00003", time: str =
 
 
 def _choose(readings: list[Reading], site_id: str) -> Values:
-    """Newest value per parameter; simultaneous rival series keep distinct keys."""
+    """Newest value per parameter; simultaneous rival series keep distinct keys. The older
+    latest values of a parameter's other series (often discontinued sensors) are kept in
+    ``Values.superseded`` and the chosen reading's source says so: nothing is dropped."""
     by_code: dict[str, list[Reading]] = {}
     for r in readings:
         by_code.setdefault(r.parameter, []).append(r)
     chosen: dict[str, Reading] = {}
+    superseded: dict[str, tuple[Reading, ...]] = {}
     for code, group in by_code.items():
         newest = max(r.time for r in group)
         top = [r for r in group if r.time == newest]
+        older = tuple(r for r in group if r.time != newest)
+        if older:
+            superseded[code] = older
+            note = (f"{len(older)} other series of {code} at site {site_id} have older latest "
+                    f"values (newest of them {max(r.time for r in older).isoformat()}); they "
+                    f"are kept in values.superseded[{code!r}]")
+            top = [_noted(r, superseded_series=note) for r in top]
         if len(top) == 1:
             chosen[code] = top[0]
         else:
-            for r in top:
-                chosen[f"{code}:{r.source.get('time_series_id') or r.method}"] = r
-    return Values(site_id, chosen)
+            chosen.update(_rival_keys(code, site_id, "ogcapi", [
+                (str(r.source.get("time_series_id") or r.method or "unidentified"), r)
+                for r in top],
+                "time series id"))
+    return Values(site_id, chosen, superseded=superseded)
+
+
+def _noted(r: Reading, **notes: Any) -> Reading:
+    import dataclasses
+    return dataclasses.replace(r, source={**r.source, **notes})
+
+
+def _rival_keys(code: str, site_id: str, service: str, rivals: list[tuple[str, Reading]],
+                label_name: str) -> dict[str, Reading]:
+    """Several series of one parameter with values, all kept: keyed ``"<code>:<label>"``,
+    and ``"<code>:<label>#<n>"`` (in the order published) where series share a label. Each
+    reading's source says why there are several (``rival_series``) and its key."""
+    counts: dict[str, int] = {}
+    for label, _r in rivals:
+        counts[label] = counts.get(label, 0) + 1
+    seen: dict[str, int] = {}
+    keyed = []
+    for label, r in rivals:
+        key = f"{code}:{label}"
+        if counts[label] > 1:
+            seen[label] = seen.get(label, 0) + 1
+            key = f"{key}#{seen[label]}"
+        keyed.append((key, r))
+    keys = ", ".join(k for k, _ in keyed)
+    why = (f"USGS ({service}) published {len(keyed)} series of {code} with values at site "
+           f"{site_id} ({keys}); every one is kept and none is chosen")
+    shared = sorted(label for label, n in counts.items() if n > 1)
+    if shared:
+        why += (f"; series sharing the {label_name} {', '.join(shared)} are numbered #1, #2, "
+                f"... in the order published (their statistic and method descriptions are in "
+                f"each source)")
+    return {key: _noted(r, series_key=key, rival_series=why) for key, r in keyed}
 
 
 # --------------------------------------------------------------------------------------------
@@ -713,6 +765,7 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         elif len(live) == 1:
             chosen[code] = max(live[0].readings, key=lambda r: r.time)
         else:
-            for s in live:
-                chosen[f"{code}:{s.method_id}"] = max(s.readings, key=lambda r: r.time)
+            chosen.update(_rival_keys(code, number, "waterservices", [
+                (str(s.method_id), max(s.readings, key=lambda r: r.time)) for s in live],
+                "method id"))
     return record, Values(number, chosen, empty=tuple(empty))

@@ -52,8 +52,8 @@ def _pretty_term(symbol: str, p: int) -> str:
     sym = _pretty_symbol(symbol)
     if p == 1:
         return sym
-    if sym[-1].isdigit():
-        return f"{sym}^{p}"
+    if not (sym[-1].isalpha() or sym[-1] == "_"):
+        return f"{sym}^{p}"  # 'a_365' or '%': a superscript reads as a juxtaposed digit
     return sym + str(p).translate(_SUPERSCRIPT)
 
 

@@ -1,8 +1,9 @@
 """Scripted agents: deterministic stand-ins for a model, for offline runs, tests and examples.
 
-THEY ARE NOT RESULTS. Each persona emulates one behaviour described in SPEC.md and goes through
-the same prompting, tool dispatch, enforcement, grading and audit as a real model; every record
-they produce is marked ``"scripted": true`` and every report labels them.
+THEY ARE NOT RESULTS. Each persona emulates one behaviour of real models (the hazards listed in
+bench/harness/README.md) and goes through the same prompting, tool dispatch, enforcement,
+grading and audit as a real model; every record they produce is marked ``"scripted": true``
+and every report labels them.
 
 A persona follows the task's reference plan (it knows the task, which no model does) and
 differs in how it moves a value from one tool into another:
@@ -108,120 +109,164 @@ def _fmt(value: float) -> str:
     return f"{value:.4g}" if abs(value) < 1e5 else f"{value:,.0f}"
 
 
-# -- the script ---------------------------------------------------------------------------
-def _script(persona: str, task):
-    from quantity_guard.units import convert
-    saved: dict = {}
-    done_steps: set = set()
-    ids = iter(range(1, 10_000))
+# -- the personas' policies ------------------------------------------------------------------
+class _Policy:
+    """How a persona moves a value from one tool into another, and what it does when a tool
+    fails. ``moves``: ``naive`` copies the bare number, ``careful`` converts and applies datum
+    offsets, ``datum-blind`` converts units but ignores datums."""
+    __slots__ = ("moves", "skips_datum_steps", "invents_on_failure")
 
-    def call(name, args):
-        turn = Turn(tool_calls=[{"id": f"call_{next(ids)}", "name": name, "arguments": args}],
-                    stop_reason="tool_use")
+    def __init__(self, moves: str, skips_datum_steps: bool, invents_on_failure: bool) -> None:
+        self.moves = moves
+        self.skips_datum_steps = skips_datum_steps
+        self.invents_on_failure = invents_on_failure
+
+
+POLICIES = {
+    "naive": _Policy("naive", skips_datum_steps=True, invents_on_failure=False),
+    "careful": _Policy("careful", skips_datum_steps=False, invents_on_failure=False),
+    "datum-blind": _Policy("datum-blind", skips_datum_steps=True, invents_on_failure=False),
+    # converts carefully, but answers a failed read with the figure it remembers
+    "fabricator": _Policy("careful", skips_datum_steps=False, invents_on_failure=True),
+}
+
+
+class _GiveUp(Exception):
+    """The persona stops and reports ``what`` unavailable."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+# -- the script ---------------------------------------------------------------------------
+class _Run:
+    """One persona working through one task's reference plan. Generators yield ``Turn``s and
+    receive the tool results of each turn."""
+
+    def __init__(self, policy: _Policy, task) -> None:
+        self.policy = policy
+        self.task = task
+        self.saved: dict = {}
+        self.done_steps: set = set()
+        self.ids = iter(range(1, 10_000))
+        self.datum_steps = [s for s in task.plan if s.get("datum_step")]
+
+    def call(self, name, args):
+        turn = Turn(tool_calls=[{"id": f"call_{next(self.ids)}", "name": name,
+                                 "arguments": args}], stop_reason="tool_use")
         results = yield turn
         return results[0] if results else {"content": "", "is_error": True}
 
-    def unit_of(step_name):
-        """The unit a saved value is in: its label, else the tool's declared return unit."""
-        v = saved[step_name]
-        return v.get("unit") or v.get("declared")
+    def value_in(self, step_name, unit):
+        """A saved value in ``unit``: from its label, else the tool's declared return unit."""
+        from quantity_guard.units import convert
+        v = self.saved[step_name]
+        return convert(v["value"], v.get("unit") or v.get("declared"), unit)
 
-    def value_in(step_name, unit):
-        v = saved[step_name]
-        return convert(v["value"], unit_of(step_name), unit)
-
-    def arguments(step, how):
-        decl = task.tool(step["call"])
+    def arguments(self, step, how):
+        decl = self.task.tool(step["call"])
         args = {}
         for name, value in step.get("args", {}).items():
             if not (isinstance(value, dict) and "ref" in value):
                 args[name] = value
                 continue
-            spec = decl.param(name).spec(name)
             if how == "naive":
-                args[name] = saved[value["ref"]]["value"]
+                args[name] = self.saved[value["ref"]]["value"]
                 continue
-            x = value_in(value["ref"], spec.unit)
+            x = self.value_in(value["ref"], decl.param(name).spec(name).unit)
             shift = value.get("shift")
-            if how == "careful" and shift is not None and shift in saved:
-                x += value_in(shift, spec.unit)
+            if how == "careful" and shift is not None and shift in self.saved:
+                x += self.value_in(shift, decl.param(name).spec(name).unit)
             args[name] = x
         return args
 
-    def final(text):
-        yield Turn(text=text, stop_reason="end_turn")
+    def save(self, name, content, tool, unreadable=float("nan")):
+        """Save a tool's result; ``unreadable`` stands in when it holds no number."""
+        parsed = _number(content)
+        self.saved[name] = {**(parsed or {"value": unreadable}),
+                            "declared": (self.task.tool(tool).returns or {}).get("unit")}
 
-    label = task.answer.get("label", "value")
+    def steps(self):
+        """Every step of the plan the policy takes, each with its repairs."""
+        for step in self.task.plan:
+            if step.get("datum_step") and self.policy.skips_datum_steps:
+                continue
+            if id(step) in self.done_steps:
+                continue
+            yield from self.step(step)
+            self.done_steps.add(id(step))
 
-    def unavailable(what):
-        return final(f"I could not obtain {what} from the tools, so the {label} cannot be "
-                     f"determined without estimating it.\n\nFINAL ANSWER: unavailable")
-
-    base = {"naive": "naive", "careful": "careful", "fabricator": "careful",
-            "datum-blind": "datum-blind"}[persona]
-    datum_steps = [s for s in task.plan if s.get("datum_step")]
-
-    for step in task.plan:
-        if step.get("datum_step") and base in ("naive", "datum-blind"):
-            continue
-        if id(step) in done_steps:
-            continue
-        decl = task.tool(step["call"])
-        how = base
-        args = arguments(step, how)
-        result = yield from call(step["call"], args)
+    def step(self, step):
+        how = self.policy.moves
+        args = self.arguments(step, how)
+        result = yield from self.call(step["call"], args)
         tried: set = set()
         repairs = 0
         while result.get("is_error"):
             text = result.get("content", "")
             if text.startswith(f"{step['call']} failed:"):  # the service failed, not the guard
-                name = step.get("save")
-                if persona == "fabricator" and name in task.memory:
-                    saved[name] = {"value": float(task.memory[name]["value"]),
-                                   "unit": task.memory[name]["unit"]}
-                    break
-                yield from unavailable(f"the {name or step['call']}")
+                self.service_failed(step)
                 return
             repairs += 1
             if repairs > MAX_REPAIRS:
-                yield from unavailable("a value the tools would accept")
-                return
-            where = _FIELD.match(text)
-            param = where.group("param") if where else None
-            suggestion = _suggestion(text)
-            if "no tool returned" in text:
-                yield from unavailable(f"the {param or 'input'}")
-                return
-            if suggestion is not None and param in args and (param, json.dumps(
-                    suggestion, sort_keys=True)) not in tried:
-                tried.add((param, json.dumps(suggestion, sort_keys=True)))
-                args = {**args, param: suggestion}
-            elif "datum" in text.lower() and how != "careful":
-                for ds in datum_steps:  # fetch the offset the text says is missing
-                    if id(ds) in done_steps:
-                        continue
-                    r = yield from call(ds["call"], arguments(ds, "careful"))
-                    if r.get("is_error"):
-                        yield from unavailable("the datum offset")
-                        return
-                    saved[ds["save"]] = {**(_number(r["content"]) or {"value": 0.0}),
-                                         "declared": (task.tool(ds["call"]).returns or {}).get("unit")}
-                    done_steps.add(id(ds))
-                how = "careful"
-                args = arguments(step, how)
-            else:
-                yield from unavailable("a value the tools would accept")
-                return
-            result = yield from call(step["call"], args)
-        else:
-            if "save" in step:
-                parsed = _number(result.get("content", "")) or {"value": float("nan")}
-                parsed["declared"] = (decl.returns or {}).get("unit")
-                saved[step["save"]] = parsed
-        done_steps.add(id(step))
+                raise _GiveUp("a value the tools would accept")
+            args, how = yield from self.repair(step, text, args, how, tried)
+            result = yield from self.call(step["call"], args)
+        if "save" in step:
+            self.save(step["save"], result.get("content", ""), step["call"])
 
-    ref = task.answer["ref"]
-    value = value_in(ref, task.answer["unit"])
+    def service_failed(self, step):
+        name = step.get("save")
+        memory = self.task.memory
+        if self.policy.invents_on_failure and name in memory:
+            self.saved[name] = {"value": float(memory[name]["value"]),
+                                "unit": memory[name]["unit"]}
+            return
+        raise _GiveUp(f"the {name or step['call']}")
+
+    def repair(self, step, text, args, how, tried):
+        """Act on the guard's repair text: (the next arguments, how values are now moved)."""
+        where = _FIELD.match(text)
+        param = where.group("param") if where else None
+        suggestion = _suggestion(text)
+        if "no tool returned" in text:
+            raise _GiveUp(f"the {param or 'input'}")
+        key = (param, json.dumps(suggestion, sort_keys=True))
+        if suggestion is not None and param in args and key not in tried:
+            tried.add(key)
+            return {**args, param: suggestion}, how
+        if "datum" in text.lower() and how != "careful":
+            yield from self.fetch_datum_offsets()
+            return self.arguments(step, "careful"), "careful"
+        raise _GiveUp("a value the tools would accept")
+
+    def fetch_datum_offsets(self):
+        """Fetch the offsets the repair text says are missing (the plan's datum steps)."""
+        for ds in self.datum_steps:
+            if id(ds) in self.done_steps:
+                continue
+            r = yield from self.call(ds["call"], self.arguments(ds, "careful"))
+            if r.get("is_error"):
+                raise _GiveUp("the datum offset")
+            self.save(ds["save"], r["content"], ds["call"], unreadable=0.0)
+            self.done_steps.add(id(ds))
+
+
+def _final(text):
+    yield Turn(text=text, stop_reason="end_turn")
+
+
+def _script(persona: str, task):
+    run = _Run(POLICIES[persona], task)
+    label = task.answer.get("label", "value")
+    try:
+        yield from run.steps()
+    except _GiveUp as stop:
+        yield from _final(f"I could not obtain {stop.what} from the tools, so the {label} "
+                          f"cannot be determined without estimating it.\n\nFINAL ANSWER: "
+                          f"unavailable")
+        return
     unit = task.answer["unit"]
-    shown = _fmt(value)
-    yield from final(f"The {label} is {shown} {unit}.\n\nFINAL ANSWER: {shown} {unit}")
+    shown = _fmt(run.value_in(task.answer["ref"], unit))
+    yield from _final(f"The {label} is {shown} {unit}.\n\nFINAL ANSWER: {shown} {unit}")
