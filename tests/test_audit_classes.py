@@ -13,9 +13,8 @@ from quantity_guard.audit import extract_numbers
 
 @pytest.fixture(autouse=True)
 def clean_datums():
-    saved = datums._save_state()
-    yield
-    datums._restore_state(saved)
+    with datums.isolated():
+        yield
 
 
 def ledger_of(*outputs, context=None):
