@@ -228,6 +228,8 @@ def _read_unit_uncached(text: str, pos: int):
         core = token.rstrip(".*_`")
         if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
             break
+        if spans and (token[0].isdigit() or token[0] in "-+\u2212" and token[1:2].isdigit()):
+            break  # the next number: "86 400 s/day x 1 000 mm/m"
         spans.append(w.start() + len(core))
         last = w.end()
         if len(spans) >= 6 or core != token:
@@ -265,6 +267,7 @@ def _phrase(phrase: str):
     return hit
 
 
+_A_PER = re.compile(r" an? (second|minute|hour|day|week|month|year)\b", re.I)
 _PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
 _LENGTH = (1,) + (0,) * 11
 
@@ -369,6 +372,9 @@ def _scan(original: str) -> _Reading:
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
         s, e = m.span()
+        if out and s < out[-1].nend:
+            skipped.append((m.group(), "part of the unit written before it"))
+            continue
         if skip:
             ns = m.start(2)
             if any(a <= ns < b for a, b in skip):
@@ -467,6 +473,12 @@ def _scan(original: str) -> _Reading:
                 end = word.end()
             elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
                 datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
+            if unit is not None and text[end:end + 3] in (" a ", " an"):
+                rate = _A_PER.match(text, end)  # "45 megalitres a day"
+                if rate is not None:
+                    per = _phrase(f"{unit.symbol}/{rate.group(1).lower()}")
+                    if per is not None:
+                        unit, end = per[0], rate.end()
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
                             m.group(), "an identifier (digits run into letters)"))
@@ -494,8 +506,11 @@ def _scan(original: str) -> _Reading:
                            percent, negated, sign, sig1))
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
-        if a.unit is None and (b.unit is not None or b.percent and not a.percent) and \
-                _RANGE_SEP.search(text[a.nend:b.nstart] + " ") and b.nstart - a.nend <= 4:
+        gap = text[a.nend:b.nstart]
+        if a.unit is None and (b.unit is not None or b.percent and not a.percent) and (
+                _RANGE_SEP.search(gap + " ") and b.nstart - a.nend <= 4 or
+                gap.strip() == "and" and
+                text[max(0, a.nstart - 9):a.nstart].lower().rstrip().endswith("between")):
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
@@ -1362,7 +1377,7 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
         if result.status not in _ACCEPTED:
             continue
         for i, n in members:
-            if findings[i].status in Audit.BAD:
+            if findings[i].status == "unsourced":  # a unit that contradicts stays flagged
                 findings[i] = Finding(n, "operand", result,
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
                                       f"checks and whose result is {result.status}")
@@ -1407,6 +1422,9 @@ def _formula_tokens(text: str, end: int, at: dict):
     while tokens and tokens[0][0] == "op":
         tokens.pop(0)
     if not any(t[0] == "op" for t in tokens):
+        # a restatement "8.4 x 10^3 = 8,400 kW": one bare number, no arithmetic
+        if len(tokens) == 1 and tokens[0][0] == "num" and tokens[0][1][1].unit is None:
+            return tokens
         return []
     return tokens
 
