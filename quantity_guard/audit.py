@@ -925,12 +925,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             hit._note = lambda: f"the magnitude of {_text(inner)}; the minus sign is not written"
             return hit
     # 2. quoted from the question
-    for q in quoted:
-        for v in values:
-            if _close(v, q.value, tol) and (unit is None or q.unit is None or unit == q.unit):
+    for v in values:
+        si = _si(v, unit) if unit is not None else 0.0
+        for q in quoted:
+            if abs(v - q.value) <= tol and (unit is None or q.unit is None or unit == q.unit):
                 return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
-                    _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
+                    _close(si, _si(q.value, q.unit), tol * unit.scale):
                 return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
     # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
     #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
