@@ -331,3 +331,141 @@ def test_pi_and_root_two_only_when_written():
     assert not ledger.audit_answer("The circumference is 2.83 m.").ok
     assert ledger.audit_answer("peak = √2 × 10 kV = 14.14 kV").ok
     assert not ledger.audit_answer("peak is 14.14 kV").ok
+
+
+# -- classes the generated corpus showed (beyond the issue's list) ------------------------------------
+def offset_ledger(*outputs, offset=-0.44):
+    """Elevations plus a datum-offset tool whose call names both datums."""
+    with session() as ledger:
+        for name, value, unit, datum in outputs:
+            quantity_tool(lambda v=value: v, returns={"unit": unit, "datum": datum}, name=name)()
+        quantity_tool(lambda location, from_datum, to_datum: offset, returns={"unit": "ft"},
+                      name="get_datum_offset")(location="RRL-12", from_datum="NGVD29",
+                                               to_datum="NAVD88")
+    return ledger
+
+
+def test_a_recorded_datum_offset_carries_an_elevation_to_the_other_datum():
+    ledger = offset_ledger(("get_levee_crest", 32.0, "ft", "NGVD29"),
+                           ("get_stage_forecast", 27.5, "ft", "NAVD88"))
+    # the crest on NAVD88 (32.0 - 0.44), and the freeboard on one datum
+    for answer in ("Crest on NAVD88: 31.56 ft NAVD88.", "32.0 + (-0.44) = 31.56 ft",
+                   "31.56 - 27.5 = 4.06 ft", "ANSWER: 4.06 ft", "4.1 ft of freeboard"):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+    assert "get_datum_offset" in ledger.audit_answer("4.06 ft").findings[0].note
+    # across datums, with the offset ignored or applied twice or the wrong way: flagged
+    for answer in ("32.0 - 27.5 = 4.5 ft", "ANSWER: 4.5 ft", "4.94 ft", "32.44 ft NAVD88",
+                   "The crest is 32.0 ft NAVD88.", "Crest 32.0 ft (NAVD 88)"):
+        audit = ledger.audit_answer(answer)
+        assert not audit.ok, (answer, audit.findings)
+        assert not any(f.status == "derived" and "4.5" in f.number.text for f in audit.findings)
+
+
+def test_a_datum_offset_combines_with_no_plain_length():
+    # freeboard - offset is the cross-datum difference in disguise
+    with session() as ledger:
+        quantity_tool(lambda: 32.0, returns={"unit": "ft", "datum": "NGVD29"}, name="crest")()
+        quantity_tool(lambda: 27.5, returns={"unit": "ft", "datum": "NAVD88"}, name="ws")()
+        quantity_tool(lambda from_datum, to_datum: -0.44, returns={"unit": "ft"},
+                      name="offset")(from_datum="NGVD29", to_datum="NAVD88")
+        quantity_tool(lambda: 4.06, returns={"unit": "ft"}, name="compute_freeboard")()
+    assert ledger.audit_answer("4.06 ft").ok
+    assert not ledger.audit_answer("4.5 ft").ok
+    assert not ledger.audit_answer("3.62 ft").ok
+
+
+def test_a_station_datum_height_converts_gauge_readings():
+    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
+    with session() as ledger:
+        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
+                      name="get_river_level")(station_id="E21136")
+        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
+                      name="get_warning_threshold")(station_id="E21136")
+        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
+                      name="get_station_datum")(station_id="E21136")
+    for answer in ("2.85 mASD + 6.3 m = 9.15 mAOD", "9.4 - 9.15 = 0.25 m below the threshold",
+                   "0.25 m", "River level 2.85 m ASD."):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+    for answer in ("6.55 m below the threshold", "9.4 - 2.85 = 6.55 m", "9.15 mASD"):
+        assert not ledger.audit_answer(answer).ok, answer
+
+
+def test_an_explicit_sign_on_a_recorded_value_of_the_other_sign():
+    ledger = ledger_of(("compute_freeboard", 4.06, "ft"), ("crest", 32.0, "ft", "NAVD88"),
+                       ("ws", 27.94, "ft", "NAVD88"))
+    audit = ledger.audit_answer("freeboard: \u22124.06 ft")
+    assert not audit.ok and "sign" in audit.findings[0].note
+
+
+@pytest.mark.parametrize("answer", [
+    "It comes to 0.10\u20130.11 mm/day; the computed value is 0.102 mm/day.",
+    "between 0.10 and 0.11 mm/d",
+    "It is 4.0-4.1 ft.",
+    "The share is between 20.0 and 20.1%.",
+])
+def test_a_range_that_brackets_a_recorded_or_derived_value(answer):
+    ledger = ledger_of(("runoff_depth", 0.10214, "mm/d"), ("freeboard", 4.06, "ft"),
+                       ("abstraction", 45.0, "ML/d"), ("licence", 224.6, "ML/d"))
+    audit = ledger.audit_answer(answer)
+    assert audit.ok, bad(audit)
+    assert any("range" in f.note for f in audit.findings), audit.findings
+
+
+def test_a_wide_or_mislabelled_range_is_not_read_as_a_bracket():
+    ledger = ledger_of(("freeboard", 4.06, "ft"), ("flow", 0.85, "m3/s"), ("hof", 0.6, "m3/s"))
+    assert not ledger.audit_answer("somewhere between 1 and 9 ft").ok
+    assert not ledger.audit_answer("0.60-0.85 cfs").ok
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("the site service answered HTTP 503", []),
+    ("for 2604TH: 45.0 ML/d", [45.0]),
+    ("levee segment RRL-12", []),
+    ("licence 6/33/12/*S/0041", []),
+    ("the 1-in-30-year storm", [1.0, 30.0]),
+    ("1.072 per cent", [1.072]),
+    ("45 megalitres a day", [45.0]),
+    ("35.4 m3 s-1", [35.4]),
+    ("86 400 s/day \u00b7 1 000 mm/m", [86400.0, 1000.0]),
+    ("1.18e-9 \u00d7 86400 \u00d7 1000 mm/m", [1.18e-9, 86400.0, 1000.0]),
+    ("8.4 \u00b7 10\u00b3 kW", [8400.0]),
+])
+def test_more_digits_read_or_skipped(text, expected):
+    assert [n.value for n in extract_numbers(text)] == pytest.approx(expected)
+
+
+def test_figures_re_expressed_in_base_units_and_restated():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
+    for answer in ("90 000 000 / (\u221a3 \u00d7 132 000) \u2248 394 A",
+                   "Rating in VA: 90.0 x 1e6 \u2248 90000000 VA",
+                   r"$90.0 \times 10^{6} \approx 9.0000 \times 10^{7}\ \text{VA}$",
+                   "Full-load current: 393.6 A", "0.3936 kA", "\u221a3 \u00d7 V = 230 000 volts"):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+    # a three-phase current carries sqrt(3) whether written or not; a power written in MW is
+    # not the rating in MVA
+    assert ledger.audit_answer("393.6 amperes").findings[0].status == "derived"
+    assert not ledger.audit_answer("90 MW").ok
+    assert not ledger.audit_answer("1,180.9 A").ok
+
+
+def test_every_finding_says_why():
+    ledger = ledger_of(*GRID, context="over 6 hours")
+    audit = ledger.audit_answer(
+        "S = 42 MVA, V = 138 kV; I = 42,000,000 / (\u221a3 \u00d7 138,000) \u2248 175.7 A; "
+        "an invented 99.9 kA; 1 kV = 1000 V; over 6 hours. Step 2 done.")
+    notes = {f.number.text: (f.status, f.note) for f in audit.findings}
+    assert notes["42 MVA"] == ("sourced", "read_apparent_power.return = 42 MVA")
+    assert notes["175.7 A"][0] == "derived" and "\u00f7" in notes["175.7 A"][1] and \
+        "read_bus_voltage" in notes["175.7 A"][1] and "\u221a3" in notes["175.7 A"][1]
+    assert notes["42,000,000"][0] in ("sourced", "operand") and notes["42,000,000"][1]
+    assert notes["99.9 kA"][0] == "unsourced" and "no recorded output" in notes["99.9 kA"][1]
+    assert notes["1 kV"][0] == "factor" and "identity" in notes["1 kV"][1]
+    assert notes["6 hours"][0] == "quoted" and "question" in notes["6 hours"][1]
+    assert ("2", "a step, list or section label") in audit.skipped
+    d = audit.as_dict()
+    assert {"text", "value", "unit", "status", "note", "match"} <= set(d["findings"][0])
+    assert d["findings"][0]["match"] == {"label": "read_apparent_power.return",
+                                         "quantity": "42 MVA"}
