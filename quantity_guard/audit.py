@@ -1095,7 +1095,8 @@ def _product(num, values, unit, tol, ctx):
         dims = _pdims(unit.dims)
         scale = unit.scale
     # constants: only those the answer writes (any of them always would accept too much)
-    consts = ctx.constants()
+    # (a share or a ratio is a plain quotient: constants join only results with a dimension)
+    consts = ctx.constants() if any(dims) else _NO_CONSTANT
     if dims not in ctx.reachable() and not (dims in index and len(consts) > 1):
         return None
     tol_si = tol * scale
@@ -1177,6 +1178,7 @@ def _product_finding(num, found, op):
 
 
 _DIMENSIONLESS = (0,) * 12
+_NO_CONSTANT = [("", 1.0)]
 
 
 # -- numbers explained by what is written around them ---------------------------------------------
