@@ -1366,8 +1366,8 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
         result = findings[ri]
         if result.status in Audit.BAD and members:
             # the result of rounded operands: as precise as the least precise operand
-            rel = max(n.tolerance / abs(n.value) for _, n in members if n.value) \
-                if any(n.value for _, n in members) else 0.0
+            rel = min(0.005, max((n.tolerance / abs(n.value) for _, n in members if n.value),
+                                 default=0.0))
             if rel * abs(r.value) > r.tolerance:
                 wide = Number(r.text, r.value, r.unit, r.datum, r.start, r.end,
                               rel * abs(r.value), r.percent, r.negated, r.sign)
@@ -1377,6 +1377,14 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                         r, again.status, again.match,
                         f"{again.note} (computed as {expr}, from operands rounded to the "
                         f"precision written)")
+        if result.status == "unsourced" and members and \
+                all(findings[i].status in _ACCEPTED for i, _ in members) and \
+                _chain_checks(tokens, members, value, r):
+            # a step of a written chain: every operand accepted, arithmetic and units check
+            result = findings[ri] = Finding(
+                r, "derived", None,
+                f"the result of {expr}, whose operands are all accepted and whose arithmetic "
+                f"and units check")
         if result.status not in _ACCEPTED:
             continue
         for i, n in members:
@@ -1384,6 +1392,95 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                 findings[i] = Finding(n, "operand", result,
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
                                       f"checks and whose result is {result.status}")
+
+
+def _chain_checks(tokens, members, value, r: Number) -> bool:
+    """A written step ``a op b = r`` read on one footing: all bare (magnitudes), or every
+    operand and the result with a unit (SI values, and the dimension of the arithmetic must be
+    the result's). Mixed (a bare factor times a quantity) is not read: its units are unknown."""
+    numbers = [n for _, n in members]
+    if any(n.percent for n in numbers) or r.percent:
+        return False
+    rel = min(0.005, max((n.tolerance / abs(n.value) for n in numbers if n.value), default=0.0))
+    if all(n.unit is None for n in numbers) and r.unit is None:
+        return abs(value[0] - r.value) <= max(r.tolerance, rel * abs(r.value), 1e-12)
+    if r.unit is None or any(n.unit is None for n in numbers) or r.unit.shift or \
+            any(n.unit.shift for n in numbers):
+        return False
+    dims = _formula_dims(tokens)
+    if dims is None or dims != _pdims(r.unit.dims):
+        return False
+    want = r.value * r.unit.scale
+    return abs(value[1] - want) <= max(r.tolerance * r.unit.scale, rel * abs(want), 1e-300)
+
+
+def _formula_dims(tokens):
+    """The dimension of a token run's arithmetic (sums of like dimensions only), or None."""
+    pos = 0
+    zero = _DIMENSIONLESS
+
+    def atom():
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError
+        kind, payload, _ = tokens[pos]
+        pos += 1
+        if kind == "op" and payload in "-\u2212":
+            return atom()
+        if kind == "sqrt":
+            d = atom()
+            if any(x % 2 for x in d):
+                raise ValueError
+            return tuple(x // 2 for x in d)
+        if kind == "(":
+            d = expr()
+            if pos >= len(tokens) or tokens[pos][0] != ")":
+                raise ValueError
+            pos += 1
+            return d
+        if kind == "num":
+            n = payload[1]
+            return _pdims(n.unit.dims) if n.unit is not None else zero
+        if kind == "lit":
+            return zero
+        raise ValueError
+
+    def power():
+        nonlocal pos
+        d = atom()
+        if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
+            pos += 1
+            kind, payload, _ = tokens[pos] if pos < len(tokens) else (None, None, None)
+            if kind != "lit" or payload != int(payload) or abs(payload) > 9:
+                raise ValueError
+            pos += 1
+            return tuple(x * int(payload) for x in d)
+        return d
+
+    def term():
+        nonlocal pos
+        d = power()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
+            op = tokens[pos][1]
+            pos += 1
+            d2 = power()
+            d = tuple(x - y if op in "/\u00f7" else x + y for x, y in zip(d, d2))
+        return d
+
+    def expr():
+        nonlocal pos
+        d = term()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
+            pos += 1
+            if term() != d:
+                raise ValueError
+        return d
+
+    try:
+        d = expr()
+    except (ValueError, IndexError, TypeError):
+        return None
+    return d if pos == len(tokens) else None
 
 
 def _formula_tokens(text: str, end: int, at: dict):

@@ -469,3 +469,17 @@ def test_every_finding_says_why():
     assert {"text", "value", "unit", "status", "note", "match"} <= set(d["findings"][0])
     assert d["findings"][0]["match"] == {"label": "read_apparent_power.return",
                                          "quantity": "42 MVA"}
+
+
+def test_a_written_chain_of_steps_is_followed_step_by_step():
+    ledger = ledger_of(("a", 45.0, "ML"), ("b", 12.0, "ML"), ("c", 20.0, "ML"),
+                       ("q", 1250.0, "cfs"))
+    for answer in ("45 ML + 12 ML = 57 ML; 57 ML - 20 ML = 37 ML",
+                   "45 + 12 = 57, and 57 - 20 = 37", "57 ML - 20 ML = 37,000 m\u00b3"):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+    for answer in ("45 + 12 = 57, and 57 - 20 = 36",          # wrong arithmetic
+                   "57 ML - 20 ML = 37 m",                      # a dimension the step lacks
+                   "58 ML - 20 ML = 38 ML",                     # an intermediate never derived
+                   "1250 cfs \u00d7 0.0283 = 35.4 cfs"):       # a bare factor: units unknown
+        assert not ledger.audit_answer(answer).ok, answer
