@@ -134,6 +134,8 @@ def test_the_writing_habits_real_answers_have(corpus):
         "conversion identity": re.compile(r"1 cfs ≈? ?=? ?0\.0283168 m³/s|1 cfs [=≈] 0\.0283168"),
         "factor": re.compile(r"86[,\u2009\u202f ]?400 s/d"),
         "percentage factor": re.compile(r"× 100|\* 100|· 100|x 100"),
+        "energy factor": re.compile(r"3\.6 ?× ?10⁹ J/MWh|3\.6e9 J/MWh"),
+        "litres factor": re.compile(r"1[,\u2009\u202f ]?000 L/m³|1 m³ = 1[,\u2009\u202f ]?000 L"),
         "full precision": re.compile(r"0\.10214493760641\d+"),
         "parenthetical conversion": re.compile(r"cfs \([^)]*m[³^3]"),
     }
@@ -204,7 +206,8 @@ def test_identities_are_true(key):
     spell = {"cfs": "cfs", "ft³/s": "ft**3/s", "m³/s": "m**3/s", "km²": "km**2", "m²": "m**2",
              "day": "day", "d": "day", "s": "s", "m": "m", "mm": "mm", "Ml": "ML", "ML": "ML",
              "m³": "m**3", "Ml/d": "ML/d", "MVA": "MVA", "VA": "VA", "kV": "kV", "V": "V",
-             "MW": "MW", "kW": "kW", "MWh": "MWh", "kWh": "kWh", "ft": "ft"}
+             "MW": "MW", "kW": "kW", "MWh": "MWh", "kWh": "kWh", "ft": "ft", "J": "J",
+             "GJ": "GJ", "MJ": "MJ", "L": "L"}
     for (lv, lu), (rv, ru) in IDENTITIES[key]:
         got = Q(lv, spell[lu]).to(spell[ru]).magnitude
         assert math.isclose(got, rv, rel_tol=2e-5), (key, lv, lu, rv, ru, got)

@@ -244,6 +244,9 @@ class Writer:
                 self.t(self.rng.choice([" = ", " ≈ "]) if rv != int(rv) else " = ")
             if v == 1e6:
                 text = self.rng.choice(["10⁶", "1,000,000", "1e6"])
+            elif v >= 1e7:
+                w = N.scientific(v, 2, self.rng.choice(["times_sup", "e", "x_caret"]))
+                text = w.text.replace(" ", "") if self.rng.random() < 0.5 else w.text
             else:
                 text = N.group_int(str(int(v)), self.o.get("group", ","), 4) if v == int(v) \
                     else f"{v:g}" if len(f"{v:g}") < len(str(v)) else str(v)

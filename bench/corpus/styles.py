@@ -527,7 +527,8 @@ def full_precision(w, plan):
     w.o["prec"] = "full"
     for k, alts in plan.inputs:
         f = w.facts[k]
-        w.t(f"{f.tool or f.name} returned ")
+        w.t(f"{f.tool} returned " if f.tool else
+            "The question gives " if f.kind == "question" else f"{cap(f.name)}: ")
         w.fig(k)
         w.t(".\n")
     for s in (_steps(w, plan) if plan.final is not None else []):

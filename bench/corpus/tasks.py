@@ -442,10 +442,15 @@ def share(rp: Replay):
              Step("S", ("mul", ("f", "frac"), ("c", "pct100")), "As a percentage")]
     alt = [Step("Fl_mld", ("mul", ("f", "Fl"), ("c", "s_per_day")), "River flow in Ml/d"),
            Step("S", ("mul", ("div", ("f", "L"), ("f", "Fl_mld")), ("c", "pct100")), "Share")]
+    in_litres = [Step("L_m3d", ("mul", ("f", "L"), ("c", "m3_per_ml")), "Licence in m³/day"),
+                 Step("L_si", ("div", ("f", "L_m3d"), ("c", "s_per_day")), "Licence in m³/s"),
+                 Step("L_ls", ("mul", ("f", "L_si"), ("c", "l_per_m3")), "Licence in L/s"),
+                 Step("S", ("mul", ("div", ("f", "L_si"), ("f", "Fl")), ("c", "pct100")),
+                      "Share")]
     plan = Plan(subject="licence 6/33/12/*S/0041 at 2604TH",
                 ids=[("6/33/12/*S/0041", "licence id"), ("2604TH", "station id")],
-                inputs=[("L", ["L_si"]), ("Fl", [])], identities=["ml_m3", "day_s"],
-                steps=steps, alt_steps=[alt], final="S", final_alts=[],
+                inputs=[("L", ["L_si"]), ("Fl", [])], identities=["ml_m3", "day_s", "m3_l"],
+                steps=steps, alt_steps=[alt, in_litres], final="S", final_alts=[],
                 final_phrases=["{v} of the river flow", "about {v} of the flow", "{v}",
                                "a share of {v}"],
                 claims=[("That would leave {v} in the river.", "R")], footer=FOOTERS)
@@ -709,14 +714,20 @@ def energy(rp: Replay):
         E = _out(rp, "E", "energy_delivered", "energy delivered", "E")
     else:
         E = _der("E", P_kw.value * H.value, "kWh", "energy delivered", "mul", ("P_kw", "H"), "E")
-    facts = _facts(P, H, P_kw, E, _conv(E, "E_mwh", "MWh"), _conv(E, "E_gj", "GJ"))
+    facts = _facts(P, H, P_kw, E, _conv(E, "E_mwh", "MWh"), _conv(E, "E_gj", "GJ"),
+                   _conv(E, "E_j", "J"))
     steps = [Step("P_kw", ("mul", ("f", "P"), ("c", "kilo")), "Load in kW"),
              Step("E", ("mul", ("f", "P_kw"), ("f", "H")), "Energy = power × time")]
+    in_joules = [Step("E_mwh", ("mul", ("f", "P"), ("f", "H")), "Energy in MWh"),
+                 Step("E_j", ("mul", ("f", "E_mwh", False), ("c", "j_per_mwh")), "In joules"),
+                 Step("E_gj", ("mul", ("f", "E_mwh", False), ("c", "gj_per_mwh")), "In GJ"),
+                 Step("E", ("mul", ("f", "E_mwh", False), ("c", "kilo")), "In kWh")]
     alt = [Step("E_mwh", ("mul", ("f", "P"), ("f", "H")), "Energy in MWh"),
            Step("E", ("mul", ("f", "E_mwh", False), ("c", "kilo")), "In kWh")]
     plan = Plan(subject="feeder F-207", ids=[("F-207", "feeder id")],
-                inputs=[("P", ["P_kw"]), ("H", [])], identities=["mw_kw", "mwh_kwh"],
-                steps=steps, alt_steps=[alt], final="E", final_alts=["E_mwh"],
+                inputs=[("P", ["P_kw"]), ("H", [])],
+                identities=["mw_kw", "mwh_kwh", "mwh_j", "kwh_mj"],
+                steps=steps, alt_steps=[alt, in_joules], final="E", final_alts=["E_mwh"],
                 final_phrases=["{v}", "about {v}", "{v} over the 6 hours",
                                "an energy of {v}"], footer=FOOTERS)
     truth = E.value

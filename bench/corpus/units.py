@@ -11,7 +11,7 @@ KERNEL = {
     "mi2": "mi**2", "mm/d": "mm/day", "m/d": "m/day", "m/s": "m/s", "cm/d": "cm/day",
     "in/d": "in/day", "ft": "ft", "m": "m", "cm": "cm", "ML/d": "ML/d", "m3/d": "m**3/day",
     "%": "%", "MVA": "MVA", "VA": "VA", "kVA": "kVA", "kV": "kV", "V": "V", "A": "A",
-    "kA": "kA", "MW": "MW", "kW": "kW", "kWh": "kWh", "MWh": "MWh", "GJ": "GJ", "h": "h",
+    "kA": "kA", "MW": "MW", "kW": "kW", "kWh": "kWh", "MWh": "MWh", "GJ": "GJ", "J": "J", "h": "h",
     "L/s": "L/s",
 }
 
@@ -36,7 +36,8 @@ PLAIN = {
     "MVA": ["MVA"], "VA": ["VA"], "kVA": ["kVA"], "kV": ["kV"], "V": ["V", "volts"],
     "A": ["A", "A", "amperes", "amps"], "kA": ["kA"], "MW": ["MW", "megawatts"],
     "kW": ["kW", "kilowatts"], "kWh": ["kWh", "kWh", "kilowatt-hours", "kW·h"],
-    "MWh": ["MWh", "megawatt-hours"], "GJ": ["GJ", "gigajoules"], "h": ["h", "hours", "hr"],
+    "MWh": ["MWh", "megawatt-hours"], "GJ": ["GJ", "gigajoules"], "J": ["J", "joules"],
+    "h": ["h", "hours", "hr"],
     "L/s": ["L/s", "l/s", "litres per second"],
 }
 
@@ -52,7 +53,7 @@ LATEX = {
     "%": [r"\%"], "MVA": [r"\text{MVA}"], "VA": [r"\text{VA}"], "kVA": [r"\text{kVA}"],
     "kV": [r"\text{kV}"], "V": [r"\text{V}"], "A": [r"\text{A}", r"\,\mathrm{A}"],
     "kA": [r"\text{kA}"], "MW": [r"\text{MW}"], "kW": [r"\text{kW}"],
-    "kWh": [r"\text{kWh}", r"\,\mathrm{kW\,h}"], "MWh": [r"\text{MWh}"], "GJ": [r"\text{GJ}"],
+    "kWh": [r"\text{kWh}", r"\,\mathrm{kW\,h}"], "MWh": [r"\text{MWh}"], "GJ": [r"\text{GJ}"], "J": [r"\text{J}"],
     "h": [r"\text{h}"], "L/s": [r"\text{L/s}"],
 }
 
