@@ -517,7 +517,34 @@ def _scan(original: str) -> _Reading:
                 a.tolerance = a.tolerance
     if "|" in text:
         _table_units(text, out)
+    if '"value"' in text:
+        _json_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
+
+
+_JSON_VALUE = re.compile(r'"value"\s*:\s*$')
+_JSON_FIELD = re.compile(r'"(unit|datum)"\s*:\s*"([^"]{1,40})"')
+
+
+def _json_units(text: str, numbers: list[Number]) -> None:
+    """Echoed tool JSON: {"value": 90.0, "unit": "MW", "datum": "NAVD88"} gives the number
+    its unit and datum (the unit the answer wrote, right or wrong)."""
+    for num in numbers:
+        if num.unit is not None or not _JSON_VALUE.search(text, max(0, num.nstart - 12),
+                                                          num.nstart):
+            continue
+        close = text.find("}", num.nend)
+        start = text.rfind("{", 0, num.nstart)
+        if close < 0 or start < 0 or close - start > 300:
+            continue
+        fields = dict(m.groups() for m in _JSON_FIELD.finditer(text, start, close))
+        if "unit" in fields:
+            hit = _phrase(fields["unit"])
+            if hit is not None:
+                num.unit = hit[0]
+                if "datum" in fields:
+                    num.datum = _canonical_datum(fields["datum"]) if _known_datum(
+                        fields["datum"]) else None
 
 
 def _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent, negated,
@@ -1152,8 +1179,10 @@ def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
     lb, ib = other
     for ka, (sa, ea) in zip(la, ia):
         cs = consts
-        if op == "\u00d7" and kind_result or op == "\u00f7" and _has_kind(ea):
-            cs = consts + (_ROOT3 if op == "\u00d7" else _INV_ROOT3)
+        if op == "\u00d7" and kind_result:
+            cs = _NO_CONSTANT + _ROOT3        # S = sqrt(3) V I, never S = V I / sqrt(3)
+        elif op == "\u00f7" and _has_kind(ea):
+            cs = _NO_CONSTANT + _INV_ROOT3    # I = S / (sqrt(3) V), never sqrt(3) S / V
         for cname, c in cs:
             lc = math.log10(c) if c != 1.0 else 0.0
             t = L - ka - lc if op == "\u00d7" else ka + lc - L

@@ -483,3 +483,19 @@ def test_a_written_chain_of_steps_is_followed_step_by_step():
                    "58 ML - 20 ML = 38 ML",                     # an intermediate never derived
                    "1250 cfs \u00d7 0.0283 = 35.4 cfs"):       # a bare factor: units unknown
         assert not ledger.audit_answer(answer).ok, answer
+
+
+def test_echoed_tool_json_carries_its_unit_and_datum():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("crest", 32.0, "ft", "NGVD29"))
+    ok = '{"get_transformer_rating": {"value": 90.0, "unit": "MVA"}, ' \
+         '"crest": {"value": 32.0, "unit": "ft", "datum": "NGVD29"}}'
+    assert ledger.audit_answer(ok).ok
+    for wrong in ('{"get_transformer_rating": {"value": 90.0, "unit": "MW"}}',
+                  '{"crest": {"value": 32.0, "unit": "ft", "datum": "NAVD88"}}'):
+        assert not ledger.audit_answer(wrong).ok, wrong
+
+
+def test_three_phase_relations_fix_the_side_of_sqrt3():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
+    assert ledger.audit_answer("I = S/(\u221a3 V) = 393.6 A").ok
+    assert not ledger.audit_answer("I = \u221a3 \u00d7 S / V = 1,180.9 A").ok

@@ -44,7 +44,7 @@ def test_generated_corpus_false_alarms(generated):
     t = rates["overall"]
     print(f"false alarms {t['false_alarms']}/{t['correct']}")
     assert t["correct"] >= 500
-    assert t["false_alarms"] <= 2                      # measured 1/618 (0.16%)
+    assert t["false_alarms"] <= 1                      # measured 0/618 (one allowed: 0.16%)
     assert t["false_alarm_rate"] <= 0.02               # the target
 
 
@@ -53,7 +53,7 @@ def test_generated_corpus_detection(generated):
     t = rates["overall"]
     print(f"detection {t['detected']}/{t['incorrect']}")
     assert t["incorrect"] >= 500
-    assert t["incorrect"] - t["detected"] <= 30        # measured 15 missed of 613 (97.6%)
+    assert t["incorrect"] - t["detected"] <= 26        # measured 13 missed of 613 (97.9%)
     assert t["detection_rate"] >= 0.95                 # the target
 
 
