@@ -176,7 +176,7 @@ class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated", "sign", "nstart", "nend", "op_before", "op_after", "sig1")
+                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops")
 
     def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
                  sign=None) -> None:
@@ -189,8 +189,27 @@ class Number:
         self.percent, self.negated = percent, negated
         self.sign = sign  # the sign character written, if any
         self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
-        self.op_before = self.op_after = ""  # an arithmetic operator written next to it
         self.sig1 = False
+        self._src = None   # the (normalised) text it was read from
+        self._ops = None   # (operator before, operator after), read when first asked
+
+    @property
+    def op_before(self) -> str:
+        """An arithmetic operator written right before it ("x 0.0283"), or ""."""
+        return self._operators()[0]
+
+    @property
+    def op_after(self) -> str:
+        """An arithmetic operator written right after it ("0.0283 x"), or ""."""
+        return self._operators()[1]
+
+    def _operators(self):
+        ops = self._ops
+        if ops is None:
+            src = self._src
+            ops = self._ops = ("", "") if src is None else \
+                (_op_before(src, self.nstart), _op_after(src, self.nend))
+        return ops
 
     def __repr__(self) -> str:
         return f"Number({self.text!r}, {self.value}, {self.unit!r})"
@@ -556,8 +575,7 @@ def _number(original, text, starts, ends, s, end, value, unit, datum, tol, perce
         num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
         num.nstart, num.nend = s, end
     num.sig1 = sig1
-    num.op_before = _op_before(text, s)
-    num.op_after = _op_after(text, end)
+    num._src = text
     return num
 
 
@@ -987,14 +1005,15 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
+        view = ledger.si_view(unit.dims)
         for v in values:
-            for e in ledger.outputs_in_si_range(unit.dims, v, tol):
+            for e in _in_view(view, v, tol):
                 if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
                     return Finding(num, "unit_mislabelled", e,
                                    _si_note(num, e))
             for scale in (1e3, 1e-3, 1e6, 1e-6):
                 si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
-                for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
+                for e in _in_view(view, si, si_tol):
                     if e.magnitude != 0 and _close(e.si, si, si_tol):
                         return Finding(num, "unit_mislabelled", e,
                                        _scale_note(num, e, scale))
@@ -1020,13 +1039,22 @@ def _scale_note(num, e, scale):
     return lambda: f"{num.text} is {e.q} off by a factor of {scale:g}: a prefix or unit was misstated"
 
 
+def _in_view(view, x: float, tol: float):
+    """The entries of a sorted view within ``tol`` of ``x``."""
+    keys = view[0]
+    if not keys or x + tol < keys[0] or x - tol > keys[-1]:
+        return ()
+    return view[1][bisect_left(keys, x - tol):bisect_right(keys, x + tol)]
+
+
 def _sourced(num, values, unit, tol, ledger):
     """(Finding or None, a mislabel candidate or None)."""
     mislabel = None
+    view = ledger.si_view(unit.dims) if unit is not None else None
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
+            for e in _in_view(view, si, si_tol):
                 if _close(e.si, si, si_tol):
                     if num.datum is None or _same_datum(num.datum, e.datum):
                         return Finding(num, "sourced", e, _sourced_note(e, unit)), None
@@ -1078,6 +1106,7 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
     if not given:
         return None
     ledger = ctx.ledger
+    view = ledger.si_view(unit.dims)
     si_tol = tol * unit.scale
     for v in values:
         target = _si(v, unit)
@@ -1086,7 +1115,7 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
             qd = q.datum
             for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
                                       (target + qs, False, "-")):
-                for e in ledger.outputs_in_si_range(unit.dims, other, si_tol):
+                for e in _in_view(view, other, si_tol):
                     if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets():
                         continue
                     pair = (q, e) if a_is_q else (e, q)

@@ -409,6 +409,14 @@ class Ledger:
         keys = view[0]
         return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
 
+    def si_view(self, dims) -> tuple:
+        """(sorted SI values, outputs) of ``dims``, as ``outputs_in_si_range`` searches them."""
+        view = self._views.get(("si", dims, self._count))
+        if view is None:
+            self.outputs_in_si_range(dims, 0.0, 0.0)
+            view = self._views[("si", dims, self._count)]
+        return view
+
     def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
         view = self._views.get(("m", role, self._count))
@@ -693,6 +701,8 @@ def _pair_sums(keys: list[float], target: float, tol: float):
     a two-pointer scan, then the run of partners within the tolerance for each i."""
     i, j = 0, len(keys) - 1
     lo, hi = target - tol, target + tol
+    if j < 1 or keys[j] + keys[j - 1] < lo or keys[0] + keys[1] > hi:
+        return
     while i < j:
         s = keys[i] + keys[j]
         if s < lo:
@@ -711,6 +721,8 @@ def _pair_differences(keys: list[float], target: float, tol: float):
     """Every (a, b, "-") with keys[a] - keys[b] within tol of target (keys sorted)."""
     t = abs(target)
     n = len(keys)
+    if n < 2 or keys[-1] - keys[0] < t - tol:
+        return
     i, j = 0, 1
     while j < n:
         if i == j:
