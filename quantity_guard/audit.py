@@ -305,7 +305,14 @@ def _paren_datum(text: str, end: int, unit):
     try:
         return datums.get(name).name
     except GuardViolation:
-        return None
+        # "(gauge datum)", "(station datum)": a station's own datum, whichever station
+        return "ASD" if name.upper().replace(" ", "").replace("-", "") in _STATION_WORDS \
+            else None
+
+
+_STATION_WORDS = frozenset({"GAGE", "GAUGE", "ASD", "MASD", "STATION", "STATIONDATUM",
+                            "STAGEDATUM", "GAGEDATUM", "GAUGEDATUM", "GAGEZERO", "GAUGEZERO",
+                            "LOCALDATUM", "ABOVESTATIONDATUM"})
 
 
 def _known_datum(name: str) -> bool:

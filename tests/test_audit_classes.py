@@ -499,3 +499,17 @@ def test_three_phase_relations_fix_the_side_of_sqrt3():
     ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
     assert ledger.audit_answer("I = S/(\u221a3 V) = 393.6 A").ok
     assert not ledger.audit_answer("I = \u221a3 \u00d7 S / V = 1,180.9 A").ok
+
+
+def test_a_bracketed_station_datum_names_the_gauge_datum():
+    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
+    with session() as ledger:
+        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
+                      name="get_river_level")(station_id="E21136")
+        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
+                      name="get_station_datum")(station_id="E21136")
+        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
+                      name="get_warning_threshold")(station_id="E21136")
+    assert ledger.audit_answer("River level: 2.85 m (gauge datum).").ok
+    assert ledger.audit_answer("River level: 9.15 m (ODN).").ok
+    assert not ledger.audit_answer("River level: 9.15 m (gauge datum).").ok

@@ -53,7 +53,7 @@ def test_generated_corpus_detection(generated):
     t = rates["overall"]
     print(f"detection {t['detected']}/{t['incorrect']}")
     assert t["incorrect"] >= 500
-    assert t["incorrect"] - t["detected"] <= 26        # measured 13 missed of 613 (97.9%)
+    assert t["incorrect"] - t["detected"] <= 20        # measured 10 missed of 613 (98.4%)
     assert t["detection_rate"] >= 0.95                 # the target
 
 
