@@ -540,7 +540,6 @@ def _scan(original: str) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
-                a.tolerance = a.tolerance
     if "|" in text:
         _table_units(text, out)
     if '"value"' in text:
@@ -837,12 +836,11 @@ class _Context:
     """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
     (built on first use) the operands of products and ratios, constants and unit factors."""
 
-    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_factors",
-                 "_reach", "_given")
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given")
 
     def __init__(self, ledger, quoted, reading) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
-        self._operands = self._constants = self._factors = self._reach = self._given = None
+        self._operands = self._constants = self._reach = self._given = None
 
     def given(self, dims) -> list:
         """The question's numbers with a unit of ``dims``."""
@@ -917,8 +915,6 @@ class _Context:
 
 _CONSTANTS = (("sqrt2", math.sqrt(2.0)), ("sqrt3", math.sqrt(3.0)), ("pi", math.pi))
 _CONSTANT_TEXT = {"sqrt2": "\u221a2", "sqrt3": "\u221a3", "pi": "\u03c0"}
-_ALL_CONSTANTS = [("", 1.0)] + [c for name, v in _CONSTANTS for c in
-                                 ((_CONSTANT_TEXT[name], v), (f"1/{_CONSTANT_TEXT[name]}", 1.0 / v))]
 
 
 def _in_formula(num: Number, text: str) -> bool:
