@@ -1421,7 +1421,7 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
             continue
         members = [t[1] for t in tokens if t[0] == "num"]
         value = _evaluate(tokens)
-        if value is None or not _formula_matches(value, r):
+        if value is None or not _formula_matches(value, r, members):
             continue
         expr = text[tokens[0][2]:k].strip()
         result = findings[ri]
@@ -1670,9 +1670,12 @@ def _evaluate(tokens):
     return value
 
 
-def _formula_matches(value, r: Number) -> bool:
+def _formula_matches(value, r: Number, members=()) -> bool:
+    """The arithmetic gives the result written, within 0.5% or the precision of the operands
+    as written (at most 5%: "9.0e7 VA / 2.3e5 V = 394 A")."""
     m, s = value
-    rel = 0.005
+    rel = max(0.005, min(0.05, max((n.tolerance / abs(n.value) for _, n in members if n.value),
+                                   default=0.0)))
     if r.percent:
         targets = [(m, r.value), (s * 100.0, r.value), (s, r.value / 100.0)]
     elif r.unit is not None:

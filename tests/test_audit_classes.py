@@ -513,3 +513,11 @@ def test_a_bracketed_station_datum_names_the_gauge_datum():
     assert ledger.audit_answer("River level: 2.85 m (gauge datum).").ok
     assert ledger.audit_answer("River level: 9.15 m (ODN).").ok
     assert not ledger.audit_answer("River level: 9.15 m (gauge datum).").ok
+
+
+def test_a_formula_checks_within_the_precision_of_its_operands():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
+    audit = ledger.audit_answer("9.0e7 VA \u00f7 2.3e5 V \u2248 394 A")
+    assert audit.ok, bad(audit)
+    assert [f.status for f in audit.findings] == ["sourced", "operand", "derived"]
+    assert not ledger.audit_answer("9.0e7 VA \u00f7 2.0e5 V \u2248 394 A").ok  # 450 A, not 394
