@@ -414,20 +414,20 @@ def _scan(original: str) -> _Reading:
         digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else _digits(raw)
         integer = digits.isdigit()
         before = text[max(0, s - 24):s].lower()
+        rev = before[::-1]  # the words before, read backwards: one anchored match each
         # station and site numbers, codes, list markers, years, dates written with a month name
-        id_before = before[:-1] if before[-1:] in ("+", "-", "\u2212") else before
-        if id_before[-1:] in ("=", ":", " ", '"', "'"):
-            t = id_before.rstrip()
-            if t.endswith("=") or t.endswith(":") and (len(t) == len(id_before) or
-                                                       t[-2:-1] in "\"'"):
-                id_before = t.rstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
-        if _ends_with_word(id_before, _ID_WORDS) or (
+        id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
+        if id_rev[:1] in ("=", ":", " ", '"', "'"):
+            t = id_rev.lstrip()
+            if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
+                id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if _ID_RX.match(id_rev) or (
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
         if integer and not pct:
-            if _ends_with_word(before.rstrip(" \t*_#:"), _LABEL_WORDS):
+            if _LABEL_RX.match(rev.lstrip(" \t*_#:")):
                 skipped.append((m.group(), "a step, list or section label"))
                 continue
             if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
@@ -483,7 +483,7 @@ def _scan(original: str) -> _Reading:
         negated = False
         if sign in ("-", "\u2212"):
             value = -value
-        elif _ends_with_word(before, _NEGATIVE_WORDS):
+        elif _NEG_RX.match(rev):
             negated = True
         percent = bool(pct)
         unit = datum = None
@@ -687,21 +687,19 @@ def _cell_unit(content: str, header: bool = False):
     return None
 
 
-_WORD_MATCHERS: dict = {}
+def _reversed_words(words):
+    """A pattern that matches reversed text ending with one of ``words`` as a whole word
+    (trailing spaces ignored): "said" does not end with "id"."""
+    alts = []
+    for w in sorted(words, key=len, reverse=True):
+        # a word that starts with a letter or digit must start at a word boundary
+        alts.append(re.escape(w[::-1]) + (r"(?![^\W_])" if w[0].isalnum() else ""))
+    return re.compile(r"\s*(?:" + "|".join(alts) + ")")
 
 
-def _ends_with_word(before: str, words) -> bool:
-    """``before`` ends with one of ``words`` as whole words ("said" does not end with "id"),
-    trailing spaces ignored: one anchored match of the reversed text."""
-    matcher = _WORD_MATCHERS.get(words)
-    if matcher is None:
-        alts = []
-        for w in sorted(words, key=len, reverse=True):
-            rev = re.escape(w[::-1])
-            # a word that starts with a letter or digit must start at a word boundary
-            alts.append(rev + (r"(?![^\W_])" if w[0].isalnum() else ""))
-        matcher = _WORD_MATCHERS[words] = re.compile(r"\s*(?:" + "|".join(alts) + ")")
-    return matcher.match(before[::-1]) is not None
+_ID_RX = _reversed_words(_ID_WORDS)
+_LABEL_RX = _reversed_words(_LABEL_WORDS)
+_NEG_RX = _reversed_words(_NEGATIVE_WORDS)
 
 
 class Finding:
