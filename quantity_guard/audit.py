@@ -176,7 +176,7 @@ class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops")
+                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol")
 
     def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
                  sign=None) -> None:
@@ -190,6 +190,9 @@ class Number:
         self.sign = sign  # the sign character written, if any
         self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
         self.sig1 = False
+        #: the tolerance the tool-boundary checks read (``written_tolerance``): half a unit in
+        #: the last place, at most 3 trailing zeros counted, no one-significant-figure cap
+        self.boundary_tol = tolerance
         self._src = None   # the (normalised) text it was read from
         self._ops = None   # (operator before, operator after), read when first asked
 
@@ -337,11 +340,13 @@ def _canonical_datum(name):
 _WORD = re.compile(r"[^\s,;:!?()\[\]]+")
 
 
-def _written_tolerance(raw: str, exp: int) -> float:
+def _written_tolerance(raw: str, exp: int, max_zeros: int = 99) -> float:
+    """Half a unit in the last significant place written. ``max_zeros`` caps the trailing
+    zeros of a whole number counted as rounding (the boundary checks count at most 3)."""
     if "." in raw:
         return 0.5 * 10.0 ** (exp - len(raw.split(".")[1]))
     digits = _digits(raw)
-    zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+    zeros = min(len(digits) - len(digits.rstrip("0")), max_zeros) if digits.strip("0") else 0
     return 0.5 * 10.0 ** (exp + zeros)
 
 
@@ -468,6 +473,7 @@ def _scan(original: str) -> _Reading:
         base = float(digits)
         value = base * 10.0 ** exp if exp else base
         tol = _written_tolerance(raw, exp)
+        btol = _written_tolerance(raw, exp, 3)
         if gsup10 and raw == "10":
             value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
         elif gpow:
@@ -494,6 +500,7 @@ def _scan(original: str) -> _Reading:
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
             if factor is not None:  # "59.8 million m3"
                 value, tol, end = value * factor, tol * factor, word.end()
+                btol *= factor
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
                 end = word.end()
@@ -528,8 +535,11 @@ def _scan(original: str) -> _Reading:
             out.append(_number(original, text, starts, ends, ten, end, 10.0 ** exp, unit, datum,
                                0.0, False, False, None, True))
             continue
-        out.append(_number(original, text, starts, ends, s, end, value, unit, datum, tol,
-                           percent, negated, sign, sig1))
+        num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
+                      negated, sign, sig1)
+        if not (gpow or gsup10):
+            num.boundary_tol = btol
+        out.append(num)
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
         gap = text[a.nend:b.nstart]
@@ -1712,7 +1722,7 @@ def written_tolerance(raw) -> float:
         return 0.0
     if isinstance(raw, (int, float)):
         if isinstance(raw, int) or float(raw).is_integer():
-            return _written_tolerance(str(int(raw)), 0)
+            return _written_tolerance(str(int(raw)), 0, 3)
         text = repr(float(raw))
         if "e" in text:
             mant, exp = text.split("e")
@@ -1721,7 +1731,7 @@ def written_tolerance(raw) -> float:
         return 0.5 * 10.0 ** -len(text.split(".")[1])
     if isinstance(raw, str):
         nums = extract_numbers(raw)
-        return nums[0].tolerance if nums else 0.0
+        return nums[0].boundary_tol if nums else 0.0
     if isinstance(raw, dict) and "value" in raw:
         return written_tolerance(raw["value"])
     return 0.0
