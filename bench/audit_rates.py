@@ -42,7 +42,7 @@ if str(ROOT) not in sys.path:
 CORPUS = ROOT / "tests" / "data" / "audit_corpus.json"
 GENERATED = ROOT / "tests" / "data" / "audit_corpus_generated.json"
 RANDOM_SIZES = (1, 3, 6, 10, 20)
-ACCEPTED = ("sourced", "derived")
+ACCEPTED = ("sourced", "derived", "factor", "operand")  # every status audit.ok accepts but quoted
 COMMON_UNITS = ("cfs", "m3/s", "ML/d", "ft", "m", "km2")
 RANGE = (0.1, 1000.0)
 SEED = 20260820
@@ -136,8 +136,10 @@ def _write_sig(x: float, sig: int = 3) -> str:
 
 
 def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
-                      seed: int = SEED) -> dict:
-    """The fraction of random 3-significant-figure numbers accepted as sourced or derived."""
+                      seed: int = SEED, preamble: str = "") -> dict:
+    """The fraction of random 3-significant-figure numbers accepted as sourced or derived.
+    ``preamble`` is written before each probe (e.g. "With √3 and π: ", so that the
+    constants an answer writes join the products and ratios)."""
     from quantity_guard import quantity_tool, session
     tools = {u: quantity_tool(lambda value: value, returns={"unit": u}, name=f"read_{u}")
              for u in COMMON_UNITS}
@@ -150,8 +152,8 @@ def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
         for _ in range(probes):
             text = _write_sig(_log_uniform(rng))
             unit = rng.choice(COMMON_UNITS)
-            for kind, answer in (("bare", f"The value is {text}."),
-                                 ("unit", f"The value is {text} {unit}.")):
+            for kind, answer in (("bare", f"{preamble}The value is {text}."),
+                                 ("unit", f"{preamble}The value is {text} {unit}.")):
                 findings = ledger.audit_answer(answer).findings
                 counts[kind][1] += 1
                 if findings and findings[0].status in ACCEPTED:

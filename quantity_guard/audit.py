@@ -2,78 +2,254 @@
 
     audit = ledger.audit_answer(answer, context=question)
     audit.ok            # False only if something is unsourced or unit_mislabelled
-    audit.findings      # one Finding per number: text, value, unit, status, match
+    audit.findings      # one Finding per number: text, value, unit, status, match, note (why)
+    audit.skipped       # (text, reason) for each run of digits that is not a quantity
 
 Statuses:
 
-- ``sourced``: matches a value a tool returned (converted into the unit written, if any);
-- ``derived``: a sum or difference of two recorded outputs of like dimension (or of an output
-  and a number from the question), one step deep; products and quotients would accept most
-  random numbers, so they are not followed;
+- ``sourced``: matches a value a tool returned (converted into the unit written, if any; the
+  magnitude of a negative output written without its sign counts, and the note says so);
+- ``derived``: one step from recorded outputs (or an output and a number from the question):
+  a sum or difference of like dimension that respects vertical datums (the algebra of ``Q``:
+  two elevations on different datums are never combined, elevation minus elevation is a
+  length, an elevation plus or minus a length stays on its datum), or a product or ratio whose
+  dimension is the dimension written (a percentage is a ratio times 100), optionally with a
+  constant the answer writes (the square roots of 2 and 3, pi);
 - ``quoted``: repeated back from the question;
+- ``factor``: a conversion factor, a unit identity (``1 cfs = 0.0283168 m3/s``) or a constant:
+  not a claim about the world;
+- ``operand``: a number inside a written-out formula whose arithmetic checks out and whose
+  result is itself accepted (a recorded 42 MVA re-expressed as 42,000,000 in a current formula);
 - ``unsourced``: matches nothing;
-- ``unit_mislabelled``: matches a recorded magnitude but is written with a unit that contradicts
-  it (1350 Ml written as 1.35 Ml, or 35.4 written as cfs when it was m3/s).
+- ``unit_mislabelled``: matches a recorded magnitude of the same dimension but is written with a
+  unit that contradicts it (1350 Ml written as 1.35 Ml, or 35.4 written as cfs when it was m3/s).
+  A different dimension is never a mislabel.
 
-Numbers are read the way people write them: thousands separators, the Unicode minus, signs
-carried in words ("a deficit of 2.9 ft"), ranges ("3-5 ft"), percentages, rounding to the
-precision written (17.1 written as 17, 11,200 for 11,196.96), units spelled out ("cubic feet
-per second"), number words ("59.8 million m3"), "1.05 x 10^-4", markdown emphasis and units
-given in a table's next cell or column header. Years,
-dates, times, station and site numbers, list markers and ordinals are not quantities and are
-skipped.
+Numbers are read the way people write them: thousands separators (commas, spaces, thin and
+no-break spaces), the Unicode minus, signs carried in words ("a deficit of 2.9 ft"), ranges
+("3-5 ft"), percentages, rounding to the precision written (17.1 written as 17, 11,200 for
+11,196.96; a one-significant-figure number such as 1000 covers 10% either way, never 1250),
+full-precision float copies, units spelled out ("cubic feet per second"), number words
+("59.8 million m3"), "1.05 x 10^-4", LaTeX (``\\times``, ``\\frac{}{}``, ``\\sqrt{3}``,
+``\\,``), markdown emphasis and units given in a table's next cell or column header. Years,
+dates, times and zone offsets, identifiers (station and site numbers, EPSG and ISO codes), unit
+exponents (``km^2``), list markers, step labels and ordinals are not quantities: they are
+skipped, each with its reason in ``Audit.skipped``.
 """
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 
 from .errors import GuardViolation
+from .units.dimension import DIMENSIONLESS as _DIMENSIONLESS, N_AXES
 
 __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
 
+_SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
 _NUM = re.compile(
-    r"(?<![\w.])(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?:[eE](?P<exp>[-+]?\d{1,3})|\s?[\u00d7x*]\s?10(?:\^|\*\*)?"
-    r"(?P<exp10>[-+\u2212\u207b]?[0-9\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
-    r"(?P<pct>\s?%)?")
+    r"(?=[-+\u2212.\d])(?<![\w.^])(?<![A-Za-z]\*\*)(?<!\^[-+\u2212])(?P<sign>[-+\u2212])?(?P<num>(?:" + _SEP_GROUPS +
+    r"|\d+)(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3})\b|\s?[\u00d7x*\u00b7\u22c5]\s?10(?:(?:\^|\*\*)"
+    r"(?P<exp10>[-+\u2212]?\d{1,3})(?![\d.])|(?P<exp10s>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))"
+    r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
+    r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
+    r"(?P<pct>\s?%|\s(?:per\s?cent|percent)\b)?")
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b)")
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
-             "monitoring location", "location", "nwis", "huc", "code", "parameter")
+             "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
+             "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
+             "utc", "gmt", "etc/gmt", "crs", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+_LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
+                "option", "section", "appendix", "scenario", "row", "column", "phase")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
+_ONE_UNIT_WORDS = ("per", "over", "each", "every", "within", "in", "a", "an")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
 _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
+_MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
+_MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
+
+
+# -- LaTeX, read as the plain text it renders to ------------------------------------------------
+_LATEX_SYMBOLS = {"times": "\u00d7", "cdot": "\u00b7", "div": "\u00f7", "approx": "\u2248",
+                  "simeq": "\u2248", "sim": "~", "pi": "\u03c0", "%": "%", ",": "\u2009",
+                  ";": " ", ":": " ", "!": "", " ": " ", "quad": " ", "qquad": " ", "left": "",
+                  "right": "", "Delta": "\u0394", "minus": "\u2212", "le": "\u2264",
+                  "ge": "\u2265", "leq": "\u2264", "geq": "\u2265", "to": " to ",
+                  "rightarrow": " \u2192 ", "Rightarrow": " \u21d2 ", "{": "", "}": "",
+                  "\\": "\n", "$": "", "_": "_", "degree": "\u00b0", "circ": "\u00b0"}
+_LATEX_TEXT = frozenset({"text", "mathrm", "mathit", "textrm", "rm", "mbox", "operatorname",
+                         "mathbf", "textbf", "boldsymbol", "unit", "si", "mathsf", "textit"})
+_LATEX_CMD = re.compile(r"\\([A-Za-z]+|.)")
+
+
+def _normalise(text: str):
+    """LaTeX read as the text it renders to, with a map back to the original positions:
+    ``\\frac{a}{b}`` is ``(a)/(b)``, ``\\sqrt{3}`` is ``\u221a(3)``, ``\\times`` is ``\u00d7``,
+    ``\\,`` a thin space, ``\\text{..}`` its content; dollar signs and braces vanish.
+    Returns (text, starts, ends): for each character of the new text, the span it came from."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    stack: list[str] = []  # what each open brace closes with
+    pending = ""           # the kind the next "{" opens: frac numerator, sqrt, text, ...
+    i, n = 0, len(text)
+
+    def emit(s: str, a: int, b: int) -> None:
+        for ch in s:
+            out.append(ch)
+            starts.append(a)
+            ends.append(b)
+
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            m = _LATEX_CMD.match(text, i)
+            if m is None:
+                emit(" ", i, i + 1)
+                i += 1
+                continue
+            name = m.group(1)
+            if name in ("frac", "dfrac", "tfrac"):
+                pending = "num"
+                emit("(", i, m.end())
+            elif name == "sqrt":
+                pending = "sqrt"
+                emit("\u221a", i, m.end())
+            elif name in _LATEX_TEXT:
+                pending = "text"
+            else:
+                emit(_LATEX_SYMBOLS.get(name, " "), i, m.end())
+            i = m.end()
+            continue
+        if ch == "{":
+            if pending == "num":
+                stack.append("num")
+            elif pending == "den":
+                stack.append("den")
+                emit("(", i, i + 1)
+            elif pending == "sqrt":
+                stack.append("sqrt")
+                emit("(", i, i + 1)
+            else:
+                stack.append("")
+            pending = ""
+            i += 1
+            continue
+        if ch == "}":
+            kind = stack.pop() if stack else ""
+            if kind == "num":
+                emit(")/", i, i + 1)
+                pending = "den"
+            elif kind in ("den", "sqrt"):
+                emit(")", i, i + 1)
+            i += 1
+            continue
+        if ch == "$":
+            i += 1
+            continue
+        if ch == "~":  # a LaTeX tie (a no-break space) unless it means "about"
+            nxt = text[i + 1:i + 2]
+            emit("~" if nxt.isdigit() or nxt == " " else "\u00a0", i, i + 1)
+            i += 1
+            continue
+        if pending and not ch.isspace():
+            pending = ""
+        emit(ch, i, i + 1)
+        i += 1
+    return "".join(out), starts, ends
+
+
+def _needs_normalising(text: str) -> bool:
+    return "\\" in text or "$" in text
 
 
 class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated")
+                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol")
 
-    def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated) -> None:
+    def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
+                 sign=None) -> None:
         self.text, self.value, self.unit, self.datum = text, value, unit, datum
         self.start, self.end = start, end
         #: half a unit in the last place written: 17 covers 16.5..17.5, 17.1 covers 17.05..17.15,
-        #: 11,200 covers 11,150..11,250 (trailing zeros of a whole number are not significant)
+        #: 11,200 covers 11,150..11,250 (trailing zeros of a whole number are not significant);
+        #: one significant figure covers at most 10% either way (1000 is 900..1100)
         self.tolerance = tolerance
         self.percent, self.negated = percent, negated
+        self.sign = sign  # the sign character written, if any
+        self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
+        self.sig1 = False
+        #: the tolerance the tool-boundary checks read (``written_tolerance``): half a unit in
+        #: the last place, at most 3 trailing zeros counted, no one-significant-figure cap
+        self.boundary_tol = tolerance
+        self._src = None   # the (normalised) text it was read from
+        self._ops = None   # (operator before, operator after), read when first asked
+
+    def widened(self, tolerance: float) -> "Number":
+        """The same literal, every span and reading kept, with a wider ``tolerance``."""
+        other = Number.__new__(Number)
+        for name in Number.__slots__:
+            object.__setattr__(other, name, getattr(self, name))
+        other.tolerance = tolerance
+        return other
+
+    @property
+    def op_before(self) -> str:
+        """An arithmetic operator written right before it ("x 0.0283"), or ""."""
+        return self._operators()[0]
+
+    @property
+    def op_after(self) -> str:
+        """An arithmetic operator written right after it ("0.0283 x"), or ""."""
+        return self._operators()[1]
+
+    def _operators(self):
+        ops = self._ops
+        if ops is None:
+            src = self._src
+            ops = self._ops = ("", "") if src is None else \
+                (_op_before(src, self.nstart), _op_after(src, self.nend))
+        return ops
 
     def __repr__(self) -> str:
         return f"Number({self.text!r}, {self.value}, {self.unit!r})"
 
 
+_STOPPER = re.compile(r"[,;:!?()\[\]\n]")
+_UNIT_READS: dict = {}
+
+
 def _read_unit(text: str, pos: int):
     """The longest unit expression (with an optional datum) starting at ``pos``: up to six
-    words, not across punctuation. Returns (unit, datum, end) or (None, None, pos)."""
+    words, not across punctuation. Returns (unit, datum, end) or (None, None, pos). The
+    reading depends only on the text up to the next punctuation: answers repeat it."""
+    limit = min(len(text), pos + 80)
+    m = _STOPPER.search(text, pos, limit)
+    key = text[pos:m.start() + 1 if m else limit]
+    hit = _UNIT_READS.get(key)
+    if hit is None:
+        unit, datum, end = _read_unit_uncached(key, 0)
+        hit = (unit, datum, end)
+        if len(_UNIT_READS) < 8192:
+            _UNIT_READS[key] = hit
+    unit, datum, end = hit
+    return unit, datum, pos + end
+
+
+def _read_unit_uncached(text: str, pos: int):
     spans = []
     last = pos
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
@@ -84,6 +260,8 @@ def _read_unit(text: str, pos: int):
         core = token.rstrip(".*_`")
         if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
             break
+        if spans and (token[0].isdigit() or token[0] in "-+\u2212" and token[1:2].isdigit()):
+            break  # the next number: "86 400 s/day x 1 000 mm/m"
         spans.append(w.start() + len(core))
         last = w.end()
         if len(spans) >= 6 or core != token:
@@ -106,21 +284,50 @@ def _phrase(phrase: str):
         pass
     from .units import parse_with_datum, try_parse_unit
     hit = None
-    unit = try_parse_unit(phrase)
-    if unit is not None and phrase.lower() in _BARE_DEGREE:
-        pass  # prose "12 degrees" may be a temperature or an angle: no unit is read
-    elif unit is not None:
-        hit = (unit, None)
-    elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
-        try:
+    try:
+        unit = try_parse_unit(phrase)
+        if unit is not None and phrase.lower() in _BARE_DEGREE:
+            pass  # prose "12 degrees" may be a temperature or an angle: no unit is read
+        elif unit is not None:
+            hit = (unit, None)
+        elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
             unit, datum = parse_with_datum(phrase)
             if datum is None or _known_datum(datum):
-                hit = (unit, datum)
-        except GuardViolation:
-            pass
+                hit = (unit, _canonical_datum(datum))
+    except (GuardViolation, ArithmeticError, ValueError, RecursionError):
+        hit = None  # not a unit: prose that merely looks like one
     if len(_PHRASES) < 8192:
         _PHRASES[phrase] = hit
     return hit
+
+
+_A_PER = re.compile(r" an? (second|minute|hour|day|week|month|year)\b", re.I)
+_PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
+_LENGTH = (1,) + (0,) * (N_AXES - 1)
+
+
+def _paren_datum(text: str, end: int, unit):
+    """The vertical datum named in brackets right after a length: "32.0 ft (NGVD 29)"."""
+    if unit.dims != _LENGTH:
+        return None
+    m = _PAREN_DATUM.match(text, end)
+    if m is None:
+        return None
+    name = m.group(1)
+    if name.lower().startswith(("above ", "on ")):
+        name = name.split(None, 1)[1]
+    from . import datums
+    try:
+        return datums.get(name).name
+    except GuardViolation:
+        # "(gauge datum)", "(station datum)": a station's own datum, whichever station
+        return "ASD" if name.upper().replace(" ", "").replace("-", "") in _STATION_WORDS \
+            else None
+
+
+_STATION_WORDS = frozenset({"GAGE", "GAUGE", "ASD", "MASD", "STATION", "STATIONDATUM",
+                            "STAGEDATUM", "GAGEDATUM", "GAUGEDATUM", "GAGEZERO", "GAUGEZERO",
+                            "LOCALDATUM", "ABOVESTATIONDATUM"})
 
 
 def _known_datum(name: str) -> bool:
@@ -132,86 +339,317 @@ def _known_datum(name: str) -> bool:
         return name == "ASD"
 
 
+def _canonical_datum(name):
+    if name is None:
+        return None
+    from . import datums
+    try:
+        return datums.get(name).name
+    except GuardViolation:
+        return name
+
+
 _WORD = re.compile(r"[^\s,;:!?()\[\]]+")
 
 
-def _written_tolerance(raw: str, exp: int) -> float:
+def _written_tolerance(raw: str, exp: int, max_zeros: int = 99) -> float:
+    """Half a unit in the last significant place written. ``max_zeros`` caps the trailing
+    zeros of a whole number counted as rounding (the boundary checks count at most 3)."""
     if "." in raw:
         return 0.5 * 10.0 ** (exp - len(raw.split(".")[1]))
-    digits = raw.replace(",", "")
-    zeros = min(len(digits) - len(digits.rstrip("0")), 3) if digits.strip("0") else 0
+    digits = _digits(raw)
+    zeros = min(len(digits) - len(digits.rstrip("0")), max_zeros) if digits.strip("0") else 0
     return 0.5 * 10.0 ** (exp + zeros)
+
+
+def _digits(raw: str) -> str:
+    return raw.replace(",", "").replace(" ", "").replace("\u2009", "").replace(
+        "\u202f", "").replace("\u00a0", "")
+
+
+def _significant(d: str) -> int:
+    """Significant figures written (trailing zeros of a whole number are not significant)."""
+    if "." in d:
+        return len(d.replace(".", "").lstrip("0")) or 1
+    return len(d.lstrip("0").rstrip("0")) or 1
+
+
+class _Reading:
+    """What one text holds: its numbers, the digits skipped (with reasons), the constants it
+    writes (the 3 of a square root of 3, pi) and its normalised form."""
+
+    __slots__ = ("numbers", "skipped", "constants", "text")
+
+    def __init__(self, numbers, skipped, constants, text) -> None:
+        self.numbers, self.skipped, self.constants, self.text = numbers, skipped, constants, text
+
+
+_OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
+_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
+_PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
-    if not text:
-        return []
+    return _scan(text).numbers if text else []
+
+
+def _scan(original: str) -> _Reading:
+    if not original:
+        return _Reading([], [], frozenset(), "")
+    if _needs_normalising(original):
+        text, starts, ends = _normalise(original)
+    else:
+        text, starts, ends = original, None, None
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    if ":" in text:
+        skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
     out: list[Number] = []
+    skipped: list[tuple[str, str]] = []
+    constants: set[str] = set()
+    if "\u03c0" in text or "pi" in text.lower():
+        if _PI.search(text):
+            constants.add("pi")
+    sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     for m in _NUM.finditer(text):
-        s, e = m.start(), m.end()
-        if skip and any(a <= s < b for a, b in skip):
+        sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
+        gexp10 = gexp10 or gexp10s
+        s, e = m.span()
+        if out and s < out[-1].nend:
+            skipped.append((m.group(), "part of the unit written before it"))
             continue
-        raw = m.group("num")
-        before = text[max(0, s - 24):s].lower()
-        if text[e:e + 1].isalpha() and not m.group("pct") and \
-                re.match(r"(st|nd|rd|th)\b", text[e:e + 3]):
+        if skip:
+            ns = m.start(2)
+            if any(a <= ns < b for a, b in skip):
+                skipped.append((m.group(), "a date, a time or a zone offset"))
+                continue
+        nxt = text[e:e + 1]
+        if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
+                not text[e + 2:e + 3].isalnum():
+            skipped.append((m.group(), "an ordinal"))
             continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
-        digits = raw.replace(",", "")
-        # station and site numbers, list markers, years, dates written with a month name
-        if _ends_with_word(before, _ID_WORDS) or (
-                digits.isdigit() and len(digits) >= 6 and digits.startswith("0")):
+        digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else _digits(raw)
+        integer = digits.isdigit()
+        before = text[max(0, s - 24):s].lower()
+        rev = before[::-1]  # the words before, read backwards: one anchored match each
+        # station and site numbers, codes, list markers, years, dates written with a month name
+        id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
+        if id_rev[:1] in ("=", ":", " ", '"', "'"):
+            t = id_rev.lstrip()
+            if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
+                id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if _ID_RX.match(id_rev) or (
+                integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
+                s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
+            skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
-        if len(digits) <= 2 and text[e:e + 1] in ".)" and digits.isdigit() and \
-                re.match(r"[.)]\s", text[e:e + 2]) and \
-                text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "("):
-            continue  # a list marker: "1. ", "(2) "
-        if digits.isdigit() and raw == digits and len(digits) == 4 \
-                and 1800 <= int(digits) <= 2100 and not m.group("pct"):
-            unit, _, _ = _read_unit(text, e)
-            if unit is None:
+        if integer and not pct:
+            if _LABEL_RX.match(rev.lstrip(" \t*_#:")):
+                skipped.append((m.group(), "a step, list or section label"))
                 continue
-        if digits.isdigit() and int(digits) <= 31 and not m.group("pct"):
-            words_before = before.split()
-            word_after = text[e:e + 12].strip().lower()
-            if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
-                continue
+            if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
+                    text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
+                skipped.append((m.group(), "a list marker"))
+                continue  # a list marker: "1. ", "(2) "
+            if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
+                unit, _, _ = _read_unit(text, e)
+                if unit is None:
+                    skipped.append((m.group(), "a year"))
+                    continue
+            if len(digits) <= 2 and int(digits) <= 31:
+                words_before = before.split()
+                word_after = text[e:e + 12].strip().lower()
+                if (words_before and words_before[-1][:3] in _MONTHS) or \
+                        word_after[:3] in _MONTHS:
+                    skipped.append((m.group(), "a day of a month"))
+                    continue
+                if sqrt_written and int(digits) <= 10 and \
+                        _SQRT_BEFORE.search(text, max(0, s - 8), s):
+                    constants.add(f"sqrt{int(digits)}")
+                    skipped.append((m.group(), f"the constant \u221a{int(digits)}"))
+                    continue
         exp = 0
-        if m.group("exp"):
-            exp = int(m.group("exp"))
-        elif m.group("exp10"):
-            exp = int(m.group("exp10").translate(_SUPERSCRIPTS))
-        value = float(digits) * 10.0 ** exp
+        if gexp or gexp10 or gsup10:
+            try:
+                if gexp:
+                    exp = int(gexp)
+                elif gexp10:
+                    exp = int(gexp10.translate(_SUPERSCRIPTS))
+                elif raw == "10":
+                    exp = int(gsup10.translate(_SUPERSCRIPTS)) - 1
+            except ValueError:
+                exp = 0
+        if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
+            skipped.append((m.group(), "out of the range of a measurement"))
+            continue
+        base = float(digits)
+        value = base * 10.0 ** exp if exp else base
         tol = _written_tolerance(raw, exp)
-        sign = m.group("sign")
+        btol = _written_tolerance(raw, exp, 3)
+        if gsup10 and raw == "10":
+            value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
+        elif gpow:
+            try:
+                value = base ** int(gpow.translate(_SUPERSCRIPTS))
+            except (OverflowError, ZeroDivisionError):
+                value = math.inf
+            tol = 0.005 * abs(value)
+        if not math.isfinite(value) or abs(value) > 1e300:
+            skipped.append((m.group(), "out of the range of a measurement"))
+            continue
+        sig1 = not gpow and not gsup10 and _significant(digits) == 1
         negated = False
         if sign in ("-", "\u2212"):
             value = -value
-        elif _ends_with_word(before, _NEGATIVE_WORDS):
+        elif _NEG_RX.match(rev):
             negated = True
-        percent = bool(m.group("pct"))
+        percent = bool(pct)
         unit = datum = None
         end = e
+        factor = None
         if not percent:
-            word = _WORD.match(text, e + (1 if text[e:e + 1] == " " else 0))
+            word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
             if factor is not None:  # "59.8 million m3"
                 value, tol, end = value * factor, tol * factor, word.end()
+                btol *= factor
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
                 end = word.end()
+            elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
+                datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
+            if unit is not None and text[end:end + 3] in (" a ", " an"):
+                rate = _A_PER.match(text, end)  # "45 megalitres a day"
+                if rate is not None:
+                    per = _phrase(f"{unit.symbol}/{rate.group(1).lower()}")
+                    if per is not None:
+                        unit, end = per[0], rate.end()
+        if unit is None and not percent and nxt.isalpha() and factor is None:
+            skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
+                            m.group(), "an identifier (digits run into letters)"))
+            continue
+        if sig1:  # one significant figure: nobody means 1000 for 1250
+            tol = min(tol, 0.1 * abs(value)) or tol
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
-        out.append(Number(text[s:end], value, unit, datum, s, end, tol, percent, negated))
+        if gexp10 and unit is not None and _is_ratio_unit(unit) and \
+                _close(10.0 ** exp * unit.scale, 1.0, 1e-9) and \
+                not _close(value * unit.scale, 1.0, tol * unit.scale):
+            # "29940 x 10^6 m2/km2": a number times a written factor, not 2.994e10 m2/km2
+            ten = text.index("10", m.end(2))
+            sig1 = _significant(digits) == 1
+            mtol = _written_tolerance(raw, 0)
+            if sig1:
+                mtol = min(mtol, 0.1 * base) or mtol
+            out.append(_number(original, text, starts, ends, s, m.end(2),
+                               -base if sign in ("-", "\u2212") else base, None, None,
+                               mtol, False, negated, sign, sig1))
+            out.append(_number(original, text, starts, ends, ten, end, 10.0 ** exp, unit, datum,
+                               0.0, False, False, None, True))
+            continue
+        num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
+                      negated, sign, sig1)
+        if not (gpow or gsup10):
+            num.boundary_tol = btol
+        out.append(num)
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
-        if a.unit is None and b.unit is not None and _RANGE_SEP.search(text[a.end:b.start] + " ") \
-                and b.start - a.end <= 4:
+        gap = text[a.nend:b.nstart]
+        if a.unit is None and (b.unit is not None or b.percent and not a.percent) and (
+                _RANGE_SEP.search(gap + " ") and b.nstart - a.nend <= 4 or
+                gap.strip() == "and" and
+                text[max(0, a.nstart - 9):a.nstart].lower().rstrip().endswith("between")):
             a.unit, a.datum = b.unit, b.datum
+            if b.percent:
+                a.percent = True
     if "|" in text:
         _table_units(text, out)
-    return out
+    if '"value"' in text:
+        _json_units(text, out)
+    return _Reading(out, skipped, frozenset(constants), text)
+
+
+_JSON_VALUE = re.compile(r'"value"\s*:\s*$')
+_JSON_FIELD = re.compile(r'"(unit|datum)"\s*:\s*"([^"]{1,40})"')
+
+
+def _json_units(text: str, numbers: list[Number]) -> None:
+    """Echoed tool JSON: {"value": 90.0, "unit": "MW", "datum": "NAVD88"} gives the number
+    its unit and datum (the unit the answer wrote, right or wrong)."""
+    for num in numbers:
+        if num.unit is not None or not _JSON_VALUE.search(text, max(0, num.nstart - 12),
+                                                          num.nstart):
+            continue
+        close = text.find("}", num.nend)
+        start = text.rfind("{", 0, num.nstart)
+        if close < 0 or start < 0 or close - start > 300:
+            continue
+        fields = dict(m.groups() for m in _JSON_FIELD.finditer(text, start, close))
+        if "unit" in fields:
+            hit = _phrase(fields["unit"])
+            if hit is not None:
+                num.unit = hit[0]
+                if "datum" in fields:
+                    num.datum = _canonical_datum(fields["datum"]) if _known_datum(
+                        fields["datum"]) else None
+
+
+def _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent, negated,
+            sign, sig1) -> Number:
+    if starts is None:
+        num = Number(text[s:end], value, unit, datum, s, end, tol, percent, negated, sign)
+    else:
+        a, b = starts[s], ends[end - 1] if end > s else ends[s]
+        num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
+        num.nstart, num.nend = s, end
+    num.sig1 = sig1
+    num._src = text
+    return num
+
+
+def _is_ratio_unit(unit) -> bool:
+    """A dimensionless unit made of two or more units (s/d, L/m3, m3/s per cfs): a factor."""
+    return not any(unit.dims) and len(unit.terms) >= 2 and unit.scale != 1.0
+
+
+def _code_before(text: str, k: int) -> bool:
+    """An upper-case code ends at ``k`` ("RRL" of RRL-12, "USGS" of USGS-07374000)."""
+    j = k
+    while j > 0 and text[j - 1].isalnum():
+        j -= 1
+    word = text[j:k]
+    return len(word) >= 2 and word.isupper()
+
+
+def _op_before(text: str, s: int) -> str:
+    k = s - 1
+    while k >= 0:
+        ch = text[k]
+        if ch in " (\u00a0\u2009_":
+            k -= 1
+        elif ch == "*" and k > 0 and text[k - 1] == "*":
+            k -= 2  # "**" is emphasis
+        else:
+            break
+    if k >= 0 and text[k] in _MUL_OPS:
+        if text[k] == "x" and k > 0 and text[k - 1].isalnum():
+            return ""
+        return text[k]
+    return ""
+
+
+def _op_after(text: str, e: int) -> str:
+    k = e
+    n = len(text)
+    while k < n and text[k] in " )\u00a0\u2009":
+        k += 1
+    if k < n and text[k] in _MUL_OPS:
+        if text[k] == "x" and k + 1 < n and text[k + 1].isalnum():
+            return ""
+        if text[k] == "*" and k + 1 < n and text[k + 1] == "*":
+            return ""
+        return text[k]
+    return ""
 
 
 def _table_units(text: str, numbers: list[Number]) -> None:
@@ -241,7 +679,7 @@ def _table_units(text: str, numbers: list[Number]) -> None:
             if num.unit is not None:
                 continue
             for k, (a, b, content) in enumerate(cells):
-                if a <= num.start < b:
+                if a <= num.nstart < b:
                     unit = _cell_unit(cells[k + 1][2]) if k + 1 < len(cells) else None
                     if unit is None and k < len(units):
                         unit = units[k]
@@ -271,35 +709,41 @@ def _cell_unit(content: str, header: bool = False):
     return None
 
 
-_SPLIT_WORDS: dict = {}
+def _reversed_words(words):
+    """A pattern that matches reversed text ending with one of ``words`` as a whole word
+    (trailing spaces ignored): "said" does not end with "id"."""
+    alts = []
+    for w in sorted(words, key=len, reverse=True):
+        # a word that starts with a letter or digit must start at a word boundary
+        alts.append(re.escape(w[::-1]) + (r"(?![^\W_])" if w[0].isalnum() else ""))
+    return re.compile(r"\s*(?:" + "|".join(alts) + ")")
 
 
-def _ends_with_word(before: str, words) -> bool:
-    """``before`` ends with one of ``words`` as whole words ("said" does not end with "id")."""
-    split = _SPLIT_WORDS.get(words)
-    if split is None:
-        split = _SPLIT_WORDS[words] = (frozenset(w for w in words if w.isalnum()),
-                                       tuple(w for w in words if not w.isalnum()))
-    singles, others = split
-    tail = before.rstrip()
-    k = len(tail)
-    while k and (tail[k - 1].isalnum()):
-        k -= 1
-    if tail[k:] in singles:
-        return True
-    for w in others:  # phrases and symbols: "deficit of", "no.", "#"
-        if tail.endswith(w):
-            j = len(tail) - len(w)
-            if j == 0 or not tail[j - 1].isalnum() or not w[0].isalnum():
-                return True
-    return False
+_ID_RX = _reversed_words(_ID_WORDS)
+_LABEL_RX = _reversed_words(_LABEL_WORDS)
+_NEG_RX = _reversed_words(_NEGATIVE_WORDS)
 
 
 class Finding:
-    __slots__ = ("number", "status", "match", "note")
+    """One number's verdict. ``note`` says why: the recorded output it matches, the operands
+    and operator of a derivation, the factor or formula that explains it, or what was tried."""
 
-    def __init__(self, number: Number, status: str, match=None, note: str = "") -> None:
-        self.number, self.status, self.match, self.note = number, status, match, note
+    __slots__ = ("number", "status", "match", "_note")
+
+    def __init__(self, number: Number, status: str, match=None, note="") -> None:
+        self.number, self.status, self.match, self._note = number, status, match, note
+
+    @property
+    def note(self) -> str:
+        """Why this status (written when first read: a callable until then)."""
+        note = self._note
+        if note.__class__ is not str:
+            note = self._note = note()
+        return note
+
+    @note.setter
+    def note(self, value) -> None:
+        self._note = value
 
     def __repr__(self) -> str:
         return f"Finding({self.number.text!r}: {self.status}{' - ' + self.note if self.note else ''})"
@@ -307,16 +751,33 @@ class Finding:
     def as_dict(self) -> dict:
         return {"text": self.number.text, "value": self.number.value,
                 "unit": self.number.unit.symbol if self.number.unit is not None else None,
-                "status": self.status, "note": self.note}
+                "status": self.status, "note": self.note, "match": _match_dict(self.match)}
+
+
+def _match_dict(match):
+    if match is None:
+        return None
+    if isinstance(match, tuple):
+        return {"operands": [_match_dict(m) for m in match[:2]], "operator": match[2]}
+    if isinstance(match, Number):
+        return {"text": match.text, "value": match.value}
+    if isinstance(match, Finding):
+        return {"text": match.number.text, "status": match.status}
+    label = getattr(match, "label", None)
+    if label is not None:
+        return {"label": label, "quantity": _show(match)}
+    return {"text": str(match)}
 
 
 class Audit:
-    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled."""
+    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
+    ``skipped`` lists (text, reason) for the digits that are not quantities."""
 
     BAD = ("unsourced", "unit_mislabelled")
 
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(self, findings: list[Finding], skipped=()) -> None:
         self.findings = findings
+        self.skipped = list(skipped)
 
     @property
     def ok(self) -> bool:
@@ -326,7 +787,8 @@ class Audit:
         return [f for f in self.findings if f.status == status]
 
     def as_dict(self) -> dict:
-        return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings]}
+        return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings],
+                "skipped": [{"text": t, "reason": r} for t, r in self.skipped]}
 
     def __repr__(self) -> str:
         counts: dict[str, int] = {}
@@ -335,123 +797,925 @@ class Audit:
         return f"Audit(ok={self.ok}, {counts})"
 
 
+_ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+
+
 def _close(a: float, b: float, tol: float) -> bool:
     return abs(a - b) <= max(tol, 1e-9 * max(abs(a), abs(b)))
 
 
 def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
+    if answer is None:
+        return Audit([])
+    if not isinstance(answer, str):
+        raise TypeError(f"audit_answer reads the answer's text: send a str, not "
+                        f"{type(answer).__name__}")
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
+    reading = _scan(answer)
+    ctx = _Context(ledger, quoted, reading)
     findings, seen = [], {}
-    for num in extract_numbers(answer):
+    for num in reading.numbers:
         # the same literal written again gets the same reading
-        key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent)
+        key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent, num.sign)
         known = seen.get(key)
         if known is None:
-            known = seen[key] = _classify(num, quoted, ledger)
+            known = seen[key] = _classify(num, ctx)
         findings.append(known if known.number is num else
-                        Finding(num, known.status, known.match, known.note))
-    return Audit(findings)
+                        Finding(num, known.status, known.match, known._note))
+    if any(f.status in Audit.BAD for f in findings):
+        _explain_in_context(findings, ctx)
+    return Audit(findings, reading.skipped)
+
+
+def _text(note) -> str:
+    return note if note.__class__ is str else note()
 
 
 def _si(value: float, unit) -> float:
     return value * unit.scale + unit.shift
 
 
-def _classify(num: Number, quoted, ledger) -> Finding:
-    """Index look-ups only (by magnitude, by SI value, sorted pairs): the cost of a number
-    does not grow with the ledger beyond the pair window."""
+def _show(e) -> str:
+    q = getattr(e, "q", None)
+    if q is not None:
+        return f"{fmt_g(q.magnitude)} {q.unit.symbol}" + (f" {q.datum}" if q.datum else "")
+    if isinstance(e, Number):
+        return e.text
+    return str(e)
+
+
+def _name(e) -> str:
+    if isinstance(e, Number):
+        return f"the question's {e.text}"
+    return e.label
+
+
+class _Context:
+    """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
+    (built on first use) the operands of products and ratios, constants and unit factors."""
+
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given")
+
+    def __init__(self, ledger, quoted, reading) -> None:
+        self.ledger, self.quoted, self.reading = ledger, quoted, reading
+        self._operands = self._constants = self._reach = self._given = None
+
+    def given(self, dims) -> list:
+        """The question's numbers with a unit of ``dims``."""
+        if self._given is None:
+            self._given = {}
+            for q in self.quoted:
+                if q.unit is not None:
+                    self._given.setdefault(q.unit.dims, []).append(q)
+        return self._given.get(dims, ())
+
+    def reachable(self) -> set:
+        """The dimensions one product or ratio of two operands (or one operand and a
+        constant) can have: a number of any other dimension needs no search."""
+        if self._reach is None:
+            index = self.operands()
+            key = ("reach", tuple(sorted(index)), self.ledger._count)
+            reach = self.ledger._views.get(key)
+            if reach is None:
+                reach = set()
+                dims = list(index)
+                for a in dims:
+                    for b in dims:
+                        reach.add(tuple([x + y for x, y in zip(a, b)]))
+                        reach.add(tuple([x - y for x, y in zip(a, b)]))
+                self.ledger._views[key] = reach
+            self._reach = reach
+        return self._reach
+
+    def constants(self) -> list:
+        """(name, value) of the constants the answer writes, each also as its reciprocal."""
+        if self._constants is None:
+            out = [("", 1.0)]
+            found = set(self.reading.constants)
+            for num in self.reading.numbers:
+                if num.unit is None and (num.op_before or num.op_after):
+                    for name, c in _CONSTANTS:
+                        if _close(abs(num.value), c, num.tolerance):
+                            found.add(name)
+            for name, c in _CONSTANTS:
+                if name in found:
+                    out += [(_CONSTANT_TEXT[name], c), (f"1/{_CONSTANT_TEXT[name]}", 1.0 / c)]
+            self._constants = out
+        return self._constants
+
+    def operands(self) -> dict:
+        """{dimension: (sorted log10 |SI value|, [(SI value, entry or question number)])}:
+        recorded outputs and the question's numbers with units, elevations excluded."""
+        if self._operands is None:
+            base = self.ledger.product_operands()
+            extra = [q for q in self.quoted
+                     if q.unit is not None and q.datum is None and not q.unit.shift
+                     and q.value != 0 and math.isfinite(q.value * q.unit.scale)]
+            if extra:
+                key = ("operands", tuple((q.value, q.unit, q.text) for q in extra),
+                       self.ledger._count)
+                merged = self.ledger._views.get(key)
+                if merged is None:
+                    groups = {k: list(zip(v[0], v[1])) for k, v in base.items()}
+                    for q in extra:
+                        si = q.value * q.unit.scale
+                        groups.setdefault(_pdims(q.unit.dims), []).append(
+                            (math.log10(abs(si)), (si, q)))
+                    merged = {}
+                    for k, pairs in groups.items():
+                        pairs.sort(key=lambda p: p[0])
+                        merged[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
+                    self.ledger._views[key] = merged
+                base = merged
+            self._operands = base
+        return self._operands
+
+
+_CONSTANTS = (("sqrt2", math.sqrt(2.0)), ("sqrt3", math.sqrt(3.0)), ("pi", math.pi))
+_CONSTANT_TEXT = {"sqrt2": "\u221a2", "sqrt3": "\u221a3", "pi": "\u03c0"}
+
+
+def _in_formula(num: Number, text: str) -> bool:
+    """Written in arithmetic: next to an operator, an equals sign or a bracket of a formula."""
+    if num.op_before or num.op_after:
+        return True
+    k = num.nstart - 1
+    while k >= 0 and text[k] in " \u00a0\u2009*_$":
+        k -= 1
+    if k >= 0 and text[k] in "=\u2248(":
+        return True
+    k, n = num.nend, len(text)
+    while k < n and text[k] in " \u00a0\u2009*_$":
+        k += 1
+    return k < n and text[k] in "=\u2248)"
+
+
+def _pdims(dims: tuple) -> tuple:
+    """A dimension for arithmetic: apparent and reactive power (VA, var) are powers (W)."""
+    if len(dims) > 8 and (dims[7] or dims[8]):
+        k = dims[7] + dims[8]
+        d = list(dims)
+        d[7] = d[8] = 0
+        d[0] += 2 * k
+        d[1] += k
+        d[2] -= 3 * k
+        return tuple(d)
+    return dims
+
+
+def _classify(num: Number, ctx: _Context) -> Finding:
+    """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
+    the cost of a number does not grow with the ledger beyond the pair window."""
+    ledger, quoted = ctx.ledger, ctx.quoted
     values = (num.value, -num.value) if num.negated else (num.value,)
-    tol = num.tolerance
+    # the precision written, and never less than a float's own margin (a full-precision copy)
+    tol = max(num.tolerance, 1e-9 * abs(num.value))
     unit = num.unit
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
+    hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    if hit is not None:
+        return hit
+    if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
+        # a recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)
+        for v in values:
+            for e in ledger.outputs_in_any_si_range(v, tol):
+                if _close(e.si, v, tol) and not _close(e.magnitude, v, tol):
+                    return Finding(num, "sourced", e,
+                                   lambda: f"{e.label} = {_show(e)}, in SI base units")
+    if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
+        # the magnitude of a negative output, written without its sign
+        hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if hit is not None:
+            inner = hit._note
+            hit._note = lambda: f"the magnitude of {_text(inner)}; the minus sign is not written"
+            return hit
+    # 2. quoted from the question
+    for v in values:
+        si = _si(v, unit) if unit is not None else 0.0
+        for q in quoted:
+            if abs(v - q.value) <= tol and (unit is None or q.unit is None or unit == q.unit):
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
+            if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
+                    _close(si, _si(q.value, q.unit), tol * unit.scale):
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
+    # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
+    #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
+    #    read: 0.3 kV); then a product or ratio of the written dimension
+    if num.sign is not None:
+        # an explicit sign on a recorded output of the opposite sign: a sign flipped
+        flipped, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if flipped is not None:
+            e = flipped.match
+            return Finding(num, "unsourced", e,
+                           lambda: f"the sign is flipped: {e.label} = {_show(e)}")
+    hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
+        _with_question(values, unit, tol, num.datum, ctx)
+    if hit is not None:
+        a, b, op = hit
+        return Finding(num, "derived", hit,
+                       lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
+    if mislabel is None or unit is None or _pdims(mislabel.unit.dims) != _pdims(unit.dims):
+        found = _product(num, values, unit, tol, ctx)
+        if found is not None:
+            return found
+    if mislabel is not None:
+        return Finding(num, "unit_mislabelled", mislabel,
+                       lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
+                               f"unit written contradicts it")
+    # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
+    #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
+    if unit is not None:
+        view = ledger.si_view(unit.dims)
+        for v in values:
+            for e in _in_view(view, v, tol):
+                if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
+                    return Finding(num, "unit_mislabelled", e,
+                                   _si_note(num, e))
+            for scale in (1e3, 1e-3, 1e6, 1e-6):
+                si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
+                for e in _in_view(view, si, si_tol):
+                    if e.magnitude != 0 and _close(e.si, si, si_tol):
+                        return Finding(num, "unit_mislabelled", e,
+                                       _scale_note(num, e, scale))
+    return Finding(num, "unsourced", None, _UNSOURCED if unit is None else
+                   lambda: f"{_UNSOURCED} in {unit.symbol}")
+
+
+_UNSOURCED = ("no recorded output, question number, one-step sum, difference, product or ratio "
+              "of them matches it")
+
+
+def _sourced_note(e, unit):
+    if unit is None or e.unit == unit:
+        return lambda: f"{e.label} = {_show(e)}"
+    return lambda: f"{e.label} = {_show(e)}, converted to {unit.symbol}"
+
+
+def _si_note(num, e):
+    return lambda: f"{num.text} is {e.q} in SI units, written with the wrong unit"
+
+
+def _scale_note(num, e, scale):
+    return lambda: f"{num.text} is {e.q} off by a factor of {scale:g}: a prefix or unit was misstated"
+
+
+def _in_view(view, x: float, tol: float):
+    """The entries of a sorted view within ``tol`` of ``x``."""
+    keys = view[0]
+    if not keys or x + tol < keys[0] or x - tol > keys[-1]:
+        return ()
+    return view[1][bisect_left(keys, x - tol):bisect_right(keys, x + tol)]
+
+
+def _sourced(num, values, unit, tol, ledger):
+    """(Finding or None, a mislabel candidate or None)."""
+    mislabel = None
+    view = ledger.si_view(unit.dims) if unit is not None else None
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
+            for e in _in_view(view, si, si_tol):
                 if _close(e.si, si, si_tol):
                     if num.datum is None or _same_datum(num.datum, e.datum):
-                        return Finding(num, "sourced", e)
+                        return Finding(num, "sourced", e, _sourced_note(e, unit)), None
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
             for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
                 for e in near:
-                    if mislabel is None and e.unit != unit and _close(v, e.magnitude, tol) \
-                            and e.magnitude != 0:
+                    if mislabel is None and e.unit != unit and \
+                            _pdims(e.unit.dims) == _pdims(unit.dims) and \
+                            _close(v, e.magnitude, tol) and e.magnitude != 0:
                         mislabel = e
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
-                    return Finding(num, "sourced", e)
+                    return Finding(num, "sourced", e, _sourced_note(e, None)), None
             if num.percent:
                 for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
-                        return Finding(num, "sourced", e)
-    # 2. quoted from the question
-    for q in quoted:
-        for v in values:
-            if _close(v, q.value, tol) and (unit is None or q.unit is None or unit == q.unit):
-                return Finding(num, "quoted", q)
-            if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
-                    _close(_si(v, unit), _si(q.value, q.unit), tol * unit.scale):
-                return Finding(num, "quoted", q)
-    # 3. derived: a one-step sum or difference of two outputs of like dimension, or of an
-    #    output and a number from the question (11 kV asked, 10.7 kV read: 0.3 kV)
-    hit = ledger.find_derivation(values, unit, tol) or _with_question(values, unit, tol, quoted,
-                                                                       ledger)
-    if hit is not None:
-        return Finding(num, "derived", hit)
-    if mislabel is not None:
-        return Finding(num, "unit_mislabelled", mislabel,
-                       f"{num.text} matches {mislabel.label} = {mislabel.q}, but the unit "
-                       f"written contradicts it")
-    # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
-    #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
-    if unit is not None:
-        for v in values:
-            for e in ledger.outputs_in_si_range(unit.dims, v, tol):
-                if _close(e.si, v, tol) and not _close(e.magnitude, v, tol) and e.magnitude != 0:
-                    return Finding(num, "unit_mislabelled", e,
-                                   f"{num.text} is {e.q} in SI units, written with the wrong unit")
-            for scale in (1e3, 1e-3, 1e6, 1e-6):
-                si, si_tol = _si(v * scale, unit), tol * abs(scale) * unit.scale
-                for e in ledger.outputs_in_si_range(unit.dims, si, si_tol):
-                    if e.magnitude != 0 and _close(e.si, si, si_tol):
-                        return Finding(num, "unit_mislabelled", e,
-                                       f"{num.text} is {e.q} off by a factor of {scale:g}: a "
-                                       f"prefix or unit was misstated")
-    return Finding(num, "unsourced", None)
+                        return Finding(num, "sourced", e,
+                                       lambda: f"{e.label} = {_show(e)}, as a percentage"), None
+    return None, mislabel
 
 
-def _with_question(values, unit, tol: float, quoted, ledger):
+def _pair_datum_ok(da, db, op: str, written) -> bool:
+    """Whether ``a op b`` is meaningful for elevations (``Q``'s algebra) and lands on the
+    datum written: elevation - elevation on one datum is a length; elevation +/- length
+    stays on its datum; length + elevation too; elevations on two datums, a sum of two
+    elevations and length - elevation mean nothing."""
+    if da is not None and db is not None:
+        if op != "-" or da != db:
+            return False
+        return written is None or _same_datum(written, da)
+    if da is not None:
+        return written is None or _same_datum(written, da)
+    if db is not None:
+        if op != "+":
+            return False
+        return written is None or _same_datum(written, db)
+    return True
+
+
+def _with_question(values, unit, tol: float, written_datum, ctx):
     """A question number q and a recorded output e (or a second question number) with
-    v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep."""
+    v = q + e, q - e or e - q, all in SI; like dimensions only, one step deep, and
+    meaningful for their datums."""
     if unit is None:
         return None
-    given = [q for q in quoted if q.unit is not None and q.unit.dims == unit.dims]
+    given = ctx.given(unit.dims)
     if not given:
         return None
+    ledger = ctx.ledger
+    view = ledger.si_view(unit.dims)
     si_tol = tol * unit.scale
     for v in values:
         target = _si(v, unit)
         for q in given:
             qs = q.value * q.unit.scale
-            for other in (target - qs, qs - target, target + qs):
-                for e in ledger.outputs_in_si_range(unit.dims, other, si_tol):
-                    if _close(e.si, other, si_tol):
-                        return (q, e, "question")
+            qd = q.datum
+            for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
+                                      (target + qs, False, "-")):
+                for e in _in_view(view, other, si_tol):
+                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets():
+                        continue
+                    pair = (q, e) if a_is_q else (e, q)
+                    if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
+                        return (pair[0], pair[1], op)
             for q2 in given:
-                if q2 is not q and any(_close(x, q2.value * q2.unit.scale, si_tol)
-                                       for x in (target - qs, qs - target)):
-                    return (q, q2, "question")
+                if q2 is q:
+                    continue
+                q2s = q2.value * q2.unit.scale
+                if _close(target - qs, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "+",
+                                                                      written_datum):
+                    return (q, q2, "+")
+                if _close(qs - target, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "-",
+                                                                      written_datum):
+                    return (q, q2, "-")
     return None
 
 
+def _product(num, values, unit, tol, ctx):
+    """One step of product or ratio: a * b * c or a / b * c, for recorded outputs (or question
+    numbers with units) a and b and a constant c the answer writes (1 always), whose dimension
+    is the dimension written and whose SI value is the number's. A number with no unit (or a
+    percentage) is a ratio of like dimensions."""
+    if unit is not None and unit.shift:
+        return None
+    index = ctx.operands()
+    if not index:
+        return None
+    if unit is None:
+        dims = _DIMENSIONLESS
+        scale = 0.01 if num.percent else 1.0
+    else:
+        dims = _pdims(unit.dims)
+        scale = unit.scale
+    # constants: only those the answer writes (any of them always would accept too much)
+    # (a share or a ratio is a plain quotient: constants join only results with a dimension)
+    consts = ctx.constants() if any(dims) else _NO_CONSTANT
+    if dims not in ctx.reachable() and not (dims in index and len(consts) > 1):
+        return None
+    tol_si = tol * scale
+    for v in values:
+        s = v * scale
+        if s == 0.0 or not math.isfinite(s):
+            continue
+        L = math.log10(abs(s))
+        w = math.log10(1.0 + tol_si / abs(s)) + 1e-12
+        for da, (la, ia) in index.items():
+            db = tuple([x - y for x, y in zip(dims, da)])
+            hit = index.get(db)
+            if hit is not None and da <= db:
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7",
+                                unit is not None and _kind(unit.dims))
+                if found is not None:
+                    return _product_finding(num, found, "\u00d7")
+            db = tuple([x - y for x, y in zip(da, dims)])
+            hit = index.get(db)
+            if hit is not None:
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7")
+                if found is not None:
+                    return _product_finding(num, found, "\u00f7")
+            if da == dims and len(consts) > 1:
+                for cname, c in consts[1:]:
+                    lo = bisect_left(la, L - math.log10(c) - w)
+                    for k in range(lo, bisect_right(la, L - math.log10(c) + w)):
+                        sa, ea = ia[k]
+                        if _close(sa * c, s, tol_si):
+                            return Finding(num, "derived", (ea, cname, "\u00d7"),
+                                           f"{cname} \u00d7 {_name(ea)}: {cname} \u00d7 {_show(ea)}")
+    return None
+
+
+_ROOT3 = [("\u221a3", math.sqrt(3.0))]
+_INV_ROOT3 = [("1/\u221a3", 1.0 / math.sqrt(3.0))]
+
+
+def _kind(d) -> bool:
+    """An apparent or reactive power (VA, var) in the dimension."""
+    return len(d) > 8 and bool(d[7] or d[8])
+
+
+def _has_kind(e) -> bool:
+    return _kind(e.unit.dims)
+
+
+def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
+    """One operand a from (la, ia), the other from ``other``, a constant c: a*b*c or a/b*c
+    within ``tol_si`` of ``s``. Three-phase relations carry sqrt(3) whether written or not:
+    S = sqrt(3) V I (a product whose result is an apparent or reactive power), and
+    I = S / (sqrt(3) V) (a ratio whose numerator is one)."""
+    lb, ib = other
+    for ka, (sa, ea) in zip(la, ia):
+        cs = consts
+        if op == "\u00d7" and kind_result:
+            cs = _NO_CONSTANT + _ROOT3        # S = sqrt(3) V I, never S = V I / sqrt(3)
+        elif op == "\u00f7" and _has_kind(ea):
+            cs = _NO_CONSTANT + _INV_ROOT3    # I = S / (sqrt(3) V), never sqrt(3) S / V
+        for cname, c in cs:
+            lc = math.log10(c) if c != 1.0 else 0.0
+            t = L - ka - lc if op == "\u00d7" else ka + lc - L
+            lo = bisect_left(lb, t - w)
+            hi = bisect_right(lb, t + w)
+            for k in range(lo, hi):
+                sb, eb = ib[k]
+                if eb is ea:
+                    continue
+                value = sa * sb * c if op == "\u00d7" else sa / sb * c
+                if _close(value, s, tol_si):
+                    return ea, eb, cname
+    return None
+
+
+def _product_finding(num, found, op):
+    a, b, cname = found
+    c = f" \u00d7 {cname}" if cname else ""
+    pct = " \u00d7 100 %" if num.percent else ""
+    return Finding(num, "derived", (a, b, op),
+                   lambda: f"{_name(a)} {op} {_name(b)}{c}{pct}: {_show(a)} {op} {_show(b)}{c}{pct}")
+
+
+_NO_CONSTANT = [("", 1.0)]
+
+
+# -- numbers explained by what is written around them ---------------------------------------------
+def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
+    """A flagged number may be a conversion factor, a unit identity, a constant, one unit
+    ("over 1 d") or an operand of a written-out formula whose result is accepted."""
+    numbers = ctx.reading.numbers
+    factors = {}
+    for i, f in enumerate(findings):
+        if f.status in Audit.BAD:
+            note = _factor_note(numbers, i, ctx)
+            if note is not None:
+                findings[i] = Finding(f.number, "factor", None, note)
+                if f.number.unit is None:
+                    factors[f.number.value] = f.number
+    if factors:  # the factor named in prose too: "(86.4 converts m3/s per km2 to mm/d)"
+        for i, f in enumerate(findings):
+            n = f.number
+            if f.status in Audit.BAD and n.unit is None and n.value in factors:
+                findings[i] = Finding(n, "factor", None,
+                                      f"the factor {factors[n.value].text} used in the arithmetic")
+    if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
+        _formula_operands(findings, ctx)
+    _ranges(findings, ctx)
+
+
+_RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")
+
+
+def _ranges(findings: list[Finding], ctx: _Context) -> None:
+    """A range ("0.10-0.11 mm/d", "between 4.0 and 4.1 ft") brackets a recorded value: its
+    unsourced ends are accepted when a recorded output of its dimension (or a one-step
+    derivation) lies inside it. A range wider than a quarter of its upper end says little and
+    is not read so; an end written with a contradicting unit stays a mislabel."""
+    text = ctx.reading.text
+    numbers = ctx.reading.numbers
+    for i in range(len(numbers) - 1):
+        a, b = numbers[i], numbers[i + 1]
+        fa, fb = findings[i], findings[i + 1]
+        if fa.status != "unsourced" and fb.status != "unsourced" or \
+                "unit_mislabelled" in (fa.status, fb.status):
+            continue
+        if not _RANGE_BETWEEN.fullmatch(text, a.nend, b.nstart):
+            continue
+        if text[a.nend:b.nstart].strip() == "and" and \
+                not text[max(0, a.nstart - 9):a.nstart].lower().rstrip().endswith("between"):
+            continue
+        unit = b.unit or a.unit
+        if a.unit is not None and b.unit is not None and a.unit != b.unit or \
+                a.percent != b.percent:
+            continue
+        lo, hi = a.value - a.tolerance, b.value + b.tolerance
+        if not (a.value < b.value and b.value - a.value <= 0.25 * abs(b.value)):
+            continue
+        mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
+                     b.end, (hi - lo) / 2, b.percent, b.negated, None)
+        mid.nstart, mid.nend, mid._src = a.nstart, b.nend, a._src  # spans in the read text
+        inside = _classify(mid, ctx)
+        if inside.status not in _ACCEPTED:
+            continue
+        for k, n in ((i, a), (i + 1, b)):
+            if findings[k].status in Audit.BAD:
+                findings[k] = Finding(n, inside.status, inside.match,
+                                      f"an end of the range {a.text}-{b.text}, which brackets "
+                                      f"{inside.note}")
+
+
+def _factor_note(numbers, i, ctx):
+    num = numbers[i]
+    text = ctx.reading.text
+    unit = num.unit
+    # a unit identity: "1 cfs = 0.0283168 m3/s", "1 MWh is 3.6 GJ"
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(numbers):
+            a, b = (numbers[j], num) if j < i else (num, numbers[j])
+            if _identity(a, b, text):
+                return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
+                        f"measurement")
+    # a factor written with its ratio unit: "86 400 s/day", "1000 L/m3", "3.6e9 J/MWh"
+    if unit is not None and _is_ratio_unit(unit) and \
+            _close(num.value * unit.scale, 1.0, num.tolerance * unit.scale):
+        return f"the conversion factor {num.text}: a unit identity, not a measurement"
+    # a bare factor next to a multiplication or division: "x 0.0283168", "/ 86 400", "x 100 %"
+    if (num.op_before or num.op_after) and (unit is None or num.percent):
+        if num.percent and _close(num.value, 100.0, num.tolerance):
+            return "100 %: the factor of a percentage"
+        name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
+        if name is not None:
+            return f"{name}, written as a factor of the arithmetic"
+    # one unit: "over 1 d", "per 1 km2"
+    if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
+        before = text[max(0, num.nstart - 12):num.nstart].lower().split()
+        if before and before[-1] in _ONE_UNIT_WORDS:
+            return f"one {unit.symbol}: a unit of measure, not a measurement"
+    return None
+
+
+def _identity(a: Number, b: Number, text: str) -> bool:
+    if a.unit is None or b.unit is None or a.unit.dims != b.unit.dims or a.unit == b.unit:
+        return False
+    if a.unit.shift or b.unit.shift or not (a.value == 1.0 or b.value == 1.0):
+        return False
+    if not re.fullmatch(r"\s*(?:=|\u2248|~|is|equals|is about)\s*", text[a.nend:b.nstart]):
+        return False
+    sa, sb = a.value * a.unit.scale, b.value * b.unit.scale
+    rel = max(a.tolerance / abs(a.value) if a.value else 0.0,
+              b.tolerance / abs(b.value) if b.value else 0.0, 1e-9)
+    return abs(sa - sb) <= rel * max(abs(sa), abs(sb))
+
+
+_FACTOR_CACHE: dict = {}
+_COMMON_FACTOR_UNITS = ("s", "min", "h", "d", "yr", "m", "mm", "cm", "km", "ft", "in", "mi", "L",
+                        "m3", "ft3", "ML", "gal", "acre_ft", "m2", "km2", "ft2", "mi2", "ha",
+                        "acre", "W", "kW", "MW", "J", "kJ", "MJ", "GJ", "Wh", "kWh", "MWh", "V",
+                        "kV", "A", "kA", "VA", "MVA", "cfs", "m3/s", "ML/d", "L/s", "m3/d")
+
+
+def _known_factor(x: float, tol: float, ctx: _Context):
+    """The name of a conversion factor between two units of one dimension (the ledger's, the
+    answer's, or common ones), a power of ten or a constant equal to ``x``, or None."""
+    table = _FACTOR_CACHE.get("common")
+    if table is None:
+        from .units import try_parse_unit
+        units = [u for u in (try_parse_unit(s) for s in _COMMON_FACTOR_UNITS) if u is not None]
+        table = _FACTOR_CACHE["common"] = _factor_table(units)
+    extra_units = {e.unit for e in ctx.ledger.output_entries()}
+    extra_units.update(n.unit for n in ctx.reading.numbers if n.unit is not None)
+    for name, c in _CONSTANTS:
+        if _close(x, c, tol):
+            return f"the constant {_CONSTANT_TEXT[name]}"
+    if x > 0 and _close(math.log10(x), round(math.log10(x)), 1e-9) and abs(math.log10(x)) <= 12:
+        return f"{x:g}, a power of ten (a prefix)"
+    for f, a, b in table:
+        if _close(x, f, tol):
+            return f"the factor from {a} to {b}"
+    if extra_units:
+        from .units import try_parse_unit
+        common = [u for u in (try_parse_unit(s) for s in _COMMON_FACTOR_UNITS) if u is not None]
+        for u in extra_units:
+            if u.shift:
+                continue
+            for v in list(extra_units) + common:
+                if v is u or v.dims != u.dims or v.shift or v.scale == u.scale:
+                    continue
+                if _close(x, u.scale / v.scale, tol):
+                    return f"the factor from {u.symbol} to {v.symbol}"
+    return None
+
+
+def _factor_table(units):
+    out = []
+    for u in units:
+        for v in units:
+            if u is not v and u.dims == v.dims and not u.shift and not v.shift and \
+                    u.scale != v.scale:
+                out.append((u.scale / v.scale, u.symbol, v.symbol))
+    return out
+
+
+_FORMULA_TOKEN = re.compile(r"\s+|\*\*|sqrt|pi\b|[-+\u2212\u00d7*x\u00b7\u22c5/\u00f7^()\u221a\u03c0]"
+                            r"|\d+(?:\.\d+)?")
+
+
+def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
+    """Written-out formulas ``a op b ... = r``: when the arithmetic checks out, a result
+    computed from rounded operands is looked up again within the precision of those operands,
+    and a flagged operand of an accepted result is an ``operand``."""
+    reading = ctx.reading
+    text = reading.text
+    numbers = reading.numbers
+    at = {n.nstart: (i, n) for i, n in enumerate(numbers)}
+    for ri, r in enumerate(numbers):
+        k = r.nstart - 1
+        while k >= 0 and text[k] in " *_~\u00a0\u2009":
+            k -= 1
+        if k < 0 or text[k] not in "=\u2248":
+            continue
+        tokens = _formula_tokens(text, k, at)
+        if not tokens:
+            continue
+        members = [t[1] for t in tokens if t[0] == "num"]
+        value = _evaluate(tokens)
+        if value is None or not _formula_matches(value, r, members):
+            continue
+        expr = text[tokens[0][2]:k].strip()
+        result = findings[ri]
+        if result.status in Audit.BAD and members:
+            # the result of rounded operands: as precise as the least precise operand
+            rel = min(0.005, max((n.tolerance / abs(n.value) for _, n in members if n.value),
+                                 default=0.0))
+            if rel * abs(r.value) > r.tolerance:
+                wide = r.widened(rel * abs(r.value))
+                again = _classify(wide, ctx)
+                if again.status in _ACCEPTED:
+                    result = findings[ri] = Finding(
+                        r, again.status, again.match,
+                        f"{again.note} (computed as {expr}, from operands rounded to the "
+                        f"precision written)")
+        if result.status == "unsourced" and members and \
+                all(findings[i].status in _ACCEPTED for i, _ in members) and \
+                _chain_checks(tokens, members, value, r):
+            # a step of a written chain: every operand accepted, arithmetic and units check
+            result = findings[ri] = Finding(
+                r, "derived", None,
+                f"the result of {expr}, whose operands are all accepted and whose arithmetic "
+                f"and units check")
+        if result.status not in _ACCEPTED:
+            continue
+        for i, n in members:
+            if findings[i].status == "unsourced":  # a unit that contradicts stays flagged
+                findings[i] = Finding(n, "operand", result,
+                                      f"an operand of {expr} = {r.text}, whose arithmetic "
+                                      f"checks and whose result is {result.status}")
+
+
+def _chain_checks(tokens, members, value, r: Number) -> bool:
+    """A written step ``a op b = r`` read on one footing: all bare (magnitudes), or every
+    operand and the result with a unit (SI values, and the dimension of the arithmetic must be
+    the result's). Mixed (a bare factor times a quantity) is not read: its units are unknown."""
+    numbers = [n for _, n in members]
+    if any(n.percent for n in numbers) or r.percent:
+        return False
+    rel = min(0.005, max((n.tolerance / abs(n.value) for n in numbers if n.value), default=0.0))
+    if all(n.unit is None for n in numbers) and r.unit is None:
+        return abs(value[0] - r.value) <= max(r.tolerance, rel * abs(r.value), 1e-12)
+    if r.unit is None or any(n.unit is None for n in numbers) or r.unit.shift or \
+            any(n.unit.shift for n in numbers):
+        return False
+    dims = _formula_dims(tokens)
+    if dims is None or dims != _pdims(r.unit.dims):
+        return False
+    want = r.value * r.unit.scale
+    return abs(value[1] - want) <= max(r.tolerance * r.unit.scale, rel * abs(want), 1e-300)
+
+
+def _formula_dims(tokens):
+    """The dimension of a token run's arithmetic (sums of like dimensions only), or None."""
+    pos = 0
+    zero = _DIMENSIONLESS
+
+    def atom():
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError
+        kind, payload, _ = tokens[pos]
+        pos += 1
+        if kind == "op" and payload in "-\u2212":
+            return atom()
+        if kind == "sqrt":
+            d = atom()
+            if any(x % 2 for x in d):
+                raise ValueError
+            return tuple(x // 2 for x in d)
+        if kind == "(":
+            d = expr()
+            if pos >= len(tokens) or tokens[pos][0] != ")":
+                raise ValueError
+            pos += 1
+            return d
+        if kind == "num":
+            n = payload[1]
+            return _pdims(n.unit.dims) if n.unit is not None else zero
+        if kind == "lit":
+            return zero
+        raise ValueError
+
+    def power():
+        nonlocal pos
+        d = atom()
+        if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
+            pos += 1
+            kind, payload, _ = tokens[pos] if pos < len(tokens) else (None, None, None)
+            if kind != "lit" or payload != int(payload) or abs(payload) > 9:
+                raise ValueError
+            pos += 1
+            return tuple(x * int(payload) for x in d)
+        return d
+
+    def term():
+        nonlocal pos
+        d = power()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
+            op = tokens[pos][1]
+            pos += 1
+            d2 = power()
+            d = tuple(x - y if op in "/\u00f7" else x + y for x, y in zip(d, d2))
+        return d
+
+    def expr():
+        nonlocal pos
+        d = term()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
+            pos += 1
+            if term() != d:
+                raise ValueError
+        return d
+
+    try:
+        d = expr()
+    except (ValueError, IndexError, TypeError):
+        return None
+    return d if pos == len(tokens) else None
+
+
+def _formula_tokens(text: str, end: int, at: dict):
+    """The trailing run of arithmetic before ``end``: [(kind, payload, start)]; kinds are
+    "num" (payload (index, Number) or None for a bare literal, value in the start slot's
+    neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
+    start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
+    start = max(start + 1, end - 400)
+    tokens: list = []
+    pos = start
+    while pos < end:
+        hit = at.get(pos)
+        if hit is not None:
+            i, n = hit
+            if n.sign and tokens and tokens[-1][0] in ("num", ")"):
+                tokens.append(("op", "+", pos))
+            tokens.append(("num", (i, n), pos))
+            pos = max(n.nend, pos + 1)
+            continue
+        m = _FORMULA_TOKEN.match(text, pos)
+        if m is None or m.end() > end:
+            tokens = []  # prose: the formula, if any, starts after it
+            pos += 1
+            continue
+        tok = m.group()
+        pos = m.end()
+        if tok.isspace() or tok == "**":
+            continue
+        if tok[0].isdigit():
+            tokens.append(("lit", float(tok), m.start()))
+        elif tok in ("sqrt", "\u221a"):
+            tokens.append(("sqrt", None, m.start()))
+        elif tok in ("pi", "\u03c0"):
+            tokens.append(("lit", math.pi, m.start()))
+        elif tok in "()":
+            tokens.append((tok, None, m.start()))
+        else:
+            tokens.append(("op", tok, m.start()))
+    while tokens and tokens[0][0] == "op":
+        tokens.pop(0)
+    if not any(t[0] == "op" for t in tokens):
+        # a restatement "8.4 x 10^3 = 8,400 kW": one bare number, no arithmetic
+        if len(tokens) == 1 and tokens[0][0] == "num" and tokens[0][1][1].unit is None:
+            return tokens
+        return []
+    return tokens
+
+
+def _evaluate(tokens):
+    """(magnitude as written, SI value) of a token run, or None if it does not parse."""
+    pos = 0
+
+    def atom():
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError
+        kind, payload, _ = tokens[pos]
+        if kind == "op" and payload in "-\u2212":
+            pos += 1
+            m, s = atom()
+            return -m, -s
+        if kind == "sqrt":
+            pos += 1
+            m, s = atom()
+            if m < 0 or s < 0:
+                raise ValueError
+            return math.sqrt(m), math.sqrt(s)
+        if kind == "(":
+            pos += 1
+            value = expr()
+            if pos >= len(tokens) or tokens[pos][0] != ")":
+                raise ValueError
+            pos += 1
+            return value
+        if kind == "num":
+            n = payload[1]
+            pos += 1
+            if n.percent:
+                return n.value, n.value / 100.0
+            return n.value, (_si(n.value, n.unit) if n.unit is not None else n.value)
+        if kind == "lit":
+            pos += 1
+            return payload, payload
+        raise ValueError
+
+    def power():
+        nonlocal pos
+        base = atom()
+        if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
+            pos += 1
+            ex = atom()
+            return base[0] ** ex[0], base[1] ** ex[0]
+        return base
+
+    def term():
+        nonlocal pos
+        m, s = power()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
+            op = tokens[pos][1]
+            pos += 1
+            m2, s2 = power()
+            if op in "/\u00f7":
+                m, s = m / m2, s / s2
+            else:
+                m, s = m * m2, s * s2
+        return m, s
+
+    def expr():
+        nonlocal pos
+        m, s = term()
+        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
+            op = tokens[pos][1]
+            pos += 1
+            m2, s2 = term()
+            m, s = (m + m2, s + s2) if op == "+" else (m - m2, s - s2)
+        return m, s
+
+    try:
+        value = expr()
+    except (ValueError, ArithmeticError, TypeError):
+        return None
+    if pos != len(tokens):
+        return None
+    if not all(isinstance(x, float) and math.isfinite(x) for x in value):
+        return None
+    return value
+
+
+def _formula_matches(value, r: Number, members=()) -> bool:
+    """The arithmetic gives the result written, within 0.5% or the precision of the operands
+    as written (at most 5%: "9.0e7 VA / 2.3e5 V = 394 A")."""
+    m, s = value
+    rel = max(0.005, min(0.05, max((n.tolerance / abs(n.value) for _, n in members if n.value),
+                                   default=0.0)))
+    if r.percent:
+        targets = [(m, r.value), (s * 100.0, r.value), (s, r.value / 100.0)]
+    elif r.unit is not None:
+        targets = [(m, r.value), (s, _si(r.value, r.unit))]
+    else:
+        targets = [(m, r.value), (s, r.value)]
+    for got, want in targets:
+        if abs(got - want) <= max(r.tolerance if got is m else 0.0, rel * abs(want), 1e-12):
+            return True
+    return False
+
+
 def _same_datum(written: str, recorded) -> bool:
+    """The datum written names the recorded one; "ASD" (above station datum, as in "mASD")
+    names whichever station datum the reading is on."""
     if recorded is None:
         return False
+    if written == recorded:
+        return True
+    if written.upper() in ("ASD", "MASD"):
+        return recorded.split(":", 1)[0] in ("GAGE", "GAUGE", "STND")
     try:
         from . import datums
         return datums.get(written).name == recorded
@@ -469,7 +1733,7 @@ def written_tolerance(raw) -> float:
         return 0.0
     if isinstance(raw, (int, float)):
         if isinstance(raw, int) or float(raw).is_integer():
-            return _written_tolerance(str(int(raw)), 0)
+            return _written_tolerance(str(int(raw)), 0, 3)
         text = repr(float(raw))
         if "e" in text:
             mant, exp = text.split("e")
@@ -478,7 +1742,7 @@ def written_tolerance(raw) -> float:
         return 0.5 * 10.0 ** -len(text.split(".")[1])
     if isinstance(raw, str):
         nums = extract_numbers(raw)
-        return nums[0].tolerance if nums else 0.0
+        return nums[0].boundary_tol if nums else 0.0
     if isinstance(raw, dict) and "value" in raw:
         return written_tolerance(raw["value"])
     return 0.0

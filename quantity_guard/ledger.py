@@ -41,14 +41,15 @@ from __future__ import annotations
 
 import contextvars
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from math import frexp as _frexp
 import threading
 import time
 from collections import deque
 from contextlib import contextmanager
 
-from .audit import (Audit, audit_answer, extract_numbers, fmt_exact, fmt_g, is_close,
-                    relative_cap, written_tolerance)
+from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
+                    is_close, relative_cap, written_tolerance)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
 
@@ -579,16 +580,92 @@ class Ledger:
         return entries[bisect_left(keys, value - tol):bisect_right(keys, value + tol)]
 
     def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
-        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si``."""
-        view = self._sorted_view(("si", dims), (e for e in self.entries if e.role == "output"
-                                                and e.unit.dims == dims), lambda e: e.si)
-        return self._in_range(view, si, tol)
+        """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si`` (and,
+        for elevations, the same point on another datum through a recorded offset)."""
+        view = self._views.get(("si", dims, self._count))
+        if view is None:
+            view = self._sorted_view(("si", dims), chain(
+                (e for e in self.entries if e.role == "output" and e.unit.dims == dims),
+                (c for c in self.converted_elevations() if c.unit.dims == dims)),
+                lambda e: e.si)
+        keys = view[0]
+        return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
+
+    def si_view(self, dims) -> tuple:
+        """(sorted SI values, outputs) of ``dims``, as ``outputs_in_si_range`` searches them."""
+        view = self._views.get(("si", dims, self._count))
+        if view is None:
+            self.outputs_in_si_range(dims, 0.0, 0.0)
+            view = self._views[("si", dims, self._count)]
+        return view
 
     def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
-        view = self._sorted_view(("m", role), (e for e in self.entries if e.role == role),
-                                 lambda e: e.magnitude)
-        return self._in_range(view, magnitude, tol)
+        view = self._views.get(("m", role, self._count))
+        if view is None:
+            view = self._sorted_view(("m", role), chain(
+                (e for e in self.entries if e.role == role),
+                self.converted_elevations() if role == "output" else ()),
+                lambda e: e.magnitude)
+        keys = view[0]
+        return view[1][bisect_left(keys, magnitude - tol):bisect_right(keys, magnitude + tol)]
+
+    def outputs_in_any_si_range(self, si: float, tol: float) -> list:
+        """Every recorded output, of any dimension, whose SI value is within ``tol`` of ``si``
+        (a figure re-expressed in base units without its unit: 42 MVA as 42,000,000)."""
+        view = self._views.get(("si*", self._count))
+        if view is None:
+            view = self._sorted_view(("si*",), (e for e in self.entries if e.role == "output"),
+                                     lambda e: e.si)
+        keys = view[0]
+        return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
+
+    def converted_elevations(self) -> list:
+        """Recorded elevations carried to another datum by a recorded datum offset: an
+        output with no datum whose call names the two datums (``from_datum``/``to_datum``,
+        ``source``/``target``), read as "height on to = height on from + offset". These are
+        the same points, like a unit conversion; the audit reads them as sourced."""
+        key = ("converted", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = []
+            outputs = [e for e in self.entries if e.role == "output"]
+            elevations = [e for e in outputs if e.datum is not None]
+            if elevations:
+                offsets = []
+                stations = {d.split(":", 1)[1]: d for d in {e.datum for e in elevations}
+                            if ":" in d}
+                others = {e.datum for e in elevations if ":" not in e.datum}
+                for e in outputs:
+                    if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
+                            0 <= e.call < len(self.calls):
+                        args = self.calls[e.call].arguments
+                        pair = _offset_datums(args)
+                        if pair is None and stations and len(others) == 1:
+                            pair = _station_datum_height(e, args, stations, next(iter(others)))
+                        if pair is not None:
+                            offsets.append((e, *pair))
+                self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
+                for e in elevations:
+                    for o, frm, to in offsets:
+                        if e.datum == frm and to != frm:
+                            view.append(_Converted(e, o, 1.0, to))
+                        elif e.datum == to and to != frm:
+                            view.append(_Converted(e, o, -1.0, frm))
+            self._views[key] = view
+        return view
+
+    def datum_offsets(self) -> frozenset:
+        """ids of the outputs that are datum offsets (see ``converted_elevations``): they
+        carry an elevation to another datum and combine with nothing else."""
+        self.converted_elevations()
+        return self._views.get(("offsets", self._count), frozenset())
+
+    def has_negative_output(self) -> bool:
+        """Whether any recorded output is negative (the audit then reads unsigned magnitudes)."""
+        self.outputs_in_range(0.0, 0.0)
+        keys = self._views[("m", "output", self._count)][0]
+        return bool(keys) and keys[0] < 0
 
     def _in_question(self, held: Q, tol: float) -> bool:
         """The held value is stated in the question in the tool's unit, or with no unit."""
@@ -768,28 +845,69 @@ class Ledger:
                 i += 1
         return False
 
-    def find_derivation(self, values, unit, tol: float):
+    def find_derivation(self, values, unit, tol: float, datum=None):
         """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
         in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
-        of one unit by their own magnitudes. Two-pointer scans of sorted values: O(window)."""
+        of one unit by their own magnitudes. Elevations follow ``Q``'s algebra (two datums
+        never combine; elevation - elevation is a length; elevation +/- length stays on its
+        datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
+        values: O(window) per target, plus the pairs within the tolerance."""
+        converted = self.converted_elevations()
+        offsets = self.datum_offsets() if converted else frozenset()
         if unit is not None:
             recent = self._recent.get(unit.dims, ())
+            if converted:
+                recent = chain(recent, (c for c in converted if c.unit.dims == unit.dims))
             views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
                       [v * unit.scale for v in values], tol * unit.scale)]
         else:
             units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
-            views = [(self._sorted_view(("pairs", u), (e for e in self._recent[u.dims]
-                                                       if e.unit == u), lambda e: e.magnitude),
+            views = [(self._sorted_view(("pairs", u), chain(
+                (e for e in self._recent[u.dims] if e.unit == u),
+                (c for c in converted if c.unit == u)), lambda e: e.magnitude),
                       values, tol) for u in units]
+        if datum is not None:
+            from .audit import _canonical_datum
+            datum = _canonical_datum(datum)
         for (keys, entries), targets, t_tol in views:
             if len(keys) < 2:
                 continue
             for target in targets:
-                hit = _pair_sum(keys, target, t_tol) or _pair_difference(keys, target, t_tol)
-                if hit is not None:
-                    i, j, op = hit
-                    return entries[i], entries[j], op
+                for i, j, op in _pair_sums(keys, target, t_tol):
+                    a, b = entries[i], entries[j]
+                    if _pair_datum_ok(a.datum, b.datum, "+", datum) and \
+                            not (offsets and (id(a) in offsets or id(b) in offsets)):
+                        return a, b, "+"
+                for i, j, op in _pair_differences(keys, target, t_tol):
+                    a, b = entries[i], entries[j]
+                    if _pair_datum_ok(a.datum, b.datum, "-", datum) and \
+                            not (offsets and (id(a) in offsets or id(b) in offsets)):
+                        return a, b, "-"
         return None
+
+    def product_operands(self) -> dict:
+        """For the audit's products and ratios: {dimension: (sorted log10 |SI value|,
+        [(SI value, entry)])} of the recorded outputs that are not elevations and not zero
+        (powers in VA and var counted as watts). Built once per change."""
+        key = ("products", self._count)
+        view = self._views.get(key)
+        if view is None:
+            from .audit import _pdims
+            from math import isfinite, log10
+            groups: dict = {}
+            offsets = self.datum_offsets()
+            for e in self.entries:
+                if e.role == "output" and e.datum is None and e.si != 0.0 and \
+                        id(e) not in offsets and \
+                        not e.unit.shift and isfinite(e.si):
+                    groups.setdefault(_pdims(e.unit.dims), []).append((log10(abs(e.si)), e))
+            view = {}
+            for dims, pairs in groups.items():
+                pairs.sort(key=lambda p: p[0])
+                view[dims] = ([p[0] for p in pairs], [(p[1].si, p[1]) for p in pairs])
+            self._views = {k: v for k, v in self._views.items() if k[-1] == self._count}
+            self._views[key] = view
+        return view
 
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
@@ -849,22 +967,42 @@ Session = Ledger
 
 def _pair_sum(keys: list[float], target: float, tol: float):
     """Indices i < j with keys[i] + keys[j] within tol of target (keys sorted), or None."""
-    i, j = 0, len(keys) - 1
-    while i < j:
-        s = keys[i] + keys[j]
-        if s < target - tol:
-            i += 1
-        elif s > target + tol:
-            j -= 1
-        else:
-            return i, j, "+"
-    return None
+    return next(_pair_sums(keys, target, tol), None)
 
 
 def _pair_difference(keys: list[float], target: float, tol: float):
     """Indices with keys[j] - keys[i] within tol of |target| (keys sorted), or None."""
+    return next(_pair_differences(keys, target, tol), None)
+
+
+def _pair_sums(keys: list[float], target: float, tol: float):
+    """Every (i, j, "+") with i < j and keys[i] + keys[j] within tol of target (keys sorted):
+    a two-pointer scan, then the run of partners within the tolerance for each i."""
+    i, j = 0, len(keys) - 1
+    lo, hi = target - tol, target + tol
+    if j < 1 or keys[j] + keys[j - 1] < lo or keys[0] + keys[1] > hi:
+        return
+    while i < j:
+        s = keys[i] + keys[j]
+        if s < lo:
+            i += 1
+        elif s > hi:
+            j -= 1
+        else:
+            k = j
+            while k > i and keys[i] + keys[k] >= lo:
+                yield i, k, "+"
+                k -= 1
+            i += 1
+
+
+def _pair_differences(keys: list[float], target: float, tol: float):
+    """Every (a, b, "-") with keys[a] - keys[b] within tol of target (keys sorted)."""
     t = abs(target)
-    i, j, n = 0, 1, len(keys)
+    n = len(keys)
+    if n < 2 or keys[-1] - keys[0] < t - tol:
+        return
+    i, j = 0, 1
     while j < n:
         if i == j:
             j += 1
@@ -875,7 +1013,48 @@ def _pair_difference(keys: list[float], target: float, tol: float):
         elif d > t + tol:
             i += 1
         else:
-            return (j, i, "-") if target >= 0 else (i, j, "-")
+            k = j
+            while k < n and keys[k] - keys[i] <= t + tol:
+                if k != i:
+                    yield (k, i, "-") if target >= 0 else (i, k, "-")
+                k += 1
+            i += 1
+
+
+class _Converted:
+    """A recorded elevation carried to another datum by a recorded offset (for the audit)."""
+
+    __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
+                 "si", "how", "raw", "label")
+
+    def __init__(self, e: Entry, offset: Entry, sign: float, datum: str) -> None:
+        self.index, self.call, self.tool, self.role, self.field = \
+            e.index, e.call, e.tool, "output", e.field
+        magnitude = e.magnitude + sign * offset.si / e.unit.scale
+        self.magnitude, self.unit, self.datum = magnitude, e.unit, datum
+        self.si = magnitude * e.unit.scale + e.unit.shift
+        self.q = Q._make(magnitude, e.unit, datum, None, None)
+        self.how = self.raw = None
+        self.label = f"{e.label} {'+' if sign > 0 else '-'} {offset.label} (on {datum})"
+
+
+_FROM_KEYS = frozenset({"from", "source", "src", "input"})
+_TO_KEYS = frozenset({"to", "target", "dst", "output"})
+
+
+def _station_datum_height(e: Entry, arguments: dict, stations: dict, reference: str):
+    """(station datum, reference datum) when ``e`` is the height of a station's datum: a
+    length from a tool whose name says datum (or gauge zero), called for a station whose
+    datum a recorded elevation is on, in a ledger whose other elevations are all on one
+    datum (the reference the height is measured from)."""
+    name = f"{e.tool} {e.field or ''}".lower()
+    if "datum" not in name and "zero" not in name:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    for value in arguments.values():
+        if isinstance(value, str) and value in stations:
+            return stations[value], reference
     return None
 
 
@@ -884,6 +1063,30 @@ def _by_index(entry: Entry) -> int:
 
 
 _HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
+
+
+def _offset_datums(arguments: dict):
+    """(from, to) when a call's arguments name a source and a target vertical datum."""
+    if not isinstance(arguments, dict) or len(arguments) > 16:
+        return None
+    frm = to = None
+    for key, value in arguments.items():
+        if not isinstance(key, str) or not isinstance(value, str) or len(value) > 64:
+            continue
+        words = set(key.lower().replace("-", "_").split("_"))
+        side = "from" if words & _FROM_KEYS else "to" if words & _TO_KEYS else None
+        if side is None:
+            continue
+        from . import datums
+        try:
+            name = datums.get(value).name
+        except GuardViolation:
+            continue
+        if side == "from":
+            frm = name
+        else:
+            to = name
+    return (frm, to) if frm and to else None
 
 
 def _held_tolerance(accepted) -> float:

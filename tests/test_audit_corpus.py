@@ -39,12 +39,7 @@ CORPUS = bench.load_corpus()
 STATUSES = {"sourced", "derived", "quoted", "unsourced", "unit_mislabelled", "ignored"}
 
 # -- answers the audit gets wrong today (strict: an XPASS means the bug was fixed) --------------
-KNOWN: dict[str, str] = {
-    "tanks/share": (
-        "audit limitation by design (SPEC: products and quotients are not followed): '62%' is "
-        "1,350 / 2,170, a ratio of two recorded outputs, which a careful reader traces"),
-}
-
+KNOWN: dict[str, str] = {}
 
 
 def _answers():
@@ -173,9 +168,11 @@ def test_detection_rate(rates):
 
 
 def test_random_acceptance_rates():
-    """Sums and differences only: few random numbers pass as sourced or derived."""
+    """Sums, differences, products and ratios: few random numbers pass as accepted. Measured
+    0.17% (3 outputs) and 0.65% (6 outputs); asserted with at most 2x slack, and the 6-output
+    rate within the 1% the issue allows."""
     r3, r6 = bench.random_acceptance(3), bench.random_acceptance(6)
     print(f"random acceptance: 3 outputs {r3['rate']:.2%}, 6 outputs {r6['rate']:.2%}")
-    assert r3["rate"] < 0.10
-    assert r6["rate"] < 0.20
+    assert r3["rate"] <= 0.0034
+    assert r6["rate"] <= 0.010
     assert r3["rate"] <= r6["rate"]

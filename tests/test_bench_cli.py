@@ -117,7 +117,9 @@ def test_replay_regrades_the_recorded_answer(naive_file):
     new = regrade({**old, "transcript": {**old["transcript"], "final_text": text}})
     assert new["outcome"] == "correct"  # the tool still saw 1250 m3/s: the answer decides
     assert new["hazards"][0]["fired"] is True
-    assert new["audit"]["counts"] == {"unsourced": 2}  # 0.102 was never returned by a tool
+    # 0.102 was never returned by a tool, but it is the ratio of two that were (1250 cfs over
+    # 29,940 km2, in mm/day): the audit follows one step of product or ratio (issue 11)
+    assert new["audit"]["counts"] == {"derived": 2}
 
 
 def test_replay_passes_excluded_records_through():

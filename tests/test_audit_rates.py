@@ -1,0 +1,82 @@
+"""The answer audit's measured rates, asserted with at most 2x slack (issue 11).
+
+Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the committed corpora):
+
+- generated corpus (tests/data/audit_corpus_generated.json, 1231 answers over every task of
+  every bench suite, 17 styles): 1/618 false alarms on correct answers, 598/613 detected;
+  every cross-datum answer (48/48) detected; no exception;
+- random acceptance against a 6-output ledger: 0.65% with no constant written, 0.73% with
+  the square root of 3 written, 0.97% with the square roots of 2 and 3 and pi all written
+  (products and ratios follow the constants an answer writes); 0.17% against 3 outputs.
+
+When the corpus grows, re-measure and update the figures here (never loosen beyond 2x).
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location("_audit_rates", ROOT / "bench" / "audit_rates.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_audit_rates", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
+
+
+@pytest.fixture(scope="module")
+def generated():
+    rows = bench.run_generated(bench.load_generated())
+    return rows, bench.generated_rates(rows)
+
+
+def test_generated_corpus_false_alarms(generated):
+    rows, rates = generated
+    t = rates["overall"]
+    print(f"false alarms {t['false_alarms']}/{t['correct']}")
+    assert t["correct"] >= 500
+    assert t["false_alarms"] <= 1                      # measured 0/618 (one allowed: 0.16%)
+    assert t["false_alarm_rate"] <= 0.02               # the issue's target
+
+
+def test_generated_corpus_detection(generated):
+    rows, rates = generated
+    t = rates["overall"]
+    print(f"detection {t['detected']}/{t['incorrect']}")
+    assert t["incorrect"] >= 500
+    assert t["incorrect"] - t["detected"] <= 20        # measured 10 missed of 613 (98.4%)
+    assert t["detection_rate"] >= 0.95                 # the issue's target
+
+
+def test_no_cross_datum_answer_passes(generated):
+    rows, rates = generated
+    cross = [r for r in rows if r["error"] == "cross_datum"]
+    assert len(cross) >= 40
+    passed = [r["id"] for r in cross if r["audit_ok"]]
+    assert not passed, passed                          # measured 48/48 detected
+
+
+def test_audit_never_raises_on_the_corpus(generated):
+    rows, rates = generated
+    assert not rates["exceptions"], rates["exceptions"][:3]
+
+
+@pytest.mark.parametrize("preamble,limit", [
+    ("", 0.0130),                                                  # measured 0.65%
+    ("I = S/(\u221a3 V). ", 0.0146),                              # measured 0.73%
+    ("With \u221a2, \u221a3 and \u03c0 written: ", 0.0194),      # measured 0.97%
+])
+def test_random_acceptance_with_products_and_constants(preamble, limit):
+    r6 = bench.random_acceptance(6, preamble=preamble)
+    print(f"random acceptance, 6 outputs, {preamble!r}: {r6['rate']:.2%}")
+    assert r6["rate"] <= limit
+    assert r6["rate"] <= 0.01                          # the issue's bound, for 6 outputs
