@@ -111,7 +111,8 @@ def test_annotated_server_turn_loop_converts_refuses_labels_and_audits(other_ope
     assert discharge["x-unit"] == "m**3/s"
     assert [b["type"] for b in discharge["anyOf"]] == ["number", "string", "object"]
     assert "cubic metres per second (m3/s)" in discharge["description"]
-    assert listed["read_discharge"].output_schema["properties"]["unit"] == {"type": "string"}
+    # the tool's own output schema, extended: the number it returns carries its unit
+    assert listed["read_discharge"].output_schema["properties"]["result"]["x-unit"] == "cfs"
     plain, _ = asyncio.run(run_agent(plain_server([]), _Answer()))
     assert listed["station_name"] == plain["station_name"]
     assert listed["runoff_depth"].description.startswith(plain["runoff_depth"].description)
@@ -181,7 +182,7 @@ def test_dimension_errors_and_labelled_results():
 
     with session():
         reading, wrong, untouched = asyncio.run(calls())
-    assert reading.structured_content == {"value": 1250.0, "unit": "cfs"}
+    assert reading.structured_content == {"result": 1250.0}  # the shape its schema declares
     assert json.loads(result_text(reading)) == {"value": 1250.0, "unit": "cfs"}
     assert wrong.is_error
     assert result_text(wrong).startswith("runoff_depth.discharge: expected a quantity in m**3/s")
