@@ -73,9 +73,14 @@ def _magnitude(value, what: str = "value"):
     if cls is list or cls is tuple or cls.__module__ == "numpy":
         if cls.__module__ == "numpy" and getattr(value, "shape", None) == ():
             return _magnitude(float(value), what)
+        if cls is list or cls is tuple:  # what is wrong with the list is said with or without numpy
+            for v in value:
+                if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
+                    raise InvalidArguments(f"a series must hold numbers, received {v!r}",
+                                           received=v)
         try:
             import numpy as np
-        except ImportError:  # pragma: no cover - exercised only without numpy
+        except ImportError:
             raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
                                    received=type(value).__name__) from None
         if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
@@ -84,10 +89,6 @@ def _magnitude(value, what: str = "value"):
             arr = value if _read_only(value, np) else value.copy()
         else:
             if cls is not np.ndarray:
-                for v in value:
-                    if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:
-                        raise InvalidArguments(f"a series must hold numbers, received {v!r}",
-                                               received=v)
                 value = [math.nan if v is None else v for v in value]
             arr = np.array(value, dtype=float)  # a new array
             if arr.ndim != 1:

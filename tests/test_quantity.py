@@ -217,3 +217,18 @@ def test_series_behave_like_scalars():
     with pytest.raises(InvalidArguments):
         Q([True, 1.0], "m")
     assert isinstance(np.asarray(s.magnitude), np.ndarray)
+
+
+def test_without_numpy_a_series_is_refused_naming_the_extra_and_a_bad_one_naming_its_fault():
+    """Runs in CI's no-numpy pass (and is skipped where numpy is installed)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("numpy is installed: this checks the behaviour without it")
+    from quantity_guard.errors import InvalidArguments
+    with pytest.raises(InvalidArguments, match=r"a series needs numpy: pip install quantity-guard\[arrays\]"):
+        Q([1.0, 2.0], "m")
+    with pytest.raises(InvalidArguments, match="a series must hold numbers, received 'x'"):
+        Q([1.0, "x"], "m")
