@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
 from .dimension import AXES, format_dims
+from . import ucum as _ucum  # noqa: F401  (installs the UCUM reader into the kernel)
 from .parser import _TEMPERATURE_WORDS, parse_unit, try_parse_unit
 from .table import define
 from .unit import ONE, Unit, apply, conversion

@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
+from typing import Callable
 
 from ..errors import UnitParseError
 from . import table
@@ -190,11 +191,21 @@ def _parse_in(text, vocabulary: str) -> Unit:
         return hit
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    from .ucum import parse_ucum
-    unit = parse_ucum(text)
+    unit = _Above.parse_ucum(text)
     if len(_UCUM_CACHE) < _CACHE_LIMIT:
         _UCUM_CACHE[text] = unit
     return unit
+
+
+class _Above:
+    """What the parser reads from ``ucum`` (above it), installed by it when imported."""
+    parse_ucum: Callable[[str], Unit] = staticmethod(
+        lambda text: table.not_installed("ucum"))  # type: ignore[assignment]  # never returns
+
+
+def install(*, parse_ucum: Callable[[str], Unit]) -> None:
+    """Called once by ``ucum`` when imported."""
+    _Above.parse_ucum = staticmethod(parse_ucum)  # type: ignore[assignment]  # a function slot
 
 
 _FAILED: set[str] = set()
@@ -225,16 +236,6 @@ def try_parse_unit(text: str) -> "Unit | None":
 def forget_failures() -> None:
     """Called when the table grows: a spelling that failed may now mean something."""
     _FAILED.clear()
-
-
-def check_name(name: str) -> None:
-    """Refuse a spelling that could not be read back as one NAME token (for ``define``)."""
-    if not name or not (name == "%" or (name[0].isalpha() or name[0] == "_")):
-        raise UnitParseError(f"{name!r} is not a valid unit symbol: start with a letter", text=name)
-    for ch in name:
-        if not (ch.isascii() and (ch.isalnum() or ch in "_-")):
-            raise UnitParseError(f"{name!r} is not a valid unit symbol: use letters, digits, _ or -",
-                                 text=name)
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
@@ -677,3 +678,6 @@ def suggest(name: str) -> list[str]:
         if s not in out:
             out.append(s)
     return out[:4]
+
+
+table.install(parse=parse_unit, row_added=forget_failures)
