@@ -37,7 +37,7 @@ from fractions import Fraction
 from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
                      MissingUnit, OffsetUnitError)
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
-from .units.unit import _FACTORS, apply
+from .units.unit import apply
 
 __all__ = ["Q", "normalise_crs"]
 
@@ -377,8 +377,7 @@ class Q:
         u = unit if unit.__class__ is Unit else _UNITS.get(unit) or _unit(unit)
         if u is self.unit:
             return self
-        hit = _FACTORS.get((id(self.unit), id(u)))  # inlined conversion(): the hot path
-        a, b = (hit[0], hit[1]) if hit is not None else conversion(self.unit, u)
+        a, b = conversion(self.unit, u)  # cached per pair of units: one dict lookup
         m = self.magnitude
         if m.__class__ is float:
             m = m * a if b is None else m * a + b

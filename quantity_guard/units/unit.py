@@ -228,18 +228,26 @@ def _no_offset(a: Unit, b: Unit | None, op: str) -> None:
 
 # -- conversion ---------------------------------------------------------------------------
 # keyed on the identities of the two Unit objects (parsed units are shared, so this hits);
-# each entry keeps its units alive, so an id is never reused while its entry exists
-_FACTORS: dict[tuple[int, int], tuple[float, float | None, Unit, Unit]] = {}
+# each entry keeps its units alive, so an id is never reused while its entry exists. The pair
+# comes first, returned as it is stored: a hit is one dict lookup and no new tuple.
+_FACTORS: "dict[tuple[int, int], tuple[tuple[float, float | None], Unit, Unit]]" = {}
+_FACTORS_LIMIT = 65536
 
 
-def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
+def conversion(src: Unit, dst: Unit) -> "tuple[float, float | None]":
     """``(a, b)`` such that a value in ``src`` is ``a * x + b`` in ``dst`` (``b`` None if 0).
 
-    Computed exactly with ``Fraction`` once per pair, then floated and cached.
+    Computed exactly with ``Fraction`` once per pair, then floated and cached: a repeated
+    pair costs one dictionary lookup, so hot paths call this rather than keep their own cache.
+    Raises ``DimensionalityError`` or ``OffsetUnitError`` for a pair that does not convert.
     """
     hit = _FACTORS.get((id(src), id(dst)))
     if hit is not None:
-        return hit[0], hit[1]
+        return hit[0]
+    return _convert(src, dst)
+
+
+def _convert(src: Unit, dst: Unit) -> "tuple[float, float | None]":
     if src.dims != dst.dims:
         raise DimensionalityError(
             f"cannot convert from {src.symbol} ({src.dimensionality}) to {dst.symbol} "
@@ -256,9 +264,14 @@ def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
     a = src.factor / dst.factor
     b = ((src.offset or 0) - (dst.offset or 0)) / dst.factor
     pair = (float(a), float(b) if b else None)
-    if len(_FACTORS) < 65536:
-        _FACTORS[(id(src), id(dst))] = (*pair, src, dst)
+    if len(_FACTORS) < _FACTORS_LIMIT:
+        _FACTORS[(id(src), id(dst))] = (pair, src, dst)
     return pair
+
+
+def clear_caches() -> None:
+    """Forget every cached conversion factor (for tests and benchmarks measuring a cold path)."""
+    _FACTORS.clear()
 
 
 def apply(value, a: float, b: float | None):
