@@ -213,7 +213,7 @@ def gemini_tool(tool: GuardedTool) -> dict:
     s = tool.json_schema(extensions=False)
     out = {"name": s["name"], "description": s["description"] or s["name"]}
     if s["inputSchema"].get("properties"):  # Gemini refuses an OBJECT with no properties
-        out["parameters"] = _gemini(s["inputSchema"])
+        out["parameters"] = gemini_schema(s["inputSchema"])
     return out
 
 
@@ -225,7 +225,7 @@ GEMINI_KEYWORDS = frozenset({
 _GEMINI_ANY = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
 
 
-def _gemini(schema) -> dict:
+def gemini_schema(schema) -> dict:
     """A JSON schema rewritten into Gemini's subset: a list of types becomes ``anyOf`` (with
     ``nullable`` for "null"), an empty schema any scalar; unknown keywords are dropped."""
     if not isinstance(schema, dict):
@@ -235,11 +235,11 @@ def _gemini(schema) -> dict:
         if key not in GEMINI_KEYWORDS:
             continue
         if key == "properties":
-            value = {k: _gemini(v) for k, v in value.items()}
+            value = {k: gemini_schema(v) for k, v in value.items()}
         elif key in ("anyOf",):
-            value = [_gemini(v) for v in value]
+            value = [gemini_schema(v) for v in value]
         elif key == "items":
-            value = _gemini(value)
+            value = gemini_schema(value)
         out[key] = value
     kind = out.get("type")
     if isinstance(kind, list):

@@ -143,3 +143,76 @@ def test_no_import_cycle_among_the_modules_outside_the_allow_list():
     ours = {m: {t for t in ts if t not in NOT_OURS} for m, ts in graph.items() if m not in NOT_OURS}
     assert cycles(ours) == set()
     assert cycles(graph) == KNOWN_CYCLES
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(modules: dict[str, str]) -> set[tuple[str, str]]:
+    """``(module, "other.module._name")`` for every ``from other.module import _name`` and every
+    ``other_module._name`` read through a name bound to a project module. A module whose own
+    name starts with ``_`` (``packs._fetch``) is private to its package, not to itself: its
+    public names may be used by the package's modules and tests."""
+    found = set()
+    for module, path in modules.items():
+        tree = _parse(path)
+        bound: dict[str, str] = {}  # local name -> project module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules:
+                        bound[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                base = _imported(module, path, node)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    if sub in modules:
+                        bound[alias.asname or alias.name] = sub
+                    elif base in modules and base != module and _is_private(alias.name):
+                        found.add((module, f"{base}.{alias.name}"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _is_private(node.attr):
+                chain, value = [], node.value
+                while isinstance(value, ast.Attribute):
+                    chain.append(value.attr)
+                    value = value.value
+                if isinstance(value, ast.Name) and value.id in bound:
+                    owner = ".".join([bound[value.id], *reversed(chain)])
+                    if owner != module:
+                        found.add((module, f"{owner}.{node.attr}"))
+    return found
+
+
+# in or of the files other engineers were editing (NOT_OURS, bench/perf.py, their tests);
+# adapters.py has no public way to ask ledger.py whether this context is bound to a session
+KNOWN_PRIVATE_USES = {
+    ("bench.perf", "quantity_guard.ledger._CURRENT"),
+    ("bench.perf", "quantity_guard.units.parser._CACHE"),  # units.clear_caches() replaces it
+    ("quantity_guard.adapters", "quantity_guard.ledger._CURRENT"),
+    ("quantity_guard.ledger", "quantity_guard.audit._canonical_datum"),
+    ("quantity_guard.ledger", "quantity_guard.audit._pair_datum_ok"),
+    ("quantity_guard.ledger", "quantity_guard.audit._pdims"),
+    ("quantity_guard.mcp.guard", "quantity_guard.mcp.jsonrpc._id_text"),
+    ("quantity_guard.spec", "quantity_guard.units.unit._FACTORS"),  # units.conversion replaces it
+    ("tests.test_ledger_index", "quantity_guard.ledger._Run"),
+    ("tests.test_ledger_index", "quantity_guard.ledger._bucket"),
+    ("tests.test_ledger_index", "quantity_guard.ledger._held_tolerance"),
+}
+
+
+def test_the_private_name_finder_sees_imports_and_attributes(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("_x = 1\n__version__ = '1'\ndef _f():\n    return _x\n")
+    (pkg / "b.py").write_text("from .a import _x, __version__\nfrom . import a\nimport pkg.a as m\n"
+                              "def g():\n    return a._f(), m._x, a.__name__\n")
+    found = private_uses(_python_files("pkg", root=str(tmp_path)))
+    assert found == {("pkg.b", "pkg.a._x"), ("pkg.b", "pkg.a._f")}
+
+
+def test_no_private_name_is_used_across_modules_outside_the_allow_list():
+    found = private_uses(_python_files("quantity_guard", "bench", "tests"))
+    assert found - KNOWN_PRIVATE_USES == set(), "new uses of another module's private names"
+    assert KNOWN_PRIVATE_USES - found == set(), "gone: remove them from KNOWN_PRIVATE_USES"

@@ -192,7 +192,7 @@ def test_list_view_latest_reading_as_url_and_missing_latest_reading():
     assert readings[-1].unit_code == "---"
     good = [r for r in readings if not r.missing]
     assert {r.unit for r in good} == {"mm"} and len(good) == 25
-    linked = ea._reading_from(st.measures[0], st, "http://environment.data.gov.uk/x", "u")
+    linked = ea.reading_from(st.measures[0], st, "http://environment.data.gov.uk/x", "u")
     assert linked.missing and "link" in linked.why_missing
 
 

@@ -278,7 +278,7 @@ def test_nwps_offset_registered_only_when_asked():
 def test_every_mapped_publisher_unit_is_a_kernel_unit():
     from quantity_guard.packs import _fetch
     from quantity_guard.units import parse_unit
-    table = _fetch._unit_table()
+    table = _fetch.unit_table()
     for publisher in ("usgs", "ea", "nwps"):
         for code, entry in table[publisher]["units"].items():
             spelling = entry if isinstance(entry, str) else entry["unit"]

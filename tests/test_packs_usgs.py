@@ -338,7 +338,7 @@ def test_iv_site_on_standard_time_all_year():
     assert r.time.utcoffset() == timedelta(hours=-6)  # CST in August
     assert r.time.astimezone(timezone.utc) == datetime(2025, 8, 24, 16, 15, tzinfo=timezone.utc)
     assert s.uses_dst is False
-    assert usgs._time_zone(s.tz_code, s.uses_dst) == "America/Chicago@standard"
+    assert usgs.zone_for(s.tz_code, s.uses_dst) == "America/Chicago@standard"
     assert r.flags == ("P",) and r.magnitude == 72.3
 
 
@@ -563,7 +563,7 @@ def test_ogc_rivals_without_ids_are_both_kept_and_older_series_are_not_dropped()
     payload = load("usgs_waterdata_ogcapi/latest_continuous_01646500.json")
     features = [f for f in payload["features"] if f["properties"]["parameter_code"] == "00010"]
     readings = usgs.parse_features(features, site_id="01646500")
-    values = usgs._choose(readings, "01646500")
+    values = usgs.choose_series(readings, "01646500")
     # the recorded page: five 00010 series, one current (2026), four discontinued (2019)
     assert values["00010"].time.year == 2026
     older = values.superseded["00010"]
@@ -574,6 +574,6 @@ def test_ogc_rivals_without_ids_are_both_kept_and_older_series_are_not_dropped()
     for i, f in enumerate(twins):
         f["properties"]["time_series_id"] = None
         f["properties"]["value"] = str(10 + i)
-    twin_values = usgs._choose(usgs.parse_features(twins, site_id="01646500"), "01646500")
+    twin_values = usgs.choose_series(usgs.parse_features(twins, site_id="01646500"), "01646500")
     assert sorted(twin_values) == ["00010:unidentified#1", "00010:unidentified#2"]
     assert [twin_values[k].magnitude for k in sorted(twin_values)] == [10.0, 11.0]

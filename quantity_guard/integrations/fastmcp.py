@@ -90,12 +90,10 @@ def _tool_class():
             self._ledgers.reset()
 
         async def run(self, arguments):
-            from ..ledger import _CURRENT
-            token = _CURRENT.set(self._ledgers.current())
-            try:  # a sync body runs in a worker thread, with this context
+            from ..ledger import bind
+            # a sync body runs in a worker thread, with this context
+            with bind(self._ledgers.current()):
                 return _tool_result(await run_sync_in_thread(self._guarded, dict(arguments)))
-            finally:
-                _CURRENT.reset(token)
 
     _TOOL_CLASS = GuardedFastMCPTool
     return _TOOL_CLASS

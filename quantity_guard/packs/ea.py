@@ -279,7 +279,7 @@ def _items(payload: Any, url: str | None) -> Any:
     return payload["items"]
 
 
-def _reading_from(measure: Measure, station: Station, raw: Any, url: str | None) -> Reading:
+def reading_from(measure: Measure, station: Station, raw: Any, url: str | None) -> Reading:
     """A Reading from a measure and one reading object (``latestReading`` or a readings item)."""
     source = {"agency": AGENCY, "station": station.station_id, "parameter": measure.parameter,
               "measure": measure.id, "url": url}
@@ -318,7 +318,7 @@ def _reading_from(measure: Measure, station: Station, raw: Any, url: str | None)
 def latest_readings(station: Station, url: str | None = None) -> list[Reading]:
     """The inline ``latestReading`` of every measure: levels first (stage before others),
     then flow, then the rest; refused measures last."""
-    out = [_reading_from(m, station, m.latest, url) for m in station.measures]
+    out = [reading_from(m, station, m.latest, url) for m in station.measures]
 
     def order(r: Reading) -> tuple:
         m = r.source.get("measure")
@@ -356,7 +356,7 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
                                  f"{station.station_id} does not list; its unit is unknown")
         if mid in conflicting:
             measure = dataclasses.replace(measure, refused=conflicting[mid])
-        out.append(_reading_from(measure, station, item, url))
+        out.append(reading_from(measure, station, item, url))
     return out
 
 

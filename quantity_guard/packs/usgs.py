@@ -67,7 +67,7 @@ _DESCRIPTION_DATUMS = (
 )
 
 
-def _time_zone(code: str | None, uses_dst: bool | None) -> str | None:
+def zone_for(code: str | None, uses_dst: bool | None) -> str | None:
     """The zone spelling for an NWIS tz code (``"America/Chicago@standard"`` for a site on
     standard time all year), via the timezones module's explicit table; None when unknown."""
     if not code:
@@ -350,7 +350,7 @@ def parse_monitoring_location(payload: Any, url: str | None = None) -> Site:
         altitude_accuracy=_optional_number(p.get("altitude_accuracy"), url, "altitude_accuracy"),
         altitude_method=p.get("altitude_method_code"),
         vertical_datum=_datum_code(p.get("vertical_datum")),
-        tz_code=tz_code, uses_dst=uses_dst, time_zone=_time_zone(tz_code, uses_dst),
+        tz_code=tz_code, uses_dst=uses_dst, time_zone=zone_for(tz_code, uses_dst),
         drainage_area=_optional_number(p.get("drainage_area"), url, "drainage_area"),
         huc=p.get("hydrologic_unit_code"),
         source={"agency": AGENCY, "station": number, "url": url, "service": "ogcapi"},
@@ -520,7 +520,7 @@ def daily(site_id: str, parameter: str, *, statistic: str = "00003", time: str =
     return out
 
 
-def _choose(readings: list[Reading], site_id: str) -> Values:
+def choose_series(readings: list[Reading], site_id: str) -> Values:
     """Newest value per parameter; simultaneous rival series keep distinct keys. The older
     latest values of a parameter's other series (often discontinued sensors) are kept in
     ``Values.superseded`` and the chosen reading's source says so: nothing is dropped."""
@@ -630,7 +630,7 @@ def parse_site_rdb(text: str, url: str | None = None) -> list[Site]:
             altitude_accuracy=_optional_number(row.get("alt_acy_va"), url, f"{number} alt_acy_va"),
             altitude_method=row.get("alt_meth_cd") or None,
             vertical_datum=_datum_code(row.get("alt_datum_cd")),
-            tz_code=tz_code, uses_dst=uses_dst, time_zone=_time_zone(tz_code, uses_dst),
+            tz_code=tz_code, uses_dst=uses_dst, time_zone=zone_for(tz_code, uses_dst),
             drainage_area=_optional_number(row.get("drain_area_va"), url, "drain_area_va"),
             huc=row.get("huc_cd") or None,
             source={"agency": AGENCY, "station": number, "url": url, "service": "waterservices"},
@@ -754,7 +754,7 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         readings = latest(number, fetch=fetch, strict=strict)
         if wanted is not None:
             readings = [r for r in readings if r.parameter in wanted]
-        values = _choose(readings, number)
+        values = choose_series(readings, number)
         return record, values
     series = [s for s in iv(number, sorted(wanted) if wanted else None, fetch=fetch,
                             strict=strict)
@@ -763,7 +763,7 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         import dataclasses
         record = dataclasses.replace(record, tz_code=series[0].tz_code,
                                      uses_dst=series[0].uses_dst,
-                                     time_zone=_time_zone(series[0].tz_code, series[0].uses_dst))
+                                     time_zone=zone_for(series[0].tz_code, series[0].uses_dst))
     chosen: dict[str, Reading] = {}
     empty = []
     by_code: dict[str, list[Series]] = {}

@@ -73,7 +73,7 @@ _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 _DEGREE_SCALES = {"C": "degC", "F": "degF", "R": "degR"}
 _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
 #: words after a degree that make it a temperature, not an angle: "deg K", "degrees Kelvin"
-_TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
+TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
                                 "celsius", "fahrenheit", "kelvin", "rankine", "centigrade"})
 VOCABULARIES = ("kernel", "ucum")
 
@@ -231,6 +231,25 @@ def try_parse_unit(text: str) -> "Unit | None":
     if len(_CACHE) < _CACHE_LIMIT:
         _CACHE[text] = unit
     return unit
+
+
+def parse_fast(text: str) -> "Unit | None":
+    """The reader of the common shape alone: a Unit, or None where it leaves the text to the
+    full parser (for tests that compare the two readers)."""
+    return _fast(text)
+
+
+def parse_full(text: str) -> Unit:
+    """The full parser alone, bypassing the cache and the common-shape reader."""
+    return _Parser(text).parse()
+
+
+def clear_cache() -> None:
+    """Forget every parsed string (both vocabularies) and every remembered failure: the next
+    ``parse_unit`` of a string reads it again (the table's name resolution stays memoised)."""
+    _CACHE.clear()
+    _UCUM_CACHE.clear()
+    _FAILED.clear()
 
 
 def forget_failures() -> None:
@@ -432,7 +451,7 @@ class _Parser:
 
     def _degree_scale(self, left, right) -> None:
         """"deg K", "degrees Kelvin": a degree alone is an angle, so this is refused."""
-        if right[1] in _TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
+        if right[1] in TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
             raise self.error(f"'{left[1]} {right[1]}': a degree alone is a plane angle; write a "
                              f"temperature as degC, degF or K", left[2],
                              suggestions=("degC", "degF", "K"))

@@ -62,7 +62,7 @@ from urllib.parse import urlsplit
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
 from .client import Client, UpstreamError
-from .upstream import Remote, _Sent
+from .upstream import Remote, Sent
 from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
 
@@ -303,7 +303,7 @@ class _Session:
                 stream.done.set()
 
         status = await self.remote.post(line, emit, extra, auth_failure)
-        sent = _Sent(line[:-1])
+        sent = Sent(line[:-1])
         if sent.method == "notifications/initialized" and status == 202:
             self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
         if sent.method == "tools/list" and self.guard.catalogue:
@@ -634,7 +634,7 @@ class Listener:
         if ctype != "application/json":
             await self._simple(writer, 415, _error_body("POST a JSON-RPC message as application/json"))
             return True
-        sent = _Sent(body)
+        sent = Sent(body)
         if sent.kind in (rpc.INVALID, "batch") and sent.obj is None:
             await self._simple(writer, 400, rpc.error_line(None, rpc.PARSE_ERROR, "Parse error: the body is not JSON")[:-1])
             return True
@@ -742,7 +742,7 @@ class Listener:
             if token is not None and session.by_token.get(token) is stream:
                 del session.by_token[token]
 
-    def _cancel(self, session: _Session, sent: _Sent) -> None:
+    def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:
             session.remote.cancel(sent.id)
             session.guard.receive(C2S, rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -759,7 +759,7 @@ class Listener:
         await self._simple(writer, status, body, extra, ctype=ctype)
 
 
-def _passes_param(name: str, session: _Session, sent: _Sent) -> bool:
+def _passes_param(name: str, session: _Session, sent: Sent) -> bool:
     """An ``Mcp-Param-*`` header of the client that the proxy does not recompute (2026-07-28:
     intermediaries MUST forward unknown ones)."""
     low = name.lower()
