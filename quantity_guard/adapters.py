@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import TYPE_CHECKING
 
 from .errors import InvalidToolCall
 from .tool import GuardedTool, tool_error
+
+if TYPE_CHECKING:  # ledger imports lazily at run time (it is only needed to serve)
+    from .ledger import Ledger
 
 __all__ = ["toolbox", "Toolbox", "ToolMessage", "InvalidToolCall", "PROVIDERS"]
 
@@ -39,7 +43,7 @@ class Toolbox:
 
     def __init__(self, tools) -> None:
         self.tools: dict[str, GuardedTool] = {}
-        self._ledger = None
+        self._ledger: Ledger | None = None  # the served session's (``call_tool``)
         for t in tools:
             if not isinstance(t, GuardedTool):
                 raise TypeError(f"{t!r} is not a @quantity_tool; decorate it first")

@@ -25,6 +25,7 @@ tool forgets it.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from . import guarded_tools, require, run_sync_in_thread
 
@@ -82,8 +83,8 @@ def _tool_class():
     class GuardedFastMCPTool(fastmcp.tools.Tool):
         """A ``@quantity_tool`` served by FastMCP (see the module doc)."""
 
-        _guarded: object = PrivateAttr(default=None)
-        _ledgers: object = PrivateAttr(default=None)
+        _guarded: Any = PrivateAttr(default=None)
+        _ledgers: Any = PrivateAttr(default=None)
 
         def reset(self) -> None:
             """Forget the server's own ledger (shared by the tools wrapped together)."""

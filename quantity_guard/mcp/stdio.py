@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .guard import C2S, LOG, S2C, Guard
 from .jsonrpc import LineBuffer
@@ -407,7 +407,7 @@ class Proxy:
 
     def run(self) -> int:
         """Start (unless started), serve until one side goes away, stop; returns the exit status."""
-        previous: dict[int, object] = {}
+        previous: dict[signal.Signals, Any] = {}  # signal -> the handler it had
         if self.handle_signals and threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                 try:
@@ -425,7 +425,7 @@ class Proxy:
         finally:
             for sig, handler in previous.items():
                 try:
-                    signal.signal(sig, handler)  # type: ignore[arg-type]
+                    signal.signal(sig, handler)
                 except (OSError, ValueError, TypeError):
                     pass
             self._stderr.close()

@@ -162,7 +162,7 @@ def _read_capped(response: Any, limit: int, url: str) -> bytes:
     length = response.headers.get("Content-Length") if response.headers else None
     if length is not None and length.strip().isdigit() and int(length) > limit:
         raise _too_big(url, f"the response is {int(length)} bytes,", limit, "max_bytes")
-    chunks = []
+    chunks: list[bytes] = []
     total = 0
     while True:
         chunk = response.read(min(1 << 16, limit + 1 - total))

@@ -287,7 +287,7 @@ def reading_from(measure: Measure, station: Station, raw: Any, url: str | None) 
         source["qualifier"] = measure.qualifier
     if measure.value_type:
         source["value_type"] = measure.value_type
-    base = dict(parameter=measure.parameter or "?", unit=measure.unit, datum=measure.datum,
+    base: dict[str, Any] = dict(parameter=measure.parameter or "?", unit=measure.unit, datum=measure.datum,
                 source=source, unit_code=measure.unit_name, method=measure.qualifier or None)
     if measure.refused:
         return Reading(magnitude=None, time=None, why_missing=measure.refused,
@@ -347,7 +347,7 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
                                  f"a reading of it is in cannot be told")
     out = []
     for item in items:
-        mid = item.get("measure") if isinstance(item, dict) else None
+        mid: Any = item.get("measure") if isinstance(item, dict) else None
         if isinstance(mid, dict):
             mid = mid.get("@id")
         measure = by_id.get(mid)

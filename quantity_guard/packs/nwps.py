@@ -147,6 +147,11 @@ def _status(block: Any, *, datum: str, source: dict, url: str | None, kind: str
     return stage, flow, block.get("floodCategory")
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of the payload, or {} for anything else (absent, null, another type)."""
+    return value if isinstance(value, dict) else {}
+
+
 def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
     """A :class:`Gauge` from a ``/gauges/{id}`` response."""
     if not isinstance(payload, dict) or not payload.get("lid"):
@@ -159,14 +164,14 @@ def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
     if usgs_id:
         source["usgs_id"] = usgs_id
 
-    flood = payload.get("flood") if isinstance(payload.get("flood"), dict) else {}
+    flood = _object(payload.get("flood"))
     stage_units = flood.get("stageUnits")
     flow_units = flood.get("flowUnits")
     categories: dict[str, Reading] = {}
     flow_categories: dict[str, Reading] = {}
-    cats = flood.get("categories") if isinstance(flood.get("categories"), dict) else {}
+    cats = _object(flood.get("categories"))
     for name in CATEGORIES:
-        entry = cats.get(name) if isinstance(cats.get(name), dict) else {}
+        entry = _object(cats.get(name))
         categories[name] = _value(entry.get("stage"), parameter=f"flood.{name}.stage",
                                   unit_code=stage_units, datum=datum, time=None, source=source,
                                   url=url, kind_check=_STAGE_UNITS)
@@ -174,14 +179,14 @@ def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
                                        unit_code=flow_units, datum=None, time=None,
                                        source=source, url=url, kind_check=_FLOW_UNITS)
 
-    status = payload.get("status") if isinstance(payload.get("status"), dict) else {}
+    status = _object(payload.get("status"))
     obs_stage, obs_flow, obs_cat = _status(status.get("observed"), datum=datum, source=source,
                                            url=url, kind="observed")
     fc_stage, fc_flow, fc_cat = _status(status.get("forecast"), datum=datum, source=source,
                                         url=url, kind="forecast")
 
     crests: dict[str, list] = {"historic": [], "recent": []}
-    raw_crests = flood.get("crests") if isinstance(flood.get("crests"), dict) else {}
+    raw_crests = _object(flood.get("crests"))
     for which in crests:
         for c in raw_crests.get(which) or ():
             if not isinstance(c, dict):

@@ -36,7 +36,7 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Iterator, Mapping
 
 from . import _fetch
@@ -193,10 +193,10 @@ class Values(dict):
     latest values of its other series, which the newest value replaced.
     """
 
-    def __init__(self, site_id: str, items: Mapping[str, Reading] = (), *,
+    def __init__(self, site_id: str, items: Mapping[str, Reading] | None = None, *,
                  empty: tuple[str, ...] = (),
                  superseded: Mapping[str, tuple[Reading, ...]] | None = None) -> None:
-        super().__init__(items)
+        super().__init__(items or {})
         self.site_id = site_id
         self.empty = tuple(empty)
         self.superseded = dict(superseded or {})
@@ -217,7 +217,7 @@ class Values(dict):
 # Datums
 # --------------------------------------------------------------------------------------------
 
-def _reading_datum(parameter: str, site_id: str,
+def _reading_datum(parameter: str, site_id: str | None,
                    description: str | None = None) -> tuple[str | None, str | None]:
     """(datum name, refusal reason) for a length-valued parameter."""
     if parameter in GAGE_PARAMETERS:
@@ -269,7 +269,7 @@ def register_site(site: Site) -> Site:
             else:
                 note = (f"the vertical datum {site.vertical_datum!r} is local to the site; "
                         "no offset to a named datum is registered")
-    if target is None:
+    if target is None or site.altitude is None:  # (a target implies an altitude)
         return dataclasses.replace(site, gage_offset_registered=False, datum_note=note)
     elevation = _fetch.to_q(site.altitude, "ft", target, None, dict(site.source))
     datums.register_station(site.site_id, elevation, prefix="GAGE",
@@ -502,7 +502,7 @@ def continuous(site_id: str, parameter: str, *, time: str = "PT24H",
             props = {**props, "parameter_code": parameter}
             feature = {**feature, "properties": props}
         out.extend(parse_features([feature], page_url, site_id=number, strict=strict))
-    out.sort(key=lambda r: r.time)
+    out.sort(key=_time_of)
     return out
 
 
@@ -516,8 +516,19 @@ def daily(site_id: str, parameter: str, *, statistic: str = "00003", time: str =
     out: list[Reading] = []
     for page_url, feature in _pages(url, fetch):
         out.extend(parse_features([feature], page_url, site_id=number, strict=strict))
-    out.sort(key=lambda r: r.day)
+    out.sort(key=_day_of)
     return out
+
+
+def _time_of(r: Reading) -> datetime:
+    """The time of an instantaneous value, the key these functions order by (each has one;
+    the value is returned as it is, so ordering behaves exactly as on ``r.time``)."""
+    return r.time  # type: ignore[return-value]  # see the docstring
+
+
+def _day_of(r: Reading) -> date:
+    """The day of a daily value (each has one)."""
+    return r.day  # type: ignore[return-value]  # see the docstring
 
 
 def choose_series(readings: list[Reading], site_id: str) -> Values:
@@ -530,13 +541,13 @@ def choose_series(readings: list[Reading], site_id: str) -> Values:
     chosen: dict[str, Reading] = {}
     superseded: dict[str, tuple[Reading, ...]] = {}
     for code, group in by_code.items():
-        newest = max(r.time for r in group)
+        newest = max(_time_of(r) for r in group)
         top = [r for r in group if r.time == newest]
         older = tuple(r for r in group if r.time != newest)
         if older:
             superseded[code] = older
             note = (f"{len(older)} other series of {code} at site {site_id} have older latest "
-                    f"values (newest of them {max(r.time for r in older).isoformat()}); they "
+                    f"values (newest of them {max(_time_of(r) for r in older).isoformat()}); they "
                     f"are kept in values.superseded[{code!r}]")
             top = [_noted(r, superseded_series=note) for r in top]
         if len(top) == 1:
@@ -774,9 +785,9 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         if not live:
             empty.append(code)
         elif len(live) == 1:
-            chosen[code] = max(live[0].readings, key=lambda r: r.time)
+            chosen[code] = max(live[0].readings, key=_time_of)
         else:
             chosen.update(_rival_keys(code, number, "waterservices", [
-                (str(s.method_id), max(s.readings, key=lambda r: r.time)) for s in live],
+                (str(s.method_id), max(s.readings, key=_time_of)) for s in live],
                 "method id"))
     return record, Values(number, chosen, empty=tuple(empty))

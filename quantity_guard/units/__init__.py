@@ -67,8 +67,8 @@ def parse_with_datum(text: str) -> "tuple[Unit, str | None]":
         return parse_unit(text), None
     t = text.strip()
     if t in _DATUM_UNITS:
-        unit, datum = _DATUM_UNITS[t]
-        return parse_unit(unit), datum
+        spelling, named = _DATUM_UNITS[t]
+        return parse_unit(spelling), named
     if t in _DATUM_REFUSED:
         raise UnitParseError(_DATUM_REFUSED[t], text=text, suggestions=("mAOD",))
     unit = try_parse_unit(t)

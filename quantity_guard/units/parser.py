@@ -98,7 +98,7 @@ def parse_unit(text: "str | Unit", vocabulary: str = _KERNEL) -> Unit:
     position of the problem and close matches.
     """
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]
+        return text  # type: ignore[return-value]  # a Unit: the class test is an isinstance
     if vocabulary is not _KERNEL and vocabulary != _KERNEL:
         return _parse_in(text, vocabulary)
     try:
@@ -215,7 +215,7 @@ def try_parse_unit(text: str) -> "Unit | None":
     """``parse_unit`` that returns None instead of raising, cheaply: no suggestions are
     computed and failures are remembered (for scanning prose, where most attempts fail)."""
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]
+        return text  # type: ignore[return-value]  # a Unit: the class test is an isinstance
     hit = _CACHE.get(text)
     if hit is not None:
         return hit
@@ -261,7 +261,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
     """Normalise character by character; return the new text and, per character, the index
     of the original character it came from (for error positions)."""
     if text.isascii() and _ALLOWED.issuperset(text):
-        return text, range(len(text))  # type: ignore[return-value]
+        return text, range(len(text))  # type: ignore[return-value]  # indexes as the list would
     out: list[str] = []
     where: list[int] = []
     i, n = 0, len(text)
@@ -270,9 +270,9 @@ def normalise(text: str) -> tuple[str, list[int]]:
         if ch == "\u00b0" or ch == "\u00ba":
             nxt = text[i + 1] if i + 1 < n else ""
             if nxt in _DEGREE_SCALES:
-                rep = _DEGREE_SCALES[nxt]
-                out.extend(rep)
-                where.extend([i] * len(rep))
+                scale = _DEGREE_SCALES[nxt]
+                out.extend(scale)
+                where.extend([i] * len(scale))
                 i += 2
                 continue
             out.extend("deg")  # a degree sign alone is a plane angle (UCUM, udunits, SI)
@@ -373,7 +373,7 @@ class _Parser:
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit():
-                j = _DIGITS(s, i).end()
+                j = _DIGITS(s, i).end()  # type: ignore[union-attr]  # "[0-9]*" always matches
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
                     raise self.error("a decimal number inside a unit; put the scale in the value",
                                      i)
@@ -438,7 +438,7 @@ class _Parser:
         s, n = self.text, len(self.text)
         j = i
         while True:
-            j = _WORD_CHARS(s, j).end()
+            j = _WORD_CHARS(s, j).end()  # type: ignore[union-attr]  # "[...]*" always matches
             if j < n and s[j] == "[":
                 k = s.find("]", j)
                 if k < 0:

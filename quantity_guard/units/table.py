@@ -64,12 +64,24 @@ class Row:
 
     __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
                  "source", "note", "exact", "definition")
+    symbol: str
+    name: str
+    plural: str
+    unit: Unit
+    aliases: "tuple[str, ...]"
+    names: "tuple[str, ...]"
+    prefixable: bool
+    group: str
+    source: str
+    note: str
+    exact: bool
+    definition: str
 
-    def __init__(self, **fields) -> None:
+    def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
             object.__setattr__(self, name, fields[name])
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("table rows are immutable")
 
     def __repr__(self) -> str:
@@ -78,6 +90,10 @@ class Row:
 
 class _Registry:
     def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.clear()
+
+    def clear(self) -> None:
         self.rows: dict[str, Row] = {}           # canonical symbol -> row
         self.spellings: dict[str, Row] = {}      # symbol or alias (exact case) -> row
         self.long: dict[str, Row] = {}           # long name, lower case -> row
@@ -86,7 +102,6 @@ class _Registry:
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
-        self.lock = threading.RLock()
 
 
 _REG = _Registry()
@@ -118,7 +133,7 @@ def _load() -> None:
             for entry in data["units"]:
                 _add_row(entry)
         except BaseException:
-            _REG.__init__()
+            _REG.clear()
             raise
 
 

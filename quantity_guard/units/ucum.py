@@ -252,7 +252,7 @@ def _suggest(atom: str) -> list[str]:
     out: list[str] = []
     unit = try_parse_unit(atom)
     if unit is not None and code_of(unit):
-        out.append(code_of(unit))  # type: ignore[arg-type]
+        out.append(code_of(unit))  # type: ignore[arg-type]  # not None: tested just above
     import difflib
     for a in difflib.get_close_matches(atom, list(vocabulary().atoms), n=3, cutoff=0.6):
         if a not in out:

@@ -87,7 +87,7 @@ class Unit:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Unit:
             return NotImplemented
-        return self is other or self._key == other._key  # type: ignore[union-attr]
+        return self is other or self._key == other._key  # type: ignore[attr-defined]  # a Unit: tested above
 
     def __hash__(self) -> int:
         h = self._hash

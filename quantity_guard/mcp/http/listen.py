@@ -56,7 +56,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
 from .. import jsonrpc as rpc
@@ -359,8 +359,8 @@ class Listener:
 
     def __init__(self, host: str, port: int, new_policy: Callable[[], Any], *,
                  command: list[str] | None = None, upstream: str | None = None,
-                 headers: list[tuple[str, str]] | None = None, forward_headers: list[str] = (),
-                 allow_origins: list[str] = (), cafile: str | None = None, max_sessions: int = 64,
+                 headers: list[tuple[str, str]] | None = None, forward_headers: Sequence[str] = (),
+                 allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
@@ -498,7 +498,7 @@ class Listener:
                 pass
 
     async def _simple(self, writer: asyncio.StreamWriter, status: int, body: bytes = b"",
-                      headers: list[tuple[str, str]] = (), ctype: str = "application/json",
+                      headers: Sequence[tuple[str, str]] = (), ctype: str = "application/json",
                       close: bool = False) -> None:
         h = list(headers)
         if body:
@@ -584,7 +584,7 @@ class Listener:
     async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
         sid = head.headers.get("mcp-session-id")
         session = self.sessions.get(sid) if sid else None
-        if session is None:
+        if session is None or not sid:  # (a session implies a sid: this only tells mypy so)
             await self._simple(writer, 405 if not sid else 404, b"" if not sid else _error_body("unknown session"),
                                [("Allow", "POST")] if not sid else [])
             return True
@@ -817,10 +817,15 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         if ready is not None:
             ready(host, port)
         loop = asyncio.get_running_loop()
+
+        def on_signal(number: int) -> None:
+            got.append(number)
+            listener.stop()
+
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 try:
-                    loop.add_signal_handler(sig, lambda s=sig: (got.append(s), listener.stop()))
+                    loop.add_signal_handler(sig, on_signal, sig)
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()

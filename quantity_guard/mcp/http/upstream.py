@@ -45,7 +45,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
@@ -136,7 +136,7 @@ class Remote:
 
     # ------------------------------------------------------------------ headers
 
-    def headers_for(self, sent: Sent, extra: list[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    def headers_for(self, sent: Sent, extra: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
         h = [("Content-Type", "application/json"), ("Accept", ACCEPT_BOTH)]
         if sent.modern:
             h += modern_headers(sent.obj, self.catalogue())
@@ -159,7 +159,7 @@ class Remote:
 
     # ------------------------------------------------------------------ posting
 
-    async def post(self, line: bytes, emit: Emit, extra_headers: list[tuple[str, str]] = (),
+    async def post(self, line: bytes, emit: Emit, extra_headers: Sequence[tuple[str, str]] = (),
                    auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int | None:
         """POST one message; see the class docstring. Returns the HTTP status (``None`` if the
         exchange failed before one arrived).
@@ -289,9 +289,9 @@ class Remote:
         if sent.kind == rpc.REQUEST and rpc.id_key(msg.id) == rpc.id_key(sent.id):
             emit(data.strip())
             return True
-        err = obj["error"] if type(obj.get("error")) is dict else {}
-        code = err.get("code") if type(err.get("code")) is int else rpc.INTERNAL_ERROR
-        message = err.get("message") if isinstance(err.get("message"), str) else "upstream error"
+        err: dict[str, Any] = obj["error"] if type(obj.get("error")) is dict else {}
+        code: int = err["code"] if type(err.get("code")) is int else rpc.INTERNAL_ERROR
+        message: str = err["message"] if isinstance(err.get("message"), str) else "upstream error"
         for ident in sent.ids:  # an id-less error (or one for a batch): addressed to each request
             emit(rpc.error_line(ident, code, message, err["data"] if "data" in err else rpc.MISSING)[:-1])
         return True
@@ -393,7 +393,8 @@ class Remote:
 
     def cancel(self, request_id: Any) -> bool:
         """Close the response stream(s) of a modern request (2026-07-28 cancellation)."""
-        streams = self._streams.pop(rpc.id_key(request_id), None) if rpc.id_key(request_id) else None
+        key = rpc.id_key(request_id)
+        streams = self._streams.pop(key, None) if key else None
         if not streams:
             return False
         for resp in streams:
