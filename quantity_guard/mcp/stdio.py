@@ -43,6 +43,7 @@ from collections import deque
 from typing import Any, Callable, Sequence
 
 from .guard import C2S, LOG, S2C, Guard
+from .fdio import read_chunks
 from .jsonrpc import LineBuffer
 
 __all__ = ["Proxy", "run_proxy", "protect_stdio", "restore_stdio", "EXIT_OK", "EXIT_UPSTREAM_GONE",
@@ -311,15 +312,7 @@ class Proxy:
         """Read lines from ``fd`` until EOF and feed each to the guard (one reader per side)."""
         buf = LineBuffer()
         lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
+        for chunk in read_chunks(fd, _CHUNK):
             lines = buf.feed(chunk)
             if lines:
                 with lock:
@@ -349,15 +342,7 @@ class Proxy:
         assert self.proc is not None and self.proc.stderr is not None
         fd = self.proc.stderr.fileno()
         pending = b""
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except InterruptedError:
-                continue
-            except OSError:
-                break
-            if not chunk:
-                break
+        for chunk in read_chunks(fd, _CHUNK):
             pending += chunk
             cut = pending.rfind(b"\n") + 1
             if cut:

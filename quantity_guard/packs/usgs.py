@@ -40,6 +40,7 @@ from datetime import date, datetime
 from typing import Any, Iterator, Mapping
 
 from . import _fetch
+from ..errors import TimezoneError, UnknownDatum
 from ._fetch import PackError, Reading, get_json, get_text, parse_number, parse_time, with_query
 
 __all__ = [
@@ -75,7 +76,7 @@ def zone_for(code: str | None, uses_dst: bool | None) -> str | None:
     from .. import timezones
     try:
         return timezones.usgs_zone(code, True if uses_dst is None else uses_dst)
-    except Exception:  # noqa: BLE001 - TimezoneError: an unknown code is reported as None
+    except TimezoneError:  # an unknown code is reported as None
         return None
 
 
@@ -258,7 +259,7 @@ def register_site(site: Site) -> Site:
     else:
         try:
             known = datums.get(site.vertical_datum)
-        except Exception:  # noqa: BLE001 - UnknownDatum
+        except UnknownDatum:
             note = (f"the vertical datum code {site.vertical_datum!r} is not a registered "
                     "datum; no offset is registered")
         else:
