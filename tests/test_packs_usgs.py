@@ -1,6 +1,6 @@
 """USGS pack against recorded responses (tests/fixtures/usgs_*; origins in tests/fixtures/README.md).
 
-Where services.md cites a quirk whose recording is not in the collection (Ice rows at -999999,
+Where docs/services.md cites a quirk whose recording is not in the collection (Ice rows at -999999,
 an empty series, several methods, a DST change), the test derives the case from a recorded
 response and says exactly what it changed.
 """
@@ -348,7 +348,7 @@ def test_iv_empty_response_is_no_series():
 
 def _ice_payload():
     """IV 01491000 00060 with the last three values edited into the recorded ice pattern of
-    services.md (01542500: value "-999999" with qualifiers ["P", "Ice"]), plus one Eqp and one
+    docs/services.md (01542500: value "-999999" with qualifiers ["P", "Ice"]), plus one Eqp and one
     Dis row; the series' qualifier list is left as recorded."""
     payload = copy.deepcopy(IV_BASE)
     payload["value"]["timeSeries"] = payload["value"]["timeSeries"][:1]

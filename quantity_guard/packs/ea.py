@@ -4,7 +4,7 @@
     levels[0].value                    # Q(... m (GAUGE:E21136))
     levels[0].value.to_datum("ODN")    # the station's published datum offset applied
 
-The vocabulary, from reference/services.md section 2.1:
+The vocabulary (docs/services.md, "UK Environment Agency flood-monitoring API"):
 
 * ``mASD`` is metres above the station's own gauge zero: the datum ``GAUGE:<station>``.
   Reading the station registers that datum's offset to Ordnance Datum Newlyn from
@@ -139,7 +139,7 @@ class Station:
             value = entry.get("value")
             if entry.get("dateTime"):
                 # stageScale record times are written without a zone; the API's readings are
-                # UTC, and these are taken as UTC too (an inference, services.md section 5)
+                # UTC, and these are taken as UTC too (an inference, docs/services.md)
                 when = parse_time(entry["dateTime"], url=self.source.get("url"),
                                   default_tz=timezone.utc, what=f"stageScale.{name}")
         frames = {(m.unit, m.datum) for m in self.measures

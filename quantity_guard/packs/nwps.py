@@ -6,7 +6,7 @@
     g.categories["minor"].value - g.observed_stage.value    # freeboard, same datum
 
 ``https://api.water.noaa.gov/nwps/v1/gauges/{id}`` (the NWS location id, or the USGS site
-number). What the record says, from reference/services.md section 4.1:
+number). What the record says (docs/services.md, "NOAA National Water Prediction Service"):
 
 * stages are on the gauge's own datum, and the NWPS stage is the USGS 00065 stage, so a gauge
   with a USGS id carries ``GAGE:<usgs id>``, the datum the USGS pack gives 00065 (a gauge with
@@ -43,8 +43,8 @@ SENTINELS = frozenset({-9999.0, -999.0})
 _STAGE_UNITS = frozenset({"ft", "m"})
 _FLOW_UNITS = frozenset({"cfs", "kcfs", "cms"})
 
-# POSIX TZ strings in NWPS gauge records -> IANA zones (services.md section 4.1; the
-# single-zone forms are the ones services.md lists as occurring without DST).
+# POSIX TZ strings in NWPS gauge records -> IANA zones (docs/services.md, NWPS: the
+# single-zone forms are the ones seen for gauges on standard time all year).
 POSIX_ZONES = {
     "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago",
     "MST7MDT": "America/Denver", "PST8PDT": "America/Los_Angeles",

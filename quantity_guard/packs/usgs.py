@@ -8,7 +8,7 @@ Primary source: ``https://api.waterdata.usgs.gov/ogcapi/v1`` (``monitoring-locat
 site record, ``latest-continuous`` for the newest value of every time series, pages followed
 through ``links[rel=next]``). ``source="waterservices"`` reads the legacy Instantaneous Values
 JSON and site RDB instead; those services are scheduled for retirement in the first quarter of
-2027 (reference/services.md section 1.3).
+2027 (docs/services.md, "USGS: Which service").
 
 What the pack keeps that a plain reader loses:
 
@@ -362,7 +362,7 @@ def _datum_code(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    # field-measurements publish the *string* "None" for no datum (services.md section 1.4)
+    # field-measurements publish the *string* "None" for no datum (docs/services.md, OGC API)
     return value if value and value.lower() not in ("none", "null") else None
 
 

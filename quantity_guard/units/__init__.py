@@ -42,7 +42,9 @@ def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
     return apply(value, a, b)
 
 
-# Whole-token spellings that are a unit plus a vertical datum (services.md, units.md 3.3).
+# Whole-token spellings that are a unit plus a vertical datum: the EA's mAOD and mASD
+# (docs/services.md, "UK Environment Agency flood-monitoring API"), their variants, and
+# ft/m above mean sea level (README, "Vertical datums").
 # "ASD" (above station datum) names no station by itself: the quantity layer asks which.
 _DATUM_UNITS = {
     "mAOD": ("m", "ODN"), "mOD": ("m", "ODN"), "mODN": ("m", "ODN"),
