@@ -410,7 +410,7 @@ def weakest(*grades: str | None) -> str | None:
     for g in grades:
         if g is None:
             continue
-        rank = _RANK.get(g)  # type: ignore[arg-type]  # any object: a miss is validated below
+        rank = _RANK.get(g)
         if rank is None:
             g = validate_grade(g)
             rank = _RANK[g]

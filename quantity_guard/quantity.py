@@ -216,17 +216,17 @@ class Q:
                                   suggestion=f"Q({value!r}, 'm3/s') or Q.parse('{value!r} cfs')",
                                   received=value)
         if unit.__class__ is Unit:
-            u = unit  # type: ignore[assignment]  # a Unit: the class test is isinstance, faster
+            u = unit
         else:
             if unit.__class__ is not str:
                 raise InvalidArguments(f"a unit must be a string such as 'm3/s', received "
                                        f"{type(unit).__name__} {unit!r}", received=unit,
                                        suggestion='{"value": <number>, "unit": "m3/s"}')
-            cached = _UNITS.get(unit)  # type: ignore[arg-type]  # a str: tested just above
+            cached = _UNITS.get(unit)
             if cached is not None:
                 u = cached
             else:
-                u, written = parse_with_datum(unit)  # type: ignore[arg-type]  # idem
+                u, written = parse_with_datum(unit)
                 if written is not None:
                     written = _canonical_datum(written, u)
                     if datum is not None and _canonical_datum(datum, u) != written:

@@ -98,7 +98,7 @@ def parse_unit(text: "str | Unit", vocabulary: str = _KERNEL) -> Unit:
     position of the problem and close matches.
     """
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]  # a Unit: the class test is an isinstance
+        return text
     if vocabulary is not _KERNEL and vocabulary != _KERNEL:
         return _parse_in(text, vocabulary)
     try:
@@ -200,12 +200,12 @@ def _parse_in(text, vocabulary: str) -> Unit:
 class _Above:
     """What the parser reads from ``ucum`` (above it), installed by it when imported."""
     parse_ucum: Callable[[str], Unit] = staticmethod(
-        lambda text: table.not_installed("ucum"))  # type: ignore[assignment]  # never returns
+        lambda text: table.not_installed("ucum"))
 
 
 def install(*, parse_ucum: Callable[[str], Unit]) -> None:
     """Called once by ``ucum`` when imported."""
-    _Above.parse_ucum = staticmethod(parse_ucum)  # type: ignore[assignment]  # a function slot
+    _Above.parse_ucum = staticmethod(parse_ucum)
 
 
 _FAILED: set[str] = set()
@@ -215,7 +215,7 @@ def try_parse_unit(text: str) -> "Unit | None":
     """``parse_unit`` that returns None instead of raising, cheaply: no suggestions are
     computed and failures are remembered (for scanning prose, where most attempts fail)."""
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]  # a Unit: the class test is an isinstance
+        return text
     hit = _CACHE.get(text)
     if hit is not None:
         return hit

@@ -48,11 +48,11 @@ def install(*, parse: "Callable[[str], Unit] | None" = None,
             atom_unit: "Callable[[str], Any] | None" = None) -> None:
     """Called once by ``parser`` (parse, row_added) and ``ucum`` (atom_unit) when imported."""
     if parse is not None:
-        _Above.parse = staticmethod(parse)  # type: ignore[assignment]  # a plain function slot
+        _Above.parse = staticmethod(parse)
     if row_added is not None:
-        _Above.row_added = staticmethod(row_added)  # type: ignore[assignment]  # idem
+        _Above.row_added = staticmethod(row_added)
     if atom_unit is not None:
-        _Above.atom_unit = staticmethod(atom_unit)  # type: ignore[assignment]  # idem
+        _Above.atom_unit = staticmethod(atom_unit)
 
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",

@@ -41,11 +41,11 @@ def install(*, lookup: "Callable[[str], Optional[Unit]] | None" = None,
             code_of: "Callable[[Unit], Optional[str]] | None" = None) -> None:
     """Called once by ``table`` (lookup, describe) and ``ucum`` (code_of) when imported."""
     if lookup is not None:
-        _Above.lookup = staticmethod(lookup)  # type: ignore[assignment]  # a plain function slot
+        _Above.lookup = staticmethod(lookup)
     if describe is not None:
-        _Above.describe = staticmethod(describe)  # type: ignore[assignment]  # idem
+        _Above.describe = staticmethod(describe)
     if code_of is not None:
-        _Above.code_of = staticmethod(code_of)  # type: ignore[assignment]  # idem
+        _Above.code_of = staticmethod(code_of)
 
 
 class Unit:
@@ -87,7 +87,7 @@ class Unit:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Unit:
             return NotImplemented
-        return self is other or self._key == other._key  # type: ignore[attr-defined]  # a Unit: tested above
+        return self is other or self._key == other._key
 
     def __hash__(self) -> int:
         h = self._hash
