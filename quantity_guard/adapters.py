@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import TYPE_CHECKING
 
 from .errors import InvalidToolCall
 from .tool import GuardedTool, tool_error
+
+if TYPE_CHECKING:  # ledger imports lazily at run time (it is only needed to serve)
+    from .ledger import Ledger
 
 __all__ = ["toolbox", "Toolbox", "ToolMessage", "InvalidToolCall", "PROVIDERS"]
 
@@ -39,7 +43,7 @@ class Toolbox:
 
     def __init__(self, tools) -> None:
         self.tools: dict[str, GuardedTool] = {}
-        self._ledger = None
+        self._ledger: Ledger | None = None  # the served session's (``call_tool``)
         for t in tools:
             if not isinstance(t, GuardedTool):
                 raise TypeError(f"{t!r} is not a @quantity_tool; decorate it first")
@@ -213,7 +217,7 @@ def gemini_tool(tool: GuardedTool) -> dict:
     s = tool.json_schema(extensions=False)
     out = {"name": s["name"], "description": s["description"] or s["name"]}
     if s["inputSchema"].get("properties"):  # Gemini refuses an OBJECT with no properties
-        out["parameters"] = _gemini(s["inputSchema"])
+        out["parameters"] = gemini_schema(s["inputSchema"])
     return out
 
 
@@ -225,7 +229,7 @@ GEMINI_KEYWORDS = frozenset({
 _GEMINI_ANY = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
 
 
-def _gemini(schema) -> dict:
+def gemini_schema(schema) -> dict:
     """A JSON schema rewritten into Gemini's subset: a list of types becomes ``anyOf`` (with
     ``nullable`` for "null"), an empty schema any scalar; unknown keywords are dropped."""
     if not isinstance(schema, dict):
@@ -235,11 +239,11 @@ def _gemini(schema) -> dict:
         if key not in GEMINI_KEYWORDS:
             continue
         if key == "properties":
-            value = {k: _gemini(v) for k, v in value.items()}
+            value = {k: gemini_schema(v) for k, v in value.items()}
         elif key in ("anyOf",):
-            value = [_gemini(v) for v in value]
+            value = [gemini_schema(v) for v in value]
         elif key == "items":
-            value = _gemini(value)
+            value = gemini_schema(value)
         out[key] = value
     kind = out.get("type")
     if isinstance(kind, list):

@@ -159,7 +159,7 @@ def _find_line(lines: list[str], tool: str, key: str | None) -> int | None:
             if key is None:
                 return i + 1
             break
-    if start is None:
+    if start is None or key is None:  # (with no key the loop has returned)
         return None
     keypat = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*[=:]|[{,]\s*"?' + re.escape(key)
                         + r'"?\s*[=:]')

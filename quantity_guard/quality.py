@@ -410,7 +410,7 @@ def weakest(*grades: str | None) -> str | None:
     for g in grades:
         if g is None:
             continue
-        rank = _RANK.get(g)  # type: ignore[arg-type]
+        rank = _RANK.get(g)
         if rank is None:
             g = validate_grade(g)
             rank = _RANK[g]
@@ -438,7 +438,7 @@ def validate_grade(name: str) -> str:
             meant = None
         if meant is not None:
             hint = f" {name.strip()!r} is a publisher flag meaning {meant!r}."
-            best = meant
+            best: str | None = meant
         else:
             import difflib
             close = difflib.get_close_matches(name.strip().lower(), GRADES, n=1, cutoff=0.5)

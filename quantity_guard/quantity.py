@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
                      MissingUnit, OffsetUnitError)
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
-from .units.unit import _FACTORS, apply
+from .units.unit import apply
 
 __all__ = ["Q", "normalise_crs"]
 
@@ -194,6 +195,13 @@ class Q:
     """A physical value: magnitude, unit, and the frames it is meaningful in. Immutable."""
 
     __slots__ = ("magnitude", "unit", "datum", "crs", "quality", "source", "_hash")
+    magnitude: Any  # a float, or a read-only numpy float array (a series)
+    unit: Unit
+    datum: "str | None"
+    crs: "str | None"
+    quality: "str | None"
+    source: Any
+    _hash: "int | None"
 
     def __init__(self, value, unit: "str | Unit | None" = None, datum: str | None = None,
                  crs: str | None = None, quality: str | None = None, source=None) -> None:
@@ -215,9 +223,11 @@ class Q:
                 raise InvalidArguments(f"a unit must be a string such as 'm3/s', received "
                                        f"{type(unit).__name__} {unit!r}", received=unit,
                                        suggestion='{"value": <number>, "unit": "m3/s"}')
-            u = _UNITS.get(unit)
-            if u is None:
-                u, written = parse_with_datum(unit)  # type: ignore[arg-type]
+            cached = _UNITS.get(unit)
+            if cached is not None:
+                u = cached
+            else:
+                u, written = parse_with_datum(unit)
                 if written is not None:
                     written = _canonical_datum(written, u)
                     if datum is not None and _canonical_datum(datum, u) != written:
@@ -375,11 +385,10 @@ class Q:
     # -- conversion ------------------------------------------------------------------------
     def to(self, unit: "str | Unit") -> "Q":
         """The same value in another unit of the same dimension (datum and quality kept)."""
-        u = unit if unit.__class__ is Unit else _UNITS.get(unit) or _unit(unit)
+        u = unit if unit.__class__ is Unit else _UNITS.get(unit) or _unit(unit)  # type: ignore[arg-type]  # a str here
         if u is self.unit:
             return self
-        hit = _FACTORS.get((id(self.unit), id(u)))  # inlined conversion(): the hot path
-        a, b = (hit[0], hit[1]) if hit is not None else conversion(self.unit, u)
+        a, b = conversion(self.unit, u)  # cached per pair of units: one dict lookup
         m = self.magnitude
         if m.__class__ is float:
             m = m * a if b is None else m * a + b

@@ -114,7 +114,7 @@ class StandardTime(tzinfo):
         return timedelta(0)
 
     def tzname(self, dt: datetime | None) -> str:
-        return self.abbreviation or _format_offset(self.offset)
+        return self.abbreviation or format_offset(self.offset)
 
     def fromutc(self, dt: datetime) -> datetime:
         if dt.tzinfo is not self:
@@ -131,7 +131,7 @@ class StandardTime(tzinfo):
         return hash(self.key)
 
     def __repr__(self) -> str:
-        return f"StandardTime({self.key!r}, {_format_offset(self.offset)})"
+        return f"StandardTime({self.key!r}, {format_offset(self.offset)})"
 
     def __str__(self) -> str:
         return self.key
@@ -139,7 +139,7 @@ class StandardTime(tzinfo):
 
 # -- zones -------------------------------------------------------------------------------------
 
-def _format_offset(off: timedelta | None) -> str:
+def format_offset(off: timedelta | None) -> str:
     """``-05:00``; seconds only when there are some (historical local mean time); ``""`` for a
     naive time, which has no offset to show."""
     if off is None:
@@ -239,7 +239,7 @@ def _parse_zone_uncached(spec: str, standard_time: bool) -> tzinfo:
         return fixed
     if text.upper() in USGS_TZ_CODES:
         minutes, iana = USGS_TZ_CODES[text.upper()]
-        o = _format_offset(timedelta(minutes=minutes))
+        o = format_offset(timedelta(minutes=minutes))
         raise _zone_error(
             spec, f"{spec!r} is a timezone abbreviation, not a zone: it names the fixed offset "
                   f"{o} in USGS records, and other things elsewhere.",
@@ -312,7 +312,7 @@ def zone_name(tz: str | tzinfo) -> str:
     if zone is timezone.utc:
         return "UTC"
     off = zone.utcoffset(None)
-    return "UTC" if not off else f"UTC{_format_offset(off)}"
+    return "UTC" if not off else f"UTC{format_offset(off)}"
 
 
 # -- timestamps --------------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def _example_in(zone: tzinfo) -> str:
 def _with_offset(naive: datetime, zone: tzinfo) -> str:
     off = naive.replace(tzinfo=zone).utcoffset()
     text = naive.isoformat()
-    return text + ("Z" if zone is timezone.utc else _format_offset(off))
+    return text + ("Z" if zone is timezone.utc else format_offset(off))
 
 
 def parse_timestamp(text: str, tz: str | tzinfo = "UTC", *, field: str | None = None) -> datetime:
@@ -427,7 +427,7 @@ def _why_malformed(text: str) -> str:
     tail = rest[1 + t.end():]
     word = tail.strip()
     if word.upper() in USGS_TZ_CODES:
-        off = _format_offset(timedelta(minutes=USGS_TZ_CODES[word.upper()][0]))
+        off = format_offset(timedelta(minutes=USGS_TZ_CODES[word.upper()][0]))
         return (f"the zone {word!r} is an abbreviation; write the offset as a number, e.g. "
                 f"{off} for {word.upper()}")
     return (f"the text after the time, {tail!r}, is not an offset; write 'Z' or a numeric "
@@ -459,12 +459,12 @@ def _naive_error(raw: object, naive: datetime, zone: tzinfo, field: str | None) 
             suggestion = (f"{utc_form!r} if it is UTC; as local time it does not exist in {name} "
                           f"(the clocks skipped that hour), so it cannot be local time there")
         elif len(offs) == 2:
-            suggestion = (f"{text + _format_offset(offs[0])!r} or {text + _format_offset(offs[1])!r}"
+            suggestion = (f"{text + format_offset(offs[0])!r} or {text + format_offset(offs[1])!r}"
                           f" if it is local time in {name} (that hour happens twice there: first "
                           f"on {first.tzname()}, then on {second.tzname()}), or {utc_form!r} if "
                           f"it is UTC")
         else:
-            suggestion = (f"{text + _format_offset(offs[0])!r} if it is local time in {name}, or "
+            suggestion = (f"{text + format_offset(offs[0])!r} if it is local time in {name}, or "
                           f"{utc_form!r} if it is UTC")
     else:
         local = _with_offset(naive, zone)
@@ -479,10 +479,10 @@ def _naive_error(raw: object, naive: datetime, zone: tzinfo, field: str | None) 
 def _offset_error(raw: object, value: datetime, zone: tzinfo, field: str | None) -> TimezoneError:
     name = zone_name(zone)
     shown = raw if isinstance(raw, str) else value.isoformat()
-    got = _format_offset(value.utcoffset())
+    got = format_offset(value.utcoffset())
     at = value.astimezone(zone)
     if isinstance(zone, StandardTime):
-        want = _format_offset(zone.offset)
+        want = format_offset(zone.offset)
         base = zone.zone
         daylight = value.astimezone(base)
         note = ""
@@ -495,7 +495,7 @@ def _offset_error(raw: object, value: datetime, zone: tzinfo, field: str | None)
                       f"follows daylight saving time, declare tz={zone_name(base)!r}")
         return TimezoneError(message, field=field, received=got, expected=want,
                              suggestion=suggestion)
-    want = _format_offset(at.utcoffset())
+    want = format_offset(at.utcoffset())
     message = (f"received {shown!r} with offset {got}, but {name} is on {want} ({at.tzname()}) "
                f"at that instant ({_instant(value)}), not {got}.")
     wall = value.replace(tzinfo=None)

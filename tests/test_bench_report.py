@@ -1,5 +1,6 @@
-"""bench report: the SPEC.md tables from a fixed JSONL (tests/data/bench/results_fixture.jsonl,
-hand-made records of two example models, one scripted agent and one excluded run)."""
+"""bench report: the report tables (README, "Evaluating models") from a fixed JSONL
+(tests/data/bench/results_fixture.jsonl, hand-made records of two example models, one scripted
+agent and one excluded run)."""
 from __future__ import annotations
 
 import csv

@@ -127,12 +127,12 @@ def test_what_the_schema_invites_is_what_the_tool_accepts():
 
 
 def test_type_lists_become_anyof_and_nullable():
-    from quantity_guard.adapters import _gemini
-    assert _gemini({"type": ["string", "null"], "description": "d"}) == {
+    from quantity_guard.adapters import gemini_schema
+    assert gemini_schema({"type": ["string", "null"], "description": "d"}) == {
         "type": "string", "nullable": True, "description": "d"}
-    assert _gemini({"type": ["string", "number", "null"]}) == {
+    assert gemini_schema({"type": ["string", "number", "null"]}) == {
         "nullable": True, "anyOf": [{"type": "string"}, {"type": "number"}]}
-    assert _gemini({"type": "object", "properties": {"a": {"const": 1, "type": "integer"}},
+    assert gemini_schema({"type": "object", "properties": {"a": {"const": 1, "type": "integer"}},
                     "additionalProperties": False, "$defs": {}}) == {
         "type": "object", "properties": {"a": {"type": "integer"}}}
 

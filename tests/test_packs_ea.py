@@ -1,6 +1,6 @@
 """Environment Agency pack against recorded responses (tests/fixtures/ea_flood_monitoring).
 
-There is no recorded single-station response for E21136 (the station in SPEC.md). Its record is
+There is no recorded single-station response for E21136 (the station in the README's "Vertical datums"). Its record is
 in the recorded 2022 `_view=full` list, with `datumOffset` 6.3 and no reading; the tests use it
 for the datum, and the recorded single-station responses 4115, 2604TH and 690142 for readings.
 Environment Agency data: Open Government Licence v3 ("this uses Environment Agency flood and
@@ -192,7 +192,7 @@ def test_list_view_latest_reading_as_url_and_missing_latest_reading():
     assert readings[-1].unit_code == "---"
     good = [r for r in readings if not r.missing]
     assert {r.unit for r in good} == {"mm"} and len(good) == 25
-    linked = ea._reading_from(st.measures[0], st, "http://environment.data.gov.uk/x", "u")
+    linked = ea.reading_from(st.measures[0], st, "http://environment.data.gov.uk/x", "u")
     assert linked.missing and "link" in linked.why_missing
 
 

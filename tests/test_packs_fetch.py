@@ -105,8 +105,8 @@ def test_retry_after_as_http_date():
     when = datetime(2030, 1, 1, 0, 0, 10, tzinfo=timezone.utc)
     now = (when - timedelta(seconds=10)).timestamp()
     header = "Tue, 01 Jan 2030 00:00:10 GMT"
-    assert _fetch._retry_after(header, now=now) == pytest.approx(10.0)
-    assert _fetch._retry_after("nonsense") is None
+    assert _fetch.retry_after_seconds(header, now=now) == pytest.approx(10.0)
+    assert _fetch.retry_after_seconds("nonsense") is None
 
 
 def test_retry_after_longer_than_the_cap_is_reported_not_slept():
@@ -150,7 +150,7 @@ def test_corrupt_gzip_is_a_pack_error():
 
 
 def _redirect(from_url, to_url, headers):
-    handler = _fetch._SafeRedirect()
+    handler = _fetch.SafeRedirect()
     req = urllib.request.Request(from_url, headers=headers)
     return handler.redirect_request(req, None, 302, "Found", {}, to_url)
 
@@ -339,7 +339,7 @@ def server():
 def _loopback_fetch(**kw):
     # no proxy from the environment may sit between the test and its own loopback server
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                         _fetch._SafeRedirect())
+                                         _fetch.SafeRedirect())
     return make_fetch(opener=opener, retries=0, **kw)
 
 

@@ -1,6 +1,6 @@
 """The packs' readings as ``Q``: units, datums registered from station records, quality grades.
 
-These are the behaviours SPEC.md "Reading real data" promises, checked on recorded responses
+These are the behaviours the README's "Reading real data" promises, checked on recorded responses
 (tests/fixtures; origins in tests/fixtures/README.md). The datum registry is restored after
 every test, so a station registered by one test is not visible to the next.
 """
@@ -278,7 +278,7 @@ def test_nwps_offset_registered_only_when_asked():
 def test_every_mapped_publisher_unit_is_a_kernel_unit():
     from quantity_guard.packs import _fetch
     from quantity_guard.units import parse_unit
-    table = _fetch._unit_table()
+    table = _fetch.unit_table()
     for publisher in ("usgs", "ea", "nwps"):
         for code, entry in table[publisher]["units"].items():
             spelling = entry if isinstance(entry, str) else entry["unit"]

@@ -1,6 +1,6 @@
 """USGS pack against recorded responses (tests/fixtures/usgs_*; origins in tests/fixtures/README.md).
 
-Where services.md cites a quirk whose recording is not in the collection (Ice rows at -999999,
+Where docs/services.md cites a quirk whose recording is not in the collection (Ice rows at -999999,
 an empty series, several methods, a DST change), the test derives the case from a recorded
 response and says exactly what it changed.
 """
@@ -338,7 +338,7 @@ def test_iv_site_on_standard_time_all_year():
     assert r.time.utcoffset() == timedelta(hours=-6)  # CST in August
     assert r.time.astimezone(timezone.utc) == datetime(2025, 8, 24, 16, 15, tzinfo=timezone.utc)
     assert s.uses_dst is False
-    assert usgs._time_zone(s.tz_code, s.uses_dst) == "America/Chicago@standard"
+    assert usgs.zone_for(s.tz_code, s.uses_dst) == "America/Chicago@standard"
     assert r.flags == ("P",) and r.magnitude == 72.3
 
 
@@ -348,7 +348,7 @@ def test_iv_empty_response_is_no_series():
 
 def _ice_payload():
     """IV 01491000 00060 with the last three values edited into the recorded ice pattern of
-    services.md (01542500: value "-999999" with qualifiers ["P", "Ice"]), plus one Eqp and one
+    docs/services.md (01542500: value "-999999" with qualifiers ["P", "Ice"]), plus one Eqp and one
     Dis row; the series' qualifier list is left as recorded."""
     payload = copy.deepcopy(IV_BASE)
     payload["value"]["timeSeries"] = payload["value"]["timeSeries"][:1]
@@ -563,7 +563,7 @@ def test_ogc_rivals_without_ids_are_both_kept_and_older_series_are_not_dropped()
     payload = load("usgs_waterdata_ogcapi/latest_continuous_01646500.json")
     features = [f for f in payload["features"] if f["properties"]["parameter_code"] == "00010"]
     readings = usgs.parse_features(features, site_id="01646500")
-    values = usgs._choose(readings, "01646500")
+    values = usgs.choose_series(readings, "01646500")
     # the recorded page: five 00010 series, one current (2026), four discontinued (2019)
     assert values["00010"].time.year == 2026
     older = values.superseded["00010"]
@@ -574,6 +574,6 @@ def test_ogc_rivals_without_ids_are_both_kept_and_older_series_are_not_dropped()
     for i, f in enumerate(twins):
         f["properties"]["time_series_id"] = None
         f["properties"]["value"] = str(10 + i)
-    twin_values = usgs._choose(usgs.parse_features(twins, site_id="01646500"), "01646500")
+    twin_values = usgs.choose_series(usgs.parse_features(twins, site_id="01646500"), "01646500")
     assert sorted(twin_values) == ["00010:unidentified#1", "00010:unidentified#2"]
     assert [twin_values[k].magnitude for k in sorted(twin_values)] == [10.0, 11.0]

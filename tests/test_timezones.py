@@ -68,7 +68,7 @@ def test_utc_spellings(spec):
 def test_fixed_offsets(spec, minutes):
     zone = parse_zone(spec)
     assert zone.utcoffset(None) == timedelta(minutes=minutes)
-    assert zone_name(spec) == "UTC" + timezones._format_offset(timedelta(minutes=minutes))
+    assert zone_name(spec) == "UTC" + timezones.format_offset(timedelta(minutes=minutes))
 
 
 def test_etc_gmt_uses_the_posix_sign():

@@ -272,3 +272,14 @@ def test_a_temperature_difference_divided_out_leaves_no_interval_flag():
     assert d * m / d == m == parse_unit("delta_degC*m/delta_degC")
     assert (d ** -1 * d ** -1 * d ** 2).interval is False
     assert (d / parse_unit("s")).interval is True and parse_unit("delta_degF2").interval is True
+
+
+def test_clear_caches_reads_strings_again_and_keeps_the_table():
+    from quantity_guard.units import clear_caches, convert
+    define("clearcache_kcfs", "1000 ft3/s")
+    first = parse_unit("ft**3/s")
+    assert convert(1250, "cfs", "m3/s") == pytest.approx(35.39605824)
+    clear_caches()
+    assert parse_unit("ft**3/s") == first
+    assert convert(1250, "cfs", "m3/s") == pytest.approx(35.39605824)
+    assert parse_unit("clearcache_kcfs").factor == 1000 * first.factor  # the table stays

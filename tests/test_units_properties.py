@@ -82,12 +82,12 @@ FAST_PIECES = ["m", "ft", "s", "kg", "cfs", "km", "uS", "cm", "degC", "deg", "K"
 @example("m24**24/m24**24")  # cancels to 1 on paper, but m**576 is out of range
 @example("deg K")
 def test_the_fast_path_reads_exactly_what_the_full_parser_reads(text):
-    """``parser._fast`` handles the common shape without tokens; where it answers, the full
+    """``parser.parse_fast`` handles the common shape without tokens; where it answers, the full
     parser must give the same unit, and where the full parser refuses it must not answer."""
     from quantity_guard.units import parser
-    fast = parser._fast(text)
+    fast = parser.parse_fast(text)
     try:
-        full = parser._Parser(text).parse()
+        full = parser.parse_full(text)
     except UnitParseError:
         assert fast is None
         return

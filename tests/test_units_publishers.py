@@ -15,7 +15,7 @@ from quantity_guard.units import AXES, parse_unit
 FIXTURES = Path(__file__).parent / "fixtures"
 TABLE = _fetch.unit_table()
 
-# the kind of quantity each USGS parameter code measures (services.md section 1.1; the
+# the kind of quantity each USGS parameter code measures (docs/services.md, "Legacy WaterServices"; the
 # USGS parameter-code list): the dimension its published unit must have
 USGS_KINDS = {
     "00010": {"temperature": 1}, "00060": {"length": 3, "time": -1}, "00065": {"length": 1},

@@ -25,6 +25,7 @@ tool forgets it.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from . import guarded_tools, require, run_sync_in_thread
 
@@ -82,20 +83,18 @@ def _tool_class():
     class GuardedFastMCPTool(fastmcp.tools.Tool):
         """A ``@quantity_tool`` served by FastMCP (see the module doc)."""
 
-        _guarded: object = PrivateAttr(default=None)
-        _ledgers: object = PrivateAttr(default=None)
+        _guarded: Any = PrivateAttr(default=None)
+        _ledgers: Any = PrivateAttr(default=None)
 
         def reset(self) -> None:
             """Forget the server's own ledger (shared by the tools wrapped together)."""
             self._ledgers.reset()
 
         async def run(self, arguments):
-            from ..ledger import _CURRENT
-            token = _CURRENT.set(self._ledgers.current())
-            try:  # a sync body runs in a worker thread, with this context
+            from ..ledger import bind
+            # a sync body runs in a worker thread, with this context
+            with bind(self._ledgers.current()):
                 return _tool_result(await run_sync_in_thread(self._guarded, dict(arguments)))
-            finally:
-                _CURRENT.reset(token)
 
     _TOOL_CLASS = GuardedFastMCPTool
     return _TOOL_CLASS

@@ -41,7 +41,8 @@ def tool(guarded, *, max_retries: int | None = 3):
         async def function(**arguments):
             return answer(await guarded.ainvoke(arguments))
     else:
-        def function(**arguments):  # pydantic-ai runs a sync function in its worker thread
+        def function(**arguments):  # type: ignore[misc]  # sync or async: one is defined
+            # pydantic-ai runs a sync function in its worker thread
             return answer(guarded.invoke(arguments))
 
     schema = guarded.json_schema(extensions=False)

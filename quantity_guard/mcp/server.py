@@ -36,6 +36,7 @@ import traceback
 from typing import Any, Protocol
 
 from . import jsonrpc as rpc
+from .fdio import read_chunks
 from .jsonrpc import MISSING
 
 __all__ = ["serve", "ServerCore", "Toolbox", "main", "LEGACY_VERSIONS", "MODERN_VERSIONS"]
@@ -66,7 +67,7 @@ def _default_version() -> str:
     try:
         from .._version import __version__
         return __version__
-    except Exception:  # vendored without _version
+    except ImportError:  # vendored without _version
         return "0"
 
 
@@ -350,15 +351,7 @@ class _Loop:
 
     def run(self) -> None:
         buf = rpc.LineBuffer()
-        while True:
-            try:
-                chunk = os.read(self.in_fd, 1 << 16)
-            except InterruptedError:
-                continue
-            except OSError:
-                break
-            if not chunk:
-                break
+        for chunk in read_chunks(self.in_fd, 1 << 16):
             for line in buf.feed(chunk):
                 self.route(line)
         tail = buf.flush()

@@ -40,9 +40,10 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .guard import C2S, LOG, S2C, Guard
+from .fdio import read_chunks
 from .jsonrpc import LineBuffer
 
 __all__ = ["Proxy", "run_proxy", "protect_stdio", "restore_stdio", "EXIT_OK", "EXIT_UPSTREAM_GONE",
@@ -311,15 +312,7 @@ class Proxy:
         """Read lines from ``fd`` until EOF and feed each to the guard (one reader per side)."""
         buf = LineBuffer()
         lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
+        for chunk in read_chunks(fd, _CHUNK):
             lines = buf.feed(chunk)
             if lines:
                 with lock:
@@ -349,15 +342,7 @@ class Proxy:
         assert self.proc is not None and self.proc.stderr is not None
         fd = self.proc.stderr.fileno()
         pending = b""
-        while True:
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except InterruptedError:
-                continue
-            except OSError:
-                break
-            if not chunk:
-                break
+        for chunk in read_chunks(fd, _CHUNK):
             pending += chunk
             cut = pending.rfind(b"\n") + 1
             if cut:
@@ -407,7 +392,7 @@ class Proxy:
 
     def run(self) -> int:
         """Start (unless started), serve until one side goes away, stop; returns the exit status."""
-        previous: dict[int, object] = {}
+        previous: dict[signal.Signals, Any] = {}  # signal -> the handler it had
         if self.handle_signals and threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                 try:
@@ -425,7 +410,7 @@ class Proxy:
         finally:
             for sig, handler in previous.items():
                 try:
-                    signal.signal(sig, handler)  # type: ignore[arg-type]
+                    signal.signal(sig, handler)
                 except (OSError, ValueError, TypeError):
                     pass
             self._stderr.close()

@@ -78,7 +78,7 @@ class MissingValue(PackError):
 # The default fetch: urllib with retries
 # --------------------------------------------------------------------------------------------
 
-class _SafeRedirect(urllib.request.HTTPRedirectHandler):
+class SafeRedirect(urllib.request.HTTPRedirectHandler):
     """Follow redirects, dropping credentials when the redirect leaves the original host."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D401 - urllib API
@@ -96,7 +96,7 @@ class _SafeRedirect(urllib.request.HTTPRedirectHandler):
         return new
 
 
-def _retry_after(value: str | None, now: float | None = None) -> float | None:
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
     if not value:
         return None
@@ -162,7 +162,7 @@ def _read_capped(response: Any, limit: int, url: str) -> bytes:
     length = response.headers.get("Content-Length") if response.headers else None
     if length is not None and length.strip().isdigit() and int(length) > limit:
         raise _too_big(url, f"the response is {int(length)} bytes,", limit, "max_bytes")
-    chunks = []
+    chunks: list[bytes] = []
     total = 0
     while True:
         chunk = response.read(min(1 << 16, limit + 1 - total))
@@ -196,7 +196,7 @@ def make_fetch(*, timeout: float = 30.0, retries: int = 3, backoff: float = 1.0,
     max_bytes = MAX_BODY_BYTES if max_bytes is None else int(max_bytes)
     max_inflated = MAX_INFLATED_BYTES if max_inflated_bytes is None else int(max_inflated_bytes)
     if opener is None:
-        opener = urllib.request.build_opener(_SafeRedirect())
+        opener = urllib.request.build_opener(SafeRedirect())
 
     def fetch(url: str, headers: Mapping[str, str] | None = None) -> bytes:
         merged = {"User-Agent": user_agent, "Accept-Encoding": "gzip"}
@@ -220,7 +220,7 @@ def make_fetch(*, timeout: float = 30.0, retries: int = 3, backoff: float = 1.0,
                                         exc.headers.get("Content-Encoding"), limit=1 << 16)
                 except Exception:  # noqa: BLE001 - the error body is only for the message
                     body = b""
-                wait = _retry_after(exc.headers.get("Retry-After")) if exc.headers else None
+                wait = retry_after_seconds(exc.headers.get("Retry-After")) if exc.headers else None
                 if status not in RETRY_STATUSES or attempt >= retries or (
                         wait is not None and wait > MAX_RETRY_AFTER):
                     reason = f"HTTP {status} {exc.reason}"

@@ -4,7 +4,7 @@
     levels[0].value                    # Q(... m (GAUGE:E21136))
     levels[0].value.to_datum("ODN")    # the station's published datum offset applied
 
-The vocabulary, from reference/services.md section 2.1:
+The vocabulary (docs/services.md, "UK Environment Agency flood-monitoring API"):
 
 * ``mASD`` is metres above the station's own gauge zero: the datum ``GAUGE:<station>``.
   Reading the station registers that datum's offset to Ordnance Datum Newlyn from
@@ -139,7 +139,7 @@ class Station:
             value = entry.get("value")
             if entry.get("dateTime"):
                 # stageScale record times are written without a zone; the API's readings are
-                # UTC, and these are taken as UTC too (an inference, services.md section 5)
+                # UTC, and these are taken as UTC too (an inference, docs/services.md)
                 when = parse_time(entry["dateTime"], url=self.source.get("url"),
                                   default_tz=timezone.utc, what=f"stageScale.{name}")
         frames = {(m.unit, m.datum) for m in self.measures
@@ -279,7 +279,7 @@ def _items(payload: Any, url: str | None) -> Any:
     return payload["items"]
 
 
-def _reading_from(measure: Measure, station: Station, raw: Any, url: str | None) -> Reading:
+def reading_from(measure: Measure, station: Station, raw: Any, url: str | None) -> Reading:
     """A Reading from a measure and one reading object (``latestReading`` or a readings item)."""
     source = {"agency": AGENCY, "station": station.station_id, "parameter": measure.parameter,
               "measure": measure.id, "url": url}
@@ -287,7 +287,7 @@ def _reading_from(measure: Measure, station: Station, raw: Any, url: str | None)
         source["qualifier"] = measure.qualifier
     if measure.value_type:
         source["value_type"] = measure.value_type
-    base = dict(parameter=measure.parameter or "?", unit=measure.unit, datum=measure.datum,
+    base: dict[str, Any] = dict(parameter=measure.parameter or "?", unit=measure.unit, datum=measure.datum,
                 source=source, unit_code=measure.unit_name, method=measure.qualifier or None)
     if measure.refused:
         return Reading(magnitude=None, time=None, why_missing=measure.refused,
@@ -318,7 +318,7 @@ def _reading_from(measure: Measure, station: Station, raw: Any, url: str | None)
 def latest_readings(station: Station, url: str | None = None) -> list[Reading]:
     """The inline ``latestReading`` of every measure: levels first (stage before others),
     then flow, then the rest; refused measures last."""
-    out = [_reading_from(m, station, m.latest, url) for m in station.measures]
+    out = [reading_from(m, station, m.latest, url) for m in station.measures]
 
     def order(r: Reading) -> tuple:
         m = r.source.get("measure")
@@ -347,7 +347,7 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
                                  f"a reading of it is in cannot be told")
     out = []
     for item in items:
-        mid = item.get("measure") if isinstance(item, dict) else None
+        mid: Any = item.get("measure") if isinstance(item, dict) else None
         if isinstance(mid, dict):
             mid = mid.get("@id")
         measure = by_id.get(mid)
@@ -356,7 +356,7 @@ def parse_readings(payload: Any, station: Station, url: str | None = None) -> li
                                  f"{station.station_id} does not list; its unit is unknown")
         if mid in conflicting:
             measure = dataclasses.replace(measure, refused=conflicting[mid])
-        out.append(_reading_from(measure, station, item, url))
+        out.append(reading_from(measure, station, item, url))
     return out
 
 

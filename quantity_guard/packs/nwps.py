@@ -6,7 +6,7 @@
     g.categories["minor"].value - g.observed_stage.value    # freeboard, same datum
 
 ``https://api.water.noaa.gov/nwps/v1/gauges/{id}`` (the NWS location id, or the USGS site
-number). What the record says, from reference/services.md section 4.1:
+number). What the record says (docs/services.md, "NOAA National Water Prediction Service"):
 
 * stages are on the gauge's own datum, and the NWPS stage is the USGS 00065 stage, so a gauge
   with a USGS id carries ``GAGE:<usgs id>``, the datum the USGS pack gives 00065 (a gauge with
@@ -27,9 +27,10 @@ NWPS publishes no quality flag; forecasts are marked ``kind: "forecast"`` in the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from . import _fetch
+from ..errors import UnknownDatum
 from ._fetch import PackError, Reading, get_json, parse_number, parse_time
 
 __all__ = ["BASE", "Gauge", "gauge", "parse_gauge", "CATEGORIES"]
@@ -42,8 +43,8 @@ SENTINELS = frozenset({-9999.0, -999.0})
 _STAGE_UNITS = frozenset({"ft", "m"})
 _FLOW_UNITS = frozenset({"cfs", "kcfs", "cms"})
 
-# POSIX TZ strings in NWPS gauge records -> IANA zones (services.md section 4.1; the
-# single-zone forms are the ones services.md lists as occurring without DST).
+# POSIX TZ strings in NWPS gauge records -> IANA zones (docs/services.md, NWPS: the
+# single-zone forms are the ones seen for gauges on standard time all year).
 POSIX_ZONES = {
     "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago",
     "MST7MDT": "America/Denver", "PST8PDT": "America/Los_Angeles",
@@ -147,71 +148,24 @@ def _status(block: Any, *, datum: str, source: dict, url: str | None, kind: str
     return stage, flow, block.get("floodCategory")
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of the payload, or {} for anything else (absent, null, another type)."""
+    return value if isinstance(value, dict) else {}
+
+
 def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
     """A :class:`Gauge` from a ``/gauges/{id}`` response."""
-    if not isinstance(payload, dict) or not payload.get("lid"):
-        raise PackError(url, "not an NWPS gauge record (no 'lid')")
-    lid = str(payload["lid"]).strip()
-    usgs_id = payload.get("usgsId") or None
-    usgs_id = str(usgs_id).strip() if usgs_id else None
-    datum = f"GAGE:{usgs_id or lid}"
-    source = {"agency": AGENCY, "station": lid, "url": url}
-    if usgs_id:
-        source["usgs_id"] = usgs_id
-
-    flood = payload.get("flood") if isinstance(payload.get("flood"), dict) else {}
-    stage_units = flood.get("stageUnits")
-    flow_units = flood.get("flowUnits")
-    categories: dict[str, Reading] = {}
-    flow_categories: dict[str, Reading] = {}
-    cats = flood.get("categories") if isinstance(flood.get("categories"), dict) else {}
-    for name in CATEGORIES:
-        entry = cats.get(name) if isinstance(cats.get(name), dict) else {}
-        categories[name] = _value(entry.get("stage"), parameter=f"flood.{name}.stage",
-                                  unit_code=stage_units, datum=datum, time=None, source=source,
-                                  url=url, kind_check=_STAGE_UNITS)
-        flow_categories[name] = _value(entry.get("flow"), parameter=f"flood.{name}.flow",
-                                       unit_code=flow_units, datum=None, time=None,
-                                       source=source, url=url, kind_check=_FLOW_UNITS)
-
-    status = payload.get("status") if isinstance(payload.get("status"), dict) else {}
+    lid, usgs_id, datum, source = _identity(payload, url)
+    flood = _object(payload.get("flood"))
+    units = _Units(flood.get("stageUnits"), flood.get("flowUnits"))
+    categories, flow_categories = _flood_categories(flood, units, datum, source, url)
+    status = _object(payload.get("status"))
     obs_stage, obs_flow, obs_cat = _status(status.get("observed"), datum=datum, source=source,
                                            url=url, kind="observed")
     fc_stage, fc_flow, fc_cat = _status(status.get("forecast"), datum=datum, source=source,
                                         url=url, kind="forecast")
-
-    crests: dict[str, list] = {"historic": [], "recent": []}
-    raw_crests = flood.get("crests") if isinstance(flood.get("crests"), dict) else {}
-    for which in crests:
-        for c in raw_crests.get(which) or ():
-            if not isinstance(c, dict):
-                continue
-            src = dict(source, preliminary=c.get("preliminary"), olddatum=c.get("olddatum"))
-            stage = _value(c.get("stage"), parameter=f"crest.{which}.stage",
-                           unit_code=stage_units, datum=datum, time=c.get("occurredTime"),
-                           source=src, url=url, kind_check=_STAGE_UNITS)
-            if c.get("olddatum") is True and not stage.missing:
-                stage = Reading(parameter=stage.parameter, magnitude=None, unit=stage.unit,
-                                time=stage.time, source=stage.source, unit_code=stage.unit_code,
-                                raw=stage.raw,
-                                why_missing="the crest is on a superseded gage datum (olddatum)")
-            flow = _value(c.get("flow"), parameter=f"crest.{which}.flow", unit_code=flow_units,
-                          datum=None, time=c.get("occurredTime"), source=src, url=url,
-                          kind_check=_FLOW_UNITS)
-            crests[which].append((stage, flow))
-
-    listed: dict[str, list[Reading]] = {}
-    vertical = ((payload.get("datums") or {}).get("vertical") or {}).get("value") or ()
-    for d in vertical:
-        if not isinstance(d, dict) or not d.get("abbrev"):
-            continue
-        src = dict(source, note="the record gives no unit for datum values; the gauge's "
-                                "stage unit is assumed")
-        listed.setdefault(str(d["abbrev"]), []).append(_value(
-            d.get("value"), parameter=f"datum.{d['abbrev']}", unit_code=stage_units,
-            datum=str(d["abbrev"]), time=None, source=src, url=url, kind_check=_STAGE_UNITS))
-    elevations = _distinct_elevations(listed, lid)
-
+    crests = _crests(flood, units, datum, source, url)
+    elevations = _distinct_elevations(_listed_datums(payload, units, source, url), lid)
     posix = payload.get("timeZone")
     in_service = payload.get("inService")
     return Gauge(
@@ -230,6 +184,86 @@ def parse_gauge(payload: Any, url: str | None = None) -> Gauge:
         in_service=in_service.get("enabled") if isinstance(in_service, dict) else None,
         source=source,
     )
+
+
+class _Units(NamedTuple):
+    """The unit codes the record gives once for all its stages and all its flows."""
+    stage: Any
+    flow: Any
+
+
+def _identity(payload: Any, url: str | None) -> tuple[str, str | None, str, dict[str, Any]]:
+    """(NWS location id, USGS site number or None, the gauge datum's name, the source every
+    reading of the gauge carries); refuses a payload that is not a gauge record."""
+    if not isinstance(payload, dict) or not payload.get("lid"):
+        raise PackError(url, "not an NWPS gauge record (no 'lid')")
+    lid = str(payload["lid"]).strip()
+    usgs_id = payload.get("usgsId") or None
+    usgs_id = str(usgs_id).strip() if usgs_id else None
+    source: dict[str, Any] = {"agency": AGENCY, "station": lid, "url": url}
+    if usgs_id:
+        source["usgs_id"] = usgs_id
+    return lid, usgs_id, f"GAGE:{usgs_id or lid}", source
+
+
+def _flood_categories(flood: dict[str, Any], units: _Units, datum: str, source: dict[str, Any],
+                      url: str | None) -> tuple[dict[str, Reading], dict[str, Reading]]:
+    """The stage and the flow of each flood category (action, minor, moderate, major)."""
+    categories: dict[str, Reading] = {}
+    flow_categories: dict[str, Reading] = {}
+    cats = _object(flood.get("categories"))
+    for name in CATEGORIES:
+        entry = _object(cats.get(name))
+        categories[name] = _value(entry.get("stage"), parameter=f"flood.{name}.stage",
+                                  unit_code=units.stage, datum=datum, time=None, source=source,
+                                  url=url, kind_check=_STAGE_UNITS)
+        flow_categories[name] = _value(entry.get("flow"), parameter=f"flood.{name}.flow",
+                                       unit_code=units.flow, datum=None, time=None,
+                                       source=source, url=url, kind_check=_FLOW_UNITS)
+    return categories, flow_categories
+
+
+def _crests(flood: dict[str, Any], units: _Units, datum: str, source: dict[str, Any],
+            url: str | None) -> dict[str, list]:
+    """The historic and recent crests, (stage, flow) each; a stage on a superseded gage datum
+    (``olddatum``) is kept as missing, with the reason."""
+    crests: dict[str, list] = {"historic": [], "recent": []}
+    raw_crests = _object(flood.get("crests"))
+    for which in crests:
+        for c in raw_crests.get(which) or ():
+            if not isinstance(c, dict):
+                continue
+            src = dict(source, preliminary=c.get("preliminary"), olddatum=c.get("olddatum"))
+            stage = _value(c.get("stage"), parameter=f"crest.{which}.stage",
+                           unit_code=units.stage, datum=datum, time=c.get("occurredTime"),
+                           source=src, url=url, kind_check=_STAGE_UNITS)
+            if c.get("olddatum") is True and not stage.missing:
+                stage = Reading(parameter=stage.parameter, magnitude=None, unit=stage.unit,
+                                time=stage.time, source=stage.source, unit_code=stage.unit_code,
+                                raw=stage.raw,
+                                why_missing="the crest is on a superseded gage datum (olddatum)")
+            flow = _value(c.get("flow"), parameter=f"crest.{which}.flow", unit_code=units.flow,
+                          datum=None, time=c.get("occurredTime"), source=src, url=url,
+                          kind_check=_FLOW_UNITS)
+            crests[which].append((stage, flow))
+    return crests
+
+
+def _listed_datums(payload: dict[str, Any], units: _Units, source: dict[str, Any],
+                   url: str | None) -> dict[str, list[Reading]]:
+    """The gauge zero's elevation on each vertical datum the record lists, in the order
+    published (a datum listed twice keeps both)."""
+    listed: dict[str, list[Reading]] = {}
+    vertical = ((payload.get("datums") or {}).get("vertical") or {}).get("value") or ()
+    for d in vertical:
+        if not isinstance(d, dict) or not d.get("abbrev"):
+            continue
+        src = dict(source, note="the record gives no unit for datum values; the gauge's "
+                                "stage unit is assumed")
+        listed.setdefault(str(d["abbrev"]), []).append(_value(
+            d.get("value"), parameter=f"datum.{d['abbrev']}", unit_code=units.stage,
+            datum=str(d["abbrev"]), time=None, source=src, url=url, kind_check=_STAGE_UNITS))
+    return listed
 
 
 def _distinct_elevations(listed: dict[str, list[Reading]], lid: str) -> dict[str, Reading]:
@@ -291,7 +325,7 @@ def _register_offset(g: Gauge) -> None:
             continue
         try:
             known = datums.get(name)
-        except Exception:  # noqa: BLE001 - a datum the registry does not know
+        except UnknownDatum:  # a datum the registry does not know
             continue
         if known.kind != "geodetic":
             continue

@@ -8,7 +8,7 @@ Primary source: ``https://api.waterdata.usgs.gov/ogcapi/v1`` (``monitoring-locat
 site record, ``latest-continuous`` for the newest value of every time series, pages followed
 through ``links[rel=next]``). ``source="waterservices"`` reads the legacy Instantaneous Values
 JSON and site RDB instead; those services are scheduled for retirement in the first quarter of
-2027 (reference/services.md section 1.3).
+2027 (docs/services.md, "USGS: Which service").
 
 What the pack keeps that a plain reader loses:
 
@@ -36,10 +36,11 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Iterator, Mapping
 
 from . import _fetch
+from ..errors import TimezoneError, UnknownDatum
 from ._fetch import PackError, Reading, get_json, get_text, parse_number, parse_time, with_query
 
 __all__ = [
@@ -67,7 +68,7 @@ _DESCRIPTION_DATUMS = (
 )
 
 
-def _time_zone(code: str | None, uses_dst: bool | None) -> str | None:
+def zone_for(code: str | None, uses_dst: bool | None) -> str | None:
     """The zone spelling for an NWIS tz code (``"America/Chicago@standard"`` for a site on
     standard time all year), via the timezones module's explicit table; None when unknown."""
     if not code:
@@ -75,7 +76,7 @@ def _time_zone(code: str | None, uses_dst: bool | None) -> str | None:
     from .. import timezones
     try:
         return timezones.usgs_zone(code, True if uses_dst is None else uses_dst)
-    except Exception:  # noqa: BLE001 - TimezoneError: an unknown code is reported as None
+    except TimezoneError:  # an unknown code is reported as None
         return None
 
 
@@ -193,10 +194,10 @@ class Values(dict):
     latest values of its other series, which the newest value replaced.
     """
 
-    def __init__(self, site_id: str, items: Mapping[str, Reading] = (), *,
+    def __init__(self, site_id: str, items: Mapping[str, Reading] | None = None, *,
                  empty: tuple[str, ...] = (),
                  superseded: Mapping[str, tuple[Reading, ...]] | None = None) -> None:
-        super().__init__(items)
+        super().__init__(items or {})
         self.site_id = site_id
         self.empty = tuple(empty)
         self.superseded = dict(superseded or {})
@@ -217,7 +218,7 @@ class Values(dict):
 # Datums
 # --------------------------------------------------------------------------------------------
 
-def _reading_datum(parameter: str, site_id: str,
+def _reading_datum(parameter: str, site_id: str | None,
                    description: str | None = None) -> tuple[str | None, str | None]:
     """(datum name, refusal reason) for a length-valued parameter."""
     if parameter in GAGE_PARAMETERS:
@@ -258,7 +259,7 @@ def register_site(site: Site) -> Site:
     else:
         try:
             known = datums.get(site.vertical_datum)
-        except Exception:  # noqa: BLE001 - UnknownDatum
+        except UnknownDatum:
             note = (f"the vertical datum code {site.vertical_datum!r} is not a registered "
                     "datum; no offset is registered")
         else:
@@ -269,7 +270,7 @@ def register_site(site: Site) -> Site:
             else:
                 note = (f"the vertical datum {site.vertical_datum!r} is local to the site; "
                         "no offset to a named datum is registered")
-    if target is None:
+    if target is None or site.altitude is None:  # (a target implies an altitude)
         return dataclasses.replace(site, gage_offset_registered=False, datum_note=note)
     elevation = _fetch.to_q(site.altitude, "ft", target, None, dict(site.source))
     datums.register_station(site.site_id, elevation, prefix="GAGE",
@@ -350,7 +351,7 @@ def parse_monitoring_location(payload: Any, url: str | None = None) -> Site:
         altitude_accuracy=_optional_number(p.get("altitude_accuracy"), url, "altitude_accuracy"),
         altitude_method=p.get("altitude_method_code"),
         vertical_datum=_datum_code(p.get("vertical_datum")),
-        tz_code=tz_code, uses_dst=uses_dst, time_zone=_time_zone(tz_code, uses_dst),
+        tz_code=tz_code, uses_dst=uses_dst, time_zone=zone_for(tz_code, uses_dst),
         drainage_area=_optional_number(p.get("drainage_area"), url, "drainage_area"),
         huc=p.get("hydrologic_unit_code"),
         source={"agency": AGENCY, "station": number, "url": url, "service": "ogcapi"},
@@ -361,7 +362,7 @@ def _datum_code(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    # field-measurements publish the *string* "None" for no datum (services.md section 1.4)
+    # field-measurements publish the *string* "None" for no datum (docs/services.md, OGC API)
     return value if value and value.lower() not in ("none", "null") else None
 
 
@@ -502,7 +503,7 @@ def continuous(site_id: str, parameter: str, *, time: str = "PT24H",
             props = {**props, "parameter_code": parameter}
             feature = {**feature, "properties": props}
         out.extend(parse_features([feature], page_url, site_id=number, strict=strict))
-    out.sort(key=lambda r: r.time)
+    out.sort(key=_time_of)
     return out
 
 
@@ -516,11 +517,22 @@ def daily(site_id: str, parameter: str, *, statistic: str = "00003", time: str =
     out: list[Reading] = []
     for page_url, feature in _pages(url, fetch):
         out.extend(parse_features([feature], page_url, site_id=number, strict=strict))
-    out.sort(key=lambda r: r.day)
+    out.sort(key=_day_of)
     return out
 
 
-def _choose(readings: list[Reading], site_id: str) -> Values:
+def _time_of(r: Reading) -> datetime:
+    """The time of an instantaneous value, the key these functions order by (each has one;
+    the value is returned as it is, so ordering behaves exactly as on ``r.time``)."""
+    return r.time  # type: ignore[return-value]  # see the docstring
+
+
+def _day_of(r: Reading) -> date:
+    """The day of a daily value (each has one)."""
+    return r.day  # type: ignore[return-value]  # see the docstring
+
+
+def choose_series(readings: list[Reading], site_id: str) -> Values:
     """Newest value per parameter; simultaneous rival series keep distinct keys. The older
     latest values of a parameter's other series (often discontinued sensors) are kept in
     ``Values.superseded`` and the chosen reading's source says so: nothing is dropped."""
@@ -530,13 +542,13 @@ def _choose(readings: list[Reading], site_id: str) -> Values:
     chosen: dict[str, Reading] = {}
     superseded: dict[str, tuple[Reading, ...]] = {}
     for code, group in by_code.items():
-        newest = max(r.time for r in group)
+        newest = max(_time_of(r) for r in group)
         top = [r for r in group if r.time == newest]
         older = tuple(r for r in group if r.time != newest)
         if older:
             superseded[code] = older
             note = (f"{len(older)} other series of {code} at site {site_id} have older latest "
-                    f"values (newest of them {max(r.time for r in older).isoformat()}); they "
+                    f"values (newest of them {max(_time_of(r) for r in older).isoformat()}); they "
                     f"are kept in values.superseded[{code!r}]")
             top = [_noted(r, superseded_series=note) for r in top]
         if len(top) == 1:
@@ -630,7 +642,7 @@ def parse_site_rdb(text: str, url: str | None = None) -> list[Site]:
             altitude_accuracy=_optional_number(row.get("alt_acy_va"), url, f"{number} alt_acy_va"),
             altitude_method=row.get("alt_meth_cd") or None,
             vertical_datum=_datum_code(row.get("alt_datum_cd")),
-            tz_code=tz_code, uses_dst=uses_dst, time_zone=_time_zone(tz_code, uses_dst),
+            tz_code=tz_code, uses_dst=uses_dst, time_zone=zone_for(tz_code, uses_dst),
             drainage_area=_optional_number(row.get("drain_area_va"), url, "drain_area_va"),
             huc=row.get("huc_cd") or None,
             source={"agency": AGENCY, "station": number, "url": url, "service": "waterservices"},
@@ -754,7 +766,7 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         readings = latest(number, fetch=fetch, strict=strict)
         if wanted is not None:
             readings = [r for r in readings if r.parameter in wanted]
-        values = _choose(readings, number)
+        values = choose_series(readings, number)
         return record, values
     series = [s for s in iv(number, sorted(wanted) if wanted else None, fetch=fetch,
                             strict=strict)
@@ -763,7 +775,7 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         import dataclasses
         record = dataclasses.replace(record, tz_code=series[0].tz_code,
                                      uses_dst=series[0].uses_dst,
-                                     time_zone=_time_zone(series[0].tz_code, series[0].uses_dst))
+                                     time_zone=zone_for(series[0].tz_code, series[0].uses_dst))
     chosen: dict[str, Reading] = {}
     empty = []
     by_code: dict[str, list[Series]] = {}
@@ -774,9 +786,9 @@ def reading(site_id: str, parameters: str | list[str] | None = None, *,
         if not live:
             empty.append(code)
         elif len(live) == 1:
-            chosen[code] = max(live[0].readings, key=lambda r: r.time)
+            chosen[code] = max(live[0].readings, key=_time_of)
         else:
             chosen.update(_rival_keys(code, number, "waterservices", [
-                (str(s.method_id), max(s.readings, key=lambda r: r.time)) for s in live],
+                (str(s.method_id), max(s.readings, key=_time_of)) for s in live],
                 "method id"))
     return record, Values(number, chosen, empty=tuple(empty))

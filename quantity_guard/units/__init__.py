@@ -12,13 +12,23 @@ from __future__ import annotations
 
 from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
 from .dimension import AXES, format_dims
-from .parser import _TEMPERATURE_WORDS, parse_unit, try_parse_unit
+from . import ucum as _ucum  # noqa: F401  (installs the UCUM reader into the kernel)
+from .parser import TEMPERATURE_WORDS, parse_unit, try_parse_unit
 from .table import define
+from . import parser as _parser
+from . import unit as _unit
 from .unit import ONE, Unit, apply, conversion
 
 __all__ = ["parse_unit", "try_parse_unit", "parse_with_datum", "convert", "define", "Unit", "ONE", "AXES",
            "UnitParseError", "DimensionalityError", "OffsetUnitError", "RedefinitionError",
-           "conversion", "format_dims"]
+           "conversion", "format_dims", "clear_caches"]
+
+
+def clear_caches() -> None:
+    """Forget the parsed strings and the conversion factors (for benchmarks of a cold path and
+    for tests); the unit table and its defined units stay."""
+    _parser.clear_cache()
+    _unit.clear_caches()
 
 
 def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
@@ -32,7 +42,9 @@ def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
     return apply(value, a, b)
 
 
-# Whole-token spellings that are a unit plus a vertical datum (services.md, units.md 3.3).
+# Whole-token spellings that are a unit plus a vertical datum: the EA's mAOD and mASD
+# (docs/services.md, "UK Environment Agency flood-monitoring API"), their variants, and
+# ft/m above mean sea level (README, "Vertical datums").
 # "ASD" (above station datum) names no station by itself: the quantity layer asks which.
 _DATUM_UNITS = {
     "mAOD": ("m", "ODN"), "mOD": ("m", "ODN"), "mODN": ("m", "ODN"),
@@ -57,15 +69,15 @@ def parse_with_datum(text: str) -> "tuple[Unit, str | None]":
         return parse_unit(text), None
     t = text.strip()
     if t in _DATUM_UNITS:
-        unit, datum = _DATUM_UNITS[t]
-        return parse_unit(unit), datum
+        spelling, named = _DATUM_UNITS[t]
+        return parse_unit(spelling), named
     if t in _DATUM_REFUSED:
         raise UnitParseError(_DATUM_REFUSED[t], text=text, suggestions=("mAOD",))
     unit = try_parse_unit(t)
     if unit is not None:
         return unit, None
     head, datum = _split_datum(t)
-    if datum is None or datum in _TEMPERATURE_WORDS:  # "deg C" is no datum: say why it fails
+    if datum is None or datum in TEMPERATURE_WORDS:  # "deg C" is no datum: say why it fails
         parse_unit(t)  # raises the full error, with its position and suggestions
     unit = parse_unit(head)
     from .dimension import base

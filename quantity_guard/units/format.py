@@ -6,12 +6,20 @@
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Iterable, Optional, Tuple
+
+#: ``table.describe``: a canonical term symbol -> (its row, prefix symbol, prefix long name) or
+#: None. Handed in by the caller, so this module reads no table (the row needs ``name`` and
+#: ``plural``).
+Describe = Callable[[str], Optional[Tuple[Any, str, str]]]
+TermsIn = Iterable[Tuple[str, int]]
+
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _PRETTY_SYMBOLS = {"degC": "°C", "degF": "°F", "degR": "°R", "delta_degC": "Δ°C",
                    "delta_degF": "Δ°F", "ohm": "Ω"}
 
 
-def _split(terms):
+def _split(terms: TermsIn) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     num = [(s, p) for s, p in terms if p > 0]
     den = [(s, -p) for s, p in terms if p < 0]
     return num, den
@@ -25,7 +33,7 @@ def _ascii_term(symbol: str, p: int) -> str:
     return f"{symbol}{p}"
 
 
-def _render(terms, term, joiner: str) -> str:
+def _render(terms: TermsIn, term: Callable[[str, int], str], joiner: str) -> str:
     num, den = _split(terms)
     top = joiner.join(term(s, p) for s, p in num) or "1"
     if not den:
@@ -34,22 +42,21 @@ def _render(terms, term, joiner: str) -> str:
     return f"{top}/({bottom})" if len(den) > 1 else f"{top}/{bottom}"
 
 
-def canonical(terms) -> str:
+def canonical(terms: TermsIn) -> str:
     return _render(terms, _ascii_term, "*")
 
 
-def _pretty_symbol(symbol: str) -> str:
+def _pretty_symbol(symbol: str, describe: Describe) -> str:
     if symbol in _PRETTY_SYMBOLS:
         return _PRETTY_SYMBOLS[symbol]
-    from .table import describe
     info = describe(symbol)
     if info is not None and info[1] == "u":
-        return "µ" + _pretty_symbol(symbol[1:])
+        return "µ" + _pretty_symbol(symbol[1:], describe)
     return symbol
 
 
-def _pretty_term(symbol: str, p: int) -> str:
-    sym = _pretty_symbol(symbol)
+def _pretty_term(symbol: str, p: int, describe: Describe) -> str:
+    sym = _pretty_symbol(symbol, describe)
     if p == 1:
         return sym
     if not (sym[-1].isalpha() or sym[-1] == "_"):
@@ -57,15 +64,14 @@ def _pretty_term(symbol: str, p: int) -> str:
     return sym + str(p).translate(_SUPERSCRIPT)
 
 
-def pretty(terms) -> str:
-    return _render(terms, _pretty_term, "·")
+def pretty(terms: TermsIn, describe: Describe) -> str:
+    return _render(terms, lambda s, p: _pretty_term(s, p, describe), "·")
 
 
 _POWER_WORDS = {2: "square ", 3: "cubic "}
 
 
-def _long_term(symbol: str, p: int, plural: bool) -> str:
-    from .table import describe
+def _long_term(symbol: str, p: int, plural: bool, describe: Describe) -> str:
     info = describe(symbol)
     if info is None:
         words = symbol
@@ -79,10 +85,11 @@ def _long_term(symbol: str, p: int, plural: bool) -> str:
     return f"{words} to the power {p}"
 
 
-def long_name(terms, plural: bool = True) -> str:
+def long_name(terms: TermsIn, describe: Describe, plural: bool = True) -> str:
     num, den = _split(terms)
-    parts = [_long_term(s, p, plural and k == len(num) - 1) for k, (s, p) in enumerate(num)]
+    parts = [_long_term(s, p, plural and k == len(num) - 1, describe)
+             for k, (s, p) in enumerate(num)]
     text = " ".join(parts) if parts else ""
     for s, p in den:
-        text += f" per {_long_term(s, p, False)}"
+        text += f" per {_long_term(s, p, False, describe)}"
     return text.strip() or "dimensionless"

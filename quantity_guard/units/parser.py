@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
+from typing import Callable
 
 from ..errors import UnitParseError
 from . import table
@@ -72,7 +73,7 @@ _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 _DEGREE_SCALES = {"C": "degC", "F": "degF", "R": "degR"}
 _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
 #: words after a degree that make it a temperature, not an angle: "deg K", "degrees Kelvin"
-_TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
+TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
                                 "celsius", "fahrenheit", "kelvin", "rankine", "centigrade"})
 VOCABULARIES = ("kernel", "ucum")
 
@@ -97,7 +98,7 @@ def parse_unit(text: "str | Unit", vocabulary: str = _KERNEL) -> Unit:
     position of the problem and close matches.
     """
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]
+        return text
     if vocabulary is not _KERNEL and vocabulary != _KERNEL:
         return _parse_in(text, vocabulary)
     try:
@@ -190,11 +191,21 @@ def _parse_in(text, vocabulary: str) -> Unit:
         return hit
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    from .ucum import parse_ucum
-    unit = parse_ucum(text)
+    unit = _Above.parse_ucum(text)
     if len(_UCUM_CACHE) < _CACHE_LIMIT:
         _UCUM_CACHE[text] = unit
     return unit
+
+
+class _Above:
+    """What the parser reads from ``ucum`` (above it), installed by it when imported."""
+    parse_ucum: Callable[[str], Unit] = staticmethod(
+        lambda text: table.not_installed("ucum"))
+
+
+def install(*, parse_ucum: Callable[[str], Unit]) -> None:
+    """Called once by ``ucum`` when imported."""
+    _Above.parse_ucum = staticmethod(parse_ucum)
 
 
 _FAILED: set[str] = set()
@@ -204,7 +215,7 @@ def try_parse_unit(text: str) -> "Unit | None":
     """``parse_unit`` that returns None instead of raising, cheaply: no suggestions are
     computed and failures are remembered (for scanning prose, where most attempts fail)."""
     if text.__class__ is Unit:
-        return text  # type: ignore[return-value]
+        return text
     hit = _CACHE.get(text)
     if hit is not None:
         return hit
@@ -222,26 +233,35 @@ def try_parse_unit(text: str) -> "Unit | None":
     return unit
 
 
-def forget_failures() -> None:
-    """Called when the table grows: a spelling that failed may now mean something."""
+def parse_fast(text: str) -> "Unit | None":
+    """The reader of the common shape alone: a Unit, or None where it leaves the text to the
+    full parser (for tests that compare the two readers)."""
+    return _fast(text)
+
+
+def parse_full(text: str) -> Unit:
+    """The full parser alone, bypassing the cache and the common-shape reader."""
+    return _Parser(text).parse()
+
+
+def clear_cache() -> None:
+    """Forget every parsed string (both vocabularies) and every remembered failure: the next
+    ``parse_unit`` of a string reads it again (the table's name resolution stays memoised)."""
+    _CACHE.clear()
+    _UCUM_CACHE.clear()
     _FAILED.clear()
 
 
-def check_name(name: str) -> None:
-    """Refuse a spelling that could not be read back as one NAME token (for ``define``)."""
-    if not name or not (name == "%" or (name[0].isalpha() or name[0] == "_")):
-        raise UnitParseError(f"{name!r} is not a valid unit symbol: start with a letter", text=name)
-    for ch in name:
-        if not (ch.isascii() and (ch.isalnum() or ch in "_-")):
-            raise UnitParseError(f"{name!r} is not a valid unit symbol: use letters, digits, _ or -",
-                                 text=name)
+def forget_failures() -> None:
+    """Called when the table grows: a spelling that failed may now mean something."""
+    _FAILED.clear()
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
     """Normalise character by character; return the new text and, per character, the index
     of the original character it came from (for error positions)."""
     if text.isascii() and _ALLOWED.issuperset(text):
-        return text, range(len(text))  # type: ignore[return-value]
+        return text, range(len(text))  # type: ignore[return-value]  # indexes as the list would
     out: list[str] = []
     where: list[int] = []
     i, n = 0, len(text)
@@ -250,9 +270,9 @@ def normalise(text: str) -> tuple[str, list[int]]:
         if ch == "\u00b0" or ch == "\u00ba":
             nxt = text[i + 1] if i + 1 < n else ""
             if nxt in _DEGREE_SCALES:
-                rep = _DEGREE_SCALES[nxt]
-                out.extend(rep)
-                where.extend([i] * len(rep))
+                scale = _DEGREE_SCALES[nxt]
+                out.extend(scale)
+                where.extend([i] * len(scale))
                 i += 2
                 continue
             out.extend("deg")  # a degree sign alone is a plane angle (UCUM, udunits, SI)
@@ -353,7 +373,7 @@ class _Parser:
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit():
-                j = _DIGITS(s, i).end()
+                j = _DIGITS(s, i).end()  # type: ignore[union-attr]  # "[0-9]*" always matches
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
                     raise self.error("a decimal number inside a unit; put the scale in the value",
                                      i)
@@ -418,7 +438,7 @@ class _Parser:
         s, n = self.text, len(self.text)
         j = i
         while True:
-            j = _WORD_CHARS(s, j).end()
+            j = _WORD_CHARS(s, j).end()  # type: ignore[union-attr]  # "[...]*" always matches
             if j < n and s[j] == "[":
                 k = s.find("]", j)
                 if k < 0:
@@ -431,7 +451,7 @@ class _Parser:
 
     def _degree_scale(self, left, right) -> None:
         """"deg K", "degrees Kelvin": a degree alone is an angle, so this is refused."""
-        if right[1] in _TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
+        if right[1] in TEMPERATURE_WORDS and table.lookup(left[1]) is _degree():
             raise self.error(f"'{left[1]} {right[1]}': a degree alone is a plane angle; write a "
                              f"temperature as degC, degF or K", left[2],
                              suggestions=("degC", "degF", "K"))
@@ -677,3 +697,6 @@ def suggest(name: str) -> list[str]:
         if s not in out:
             out.append(s)
     return out[:4]
+
+
+table.install(parse=parse_unit, row_added=forget_failures)

@@ -21,10 +21,39 @@ from __future__ import annotations
 import os
 import threading
 from fractions import Fraction
+from typing import Any, Callable, Optional
 
 from ..errors import RedefinitionError, UnitParseError
+from . import unit as _unit
 from .dimension import AXES, base
 from .unit import Unit
+
+
+
+# What the table reads from the modules above it, installed by them when imported (the
+# package's ``__init__`` imports them all): the parser evaluates definitions and forgets its
+# failures when a row is added; the UCUM reader resolves bracketed atoms.
+class _Above:
+    parse: Callable[[str], Unit] = staticmethod(lambda text: not_installed("parser"))
+    row_added: Callable[[], None] = staticmethod(lambda: None)
+    atom_unit: Callable[[str], Any] = staticmethod(lambda atom: not_installed("ucum"))
+
+
+def not_installed(module: str) -> Any:
+    raise RuntimeError(f"quantity_guard.units.{module} is not imported: import quantity_guard.units")
+
+
+def install(*, parse: "Callable[[str], Unit] | None" = None,
+            row_added: "Callable[[], None] | None" = None,
+            atom_unit: "Callable[[str], Any] | None" = None) -> None:
+    """Called once by ``parser`` (parse, row_added) and ``ucum`` (atom_unit) when imported."""
+    if parse is not None:
+        _Above.parse = staticmethod(parse)
+    if row_added is not None:
+        _Above.row_added = staticmethod(row_added)
+    if atom_unit is not None:
+        _Above.atom_unit = staticmethod(atom_unit)
+
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
                      "units.json")
@@ -35,12 +64,24 @@ class Row:
 
     __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
                  "source", "note", "exact", "definition")
+    symbol: str
+    name: str
+    plural: str
+    unit: Unit
+    aliases: "tuple[str, ...]"
+    names: "tuple[str, ...]"
+    prefixable: bool
+    group: str
+    source: str
+    note: str
+    exact: bool
+    definition: str
 
-    def __init__(self, **fields) -> None:
+    def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
             object.__setattr__(self, name, fields[name])
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("table rows are immutable")
 
     def __repr__(self) -> str:
@@ -49,6 +90,10 @@ class Row:
 
 class _Registry:
     def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.clear()
+
+    def clear(self) -> None:
         self.rows: dict[str, Row] = {}           # canonical symbol -> row
         self.spellings: dict[str, Row] = {}      # symbol or alias (exact case) -> row
         self.long: dict[str, Row] = {}           # long name, lower case -> row
@@ -57,7 +102,6 @@ class _Registry:
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
-        self.lock = threading.RLock()
 
 
 _REG = _Registry()
@@ -89,7 +133,7 @@ def _load() -> None:
             for entry in data["units"]:
                 _add_row(entry)
         except BaseException:
-            _REG.__init__()
+            _REG.clear()
             raise
 
 
@@ -120,8 +164,7 @@ def _add_row(entry: dict) -> Row:
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
-    if "parser" in _LOADED:
-        _LOADED["parser"].forget_failures()
+    _Above.row_added()
     return row
 
 
@@ -133,13 +176,12 @@ def _plural(name: str) -> str:
 
 def evaluate_definition(text: str) -> Unit:
     """``"0.3048 m"``, ``"1200/3937 m"``, ``"1 ft3/s"``, ``"1/100 1"`` -> an unnamed Unit."""
-    from .parser import parse_unit
     head, _, rest = text.strip().partition(" ")
     try:
         number = Fraction(head)
     except (ValueError, ZeroDivisionError):
         number, rest = Fraction(1), text
-    u = parse_unit(rest.strip() or "1")
+    u = _Above.parse(rest.strip() or "1")
     if u.offset is not None:
         raise ValueError(f"definition {text!r} is over an offset unit")
     return Unit(number * u.factor, u.dims, u.terms, None, u.interval)
@@ -170,7 +212,6 @@ def lookup(name: str) -> Unit | None:
 # -- memoised resolution for the parser ----------------------------------------------------
 _MEMO: dict = {}
 _TERMS: dict[str, Unit] = {}   # canonical term symbol -> its own one-term Unit
-_LOADED: dict = {}
 
 
 def term_units() -> dict[str, Unit]:
@@ -190,9 +231,6 @@ def resolve(name: str):
         return _MEMO[name]
     except KeyError:
         pass
-    if "parser" not in _LOADED:
-        from . import parser
-        _LOADED["parser"] = parser
     hit = _resolve(name)
     if len(_MEMO) < 16384:
         _MEMO[name] = hit
@@ -207,7 +245,7 @@ def _resolve(name: str):
     if unit.__class__ is list:
         return unit
     if unit is not None:
-        return unit, _pieces(unit), 1, _offset(unit)
+        return unit, pieces(unit), 1, _offset(unit)
     stem = name.rstrip("0123456789")
     if stem and stem != name and stem[-1] != "_" and not stem.endswith(" "):
         why = refusal(stem)
@@ -219,18 +257,17 @@ def _resolve(name: str):
         if unit is not None:
             digits = name[len(stem):]
             exp = int(digits) if len(digits) < 5 else 0
-            return (unit if exp == 1 else None), _pieces(unit), exp, _offset(unit)
+            return (unit if exp == 1 else None), pieces(unit), exp, _offset(unit)
     return None
 
 
 def _whole(name: str):
     if "[" in name:  # a bracketed UCUM atom: never anything else
-        from .ucum import atom_unit
-        return atom_unit(name)
+        return _Above.atom_unit(name)
     return lookup(name)
 
 
-def _pieces(unit: Unit) -> tuple:
+def pieces(unit: Unit) -> tuple:
     for sym, p in unit.terms:
         if sym not in _TERMS:
             if unit.terms == ((sym, 1),):
@@ -287,6 +324,16 @@ def rows() -> tuple[Row, ...]:
 
 
 # -- extension ------------------------------------------------------------------------------
+def check_name(name: str) -> None:
+    """Refuse a spelling that could not be read back as one NAME token (for ``define``)."""
+    if not name or not (name == "%" or (name[0].isalpha() or name[0] == "_")):
+        raise UnitParseError(f"{name!r} is not a valid unit symbol: start with a letter", text=name)
+    for ch in name:
+        if not (ch.isascii() and (ch.isalnum() or ch in "_-")):
+            raise UnitParseError(f"{name!r} is not a valid unit symbol: use letters, digits, _ or -",
+                                 text=name)
+
+
 def define(symbol: str, definition: str, *, name: str | None = None, plural: str | None = None,
            aliases: tuple[str, ...] | list[str] = (), names: tuple[str, ...] | list[str] = (),
            prefixable: bool = False, offset: str | Fraction | None = None, interval: bool = False,
@@ -298,7 +345,7 @@ def define(symbol: str, definition: str, *, name: str | None = None, plural: str
     defining it again with the same meaning is a no-op, with another meaning raises
     ``RedefinitionError``.
     """
-    from .parser import check_name, parse_unit
+    parse_unit = _Above.parse
     reg = registry()
     with reg.lock:
         new = evaluate_definition(definition)
@@ -329,3 +376,6 @@ def define(symbol: str, definition: str, *, name: str | None = None, plural: str
         if off is not None:
             entry["offset"] = str(off)
         return _add_row(entry).unit
+
+
+_unit.install(lookup=lookup, describe=describe)

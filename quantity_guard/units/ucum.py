@@ -25,8 +25,10 @@ from __future__ import annotations
 import os
 
 from ..errors import UnitParseError
-from . import table
+from . import parser, table
+from . import unit as _unit
 from .dimension import MAX_EXPONENT
+from .parser import build, parse_unit, try_parse_unit
 from .unit import Unit
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -85,7 +87,6 @@ def atom_unit(atom: str):
 
 
 def _atom_unit(atom: str):
-    from .parser import parse_unit
     v = vocabulary()
     if atom in v.refused:
         why, alts = v.refused[atom]
@@ -156,7 +157,6 @@ class _UcumParser:
             return self.whole
         if self.offset is not None:  # "(Cel)", "Cel1": the scale itself, offset and all
             return table.term_units()[self.offset]
-        from .parser import build
         return build(terms, lambda message: self.error(message, None))
 
     def term(self, depth: int) -> dict:
@@ -235,7 +235,7 @@ class _UcumParser:
             raise self.error(unit[0], start, suggestions=unit[1])
         self.count += 1
         self.whole = unit if self.count == 1 and exp == 1 else None
-        pieces = table._pieces(unit)
+        pieces = table.pieces(unit)
         if unit.offset is not None:
             self.offset = pieces[0][0]
             if exp != 1:
@@ -250,10 +250,9 @@ class _UcumParser:
 def _suggest(atom: str) -> list[str]:
     """For a kernel spelling (``cfs``, ``degC``) its UCUM code; else close UCUM atoms."""
     out: list[str] = []
-    from .parser import try_parse_unit
     unit = try_parse_unit(atom)
     if unit is not None and code_of(unit):
-        out.append(code_of(unit))  # type: ignore[arg-type]
+        out.append(code_of(unit))  # type: ignore[arg-type]  # not None: tested just above
     import difflib
     for a in difflib.get_close_matches(atom, list(vocabulary().atoms), n=3, cutoff=0.6):
         if a not in out:
@@ -319,7 +318,6 @@ def _find_code(sym: str, seen: frozenset):
     head, _, rest = row.definition.partition(" ")
     if head != "1" or not rest:
         return None  # a scaled definition (kcfs = 1000 ft3/s) has no UCUM code without a number
-    from .parser import parse_unit
     out: list = []
     for s, p in parse_unit(rest).terms:
         code = _term_code(s, seen)
@@ -360,8 +358,11 @@ def _render(acc: dict) -> str:
 
 def ucum_of(text: str) -> "str | None":
     """The UCUM code of a unit expression in the kernel's grammar (None if there is none)."""
-    from .parser import parse_unit
     return code_of(parse_unit(text))
 
+
+table.install(atom_unit=atom_unit)
+parser.install(parse_ucum=parse_ucum)
+_unit.install(code_of=code_of)
 
 __all__ = ["parse_ucum", "code_of", "atom_unit", "atoms", "ucum_of"]

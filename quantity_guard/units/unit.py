@@ -14,10 +14,12 @@ a conversion is then one multiply (one multiply-add for offset scales).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Callable, Optional
 
 from ..errors import DimensionalityError, OffsetUnitError
 from . import dimension as _dim
 from .dimension import DIMENSIONLESS, MAX_EXPONENT, format_dims
+from .format import Describe, canonical, long_name, pretty
 
 _set = object.__setattr__
 _UNSET = object()
@@ -25,11 +27,43 @@ _TEMPERATURE = _dim.AXES.index("temperature")
 Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, for display
 
 
+# What a Unit reads from the modules above it. They install it when they are imported (the
+# package's ``__init__`` imports them all), so this module imports none of them and the
+# kernel's imports form a chain: dimension <- format <- unit <- table <- parser <- ucum.
+class _Above:
+    lookup: "Callable[[str], Optional[Unit]]" = staticmethod(lambda name: None)  # table.lookup
+    describe: Describe = staticmethod(lambda symbol: None)                      # table.describe
+    code_of: "Callable[[Unit], Optional[str]]" = staticmethod(lambda unit: None)  # ucum.code_of
+
+
+def install(*, lookup: "Callable[[str], Optional[Unit]] | None" = None,
+            describe: "Describe | None" = None,
+            code_of: "Callable[[Unit], Optional[str]] | None" = None) -> None:
+    """Called once by ``table`` (lookup, describe) and ``ucum`` (code_of) when imported."""
+    if lookup is not None:
+        _Above.lookup = staticmethod(lookup)
+    if describe is not None:
+        _Above.describe = staticmethod(describe)
+    if code_of is not None:
+        _Above.code_of = staticmethod(code_of)
+
+
 class Unit:
     """An immutable physical unit. Build units with ``parse_unit``; combine with ``* / **``."""
 
     __slots__ = ("factor", "offset", "dims", "terms", "interval", "scale", "shift", "_key",
                  "_hash", "_text", "_ucum")
+    factor: Fraction
+    offset: "Fraction | None"
+    dims: "tuple[int, ...]"
+    terms: Terms
+    interval: bool
+    scale: float
+    shift: float
+    _key: "tuple[Fraction, Fraction | None, tuple[int, ...], bool]"
+    _hash: "int | None"
+    _text: "str | None"
+    _ucum: Any
 
     def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
                  offset: Fraction | None = None, interval: bool = False) -> None:
@@ -53,7 +87,7 @@ class Unit:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Unit:
             return NotImplemented
-        return self is other or self._key == other._key  # type: ignore[union-attr]
+        return self is other or self._key == other._key
 
     def __hash__(self) -> int:
         h = self._hash
@@ -62,12 +96,12 @@ class Unit:
             _set(self, "_hash", h)
         return h
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Unit is immutable")
 
-    def __reduce__(self):
-        from .parser import parse_unit
-        return (parse_unit, (self.symbol,))
+    def __reduce__(self) -> "tuple[type[Unit], tuple[Any, ...]]":
+        # by its fields: a unit reads back equal without the table (a defined unit included)
+        return (Unit, (self.factor, self.dims, self.terms, self.offset, self.interval))
 
     # -- renderings -----------------------------------------------------------------------
     @property
@@ -75,7 +109,6 @@ class Unit:
         """Canonical ASCII spelling, read back by the parser: ``m3/s``, ``ft3/s``, ``mm/d``."""
         text = self._text
         if text is None:
-            from .format import canonical
             text = canonical(self.terms)
             _set(self, "_text", text)
         return text
@@ -87,13 +120,12 @@ class Unit:
         return f"Unit({self.symbol!r})"
 
     def __format__(self, spec: str) -> str:
-        from .format import long_name, pretty
         if spec in ("", "s", "canonical"):
             return self.symbol
         if spec in ("P", "pretty"):
-            return pretty(self.terms)
+            return pretty(self.terms, _Above.describe)
         if spec in ("L", "long"):
-            return long_name(self.terms)
+            return long_name(self.terms, _Above.describe)
         raise ValueError(f"unknown unit format {spec!r}: use '', 'P' (pretty) or 'L' (long)")
 
     @property
@@ -103,8 +135,7 @@ class Unit:
         ``NTU``). ``parse_unit(u.ucum, vocabulary="ucum") == u`` whenever it is not None."""
         code = self._ucum
         if code is _UNSET:
-            from .ucum import code_of
-            code = code_of(self)
+            code = _Above.code_of(self)
             _set(self, "_ucum", code)
         return code
 
@@ -135,11 +166,10 @@ class Unit:
         """The interval unit for differences of this unit (degC -> delta_degC; m -> m)."""
         if self.offset is None:
             return self
-        from .parser import UnitParseError, parse_unit
-        try:
-            return parse_unit("delta_" + self.symbol)
-        except UnitParseError:  # a user-defined offset scale without a delta row
-            return Unit(self.factor, self.dims, (), None, True)
+        row = _Above.lookup("delta_" + self.symbol)  # the table's delta row (delta_degC)
+        if row is not None:
+            return row
+        return Unit(self.factor, self.dims, (), None, True)  # a defined scale without one
 
     # -- algebra --------------------------------------------------------------------------
     def __mul__(self, other: "Unit") -> "Unit":
@@ -198,18 +228,26 @@ def _no_offset(a: Unit, b: Unit | None, op: str) -> None:
 
 # -- conversion ---------------------------------------------------------------------------
 # keyed on the identities of the two Unit objects (parsed units are shared, so this hits);
-# each entry keeps its units alive, so an id is never reused while its entry exists
-_FACTORS: dict[tuple[int, int], tuple[float, float | None, Unit, Unit]] = {}
+# each entry keeps its units alive, so an id is never reused while its entry exists. The pair
+# comes first, returned as it is stored: a hit is one dict lookup and no new tuple.
+_FACTORS: "dict[tuple[int, int], tuple[tuple[float, float | None], Unit, Unit]]" = {}
+_FACTORS_LIMIT = 65536
 
 
-def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
+def conversion(src: Unit, dst: Unit) -> "tuple[float, float | None]":
     """``(a, b)`` such that a value in ``src`` is ``a * x + b`` in ``dst`` (``b`` None if 0).
 
-    Computed exactly with ``Fraction`` once per pair, then floated and cached.
+    Computed exactly with ``Fraction`` once per pair, then floated and cached: a repeated
+    pair costs one dictionary lookup, so hot paths call this rather than keep their own cache.
+    Raises ``DimensionalityError`` or ``OffsetUnitError`` for a pair that does not convert.
     """
     hit = _FACTORS.get((id(src), id(dst)))
     if hit is not None:
-        return hit[0], hit[1]
+        return hit[0]
+    return _convert(src, dst)
+
+
+def _convert(src: Unit, dst: Unit) -> "tuple[float, float | None]":
     if src.dims != dst.dims:
         raise DimensionalityError(
             f"cannot convert from {src.symbol} ({src.dimensionality}) to {dst.symbol} "
@@ -226,9 +264,14 @@ def conversion(src: Unit, dst: Unit) -> tuple[float, float | None]:
     a = src.factor / dst.factor
     b = ((src.offset or 0) - (dst.offset or 0)) / dst.factor
     pair = (float(a), float(b) if b else None)
-    if len(_FACTORS) < 65536:
-        _FACTORS[(id(src), id(dst))] = (*pair, src, dst)
+    if len(_FACTORS) < _FACTORS_LIMIT:
+        _FACTORS[(id(src), id(dst))] = (pair, src, dst)
     return pair
+
+
+def clear_caches() -> None:
+    """Forget every cached conversion factor (for tests and benchmarks measuring a cold path)."""
+    _FACTORS.clear()
 
 
 def apply(value, a: float, b: float | None):

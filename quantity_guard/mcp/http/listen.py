@@ -56,13 +56,13 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
 from .client import Client, UpstreamError
-from .upstream import Remote, _Sent
+from .upstream import Remote, Sent
 from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
 
@@ -303,7 +303,7 @@ class _Session:
                 stream.done.set()
 
         status = await self.remote.post(line, emit, extra, auth_failure)
-        sent = _Sent(line[:-1])
+        sent = Sent(line[:-1])
         if sent.method == "notifications/initialized" and status == 202:
             self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
         if sent.method == "tools/list" and self.guard.catalogue:
@@ -359,8 +359,8 @@ class Listener:
 
     def __init__(self, host: str, port: int, new_policy: Callable[[], Any], *,
                  command: list[str] | None = None, upstream: str | None = None,
-                 headers: list[tuple[str, str]] | None = None, forward_headers: list[str] = (),
-                 allow_origins: list[str] = (), cafile: str | None = None, max_sessions: int = 64,
+                 headers: list[tuple[str, str]] | None = None, forward_headers: Sequence[str] = (),
+                 allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
@@ -498,7 +498,7 @@ class Listener:
                 pass
 
     async def _simple(self, writer: asyncio.StreamWriter, status: int, body: bytes = b"",
-                      headers: list[tuple[str, str]] = (), ctype: str = "application/json",
+                      headers: Sequence[tuple[str, str]] = (), ctype: str = "application/json",
                       close: bool = False) -> None:
         h = list(headers)
         if body:
@@ -584,7 +584,7 @@ class Listener:
     async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
         sid = head.headers.get("mcp-session-id")
         session = self.sessions.get(sid) if sid else None
-        if session is None:
+        if session is None or not sid:  # (a session implies a sid: this only tells mypy so)
             await self._simple(writer, 405 if not sid else 404, b"" if not sid else _error_body("unknown session"),
                                [("Allow", "POST")] if not sid else [])
             return True
@@ -634,7 +634,7 @@ class Listener:
         if ctype != "application/json":
             await self._simple(writer, 415, _error_body("POST a JSON-RPC message as application/json"))
             return True
-        sent = _Sent(body)
+        sent = Sent(body)
         if sent.kind in (rpc.INVALID, "batch") and sent.obj is None:
             await self._simple(writer, 400, rpc.error_line(None, rpc.PARSE_ERROR, "Parse error: the body is not JSON")[:-1])
             return True
@@ -742,7 +742,7 @@ class Listener:
             if token is not None and session.by_token.get(token) is stream:
                 del session.by_token[token]
 
-    def _cancel(self, session: _Session, sent: _Sent) -> None:
+    def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:
             session.remote.cancel(sent.id)
             session.guard.receive(C2S, rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -759,7 +759,7 @@ class Listener:
         await self._simple(writer, status, body, extra, ctype=ctype)
 
 
-def _passes_param(name: str, session: _Session, sent: _Sent) -> bool:
+def _passes_param(name: str, session: _Session, sent: Sent) -> bool:
     """An ``Mcp-Param-*`` header of the client that the proxy does not recompute (2026-07-28:
     intermediaries MUST forward unknown ones)."""
     low = name.lower()
@@ -817,10 +817,15 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         if ready is not None:
             ready(host, port)
         loop = asyncio.get_running_loop()
+
+        def on_signal(number: int) -> None:
+            got.append(number)
+            listener.stop()
+
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 try:
-                    loop.add_signal_handler(sig, lambda s=sig: (got.append(s), listener.stop()))
+                    loop.add_signal_handler(sig, on_signal, sig)
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()

@@ -45,7 +45,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
@@ -68,7 +68,7 @@ def _excerpt(data: bytes) -> str:
     return text + ("..." if len(data) > _EXCERPT else "")
 
 
-class _Sent:
+class Sent:
     """What the proxy knows about one message it posts (or a 2025-03-26 batch of them)."""
 
     __slots__ = ("obj", "kind", "id", "ids", "method", "modern", "version")
@@ -136,7 +136,7 @@ class Remote:
 
     # ------------------------------------------------------------------ headers
 
-    def headers_for(self, sent: _Sent, extra: list[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    def headers_for(self, sent: Sent, extra: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
         h = [("Content-Type", "application/json"), ("Accept", ACCEPT_BOTH)]
         if sent.modern:
             h += modern_headers(sent.obj, self.catalogue())
@@ -149,7 +149,7 @@ class Remote:
         h += extra
         return h
 
-    def _errors(self, sent: _Sent, message: str, data: Any = rpc.MISSING, ids: list | None = None) -> list[bytes]:
+    def _errors(self, sent: Sent, message: str, data: Any = rpc.MISSING, ids: list | None = None) -> list[bytes]:
         """One JSON-RPC error per unanswered request (logged instead when nothing is owed)."""
         ids = sent.ids if ids is None else ids
         if not ids:
@@ -159,7 +159,7 @@ class Remote:
 
     # ------------------------------------------------------------------ posting
 
-    async def post(self, line: bytes, emit: Emit, extra_headers: list[tuple[str, str]] = (),
+    async def post(self, line: bytes, emit: Emit, extra_headers: Sequence[tuple[str, str]] = (),
                    auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int | None:
         """POST one message; see the class docstring. Returns the HTTP status (``None`` if the
         exchange failed before one arrived).
@@ -168,7 +168,7 @@ class Remote:
         untouched (for a listener to pass it to its HTTP client, ``WWW-Authenticate`` and all)
         instead of a JSON-RPC error being emitted."""
         body = line[:-1] if line.endswith(b"\n") else line
-        sent = _Sent(body)
+        sent = Sent(body)
         key = rpc.id_key(sent.id) if sent.is_request and sent.modern else None
         try:
             headers = self.headers_for(sent, list(extra_headers))
@@ -191,12 +191,12 @@ class Remote:
                     if not streams:
                         del self._streams[key]
 
-    def _emit_error(self, sent: _Sent, emit: Emit, message: str, data: Any = rpc.MISSING,
+    def _emit_error(self, sent: Sent, emit: Emit, message: str, data: Any = rpc.MISSING,
                     ids: list | None = None) -> None:
         for line in self._errors(sent, message, data, ids):
             emit(line)
 
-    async def _handle(self, sent: _Sent, resp: Response, emit: Emit,
+    async def _handle(self, sent: Sent, resp: Response, emit: Emit,
                       auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int:
         status = resp.status
         ctype = resp.content_type
@@ -267,7 +267,7 @@ class Remote:
         except UpstreamError:
             pass
 
-    def _relay_error_body(self, sent: _Sent, data: bytes, emit: Emit) -> bool:
+    def _relay_error_body(self, sent: Sent, data: bytes, emit: Emit) -> bool:
         """An error status whose body is a JSON-RPC error: give it to the client when it answers
         this request (or is id-less: then it is re-addressed to this request)."""
         try:
@@ -289,14 +289,14 @@ class Remote:
         if sent.kind == rpc.REQUEST and rpc.id_key(msg.id) == rpc.id_key(sent.id):
             emit(data.strip())
             return True
-        err = obj["error"] if type(obj.get("error")) is dict else {}
-        code = err.get("code") if type(err.get("code")) is int else rpc.INTERNAL_ERROR
-        message = err.get("message") if isinstance(err.get("message"), str) else "upstream error"
+        err: dict[str, Any] = obj["error"] if type(obj.get("error")) is dict else {}
+        code: int = err["code"] if type(err.get("code")) is int else rpc.INTERNAL_ERROR
+        message: str = err["message"] if isinstance(err.get("message"), str) else "upstream error"
         for ident in sent.ids:  # an id-less error (or one for a batch): addressed to each request
             emit(rpc.error_line(ident, code, message, err["data"] if "data" in err else rpc.MISSING)[:-1])
         return True
 
-    async def _relay_json(self, sent: _Sent, resp: Response, emit: Emit, status: int) -> None:
+    async def _relay_json(self, sent: Sent, resp: Response, emit: Emit, status: int) -> None:
         try:
             data = await resp.read(self.max_message)
         except UpstreamError as exc:
@@ -315,7 +315,7 @@ class Remote:
             self._emit_error(sent, emit, "the upstream's JSON response did not answer this request",
                              ids=missing)
 
-    async def _relay_sse(self, sent: _Sent, resp: Response, emit: Emit) -> None:
+    async def _relay_sse(self, sent: Sent, resp: Response, emit: Emit) -> None:
         """Relay one SSE response event by event; resume it with Last-Event-ID if it ends early."""
         remaining = {rpc.id_key(i) for i in sent.ids}
         want = rpc.id_key(sent.id) if sent.kind == rpc.REQUEST else None
@@ -393,7 +393,8 @@ class Remote:
 
     def cancel(self, request_id: Any) -> bool:
         """Close the response stream(s) of a modern request (2026-07-28 cancellation)."""
-        streams = self._streams.pop(rpc.id_key(request_id), None) if rpc.id_key(request_id) else None
+        key = rpc.id_key(request_id)
+        streams = self._streams.pop(key, None) if key else None
         if not streams:
             return False
         for resp in streams:
@@ -580,7 +581,7 @@ class StdioBridge:
         task.add_done_callback(self._tasks.discard)
 
     async def _post(self, line: bytes) -> None:
-        sent = _Sent(line[:-1])
+        sent = Sent(line[:-1])
         if sent.kind == rpc.NOTIFICATION and sent.method == "notifications/cancelled":
             params = sent.obj.get("params") if type(sent.obj) is dict else None
             rid = params.get("requestId") if type(params) is dict else None
