@@ -6,13 +6,16 @@
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional, Tuple
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from typing import Any, Callable, Iterable, Optional, Tuple
+
+    Describe = Callable[[str], Optional[Tuple[Any, str, str]]]
+    TermsIn = Iterable[Tuple[str, int]]
 
 #: ``table.describe``: a canonical term symbol -> (its row, prefix symbol, prefix long name) or
 #: None. Handed in by the caller, so this module reads no table (the row needs ``name`` and
 #: ``plural``).
-Describe = Callable[[str], Optional[Tuple[Any, str, str]]]
-TermsIn = Iterable[Tuple[str, int]]
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _PRETTY_SYMBOLS = {"degC": "°C", "degF": "°F", "degR": "°R", "delta_degC": "Δ°C",

@@ -47,7 +47,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
-from typing import Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from typing import Callable
 
 from ..errors import UnitParseError
 from . import table
@@ -56,7 +59,9 @@ from .unit import ONE, Unit
 
 MAX_LENGTH = 200
 MAX_DEPTH = 12
-MAX_WRITTEN_EXPONENT = 24
+# Any power a unit's term can reach (the algebra allows MAX_EXPONENT) can also be written, so
+# every printed form of a unit reads back (``[cft_i]10`` is ft**30 and prints as ``ft30``).
+MAX_WRITTEN_EXPONENT = MAX_EXPONENT
 
 _CHARS = {
     "\u00b7": "*", "\u22c5": "*", "\u00d7": "*", "\u2219": "*",   # middle dots, times

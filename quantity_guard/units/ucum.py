@@ -222,8 +222,9 @@ class _UcumParser:
         exp = 1
         if digits:
             body = digits.lstrip("+-")
-            if len(body) > 3 or int(body) > 24:
-                raise self.error(f"exponent {digits} is out of range (at most 24)", start + k)
+            if len(body) > 3 or int(body) > parser.MAX_WRITTEN_EXPONENT:
+                raise self.error(f"exponent {digits} is out of range (at most "
+                                 f"{parser.MAX_WRITTEN_EXPONENT})", start + k)
             exp = int(digits)
             if exp == 0:
                 raise self.error("an exponent of 0 makes the unit meaningless", start + k)
