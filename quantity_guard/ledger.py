@@ -333,8 +333,12 @@ class CallRecord:
     def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
         self.ledger = ledger
         self.index = index
-        self.tool = tool.name if hasattr(tool, "name") else str(tool)
-        self.enforcement = getattr(tool, "enforcement", "strict")
+        try:  # a guarded tool has both; anything else is named by str()
+            self.tool = tool.name
+            self.enforcement = tool.enforcement
+        except AttributeError:
+            self.tool = tool.name if hasattr(tool, "name") else str(tool)
+            self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
         self.inputs: list[Entry] = []
         self.outputs: list[Entry] = []
@@ -350,10 +354,26 @@ class CallRecord:
         if value.__class__ is not Q or value.magnitude.__class__ is not float:
             return  # a timestamp or a series: not recorded, not checked
         ledger = self.ledger
-        self.inputs.append(ledger._add(self.index, self.tool, "input", name, value, accepted.how,
-                                       accepted.raw))
-        ledger._check_carry_over(self, spec, accepted)
-        if spec.sourced:
+        index = self.index
+        entry = Entry(0, index, self.tool, "input", name, value, accepted.how, accepted.raw)
+        m, unit, datum = entry.magnitude, entry.unit, entry.datum
+        sourced = spec.sourced
+        # One lock for recording and both checks' common outcome (nothing near on another
+        # footing; a copy of an output in the same unit): the full checks run only otherwise.
+        with ledger._lock:
+            entry.index = ledger._count
+            ledger._count += 1
+            entries = ledger.entries
+            entries.append(entry)
+            if ledger.max_entries is not None:
+                while len(entries) > ledger.max_entries:
+                    ledger._evict(entries.popleft())
+            may_carry = m != 0.0 and ledger._eligible(m, unit, datum) is not None
+            copied = sourced and ledger._copied(m, unit, datum, index)
+        self.inputs.append(entry)
+        if may_carry:
+            ledger._check_carry_over(self, spec, accepted)
+        if sourced and not copied:
             ledger._check_sourced(self, spec, accepted)
 
     def record_input(self, name: str, spec, accepted) -> None:
@@ -366,7 +386,7 @@ class CallRecord:
     def record_output(self, result) -> None:
         if result.__class__ is Q:  # the common case, without the generator
             if result.magnitude.__class__ is float:
-                self.outputs.append(self.ledger._add(self.index, self.tool, "output", None, result))
+                self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
             return
         for field, q in _quantities(result):
             if q.is_series:
@@ -384,6 +404,15 @@ class CallRecord:
 
     def finish(self, ok: bool) -> None:
         self.ok = ok
+        self.finished = time.time()
+
+    def finish_with(self, result) -> None:
+        """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
+        if result.__class__ is Q and result.magnitude.__class__ is float:
+            self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
+        else:
+            self.record_output(result)
+        self.ok = True
         self.finished = time.time()
 
     def as_dict(self) -> dict:
@@ -419,12 +448,14 @@ class Ledger:
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
+        call = CallRecord(self, 0, tool, arguments)
         with self._lock:
-            call = CallRecord(self, self.call_count, tool, arguments)
-            if self.max_calls is not None and len(self.calls) >= self.max_calls:
+            calls = self.calls
+            call.index = self.calls_dropped + len(calls)  # call_count
+            if self.max_calls is not None and len(calls) >= self.max_calls:
                 self.calls_dropped += 1  # the deque drops the oldest record
-            self.calls.append(call)
-            return call
+            calls.append(call)
+        return call
 
     @property
     def call_count(self) -> int:
@@ -442,6 +473,20 @@ class Ledger:
             if self.max_entries is not None:
                 while len(self.entries) > self.max_entries:
                     self._evict(self.entries.popleft())
+            return entry
+
+    def _add_output(self, call: int, tool: str, field, q: Q) -> Entry:
+        """``_add(call, tool, "output", field, q)``."""
+        entry = Entry(0, call, tool, "output", field, q)
+        with self._lock:
+            entry.index = self._count
+            self._count += 1
+            entries = self.entries
+            entries.append(entry)
+            self._index(entry)
+            if self.max_entries is not None:
+                while len(entries) > self.max_entries:
+                    self._evict(entries.popleft())
             return entry
 
     def _index(self, entry: Entry) -> None:
@@ -677,6 +722,59 @@ class Ledger:
         return False
 
     # -- the checks -------------------------------------------------------------------------
+    def _eligible(self, m: float, unit, datum):
+        """The footings near ``m`` (non-zero) on which a value in ``unit`` on ``datum`` could be
+        a carry-over (another unit, or the same unit on another datum), or None. Any tolerance
+        is at most 0.5% of m, so the buckets within 0.6% (one or two) are enough:
+        ``_buckets(m, 0.006 * abs(m))``, inlined, for this runs on every input. The caller
+        holds the lock."""
+        mant, exp = _frexp(m * 0.994)
+        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        if abs(m) < 1e308:
+            mant, exp = _frexp(m * 1.006)
+            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        else:
+            hi = _bucket(m * 1.006)
+        footings = self._footings
+        if lo == hi:
+            counts = footings.get(lo)
+            if counts is None:
+                return None
+            near = (counts,)
+        elif abs(hi - lo) < 8:
+            near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
+        else:  # a subnormal value, whose 0.6% spans many buckets: every footing
+            near = (self._by_footing,)
+        eligible = None
+        for counts in near:
+            if counts is None:
+                continue
+            for footing in counts:
+                f_unit = footing[0]
+                if (f_unit is unit or f_unit == unit) and (
+                        datum is None or footing[1] is None or footing[1] == datum):
+                    continue  # the same unit with no datum differing: never a carry-over
+                if eligible is None:
+                    eligible = [footing]
+                elif footing not in eligible:
+                    eligible.append(footing)
+        return eligible
+
+    def _copied(self, m: float, unit, datum, call: int) -> bool:
+        """An output of another call in the same unit and datum has exactly the magnitude ``m``
+        (so it is the same amount within any tolerance): one bisection of that footing's run.
+        The caller holds the lock."""
+        run = self._by_footing.get((unit, datum))
+        if run is not None:
+            maxes = run.maxes
+            i = bisect_left(maxes, m)
+            if i < len(maxes):
+                keys = run.keys[i]
+                j = bisect_left(keys, m)
+                if keys[j] == m and run.items[i][j].call != call:
+                    return True
+        return False
+
     def _check_carry_over(self, call: CallRecord, spec, accepted) -> None:
         """Refuse a value equal (within the written precision) to an output recorded on another
         footing that is not the same physical amount, unless the question states it. The output
@@ -686,37 +784,8 @@ class Ledger:
         if m == 0.0:
             return
         unit, datum = held.unit, held.datum
-        # Only footings that could be a carry-over: another unit, or the same unit on another
-        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% (one or two)
-        # are enough: _buckets(m, 0.006 * abs(m)), inlined, for this runs on every input.
-        mant, exp = _frexp(m * 0.994)
-        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        if abs(m) < 1e308:
-            mant, exp = _frexp(m * 1.006)
-            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        else:
-            hi = _bucket(m * 1.006)
         with self._lock:  # the index changes as other threads record
-            footings = self._footings
-            eligible = None
-            if lo == hi:
-                near = (footings.get(lo),)
-            elif abs(hi - lo) < 8:
-                near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
-            else:  # a subnormal value, whose 0.6% spans many buckets: every footing
-                near = (self._by_footing,)
-            for counts in near:
-                if counts is None:
-                    continue
-                for footing in counts:
-                    f_unit = footing[0]
-                    if (f_unit is unit or f_unit == unit) and (
-                            datum is None or footing[1] is None or footing[1] == datum):
-                        continue  # the same unit with no datum differing: never a carry-over
-                    if eligible is None:
-                        eligible = [footing]
-                    elif footing not in eligible:
-                        eligible.append(footing)
+            eligible = self._eligible(m, unit, datum)
         if eligible is None:
             return
         tol = relative_cap(m, _held_tolerance(accepted))
@@ -774,15 +843,8 @@ class Ledger:
         # so within any tolerance): one bisection of that footing's run.
         si = m * u.scale + u.shift
         with self._lock:  # the index changes as other threads record
-            run = self._by_footing.get((u, held.datum))
-            if run is not None:
-                maxes = run.maxes
-                i = bisect_left(maxes, m)
-                if i < len(maxes):
-                    keys = run.keys[i]
-                    j = bisect_left(keys, m)
-                    if keys[j] == m and run.items[i][j].call != call.index:
-                        return
+            if self._copied(m, u, held.datum, call.index):
+                return
             # The tolerance is at least 1e-9 relative: an output that matches that closely (a
             # value copied exactly, perhaps converted) is found before the precision is read.
             if self._output_matches(call.index, u.dims, held.datum, si,
