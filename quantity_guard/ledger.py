@@ -359,7 +359,19 @@ class CallRecord:
         m, unit, datum = entry.magnitude, entry.unit, entry.datum
         sourced = spec.sourced
         # One lock for recording and both checks' common outcome (nothing near on another
-        # footing; a copy of an output in the same unit): the full checks run only otherwise.
+        # footing; an exact copy of an output in the same unit and datum); the full checks run
+        # only otherwise. The carry-over probe is ``_eligible``'s, inlined for one or two
+        # buckets (the common cases): this runs on every input.
+        if m != 0.0 and abs(m) < 1e308:
+            mant, exp = _frexp(m * 0.994)
+            lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+            mant, exp = _frexp(m * 1.006)
+            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+            if not -1 <= hi - lo <= 1:
+                lo = None  # many buckets (a subnormal value): _eligible reads them all
+        else:
+            lo = hi = None  # zero (never a carry-over), or the largest floats (_eligible)
+        may_carry = copied = False
         with ledger._lock:
             entry.index = ledger._count
             ledger._count += 1
@@ -368,8 +380,26 @@ class CallRecord:
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
-            may_carry = m != 0.0 and ledger._eligible(m, unit, datum) is not None
-            copied = sourced and ledger._copied(m, unit, datum, index)
+            if lo is not None:
+                footings = ledger._footings
+                for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
+                    if counts is not None:
+                        for f_unit, f_datum in counts:
+                            if not ((f_unit is unit or f_unit == unit) and (
+                                    datum is None or f_datum is None or f_datum == datum)):
+                                may_carry = True  # another footing near: the full check
+                                break
+            elif m != 0.0:
+                may_carry = ledger._eligible(m, unit, datum) is not None
+            if sourced:
+                run = ledger._by_footing.get((unit, datum))  # _copied, inlined
+                if run is not None:
+                    maxes = run.maxes
+                    i = bisect_left(maxes, m)
+                    if i < len(maxes):
+                        keys = run.keys[i]
+                        j = bisect_left(keys, m)
+                        copied = keys[j] == m and run.items[i][j].call != index
         self.inputs.append(entry)
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
@@ -736,11 +766,15 @@ class Ledger:
         else:
             hi = _bucket(m * 1.006)
         footings = self._footings
-        if lo == hi:
+        if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
             counts = footings.get(lo)
+            other = footings.get(hi) if hi != lo else None
             if counts is None:
-                return None
-            near = (counts,)
+                if other is None:
+                    return None
+                near = (other,)
+            else:
+                near = (counts,) if other is None else (counts, other)
         elif abs(hi - lo) < 8:
             near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
         else:  # a subnormal value, whose 0.6% spans many buckets: every footing
