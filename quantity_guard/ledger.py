@@ -439,7 +439,18 @@ class CallRecord:
     def finish_with(self, result) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
         if result.__class__ is Q and result.magnitude.__class__ is float:
-            self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
+            ledger = self.ledger  # _add_output, inlined
+            entry = Entry(0, self.index, self.tool, "output", None, result)
+            with ledger._lock:
+                entry.index = ledger._count
+                ledger._count += 1
+                entries = ledger.entries
+                entries.append(entry)
+                ledger._index(entry)
+                if ledger.max_entries is not None:
+                    while len(entries) > ledger.max_entries:
+                        ledger._evict(entries.popleft())
+            self.outputs.append(entry)
         else:
             self.record_output(result)
         self.ok = True
@@ -475,6 +486,7 @@ class Ledger:
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
+        self._last = None  # (unit, datum, footing, run, recent) of the last output indexed
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
@@ -521,7 +533,19 @@ class Ledger:
 
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
-        footing = (unit, datum)
+        last = self._last  # the previous output's footing, its run and its dimension's window
+        if last is not None and last[0] is unit and last[1] == datum:
+            footing, run, recent = last[2], last[3], last[4]
+        else:
+            footing = (unit, datum)
+            run = self._by_footing.get(footing)
+            if run is None:
+                run = self._by_footing[footing] = _Run()
+                self._by_dims.setdefault(unit.dims, {})[footing] = run
+            recent = self._recent.get(unit.dims)
+            if recent is None:
+                recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
+            self._last = (unit, datum, footing, run, recent)
         mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
         key = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         counts = self._footings.get(key)
@@ -529,10 +553,6 @@ class Ledger:
             self._footings[key] = {footing: 1}
         else:
             counts[footing] = counts.get(footing, 0) + 1
-        run = self._by_footing.get(footing)
-        if run is None:
-            run = self._by_footing[footing] = _Run()
-            self._by_dims.setdefault(unit.dims, {})[footing] = run
         maxes = run.maxes
         if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
@@ -540,9 +560,6 @@ class Ledger:
             maxes[-1] = magnitude
         else:
             run.add(magnitude, entry)
-        recent = self._recent.get(unit.dims)
-        if recent is None:
-            recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
         recent.append(entry)
 
     def _evict(self, entry: Entry) -> None:
@@ -561,6 +578,7 @@ class Ledger:
                     del self._footings[key]
         run = self._by_footing.get(footing)
         if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
+            self._last = None  # it may hold this run
             del self._by_footing[footing]
             of_dims = self._by_dims[unit.dims]
             del of_dims[footing]
