@@ -327,8 +327,8 @@ class CallRecord:
     """One guarded call in a session: what went in (as received and as converted), what came
     out, and the violations, blocked or not."""
 
-    __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "inputs", "outputs",
-                 "violations", "ok", "started", "finished")
+    __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
+                 "_violations", "ok", "started", "finished")
 
     def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
         self.ledger = ledger
@@ -340,12 +340,46 @@ class CallRecord:
             self.tool = tool.name if hasattr(tool, "name") else str(tool)
             self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
-        self.inputs: list[Entry] = []
-        self.outputs: list[Entry] = []
-        self.violations: list[dict] = []
+        # the lists are made when first needed (most calls never record a violation)
+        self._inputs: list[Entry] | None = None
+        self._outputs: list[Entry] | None = None
+        self._violations: list[dict] | None = None
         self.ok: bool | None = None
         self.started = time.time()
         self.finished: float | None = None
+
+    @property
+    def inputs(self) -> list[Entry]:
+        """The entries recorded for this call's arguments."""
+        if self._inputs is None:
+            self._inputs = []
+        return self._inputs
+
+    @inputs.setter
+    def inputs(self, value: list[Entry]) -> None:
+        self._inputs = value
+
+    @property
+    def outputs(self) -> list[Entry]:
+        """The entries recorded for this call's result."""
+        if self._outputs is None:
+            self._outputs = []
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, value: list[Entry]) -> None:
+        self._outputs = value
+
+    @property
+    def violations(self) -> list[dict]:
+        """This call's violations, blocked or not."""
+        if self._violations is None:
+            self._violations = []
+        return self._violations
+
+    @violations.setter
+    def violations(self, value: list[dict]) -> None:
+        self._violations = value
 
     # -- the two checks ------------------------------------------------------------------
     def check_input(self, name: str, spec, accepted) -> None:
@@ -391,8 +425,12 @@ class CallRecord:
                                 break
             elif m != 0.0:
                 may_carry = ledger._eligible(m, unit, datum) is not None
-            if sourced:
-                run = ledger._by_footing.get((unit, datum))  # _copied, inlined
+            if sourced:  # _copied, inlined; the last output's run when it is on this footing
+                last = ledger._last
+                if last is not None and last[0] is unit and last[1] == datum:
+                    run = last[3]
+                else:
+                    run = ledger._by_footing.get((unit, datum))
                 if run is not None:
                     maxes = run.maxes
                     i = bisect_left(maxes, m)
@@ -400,7 +438,10 @@ class CallRecord:
                         keys = run.keys[i]
                         j = bisect_left(keys, m)
                         copied = keys[j] == m and run.items[i][j].call != index
-        self.inputs.append(entry)
+        if self._inputs is None:
+            self._inputs = [entry]
+        else:
+            self._inputs.append(entry)
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
@@ -450,7 +491,10 @@ class CallRecord:
                 if ledger.max_entries is not None:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())
-            self.outputs.append(entry)
+            if self._outputs is None:
+                self._outputs = [entry]
+            else:
+                self._outputs.append(entry)
         else:
             self.record_output(result)
         self.ok = True
