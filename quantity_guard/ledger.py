@@ -42,7 +42,7 @@ from __future__ import annotations
 import contextvars
 from bisect import bisect_left, bisect_right
 from itertools import chain
-from math import frexp as _frexp
+from math import frexp as _frexp, ldexp as _ldexp
 import threading
 import time
 from collections import deque
@@ -396,15 +396,6 @@ class CallRecord:
         # footing; an exact copy of an output in the same unit and datum); the full checks run
         # only otherwise. The carry-over probe is ``_eligible``'s, inlined for one or two
         # buckets (the common cases): this runs on every input.
-        if m != 0.0 and abs(m) < 1e308:
-            mant, exp = _frexp(m * 0.994)
-            lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-            mant, exp = _frexp(m * 1.006)
-            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-            if not -1 <= hi - lo <= 1:
-                lo = None  # many buckets (a subnormal value): _eligible reads them all
-        else:
-            lo = hi = None  # zero (never a carry-over), or the largest floats (_eligible)
         may_carry = copied = False
         with ledger._lock:
             entry.index = ledger._count
@@ -414,16 +405,38 @@ class CallRecord:
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
-            if lo is not None:
-                footings = ledger._footings
-                for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
-                    if counts is not None:
-                        for f_unit, f_datum in counts:
-                            if not ((f_unit is unit or f_unit == unit) and (
-                                    datum is None or f_datum is None or f_datum == datum)):
-                                may_carry = True  # another footing near: the full check
-                                break
-            elif m != 0.0:
+            # A positive value whose buckets were found free of other footings for this unit and
+            # datum, with no footing added to any bucket since, needs no probe while its 0.6%
+            # stays inside those buckets (``_safe``: unit, datum, [start, end), ``_shape``).
+            safe = ledger._safe.get(id(unit)) if m > 0.0 else None
+            if safe is not None and safe[0] is unit and safe[1] == datum and \
+                    safe[4] == ledger._shape and safe[2] <= m * 0.994 and m * 1.006 < safe[3]:
+                pass
+            elif m != 0.0 and abs(m) < 1e308:
+                mant, exp = _frexp(m * 0.994)
+                lo = exp * 128 + int(mant * 64) if mant >= 0.0 else \
+                    exp * 128 + 64 - int(mant * 64)
+                mant, exp = _frexp(m * 1.006)
+                hi = exp * 128 + int(mant * 64) if mant >= 0.0 else \
+                    exp * 128 + 64 - int(mant * 64)
+                if -1 <= hi - lo <= 1:
+                    footings = ledger._footings
+                    for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
+                        if counts is not None:
+                            for f_unit, f_datum in counts:
+                                if not ((f_unit is unit or f_unit == unit) and (
+                                        datum is None or f_datum is None or f_datum == datum)):
+                                    may_carry = True  # another footing near: the full check
+                                    break
+                    if m > 0.0 and not may_carry:  # buckets lo..hi: [start, end) exactly
+                        if len(ledger._safe) >= 64:
+                            ledger._safe.clear()
+                        ledger._safe[id(unit)] = (unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
+                                                  _ldexp((hi & 127) + 1, (hi >> 7) - 6),
+                                                  ledger._shape)
+                else:  # many buckets (a subnormal value): _eligible reads them all
+                    may_carry = ledger._eligible(m, unit, datum) is not None
+            elif m != 0.0:  # the largest floats
                 may_carry = ledger._eligible(m, unit, datum) is not None
             if sourced:  # _copied, inlined; the last output's run when it is on this footing
                 last = ledger._last
@@ -531,6 +544,8 @@ class Ledger:
         self._lock = threading.Lock()
         self._count = 0
         self._last = None  # (unit, datum, footing, run, recent) of the last output indexed
+        self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
+        self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
@@ -595,8 +610,14 @@ class Ledger:
         counts = self._footings.get(key)
         if counts is None:
             self._footings[key] = {footing: 1}
+            self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
         else:
-            counts[footing] = counts.get(footing, 0) + 1
+            n = counts.get(footing)
+            if n is None:
+                counts[footing] = 1
+                self._shape += 1
+            else:
+                counts[footing] = n + 1
         maxes = run.maxes
         if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
