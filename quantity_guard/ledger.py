@@ -340,9 +340,10 @@ class CallRecord:
             self.tool = tool.name if hasattr(tool, "name") else str(tool)
             self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
-        # the lists are made when first needed (most calls never record a violation)
-        self._inputs: list[Entry] | None = None
-        self._outputs: list[Entry] | None = None
+        # the lists are made when first read (most calls never record a violation); until
+        # then a single input or output is held as the Entry itself
+        self._inputs: list[Entry] | Entry | None = None
+        self._outputs: list[Entry] | Entry | None = None
         self._violations: list[dict] | None = None
         self.ok: bool | None = None
         self.started = time.time()
@@ -351,9 +352,12 @@ class CallRecord:
     @property
     def inputs(self) -> list[Entry]:
         """The entries recorded for this call's arguments."""
-        if self._inputs is None:
-            self._inputs = []
-        return self._inputs
+        held = self._inputs
+        if held is None:
+            held = self._inputs = []
+        elif held.__class__ is Entry:
+            held = self._inputs = [held]
+        return held
 
     @inputs.setter
     def inputs(self, value: list[Entry]) -> None:
@@ -362,9 +366,12 @@ class CallRecord:
     @property
     def outputs(self) -> list[Entry]:
         """The entries recorded for this call's result."""
-        if self._outputs is None:
-            self._outputs = []
-        return self._outputs
+        held = self._outputs
+        if held is None:
+            held = self._outputs = []
+        elif held.__class__ is Entry:
+            held = self._outputs = [held]
+        return held
 
     @outputs.setter
     def outputs(self, value: list[Entry]) -> None:
@@ -446,15 +453,18 @@ class CallRecord:
                     run = ledger._by_footing.get((unit, datum))
                 if run is not None:
                     maxes = run.maxes
-                    i = bisect_left(maxes, m)
-                    if i < len(maxes):
-                        keys = run.keys[i]
-                        j = bisect_left(keys, m)
-                        copied = keys[j] == m and run.items[i][j].call != index
+                    if maxes[-1] == m and run.items[-1][-1].call != index:
+                        copied = True  # a copy of the largest (in a series, the latest) output
+                    else:
+                        i = bisect_left(maxes, m)
+                        if i < len(maxes):
+                            keys = run.keys[i]
+                            j = bisect_left(keys, m)
+                            copied = keys[j] == m and run.items[i][j].call != index
         if self._inputs is None:
-            self._inputs = [entry]
+            self._inputs = entry
         else:
-            self._inputs.append(entry)
+            self.inputs.append(entry)
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
@@ -505,9 +515,9 @@ class CallRecord:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())
             if self._outputs is None:
-                self._outputs = [entry]
+                self._outputs = entry
             else:
-                self._outputs.append(entry)
+                self.outputs.append(entry)
         else:
             self.record_output(result)
         self.ok = True
