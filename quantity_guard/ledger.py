@@ -55,6 +55,8 @@ from .quantity import Q
 
 __all__ = ["session", "current", "bind", "Ledger", "Session", "Entry", "CallRecord"]
 
+_new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
+
 _CURRENT: contextvars.ContextVar["Ledger | object | None"] = contextvars.ContextVar(
     "quantity_guard_session", default=None)
 _DETACHED = object()  # bound to no session on purpose: ``bind(None)``
@@ -396,8 +398,18 @@ class CallRecord:
             return  # a timestamp or a series: not recorded, not checked
         ledger = self.ledger
         index = self.index
-        entry = Entry(0, index, self.tool, "input", name, value, accepted.how, accepted.raw)
-        m, unit, datum = entry.magnitude, entry.unit, entry.datum
+        entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, how, raw), inlined
+        entry.call = index
+        entry.tool = self.tool
+        entry.role = "input"
+        entry.field = name
+        entry.q = value
+        entry.magnitude = m = value.magnitude
+        entry.unit = unit = value.unit
+        entry.datum = datum = value.datum
+        entry.si = m * unit.scale + unit.shift
+        entry.how = accepted.how
+        entry.raw = accepted.raw
         sourced = spec.sourced
         # One lock for recording and both checks' common outcome (nothing near on another
         # footing; an exact copy of an output in the same unit and datum); the full checks run
@@ -504,7 +516,17 @@ class CallRecord:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
         if result.__class__ is Q and result.magnitude.__class__ is float:
             ledger = self.ledger  # _add_output, inlined
-            entry = Entry(0, self.index, self.tool, "output", None, result)
+            entry = _new(Entry)  # Entry(0, self.index, self.tool, "output", None, result), inlined
+            entry.call = self.index
+            entry.tool = self.tool
+            entry.role = "output"
+            entry.field = None
+            entry.q = result
+            entry.magnitude = m = result.magnitude
+            entry.unit = u = result.unit
+            entry.datum = result.datum
+            entry.si = m * u.scale + u.shift
+            entry.how = entry.raw = None
             with ledger._lock:
                 entry.index = ledger._count
                 ledger._count += 1
@@ -559,7 +581,18 @@ class Ledger:
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
-        call = CallRecord(self, 0, tool, arguments)
+        try:  # CallRecord(self, 0, tool, arguments), inlined for a tool with a name and a mode
+            name, enforcement = tool.name, tool.enforcement
+        except AttributeError:
+            call = CallRecord(self, 0, tool, arguments)
+        else:
+            call = _new(CallRecord)
+            call.ledger = self
+            call.tool = name
+            call.enforcement = enforcement
+            call.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
+            call._inputs = call._outputs = call._violations = call.ok = call.finished = None
+            call.started = time.time()
         with self._lock:
             calls = self.calls
             call.index = self.calls_dropped + len(calls)  # call_count
@@ -604,7 +637,7 @@ class Ledger:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
         last = self._last  # the previous output's footing, its run and its dimension's window
         if last is not None and last[0] is unit and last[1] == datum:
-            footing, run, recent = last[2], last[3], last[4]
+            _, _, footing, run, recent = last
         else:
             footing = (unit, datum)
             run = self._by_footing.get(footing)
