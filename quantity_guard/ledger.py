@@ -447,7 +447,7 @@ class CallRecord:
                                         datum is None or f_datum is None or f_datum == datum)):
                                     may_carry = True  # another footing near: the full check
                                     break
-                    if m > 0.0 and not may_carry:  # buckets lo..hi: [start, end) exactly
+                    if 1e-300 < m < 1e300 and not may_carry:  # buckets lo..hi: [start, end)
                         if len(ledger._safe) >= 64:
                             ledger._safe.clear()
                         ledger._safe[id(unit)] = (unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
@@ -576,6 +576,7 @@ class Ledger:
         self._lock = threading.Lock()
         self._count = 0
         self._last = None  # (unit, datum, footing, run, recent) of the last output indexed
+        self._last_bucket = None  # (start, end, counts) of the last positive output's bucket
         self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
@@ -648,11 +649,20 @@ class Ledger:
             if recent is None:
                 recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
             self._last = (unit, datum, footing, run, recent)
-        mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
-        key = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        counts = self._footings.get(key)
-        if counts is None:
-            self._footings[key] = {footing: 1}
+        bucket = self._last_bucket  # the previous output's bucket: [start, end) and its counts
+        if bucket is not None and bucket[0] <= magnitude < bucket[1]:
+            counts = bucket[2]
+        else:
+            mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+            j = int(mant * 64)
+            key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
+            counts = self._footings.get(key)
+            if counts is None:
+                counts = self._footings[key] = {}
+            if 1e-300 < magnitude < 1e300:  # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
+                self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), counts)
+        if not counts:
+            counts[footing] = 1
             self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
         else:
             n = counts.get(footing)
@@ -684,6 +694,7 @@ class Ledger:
                 del counts[footing]
                 if not counts:
                     del self._footings[key]
+                    self._last_bucket = None  # it may hold this bucket's counts
         run = self._by_footing.get(footing)
         if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
             self._last = None  # it may hold this run

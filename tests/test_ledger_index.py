@@ -444,3 +444,22 @@ def test_check_input_agrees_with_the_full_checks(ops, context):
         assert _outcome(lambda: call.check_input("x", spec, accepted)) == expected
         assert call.inputs[-1].q is accepted.value and ledger.entries[-1] is call.inputs[-1]
     _assert_index_consistent(ledger)
+
+
+@pytest.mark.parametrize("base", [1e-310, 3e-308, 1e-300, 1.5e300, 1e308, 1.7e308])
+def test_check_input_at_the_ends_of_the_float_range(base):
+    """Outputs and inputs near the smallest and largest floats (where bucket bounds are not
+    exact or overflow) go through check_input as through the full checks."""
+    ledger = Ledger()
+    for i, (value, unit) in enumerate([(base, "m"), (base * 1.001, "m"), (base * 1.002, "ft"),
+                                       (base * 0.999, "m")]):
+        ledger.begin_call(TOOLS[0], {}).finish_with(Q(value, unit))
+        _assert_index_consistent(ledger)
+        for raw in (base, base * 1.001, base * 1.002, base * 1.003):
+            spec, accepted = _accepted(TOOLS[0], raw)
+            if accepted is None:
+                continue
+            call = ledger.begin_call(TOOLS[0], {"x": raw})
+            expected = _outcome(lambda: (ledger._check_carry_over(call, spec, accepted),
+                                         ledger._check_sourced(call, spec, accepted)))
+            assert _outcome(lambda: call.check_input("x", spec, accepted)) == expected, (i, raw)
