@@ -524,7 +524,7 @@ class CallRecord:
             entry.q = result
             entry.magnitude = m = result.magnitude
             entry.unit = u = result.unit
-            entry.datum = result.datum
+            entry.datum = datum = result.datum
             entry.si = m * u.scale + u.shift
             entry.how = entry.raw = None
             with ledger._lock:
@@ -532,7 +532,28 @@ class CallRecord:
                 ledger._count += 1
                 entries = ledger.entries
                 entries.append(entry)
-                ledger._index(entry)
+                last, bucket = ledger._last, ledger._last_bucket
+                if last is not None and last[0] is u and last[1] == datum and \
+                        bucket is not None and bucket[0] <= m < bucket[1]:
+                    footing = last[2]  # _index's common case (the footing and bucket of the
+                    counts = bucket[2]  # previous output), inlined
+                    n = counts.get(footing)
+                    if n is None:
+                        counts[footing] = 1
+                        ledger._shape += 1
+                    else:
+                        counts[footing] = n + 1
+                    run = last[3]
+                    maxes = run.maxes
+                    if maxes and m >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+                        run.keys[-1].append(m)
+                        run.items[-1].append(entry)
+                        maxes[-1] = m
+                    else:
+                        run.add(m, entry)
+                    last[4].append(entry)
+                else:
+                    ledger._index(entry)
                 if ledger.max_entries is not None:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())

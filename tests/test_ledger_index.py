@@ -463,3 +463,24 @@ def test_check_input_at_the_ends_of_the_float_range(base):
             expected = _outcome(lambda: (ledger._check_carry_over(call, spec, accepted),
                                          ledger._check_sourced(call, spec, accepted)))
             assert _outcome(lambda: call.check_input("x", spec, accepted)) == expected, (i, raw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(outputs(), st.tuples(values(), st.sampled_from(UNITS))), max_size=60),
+       st.integers(1, 12))
+@example(ops=[(1.0, "m", None, 1), (1.001, "m", None, 1), (1.002, "m", None, 1)], max_entries=1)
+def test_results_recorded_by_finish_with_keep_the_index_consistent(ops, max_entries):
+    """A guarded call's result is indexed by ``finish_with`` (which reuses the previous output's
+    footing and bucket): under ``max_entries`` eviction the index still holds exactly the
+    outputs in the ledger."""
+    ledger = Ledger(max_entries=max_entries)
+    for op in ops:
+        if len(op) == 4:
+            value, unit, datum, _ = op
+            call = ledger.begin_call(TOOLS[0], {})
+            call.finish_with(Q(value, unit, datum=datum))
+            assert call.outputs == [ledger.entries[-1]] and call.ok is True
+        else:
+            value, unit = op
+            ledger._add(9, "sink", "input", "x", Q(value, unit))
+        _assert_index_consistent(ledger)
