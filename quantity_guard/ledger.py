@@ -42,7 +42,7 @@ from __future__ import annotations
 import contextvars
 from bisect import bisect_left, bisect_right
 from itertools import chain
-from math import frexp as _frexp
+from math import frexp as _frexp, ldexp as _ldexp
 import threading
 import time
 from collections import deque
@@ -54,6 +54,8 @@ from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, Unsour
 from .quantity import Q
 
 __all__ = ["session", "current", "bind", "Ledger", "Session", "Entry", "CallRecord"]
+
+_new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
 
 _CURRENT: contextvars.ContextVar["Ledger | object | None"] = contextvars.ContextVar(
     "quantity_guard_session", default=None)
@@ -327,21 +329,66 @@ class CallRecord:
     """One guarded call in a session: what went in (as received and as converted), what came
     out, and the violations, blocked or not."""
 
-    __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "inputs", "outputs",
-                 "violations", "ok", "started", "finished")
+    __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
+                 "_violations", "ok", "started", "finished")
 
     def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
         self.ledger = ledger
         self.index = index
-        self.tool = tool.name if hasattr(tool, "name") else str(tool)
-        self.enforcement = getattr(tool, "enforcement", "strict")
+        try:  # a guarded tool has both; anything else is named by str()
+            self.tool = tool.name
+            self.enforcement = tool.enforcement
+        except AttributeError:
+            self.tool = tool.name if hasattr(tool, "name") else str(tool)
+            self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
-        self.inputs: list[Entry] = []
-        self.outputs: list[Entry] = []
-        self.violations: list[dict] = []
+        # the lists are made when first read (most calls never record a violation); until
+        # then a single input or output is held as the Entry itself
+        self._inputs: list[Entry] | Entry | None = None
+        self._outputs: list[Entry] | Entry | None = None
+        self._violations: list[dict] | None = None
         self.ok: bool | None = None
         self.started = time.time()
         self.finished: float | None = None
+
+    @property
+    def inputs(self) -> list[Entry]:
+        """The entries recorded for this call's arguments."""
+        held = self._inputs
+        if held is None:
+            held = self._inputs = []
+        elif held.__class__ is Entry:
+            held = self._inputs = [held]
+        return held
+
+    @inputs.setter
+    def inputs(self, value: list[Entry]) -> None:
+        self._inputs = value
+
+    @property
+    def outputs(self) -> list[Entry]:
+        """The entries recorded for this call's result."""
+        held = self._outputs
+        if held is None:
+            held = self._outputs = []
+        elif held.__class__ is Entry:
+            held = self._outputs = [held]
+        return held
+
+    @outputs.setter
+    def outputs(self, value: list[Entry]) -> None:
+        self._outputs = value
+
+    @property
+    def violations(self) -> list[dict]:
+        """This call's violations, blocked or not."""
+        if self._violations is None:
+            self._violations = []
+        return self._violations
+
+    @violations.setter
+    def violations(self, value: list[dict]) -> None:
+        self._violations = value
 
     # -- the two checks ------------------------------------------------------------------
     def check_input(self, name: str, spec, accepted) -> None:
@@ -350,10 +397,89 @@ class CallRecord:
         if value.__class__ is not Q or value.magnitude.__class__ is not float:
             return  # a timestamp or a series: not recorded, not checked
         ledger = self.ledger
-        self.inputs.append(ledger._add(self.index, self.tool, "input", name, value, accepted.how,
-                                       accepted.raw))
-        ledger._check_carry_over(self, spec, accepted)
-        if spec.sourced:
+        index = self.index
+        entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, how, raw), inlined
+        entry.call = index
+        entry.tool = self.tool
+        entry.role = "input"
+        entry.field = name
+        entry.q = value
+        entry.magnitude = m = value.magnitude
+        entry.unit = unit = value.unit
+        entry.datum = datum = value.datum
+        entry.si = m * unit.scale + unit.shift
+        entry.how = accepted.how
+        entry.raw = accepted.raw
+        sourced = spec.sourced
+        # One lock for recording and both checks' common outcome (nothing near on another
+        # footing; an exact copy of an output in the same unit and datum); the full checks run
+        # only otherwise. The carry-over probe is ``_eligible``'s, inlined for one or two
+        # buckets (the common cases): this runs on every input.
+        may_carry = copied = False
+        with ledger._lock:
+            entry.index = ledger._count
+            ledger._count += 1
+            entries = ledger.entries
+            entries.append(entry)
+            if ledger.max_entries is not None:
+                while len(entries) > ledger.max_entries:
+                    ledger._evict(entries.popleft())
+            # A positive value whose buckets were found free of other footings for this unit and
+            # datum, with no footing added to any bucket since, needs no probe while its 0.6%
+            # stays inside those buckets (``_safe``: unit, datum, [start, end), ``_shape``).
+            safe = ledger._safe.get(id(unit)) if m > 0.0 else None
+            if safe is not None and safe[0] is unit and safe[1] == datum and \
+                    safe[4] == ledger._shape and safe[2] <= m * 0.994 and m * 1.006 < safe[3]:
+                pass
+            elif m != 0.0 and abs(m) < 1e308:
+                mant, exp = _frexp(m * 0.994)
+                lo = exp * 128 + int(mant * 64) if mant >= 0.0 else \
+                    exp * 128 + 64 - int(mant * 64)
+                mant, exp = _frexp(m * 1.006)
+                hi = exp * 128 + int(mant * 64) if mant >= 0.0 else \
+                    exp * 128 + 64 - int(mant * 64)
+                if -1 <= hi - lo <= 1:
+                    footings = ledger._footings
+                    for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
+                        if counts is not None:
+                            for f_unit, f_datum in counts:
+                                if not ((f_unit is unit or f_unit == unit) and (
+                                        datum is None or f_datum is None or f_datum == datum)):
+                                    may_carry = True  # another footing near: the full check
+                                    break
+                    if 1e-300 < m < 1e300 and not may_carry:  # buckets lo..hi: [start, end)
+                        if len(ledger._safe) >= 64:
+                            ledger._safe.clear()
+                        ledger._safe[id(unit)] = (unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
+                                                  _ldexp((hi & 127) + 1, (hi >> 7) - 6),
+                                                  ledger._shape)
+                else:  # many buckets (a subnormal value): _eligible reads them all
+                    may_carry = ledger._eligible(m, unit, datum) is not None
+            elif m != 0.0:  # the largest floats
+                may_carry = ledger._eligible(m, unit, datum) is not None
+            if sourced:  # _copied, inlined; the last output's run when it is on this footing
+                last = ledger._last
+                if last is not None and last[0] is unit and last[1] == datum:
+                    run = last[3]
+                else:
+                    run = ledger._by_footing.get((unit, datum))
+                if run is not None:
+                    maxes = run.maxes
+                    if maxes[-1] == m and run.items[-1][-1].call != index:
+                        copied = True  # a copy of the largest (in a series, the latest) output
+                    else:
+                        i = bisect_left(maxes, m)
+                        if i < len(maxes):
+                            keys = run.keys[i]
+                            j = bisect_left(keys, m)
+                            copied = keys[j] == m and run.items[i][j].call != index
+        if self._inputs is None:
+            self._inputs = entry
+        else:
+            self.inputs.append(entry)
+        if may_carry:
+            ledger._check_carry_over(self, spec, accepted)
+        if sourced and not copied:
             ledger._check_sourced(self, spec, accepted)
 
     def record_input(self, name: str, spec, accepted) -> None:
@@ -366,7 +492,7 @@ class CallRecord:
     def record_output(self, result) -> None:
         if result.__class__ is Q:  # the common case, without the generator
             if result.magnitude.__class__ is float:
-                self.outputs.append(self.ledger._add(self.index, self.tool, "output", None, result))
+                self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
             return
         for field, q in _quantities(result):
             if q.is_series:
@@ -384,6 +510,60 @@ class CallRecord:
 
     def finish(self, ok: bool) -> None:
         self.ok = ok
+        self.finished = time.time()
+
+    def finish_with(self, result) -> None:
+        """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
+        if result.__class__ is Q and result.magnitude.__class__ is float:
+            ledger = self.ledger  # _add_output, inlined
+            entry = _new(Entry)  # Entry(0, self.index, self.tool, "output", None, result), inlined
+            entry.call = self.index
+            entry.tool = self.tool
+            entry.role = "output"
+            entry.field = None
+            entry.q = result
+            entry.magnitude = m = result.magnitude
+            entry.unit = u = result.unit
+            entry.datum = datum = result.datum
+            entry.si = m * u.scale + u.shift
+            entry.how = entry.raw = None
+            with ledger._lock:
+                entry.index = ledger._count
+                ledger._count += 1
+                entries = ledger.entries
+                entries.append(entry)
+                last, bucket = ledger._last, ledger._last_bucket
+                if last is not None and last[0] is u and last[1] == datum and \
+                        bucket is not None and bucket[0] <= m < bucket[1]:
+                    footing = last[2]  # _index's common case (the footing and bucket of the
+                    counts = bucket[2]  # previous output), inlined
+                    n = counts.get(footing)
+                    if n is None:
+                        counts[footing] = 1
+                        ledger._shape += 1
+                    else:
+                        counts[footing] = n + 1
+                    run = last[3]
+                    maxes = run.maxes
+                    if maxes and m >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+                        run.keys[-1].append(m)
+                        run.items[-1].append(entry)
+                        maxes[-1] = m
+                    else:
+                        run.add(m, entry)
+                    last[4].append(entry)
+                else:
+                    ledger._index(entry)
+                if ledger.max_entries is not None:
+                    while len(entries) > ledger.max_entries:
+                        ledger._evict(entries.popleft())
+            if self._outputs is None:
+                self._outputs = entry
+            else:
+                self.outputs.append(entry)
+        else:
+            self.record_output(result)
+        self.ok = True
         self.finished = time.time()
 
     def as_dict(self) -> dict:
@@ -416,15 +596,32 @@ class Ledger:
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
+        self._last = None  # (unit, datum, footing, run, recent) of the last output indexed
+        self._last_bucket = None  # (start, end, counts) of the last positive output's bucket
+        self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
+        self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool, arguments: dict) -> CallRecord:
+        try:  # CallRecord(self, 0, tool, arguments), inlined for a tool with a name and a mode
+            name, enforcement = tool.name, tool.enforcement
+        except AttributeError:
+            call = CallRecord(self, 0, tool, arguments)
+        else:
+            call = _new(CallRecord)
+            call.ledger = self
+            call.tool = name
+            call.enforcement = enforcement
+            call.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
+            call._inputs = call._outputs = call._violations = call.ok = call.finished = None
+            call.started = time.time()
         with self._lock:
-            call = CallRecord(self, self.call_count, tool, arguments)
-            if self.max_calls is not None and len(self.calls) >= self.max_calls:
+            calls = self.calls
+            call.index = self.calls_dropped + len(calls)  # call_count
+            if self.max_calls is not None and len(calls) >= self.max_calls:
                 self.calls_dropped += 1  # the deque drops the oldest record
-            self.calls.append(call)
-            return call
+            calls.append(call)
+        return call
 
     @property
     def call_count(self) -> int:
@@ -444,20 +641,57 @@ class Ledger:
                     self._evict(self.entries.popleft())
             return entry
 
+    def _add_output(self, call: int, tool: str, field, q: Q) -> Entry:
+        """``_add(call, tool, "output", field, q)``."""
+        entry = Entry(0, call, tool, "output", field, q)
+        with self._lock:
+            entry.index = self._count
+            self._count += 1
+            entries = self.entries
+            entries.append(entry)
+            self._index(entry)
+            if self.max_entries is not None:
+                while len(entries) > self.max_entries:
+                    self._evict(entries.popleft())
+            return entry
+
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
-        footing = (unit, datum)
-        mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
-        key = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        counts = self._footings.get(key)
-        if counts is None:
-            self._footings[key] = {footing: 1}
+        last = self._last  # the previous output's footing, its run and its dimension's window
+        if last is not None and last[0] is unit and last[1] == datum:
+            _, _, footing, run, recent = last
         else:
-            counts[footing] = counts.get(footing, 0) + 1
-        run = self._by_footing.get(footing)
-        if run is None:
-            run = self._by_footing[footing] = _Run()
-            self._by_dims.setdefault(unit.dims, {})[footing] = run
+            footing = (unit, datum)
+            run = self._by_footing.get(footing)
+            if run is None:
+                run = self._by_footing[footing] = _Run()
+                self._by_dims.setdefault(unit.dims, {})[footing] = run
+            recent = self._recent.get(unit.dims)
+            if recent is None:
+                recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
+            self._last = (unit, datum, footing, run, recent)
+        bucket = self._last_bucket  # the previous output's bucket: [start, end) and its counts
+        if bucket is not None and bucket[0] <= magnitude < bucket[1]:
+            counts = bucket[2]
+        else:
+            mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+            j = int(mant * 64)
+            key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
+            counts = self._footings.get(key)
+            if counts is None:
+                counts = self._footings[key] = {}
+            if 1e-300 < magnitude < 1e300:  # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
+                self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), counts)
+        if not counts:
+            counts[footing] = 1
+            self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
+        else:
+            n = counts.get(footing)
+            if n is None:
+                counts[footing] = 1
+                self._shape += 1
+            else:
+                counts[footing] = n + 1
         maxes = run.maxes
         if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
@@ -465,9 +699,6 @@ class Ledger:
             maxes[-1] = magnitude
         else:
             run.add(magnitude, entry)
-        recent = self._recent.get(unit.dims)
-        if recent is None:
-            recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
         recent.append(entry)
 
     def _evict(self, entry: Entry) -> None:
@@ -484,8 +715,10 @@ class Ledger:
                 del counts[footing]
                 if not counts:
                     del self._footings[key]
+                    self._last_bucket = None  # it may hold this bucket's counts
         run = self._by_footing.get(footing)
         if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
+            self._last = None  # it may hold this run
             del self._by_footing[footing]
             of_dims = self._by_dims[unit.dims]
             del of_dims[footing]
@@ -677,6 +910,63 @@ class Ledger:
         return False
 
     # -- the checks -------------------------------------------------------------------------
+    def _eligible(self, m: float, unit, datum):
+        """The footings near ``m`` (non-zero) on which a value in ``unit`` on ``datum`` could be
+        a carry-over (another unit, or the same unit on another datum), or None. Any tolerance
+        is at most 0.5% of m, so the buckets within 0.6% (one or two) are enough:
+        ``_buckets(m, 0.006 * abs(m))``, inlined, for this runs on every input. The caller
+        holds the lock."""
+        mant, exp = _frexp(m * 0.994)
+        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        if abs(m) < 1e308:
+            mant, exp = _frexp(m * 1.006)
+            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
+        else:
+            hi = _bucket(m * 1.006)
+        footings = self._footings
+        if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
+            counts = footings.get(lo)
+            other = footings.get(hi) if hi != lo else None
+            if counts is None:
+                if other is None:
+                    return None
+                near = (other,)
+            else:
+                near = (counts,) if other is None else (counts, other)
+        elif abs(hi - lo) < 8:
+            near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
+        else:  # a subnormal value, whose 0.6% spans many buckets: every footing
+            near = (self._by_footing,)
+        eligible = None
+        for counts in near:
+            if counts is None:
+                continue
+            for footing in counts:
+                f_unit = footing[0]
+                if (f_unit is unit or f_unit == unit) and (
+                        datum is None or footing[1] is None or footing[1] == datum):
+                    continue  # the same unit with no datum differing: never a carry-over
+                if eligible is None:
+                    eligible = [footing]
+                elif footing not in eligible:
+                    eligible.append(footing)
+        return eligible
+
+    def _copied(self, m: float, unit, datum, call: int) -> bool:
+        """An output of another call in the same unit and datum has exactly the magnitude ``m``
+        (so it is the same amount within any tolerance): one bisection of that footing's run.
+        The caller holds the lock."""
+        run = self._by_footing.get((unit, datum))
+        if run is not None:
+            maxes = run.maxes
+            i = bisect_left(maxes, m)
+            if i < len(maxes):
+                keys = run.keys[i]
+                j = bisect_left(keys, m)
+                if keys[j] == m and run.items[i][j].call != call:
+                    return True
+        return False
+
     def _check_carry_over(self, call: CallRecord, spec, accepted) -> None:
         """Refuse a value equal (within the written precision) to an output recorded on another
         footing that is not the same physical amount, unless the question states it. The output
@@ -686,37 +976,8 @@ class Ledger:
         if m == 0.0:
             return
         unit, datum = held.unit, held.datum
-        # Only footings that could be a carry-over: another unit, or the same unit on another
-        # datum. Any tolerance is at most 0.5% of m, so the buckets within 0.6% (one or two)
-        # are enough: _buckets(m, 0.006 * abs(m)), inlined, for this runs on every input.
-        mant, exp = _frexp(m * 0.994)
-        lo = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        if abs(m) < 1e308:
-            mant, exp = _frexp(m * 1.006)
-            hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
-        else:
-            hi = _bucket(m * 1.006)
         with self._lock:  # the index changes as other threads record
-            footings = self._footings
-            eligible = None
-            if lo == hi:
-                near = (footings.get(lo),)
-            elif abs(hi - lo) < 8:
-                near = [footings.get(k) for k in range(min(lo, hi), max(lo, hi) + 1)]
-            else:  # a subnormal value, whose 0.6% spans many buckets: every footing
-                near = (self._by_footing,)
-            for counts in near:
-                if counts is None:
-                    continue
-                for footing in counts:
-                    f_unit = footing[0]
-                    if (f_unit is unit or f_unit == unit) and (
-                            datum is None or footing[1] is None or footing[1] == datum):
-                        continue  # the same unit with no datum differing: never a carry-over
-                    if eligible is None:
-                        eligible = [footing]
-                    elif footing not in eligible:
-                        eligible.append(footing)
+            eligible = self._eligible(m, unit, datum)
         if eligible is None:
             return
         tol = relative_cap(m, _held_tolerance(accepted))
@@ -774,15 +1035,8 @@ class Ledger:
         # so within any tolerance): one bisection of that footing's run.
         si = m * u.scale + u.shift
         with self._lock:  # the index changes as other threads record
-            run = self._by_footing.get((u, held.datum))
-            if run is not None:
-                maxes = run.maxes
-                i = bisect_left(maxes, m)
-                if i < len(maxes):
-                    keys = run.keys[i]
-                    j = bisect_left(keys, m)
-                    if keys[j] == m and run.items[i][j].call != call.index:
-                        return
+            if self._copied(m, u, held.datum, call.index):
+                return
             # The tolerance is at least 1e-9 relative: an output that matches that closely (a
             # value copied exactly, perhaps converted) is found before the precision is read.
             if self._output_matches(call.index, u.dims, held.datum, si,

@@ -117,8 +117,7 @@ class GuardedTool:
         if self.enforcement != "strict":
             out = self._convert_leniently(result, call)
             if call is not None:
-                call.record_output(out)
-                call.finish(ok=True)
+                call.finish_with(out)
             return out
         try:
             out = self.convert_result(result)
@@ -128,8 +127,7 @@ class GuardedTool:
                 call.finish(ok=False)
             raise
         if call is not None:
-            call.record_output(out)
-            call.finish(ok=True)
+            call.finish_with(out)
         return out
 
     def convert_result(self, result):

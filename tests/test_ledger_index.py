@@ -399,3 +399,88 @@ def test_threads_recording_and_checking_at_once_keep_the_index_consistent():
         sys.setswitchinterval(switch)
     assert len(results) == 4 and not ledger.violations and len(ledger.calls) == 1200
     _assert_index_consistent(ledger)
+
+
+# -- the boundary's own path: recording and both checks' common outcomes under one lock --------
+def _outcome(fn):
+    try:
+        fn()
+    except GuardViolation as err:
+        return type(err).__name__, str(err), err.repair()
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(outputs(), held()), max_size=40), st.sampled_from(CONTEXTS))
+@example(ops=[(1000.0, "cfs", None, 1), (TOOLS[5], 1000.0), (1000.0, "m**3/s", None, 2),
+              (TOOLS[5], 1000.0)], context=None)  # a footing new to the buckets already probed
+@example(ops=[(1000.0, "cfs", None, 1), (TOOLS[5], 1000.0), (1001.0, "L/s", None, 2),
+              (TOOLS[5], 1001.0), (TOOLS[5], 1003.0)], context=None)  # within the buckets read
+@example(ops=[(12.4, "ft", None, 1), (TOOLS[2], 12.4), (12.4, "ft", "NGVD29", 2),
+              (TOOLS[2], 12.4)], context=None)  # the same unit on another datum
+@example(ops=[(1024.0, "m", None, 1), (TOOLS[0], 1023.0), (1029.0, "ft", None, 2),
+              (TOOLS[0], 1025.0)], context=None)  # across a power of two
+def test_check_input_agrees_with_the_full_checks(ops, context):
+    """``CallRecord.check_input`` (what a guarded call runs: it records the input and probes the
+    checks' common outcomes under one lock, remembering buckets found free of other footings)
+    raises exactly what the full carry-over and sourced checks raise, while outputs of every
+    footing keep arriving between the inputs (some through ``finish_with``, as a call's result)."""
+    ledger = Ledger(context=context)
+    for op in ops:
+        if len(op) == 4:
+            value, unit, datum, call = op
+            if call == 0:
+                ledger.begin_call(TOOLS[0], {}).finish_with(Q(value, unit, datum=datum))
+            else:
+                ledger._add(call, "source", "output", None, Q(value, unit, datum=datum))
+            continue
+        tool, raw = op
+        spec, accepted = _accepted(tool, raw)
+        if accepted is None:
+            continue
+        call = ledger.begin_call(tool, {"x": raw})
+        expected = _outcome(lambda: (ledger._check_carry_over(call, spec, accepted),
+                                     ledger._check_sourced(call, spec, accepted)))
+        assert _outcome(lambda: call.check_input("x", spec, accepted)) == expected
+        assert call.inputs[-1].q is accepted.value and ledger.entries[-1] is call.inputs[-1]
+    _assert_index_consistent(ledger)
+
+
+@pytest.mark.parametrize("base", [1e-310, 3e-308, 1e-300, 1.5e300, 1e308, 1.7e308])
+def test_check_input_at_the_ends_of_the_float_range(base):
+    """Outputs and inputs near the smallest and largest floats (where bucket bounds are not
+    exact or overflow) go through check_input as through the full checks."""
+    ledger = Ledger()
+    for i, (value, unit) in enumerate([(base, "m"), (base * 1.001, "m"), (base * 1.002, "ft"),
+                                       (base * 0.999, "m")]):
+        ledger.begin_call(TOOLS[0], {}).finish_with(Q(value, unit))
+        _assert_index_consistent(ledger)
+        for raw in (base, base * 1.001, base * 1.002, base * 1.003):
+            spec, accepted = _accepted(TOOLS[0], raw)
+            if accepted is None:
+                continue
+            call = ledger.begin_call(TOOLS[0], {"x": raw})
+            expected = _outcome(lambda: (ledger._check_carry_over(call, spec, accepted),
+                                         ledger._check_sourced(call, spec, accepted)))
+            assert _outcome(lambda: call.check_input("x", spec, accepted)) == expected, (i, raw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(outputs(), st.tuples(values(), st.sampled_from(UNITS))), max_size=60),
+       st.integers(1, 12))
+@example(ops=[(1.0, "m", None, 1), (1.001, "m", None, 1), (1.002, "m", None, 1)], max_entries=1)
+def test_results_recorded_by_finish_with_keep_the_index_consistent(ops, max_entries):
+    """A guarded call's result is indexed by ``finish_with`` (which reuses the previous output's
+    footing and bucket): under ``max_entries`` eviction the index still holds exactly the
+    outputs in the ledger."""
+    ledger = Ledger(max_entries=max_entries)
+    for op in ops:
+        if len(op) == 4:
+            value, unit, datum, _ = op
+            call = ledger.begin_call(TOOLS[0], {})
+            call.finish_with(Q(value, unit, datum=datum))
+            assert call.outputs == [ledger.entries[-1]] and call.ok is True
+        else:
+            value, unit = op
+            ledger._add(9, "sink", "input", "x", Q(value, unit))
+        _assert_index_consistent(ledger)
