@@ -705,3 +705,32 @@ def test_shallow_decoding_agrees_with_decoding_on_what_classifies_a_message():
         assert is_modern(full.params) == is_modern(shallow.params)
 
     check()
+
+
+# ------------------------------------------------------------------ every refusal carries a code
+
+VIOLATION = "io.github.quantity-guard/violation"
+
+
+def test_non_object_arguments_carry_the_invalid_arguments_code(guard):
+    out = guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":[1]}}')
+    result = json.loads(one(out, S2C))["result"]
+    assert result["_meta"][VIOLATION] == {"code": "invalid_arguments", "field": "runoff"}
+    assert "not an array" in result["content"][0]["text"]
+
+
+class _RefusesWithNaN(FakePolicy):
+    def check_call(self, name, arguments):
+        return ("refuse", {"content": [{"type": "text", "text": "no"}], "isError": True,
+                           "bad": float("nan")})
+
+
+@pytest.mark.parametrize("where", ["check", "nan", "nonsense", "unencodable_refusal"])
+def test_policy_failures_carry_the_guard_internal_error_code(where):
+    g = Guard(_RefusesWithNaN() if where == "unencodable_refusal" else Exploding(where))
+    out = g.receive(C2S, GOOD_CALL)
+    assert sent(out, C2S) == []
+    result = json.loads(one(out, S2C))["result"]
+    assert result["isError"] is True
+    assert result["_meta"][VIOLATION]["code"] == "guard_internal_error"
+    assert result["_meta"][VIOLATION]["field"] in ("runoff", None)

@@ -358,3 +358,36 @@ def test_concurrent_calls_of_one_tool_record_their_own_results(tmp_path):
     calls = json.loads(manifest.read_text())["sessions"][0]["calls"]
     assert [(c["arguments"]["site"], c["outputs"][0]["quantity"]["value"]) for c in calls] == \
         [("101", 1250.0), ("102", 980.0)]
+
+
+# ------------------------------------------------------------------ issue #18
+
+@pytest.mark.parametrize("enforcement", ["strict", "warn"])
+def test_a_result_that_violates_its_declared_unit_is_recorded_not_swallowed(tmp_path, enforcement):
+    manifest, log = tmp_path / "m.json", tmp_path / "log.jsonl"
+    h = Harness(enforcement=enforcement, manifest_path=str(manifest), log_path=str(log))
+    h.call("read_area", {}, bare(29000))
+    upstream = {"content": [{"type": "text", "text": "86.4 m3/s"}]}
+    _, result = h.call("runoff_depth", {"discharge": 1.0, "area": 29000}, upstream)
+    assert result == upstream  # passed on as the upstream sent it, unlabelled
+    report = h.policy.enforcement_report()
+    assert report.startswith("1 of 2 tool calls would have been blocked:"), report
+    assert "1x dimensionality_error" in report
+    h.policy.close()
+    session = json.loads(manifest.read_text())["sessions"][0]
+    [violation] = session["violations"]
+    assert violation["tool"] == "runoff_depth" and violation["blocked"] is False
+    assert violation["code"] == "dimensionality_error" and "m3/s" in violation["message"]
+    assert session["calls"][1]["violations"] and session["calls"][1]["ok"] is True
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [e["event"] for e in events][-1] == "violation"
+    assert events[-1]["where"] == "result" and events[-1]["violation"]["code"] == "dimensionality_error"
+
+
+def test_non_object_arguments_are_refused_with_the_invalid_arguments_code():
+    policy = QuantityPolicy(loads(ANNOTATIONS))
+    decision = policy.check_call("runoff_depth", [1, 2])
+    assert decision.action == "refuse"
+    assert decision.payload["_meta"]["io.github.quantity-guard/violation"] == {
+        "code": "invalid_arguments", "field": "runoff_depth"}
+    assert "not an array" in decision.payload["content"][0]["text"]

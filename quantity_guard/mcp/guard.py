@@ -112,9 +112,19 @@ class Decision(NamedTuple):
         return cls("refuse", result)
 
 
-def tool_error(text: str) -> dict:
-    """A ``CallToolResult`` reporting a tool error the model can read and repair."""
-    return {"content": [{"type": "text", "text": text}], "isError": True}
+VIOLATION_META = "io.github.quantity-guard/violation"
+
+
+def tool_error(text: str, *, code: str | None = None, field: str | None = None) -> dict:
+    """A ``CallToolResult`` reporting a tool error the model can read and repair.
+
+    With ``code``, its ``_meta`` carries ``io.github.quantity-guard/violation``
+    ``{"code", "field"}`` as every error of the library's ``@quantity_tool`` does
+    (``invalid_arguments``, ``guard_internal_error``, or a violation's own code)."""
+    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
+    if code is not None:
+        out["_meta"] = {VIOLATION_META: {"code": code, "field": field}}
+    return out
 
 
 @runtime_checkable
@@ -497,7 +507,7 @@ class Guard:
         if type(arguments) is not dict:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: 'arguments' must be a JSON object of named parameters, "
-                f"not {rpc.type_name(arguments)}"))
+                f"not {rpc.type_name(arguments)}", code="invalid_arguments", field=name))
         try:
             decision = self.policy.check_call(name, arguments)
             action, payload = decision
@@ -505,19 +515,22 @@ class Guard:
             self._log(f"policy.check_call({name!r}) failed: {exc!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the call could not be checked (internal error in the unit guard: "
-                f"{type(exc).__name__}); it was not sent to the tool"))
+                f"{type(exc).__name__}); it was not sent to the tool",
+                code="guard_internal_error", field=name))
         if action == "refuse" and type(payload) is dict:
             return self._refuse(msg, modern, payload)
         if action != "forward" or type(payload) is not dict:
             self._log(f"policy.check_call({name!r}) returned {decision!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
-                f"{name}: the unit guard gave no usable decision; the call was not sent"))
+                f"{name}: the unit guard gave no usable decision; the call was not sent",
+                code="guard_internal_error", field=name))
         try:
             line = self._with_arguments(text, msg.obj, payload)
         except (ValueError, TypeError) as exc:
             self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
             return self._refuse(msg, modern, tool_error(
-                f"{name}: the converted arguments could not be encoded; the call was not sent"))
+                f"{name}: the converted arguments could not be encoded; the call was not sent",
+                code="guard_internal_error", field=name))
         self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task)
         self.stats["rewritten"] += 1
         return [(C2S, line)]
@@ -529,7 +542,8 @@ class Guard:
             text = rpc.dumps(result)
         except (ValueError, TypeError) as exc:
             self._log(f"refusal result is not JSON ({exc!r})")
-            text = rpc.dumps(tool_error("the call was refused by the unit guard")
+            text = rpc.dumps(tool_error("the call was refused by the unit guard (its refusal "
+                                        "could not be encoded)", code="guard_internal_error")
                              | ({"resultType": "complete"} if modern else {}))
         self.stats["refused"] += 1
         return [(S2C, rpc.response_line(msg.id, text))]

@@ -41,6 +41,7 @@ from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
 from .guard import Decision
+from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
@@ -154,7 +155,9 @@ class QuantityPolicy:
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
-            return Decision.refuse(tool_error("the arguments must be a JSON object"))
+            return Decision.refuse(tool_error(
+                f"{tool_name}: the arguments must be a JSON object of named parameters, not "
+                f"{_json_type(arguments)}", code="invalid_arguments", field=tool_name))
         listed = self._listed.get(tool_name)
         # Only values the client sent are checked: an omitted (or null) argument is forwarded
         # as it came and the upstream applies its own default, unless the upstream's listing
@@ -226,7 +229,21 @@ class QuantityPolicy:
             else:
                 out = {k: s.convert_result(value[k]) for k, s in ann.returns.items() if k in value}
                 out = {**value, **out}
-        except (GuardViolation, KeyError, TypeError):
+        except (GuardViolation, KeyError, TypeError) as exc:
+            # The result does not match what the annotations declare (e.g. "86.4 m3/s" for a
+            # tool declared to return mm/day). It goes on as the upstream sent it, unlabelled,
+            # in both modes; the violation is recorded against the call (ledger, manifest,
+            # enforcement report) and in the log, as the library records it.
+            violation = exc if isinstance(exc, GuardViolation) else InvalidArguments(
+                f"{tool_name} returned {value!r}, which does not match its declared result "
+                f"({exc!r})", field=f"{tool_name}.return")
+            with self._lock:
+                call = self._call_for(tool_name, arguments)
+                if call is not None:
+                    call.record_violation(violation, blocked=False)
+                    call.finish(ok=True)
+            self._write_log("violation", tool_name, arguments, violation=violation,
+                            where="result", forwarded="unlabelled, as the upstream sent it")
             return result
         with self._lock:
             call = self._call_for(tool_name, arguments)
@@ -287,6 +304,12 @@ class QuantityPolicy:
         for name in sorted(set(listed) - set(self.annotations)):
             lines.append(f"untouched {name}")
         return CatalogueReport(problems, lines)
+
+    def enforcement_report(self) -> str:
+        """The current client session's enforcement report (see ``Ledger.enforcement_report``):
+        violations of arguments and of results, grouped by code."""
+        with self._lock:
+            return self.ledger.enforcement_report()
 
     def counts(self) -> dict:
         """How many client sessions and guarded calls there were, and how many are kept."""
