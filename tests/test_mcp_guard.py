@@ -734,3 +734,42 @@ def test_policy_failures_carry_the_guard_internal_error_code(where):
     assert result["isError"] is True
     assert result["_meta"][VIOLATION]["code"] == "guard_internal_error"
     assert result["_meta"][VIOLATION]["field"] in ("runoff", None)
+
+
+# ------------------------------------------------------------------ over-limit lines (issue #18 item 9)
+
+def _over(raw: bytes, limit: int = 64) -> rpc.Oversized:
+    [line_] = rpc.LineBuffer(limit).feed(raw + b"\n")
+    assert isinstance(line_, rpc.Oversized)
+    return line_
+
+
+def test_an_over_limit_client_request_is_answered_with_its_id_and_not_forwarded(guard):
+    big = b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"echo","arguments":{"b":"' + b"x" * 200 + b'"}}}'
+    out = guard.receive(C2S, _over(big))
+    answer = json.loads(one(out, S2C))
+    assert answer["id"] == "q" and answer["error"]["code"] == rpc.INVALID_REQUEST
+    assert f"a message of {len(big)} bytes, over the proxy's maximum message size of 64 bytes" \
+        in answer["error"]["message"]
+    assert any(b"dropped" in data for d, data in out if d == LOG)
+    assert guard.pending_count() == 0
+    # an over-limit notification is only logged; a line with no id at all gets id null
+    assert sent(guard.receive(C2S, _over(b'{"jsonrpc":"2.0","method":"notifications/x","params":{"d":"' + b"x" * 99 + b'"}}')), S2C) == []
+    assert json.loads(one(guard.receive(C2S, _over(b"x" * 100)), S2C))["id"] is None
+
+
+def test_an_over_limit_answer_fails_its_pending_request_only(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{}}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{}}')
+    # the id written last, as the TypeScript SDK writes it
+    out = guard.receive(S2C, _over(b'{"result":{"contents":"' + b"x" * 200 + b'"},"jsonrpc":"2.0","id":2}'))
+    answer = json.loads(one(out, S2C))
+    assert answer["id"] == 2 and answer["error"]["code"] == rpc.INTERNAL_ERROR
+    assert "answered this resources/read request with a message of" in answer["error"]["message"]
+    assert guard.pending_count() == 1
+    ok = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    assert one(guard.receive(S2C, ok), S2C) == ok + b"\n"
+    # an unmatched over-limit answer is dropped; an over-limit server request answered upstream
+    assert sent(guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":9,"result":"' + b"x" * 99 + b'"}')), S2C) == []
+    out = guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":"' + b"x" * 99 + b'"}'))
+    assert json.loads(one(out, C2S))["id"] == 5

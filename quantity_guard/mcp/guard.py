@@ -299,7 +299,10 @@ class Guard:
         if direction != C2S and direction != S2C:
             raise ValueError(f"direction must be {C2S!r} or {S2C!r}, not {direction!r}")
         try:
-            out = self._from_client(line) if direction == C2S else self._from_upstream(line)
+            if line.__class__ is rpc.Oversized:
+                out = self._oversized(direction, line)
+            else:
+                out = self._from_client(line) if direction == C2S else self._from_upstream(line)
         except Exception as exc:  # never let one line take the proxy down
             out = self._internal_error(direction, line, exc)
         if self._logs:
@@ -406,6 +409,42 @@ class Guard:
             return [(S2C, rpc.error_line(msg.id, rpc.INTERNAL_ERROR,
                                          f"quantity-guard-mcp internal error: {exc!r}"))]
         return []
+
+    def _oversized(self, direction: str, line: rpc.Oversized) -> list[tuple[str, bytes]]:
+        """A line over the maximum message size (see ``jsonrpc.LineBuffer``): only its first
+        and last bytes were kept. The request it was, or the request it answered, gets an error
+        naming the limit; the line itself goes nowhere."""
+        ident, method = rpc.peek_oversized(line)
+        sender = "client" if direction == C2S else "upstream MCP server"
+        size = (f"a message of {line.size:,} bytes, over the proxy's maximum message size of "
+                f"{line.limit:,} bytes (quantity-guard-mcp --max-message-size)")
+        self._log(f"the {sender} sent {size}; it was dropped"
+                  + (f" (method {method!r})" if method else "")
+                  + ("" if ident is MISSING else f" (id {rpc.dumps(ident)})"))
+        self.stats["dropped"] += 1
+        if direction == C2S:
+            if ident is MISSING and method is not None:
+                return []  # a notification: nobody to answer
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(
+                ident if rpc.id_key(ident) is not None else None, rpc.INVALID_REQUEST,
+                f"Invalid Request: the proxy received {size}; it was not forwarded. Send a "
+                f"smaller message, or start the proxy with a larger --max-message-size"))]
+        if method is not None:  # a request from the upstream: answer it upstream
+            if ident is MISSING:
+                return []
+            return [(C2S, rpc.error_line(
+                ident if rpc.id_key(ident) is not None else None, rpc.INVALID_REQUEST,
+                f"Invalid Request: the proxy received {size}; it was not passed to the client"))]
+        entry = self._pop(rpc.id_key(ident))
+        if entry is None:
+            return []
+        self.stats["answered"] += 1
+        return [(S2C, rpc.error_line(
+            entry.id, rpc.INTERNAL_ERROR,
+            f"the upstream MCP server answered this {entry.method} request with {size}; the "
+            f"answer was dropped. Ask for less, or start the proxy with a larger "
+            f"--max-message-size"))]
 
     # ------------------------------------------------------------------ client -> upstream
 

@@ -169,18 +169,22 @@ class QuantityPolicy:
             call = self.ledger.begin_call(self._refs[tool_name], arguments)
             coerced = dict(arguments)
             try:
+                # A list for a one-value parameter: refused on its shape, before anything is
+                # built from it (a series of values needs numpy; the refusal must not).
+                for pname, spec in params.items():
+                    if (tool_name, pname) in self._array_params:
+                        continue
+                    raw = arguments.get(pname)
+                    if raw.__class__ is dict:
+                        raw = raw.get("value")
+                    if raw.__class__ is list:
+                        self._one_value_only(call, spec, len(raw))
                 guard_arguments(params, coerced, enforcement=self.enforcement, call=call)
-                for pname, spec in params.items():  # a list for a one-value parameter
+                for pname, spec in params.items():  # a series read from any other form
                     value = coerced.get(pname)
                     if value.__class__ is Q and value.is_series and \
                             (tool_name, pname) not in self._array_params:
-                        violation = InvalidArguments(
-                            f"received a series of {len(value)} values, but this tool takes one "
-                            f"value here", field=spec.field, suggestion=f"one value: "
-                                                                        f"{spec._example()}")
-                        call.record_violation(violation, blocked=True)
-                        call.finish(ok=False)
-                        raise violation
+                        self._one_value_only(call, spec, len(value))
                 warned = {v["field"] for v in call.violations} if call.violations else ()
                 forwarded = dict(arguments)
                 for pname, spec in params.items():
@@ -215,6 +219,15 @@ class QuantityPolicy:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
         return Decision.forward(forwarded)
+
+    @staticmethod
+    def _one_value_only(call, spec, count: int) -> None:
+        violation = InvalidArguments(
+            f"received a series of {count} values, but this tool takes one value here",
+            field=spec.field, suggestion=f"one value: {spec._example()}")
+        call.record_violation(violation, blocked=True)
+        call.finish(ok=False)
+        raise violation
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
         ann = self.annotations[tool_name]
