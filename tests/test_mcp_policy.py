@@ -327,6 +327,8 @@ def test_integer_parameters_get_json_integers_or_a_refusal(arguments, sent):
 
 
 def test_an_integer_series_goes_as_integers():
+    pytest.importorskip("numpy", reason="converting a series of values needs numpy "
+                                        "(quantity-guard[arrays])")
     policy, _, _ = int_policy()
     d = policy.check_call("series", {"delays": {"value": [1, 2.5], "unit": "s"}})
     assert d.action == "forward" and d.payload == {"delays": [1000, 2500]}
