@@ -393,3 +393,35 @@ def test_non_object_arguments_are_refused_with_the_invalid_arguments_code():
     assert decision.payload["_meta"]["io.github.quantity-guard/violation"] == {
         "code": "invalid_arguments", "field": "runoff_depth"}
     assert "not an array" in decision.payload["content"][0]["text"]
+
+
+# ------------------------------------------------------------------ issue #16: x-mcp-header
+
+HEADER_TOOL = {"name": "wait", "inputSchema": {"type": "object", "properties": {
+    "seconds": {"type": "integer", "x-mcp-header": "Seconds", "minimum": 0},
+    "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+    "when": {"type": "string", "x-mcp-header": "When"}}, "required": ["seconds"]}}
+
+
+def test_a_header_mapped_parameter_keeps_one_primitive_type():
+    policy = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\nwhen = { tz = 'UTC' }\n"))
+    props = policy.advertise(json.loads(json.dumps(HEADER_TOOL)))["inputSchema"]["properties"]
+    for name, kind in (("seconds", "integer"), ("when", "string"), ("flag", "boolean")):
+        assert props[name]["type"] == kind and "anyOf" not in props[name] and "oneOf" not in props[name]
+    assert props["seconds"]["minimum"] == 0 and props["seconds"]["x-unit"] == "s"
+    assert props["seconds"]["x-mcp-header"] == "Seconds"
+    assert "Mcp-Param-Seconds" in props["seconds"]["description"]
+    # the other forms are still accepted and converted; the integer goes as an integer
+    assert policy.check_call("wait", {"seconds": "2 min"}).payload == {"seconds": 120}
+    assert type(policy.check_call("wait", {"seconds": {"value": 2, "unit": "min"}})
+                .payload["seconds"]) is int
+    assert policy.check_call("wait", {"seconds": "0.5 s"}).action == "refuse"
+
+
+def test_sessions_sharing_a_listing_convert_for_the_upstream_types():
+    first = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\n"))
+    second = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\n"))
+    second.share_listing(first)
+    first.advertise(json.loads(json.dumps(HEADER_TOOL)))  # listed on one connection ...
+    sent = second.check_call("wait", {"seconds": {"value": 2, "unit": "min"}}).payload
+    assert sent == {"seconds": 120} and type(sent["seconds"]) is int  # ... called on another

@@ -573,7 +573,16 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if opts.manifest:
                 root, ext = os.path.splitext(opts.manifest)
                 session_opts.manifest = f"{root}-{next(numbers)}{ext}"
-            return _build_policy(session_opts)
+            policy = _build_policy(session_opts)
+            # what the upstream's listing declared is shared by every session: a listing
+            # seen on one connection applies to calls made on another
+            if first and callable(getattr(policy, "share_listing", None)):
+                policy.share_listing(first[0])
+            else:
+                first.append(policy)
+            return policy
+
+        first: list = []
 
         try:
             if opts.annotations:  # fail early on a bad annotation file

@@ -94,6 +94,15 @@ class QuantityPolicy:
         self._listed: dict[str, _Listed] = {}
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
 
+    def share_listing(self, other: "QuantityPolicy") -> None:
+        """Use ``other``'s record of what the upstream's listing declared (integer and list
+        parameters, required ones, output schemas) instead of a record of this policy's own.
+        For several client sessions of one upstream (``--listen``): a 2026-07-28 client may
+        list the tools on one connection and call them on another, and the call must still
+        be converted for the upstream's declared types (an integer goes as a JSON integer)."""
+        self._listed = other._listed
+        self._array_params = other._array_params
+
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
@@ -125,7 +134,10 @@ class QuantityPolicy:
                     integer = _takes_integer(props[pname])
                     if integer:
                         listed.integers.add(pname)
-                    props[pname] = _merge_param(props[pname], spec, integer=integer)
+                    merged = _merge_param(props[pname], spec, integer=integer)
+                    if _HEADER_KEY in props[pname]:
+                        merged = _header_mapped(props[pname], merged)
+                    props[pname] = merged
                     units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
         output = tool.get("outputSchema")
         listed.output_schema = isinstance(output, dict)
@@ -478,6 +490,31 @@ def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
     merged.update({k: v for k, v in ours.items() if k != "description"})
     merged["description"] = _join(original.get("description"), ours["description"] + range_words)
     return merged
+
+
+_HEADER_KEY = "x-mcp-header"
+_HEADER_TYPES = ("string", "integer", "boolean")
+
+
+def _header_mapped(original: dict, merged: dict) -> dict:
+    """A parameter the upstream mirrors into an ``Mcp-Param-*`` HTTP header (``x-mcp-header``,
+    2026-07-28): its schema must keep a single primitive ``type`` (string, integer or boolean),
+    or a client must drop the whole tool from its listing. The widened forms (``anyOf``) are
+    taken back out; the upstream's own type, format and range stay, with the x-* keys and the
+    unit in words added. A value in another unit is still accepted and converted (the proxy
+    recomputes the header from the converted body)."""
+    kind = original.get("type")
+    if merged.get("type") == kind and "anyOf" not in merged and "oneOf" not in merged:
+        return merged
+    if kind not in _HEADER_TYPES:  # not valid upstream either: left as the upstream declared it
+        return merged
+    out = dict(original)
+    out.update({k: v for k, v in merged.items() if k.startswith("x-") and k != _HEADER_KEY})
+    header = original[_HEADER_KEY]
+    out["description"] = _join(merged.get("description"),
+                               f"This parameter is also sent as the HTTP header Mcp-Param-"
+                               f"{header}, so its schema stays a plain {kind}.")
+    return out
 
 
 def _wire(value, original, integer: bool = False):
