@@ -773,3 +773,10 @@ def test_an_over_limit_answer_fails_its_pending_request_only(guard):
     assert sent(guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":9,"result":"' + b"x" * 99 + b'"}')), S2C) == []
     out = guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":"' + b"x" * 99 + b'"}'))
     assert json.loads(one(out, C2S))["id"] == 5
+
+
+def test_an_over_limit_answer_from_the_client_fails_the_upstream_request(guard):
+    out = guard.receive(C2S, _over(b'{"jsonrpc":"2.0","id":"s1","result":{"content":"' + b"x" * 200 + b'"}}'))
+    answer = json.loads(one(out, C2S))  # to the upstream, whose request it answered
+    assert answer["id"] == "s1" and answer["error"]["code"] == rpc.INTERNAL_ERROR
+    assert "over the proxy's maximum message size of 64 bytes" in answer["error"]["message"]

@@ -181,12 +181,13 @@ def test_linebuffer_limit_default_and_validation():
 
 @pytest.mark.parametrize("text, expected", [
     ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"' + "a" * 100,
-     (7, "tools/call")),
+     (7, "tools/call", False)),
     ('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + "a" * 100,
-     (rpc.MISSING, "notifications/message")),
-    ('{"result":{"content":[{"text":"' + "a" * 100 + '"}]},"jsonrpc":"2.0","id":"r-1"}', ("r-1", None)),
-    ('{"result":{"id":5,"x":"' + "a" * 100 + '"}}', (rpc.MISSING, None)),  # an inner id is not it
-    ("not json " * 20, (rpc.MISSING, None)),
+     (rpc.MISSING, "notifications/message", False)),
+    ('{"result":{"content":[{"text":"' + "a" * 100 + '"}]},"jsonrpc":"2.0","id":"r-1"}', ("r-1", None, True)),
+    ('{"result":{"id":5,"x":"' + "a" * 100 + '"}}', (rpc.MISSING, None, True)),  # an inner id is not it
+    ('{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"' + "a" * 100 + '"}}', (3, None, True)),
+    ("not json " * 20, (rpc.MISSING, None, False)),
 ])
 def test_peek_oversized_finds_the_id_at_either_end(text, expected):
     data = text.encode()

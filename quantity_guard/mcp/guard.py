@@ -414,7 +414,7 @@ class Guard:
         """A line over the maximum message size (see ``jsonrpc.LineBuffer``): only its first
         and last bytes were kept. The request it was, or the request it answered, gets an error
         naming the limit; the line itself goes nowhere."""
-        ident, method = rpc.peek_oversized(line)
+        ident, method, answer = rpc.peek_oversized(line)
         sender = "client" if direction == C2S else "upstream MCP server"
         size = (f"a message of {line.size:,} bytes, over the proxy's maximum message size of "
                 f"{line.limit:,} bytes (quantity-guard-mcp --max-message-size)")
@@ -425,6 +425,12 @@ class Guard:
         if direction == C2S:
             if ident is MISSING and method is not None:
                 return []  # a notification: nobody to answer
+            if answer and method is None:  # the client's answer to a request of the upstream
+                if rpc.id_key(ident) is None:
+                    return []
+                return [(C2S, rpc.error_line(
+                    ident, rpc.INTERNAL_ERROR,
+                    f"the client answered this request with {size}; the answer was dropped"))]
             self.stats["answered"] += 1
             return [(S2C, rpc.error_line(
                 ident if rpc.id_key(ident) is not None else None, rpc.INVALID_REQUEST,

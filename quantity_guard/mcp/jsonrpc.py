@@ -224,12 +224,14 @@ class LineBuffer:
         return strip_terminator(piece)
 
 
-def peek_oversized(line: Oversized) -> tuple[Any, str | None]:
-    """``(id, method)`` of an over-limit line, read from what is left of it: the top-level
-    members complete within its first bytes, else an ``"id"`` that is the last member.
-    ``MISSING``/``None`` where not found."""
+def peek_oversized(line: Oversized) -> tuple[Any, str | None, bool]:
+    """``(id, method, is_answer)`` of an over-limit line, read from what is left of it: the
+    top-level members complete within its first bytes, else an ``"id"`` that is the last
+    member; ``MISSING``/``None`` where not found. ``is_answer``: a top-level ``result`` or
+    ``error`` member begins within the first bytes (the line is a response)."""
     text = bytes(line).decode("utf-8", "replace")
     found: dict[str, Any] = {}
+    answer = False
     n = len(text)
     try:
         i = _skip_ws(text, 0)
@@ -243,6 +245,8 @@ def peek_oversized(line: Oversized) -> tuple[Any, str | None]:
                 i = _skip_ws(text, i)
                 if i >= n or text[i] != ":":
                     break
+                if key == "result" or key == "error":
+                    answer = True
                 start = _skip_ws(text, i + 1)
                 i = skip_value(text, start)
                 if key in ("id", "method") and key not in found:
@@ -261,7 +265,7 @@ def peek_oversized(line: Oversized) -> tuple[Any, str | None]:
             except ValueError:
                 pass
     method = found.get("method")
-    return found.get("id", MISSING), method if isinstance(method, str) else None
+    return found.get("id", MISSING), method if isinstance(method, str) else None, answer
 
 
 _LAST_ID = re.compile(r'[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*"|null)\s*\}\s*$')
