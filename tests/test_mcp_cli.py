@@ -164,3 +164,18 @@ def test_the_proxy_runs_isolated_without_site_packages(tmp_path):
             assert wait_gone(tag, 5.0) == []
     finally:
         reap(tag)
+
+
+@pytest.mark.parametrize("text, size", [("65536", 65536), ("64MiB", 64 << 20), ("1 GiB", 1 << 30),
+                                        ("512K", 512 << 10), ("2m", 2 << 20)])
+def test_max_message_size_forms(text, size):
+    from quantity_guard.mcp.cli import parse_args
+    assert parse_args(["--max-message-size", text, "server"]).max_message_size == size
+    assert parse_args([f"--max-message-size={text}", "server"]).max_message_size == size
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "lots", "5TB", "1.5M", "MiB"])
+def test_max_message_size_refuses_what_is_not_a_size(text):
+    from quantity_guard.mcp.cli import UsageError, parse_args
+    with pytest.raises(UsageError, match="positive number of bytes"):
+        parse_args(["--max-message-size", text, "server"])

@@ -705,3 +705,78 @@ def test_shallow_decoding_agrees_with_decoding_on_what_classifies_a_message():
         assert is_modern(full.params) == is_modern(shallow.params)
 
     check()
+
+
+# ------------------------------------------------------------------ every refusal carries a code
+
+VIOLATION = "io.github.quantity-guard/violation"
+
+
+def test_non_object_arguments_carry_the_invalid_arguments_code(guard):
+    out = guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff","arguments":[1]}}')
+    result = json.loads(one(out, S2C))["result"]
+    assert result["_meta"][VIOLATION] == {"code": "invalid_arguments", "field": "runoff"}
+    assert "not an array" in result["content"][0]["text"]
+
+
+class _RefusesWithNaN(FakePolicy):
+    def check_call(self, name, arguments):
+        return ("refuse", {"content": [{"type": "text", "text": "no"}], "isError": True,
+                           "bad": float("nan")})
+
+
+@pytest.mark.parametrize("where", ["check", "nan", "nonsense", "unencodable_refusal"])
+def test_policy_failures_carry_the_guard_internal_error_code(where):
+    g = Guard(_RefusesWithNaN() if where == "unencodable_refusal" else Exploding(where))
+    out = g.receive(C2S, GOOD_CALL)
+    assert sent(out, C2S) == []
+    result = json.loads(one(out, S2C))["result"]
+    assert result["isError"] is True
+    assert result["_meta"][VIOLATION]["code"] == "guard_internal_error"
+    assert result["_meta"][VIOLATION]["field"] in ("runoff", None)
+
+
+# ------------------------------------------------------------------ over-limit lines (issue #18 item 9)
+
+def _over(raw: bytes, limit: int = 64) -> rpc.Oversized:
+    [line_] = rpc.LineBuffer(limit).feed(raw + b"\n")
+    assert isinstance(line_, rpc.Oversized)
+    return line_
+
+
+def test_an_over_limit_client_request_is_answered_with_its_id_and_not_forwarded(guard):
+    big = b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"echo","arguments":{"b":"' + b"x" * 200 + b'"}}}'
+    out = guard.receive(C2S, _over(big))
+    answer = json.loads(one(out, S2C))
+    assert answer["id"] == "q" and answer["error"]["code"] == rpc.INVALID_REQUEST
+    assert f"a message of {len(big)} bytes, over the proxy's maximum message size of 64 bytes" \
+        in answer["error"]["message"]
+    assert any(b"dropped" in data for d, data in out if d == LOG)
+    assert guard.pending_count() == 0
+    # an over-limit notification is only logged; a line with no id at all gets id null
+    assert sent(guard.receive(C2S, _over(b'{"jsonrpc":"2.0","method":"notifications/x","params":{"d":"' + b"x" * 99 + b'"}}')), S2C) == []
+    assert json.loads(one(guard.receive(C2S, _over(b"x" * 100)), S2C))["id"] is None
+
+
+def test_an_over_limit_answer_fails_its_pending_request_only(guard):
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{}}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{}}')
+    # the id written last, as the TypeScript SDK writes it
+    out = guard.receive(S2C, _over(b'{"result":{"contents":"' + b"x" * 200 + b'"},"jsonrpc":"2.0","id":2}'))
+    answer = json.loads(one(out, S2C))
+    assert answer["id"] == 2 and answer["error"]["code"] == rpc.INTERNAL_ERROR
+    assert "answered this resources/read request with a message of" in answer["error"]["message"]
+    assert guard.pending_count() == 1
+    ok = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    assert one(guard.receive(S2C, ok), S2C) == ok + b"\n"
+    # an unmatched over-limit answer is dropped; an over-limit server request answered upstream
+    assert sent(guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":9,"result":"' + b"x" * 99 + b'"}')), S2C) == []
+    out = guard.receive(S2C, _over(b'{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":"' + b"x" * 99 + b'"}'))
+    assert json.loads(one(out, C2S))["id"] == 5
+
+
+def test_an_over_limit_answer_from_the_client_fails_the_upstream_request(guard):
+    out = guard.receive(C2S, _over(b'{"jsonrpc":"2.0","id":"s1","result":{"content":"' + b"x" * 200 + b'"}}'))
+    answer = json.loads(one(out, C2S))  # to the upstream, whose request it answered
+    assert answer["id"] == "s1" and answer["error"]["code"] == rpc.INTERNAL_ERROR
+    assert "over the proxy's maximum message size of 64 bytes" in answer["error"]["message"]

@@ -111,3 +111,65 @@ def test_http_client_modern_era_through_listen_and_upstream(modern, annotations)
         assert json.loads(msgs[-1]["result"]["content"][0]["text"]) == {"seconds": 120}
     finally:
         p.stop()
+
+
+# ------------------------------------------------------------------ issue #16: x-mcp-header and integers
+
+
+def _check_listing_and_call(tools, call_result):
+    schema = tools["wait"].input_schema["properties"]["seconds"]
+    # a header-mapped parameter keeps one primitive type, or a 2026 client drops the tool
+    assert schema["type"] == "integer" and "anyOf" not in schema and "oneOf" not in schema
+    assert schema["x-mcp-header"] == "Seconds" and schema["x-unit"] == "s"
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+    assert find_invalid_x_mcp_header(tools["wait"].input_schema) is None
+    assert not call_result.is_error, call_result
+    text = call_result.content[0].text
+    received = json.loads(text)
+    # 2 min arrived as the JSON integer 120 (not 120.0), and the upstream's header check passed
+    assert received == {"seconds": 120} and type(received["seconds"]) is int
+    assert '"seconds": 120}' in text
+
+
+def test_sdk_client_keeps_a_header_mapped_guarded_tool_over_stdio_and_upstream(modern, annotations):
+    anyio = pytest.importorskip("anyio")
+    from mcp import Client, StdioServerParameters
+    from test_mcp_sdk import TIMEOUT, run
+    _, url = modern
+
+    async def session():
+        server = StdioServerParameters(command=sys.executable, env=env(), args=[
+            "-m", "quantity_guard.mcp", "--annotations", annotations, "--upstream", url])
+        async with Client(server, mode="auto", read_timeout_seconds=TIMEOUT) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "wait" in tools, sorted(tools)  # dropped by the SDK client before the fix
+            r = await client.call_tool("wait", {"seconds": {"value": 2, "unit": "min"}})
+            _check_listing_and_call(tools, r)
+            r = await client.call_tool("wait", {"seconds": {"value": 0.5, "unit": "s"}})
+            assert r.is_error and "whole number of s" in r.content[0].text
+
+    assert anyio is not None
+    run(session)
+
+
+def test_sdk_http_client_keeps_a_header_mapped_guarded_tool_through_listen(modern, annotations):
+    pytest.importorskip("anyio")
+    from mcp import Client
+    from test_mcp_sdk import TIMEOUT, run
+    _, url = modern
+    p = Listening("--annotations", annotations, "--upstream", url)
+
+    async def session():
+        async with Client(p.url, mode="auto", read_timeout_seconds=TIMEOUT) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "wait" in tools, sorted(tools)
+            # the client mirrors what it sends; a bare 120 (in s) gives Mcp-Param-Seconds: 120
+            r = await client.call_tool("wait", {"seconds": 120})
+            assert json.loads(r.content[0].text) == {"seconds": 120}
+            r = await client.call_tool("wait", {"seconds": {"value": 2, "unit": "min"}})
+            _check_listing_and_call(tools, r)
+
+    try:
+        run(session)
+    finally:
+        p.stop()

@@ -113,3 +113,84 @@ def test_members_elements_and_splice_keep_every_other_byte():
     for bad in ("[1,]", "{,}", '{"a" 1}', "x"):
         with pytest.raises(rpc.ParseError):
             (rpc.elements if bad.startswith("[") else rpc.members)(bad)
+
+
+# ------------------------------------------------------------------ bounded lines (issue #18 item 9)
+
+def _expected_lines(lines, limit):
+    out = []
+    for raw in lines:
+        if len(raw) > limit:
+            out.append(("over", raw[:64 * 1024], rpc.strip_terminator(raw[-4096:]), len(raw)))
+        else:
+            out.append(("line", rpc.strip_terminator(raw)))
+    return out
+
+
+def _seen(got):
+    return [("over", bytes(x), x.tail, x.size) if isinstance(x, rpc.Oversized) else ("line", x)
+            for x in got]
+
+
+def test_linebuffer_drains_an_over_limit_line_and_goes_on():
+    from hypothesis import example, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"x")), max_size=8),
+           st.integers(1, 30), st.lists(st.integers(1, 50), min_size=1, max_size=10))
+    @example(lines=[b"a" * 11, b"b"], limit=10, cuts=[1])
+    @example(lines=[b"a" * 10 + b"\r", b"b"], limit=10, cuts=[50])
+    @example(lines=[b"a" * 10, b"b" * 11], limit=10, cuts=[5])
+    def check(lines, limit, cuts):
+        data = b"".join(raw + b"\n" for raw in lines)
+        buf = rpc.LineBuffer(limit)
+        got, i, k = [], 0, 0
+        while i < len(data):
+            step = cuts[k % len(cuts)]
+            got += buf.feed(data[i:i + step])
+            assert buf.pending <= limit  # never more than the limit held
+            i, k = i + step, k + 1
+        assert buf.flush() is None
+        assert _seen(got) == _expected_lines(lines, limit)
+        for x in got:
+            if isinstance(x, rpc.Oversized):
+                assert x.limit == limit
+
+    check()
+
+
+def test_linebuffer_over_limit_tail_at_end_of_stream_and_memory_bound():
+    buf = rpc.LineBuffer(1000)
+    chunk = b"y" * 65536
+    for _ in range(200):  # 13 MB without a newline
+        assert buf.feed(chunk) == []
+        assert buf.pending == 0
+    tail = buf.flush()
+    assert isinstance(tail, rpc.Oversized) and tail.size == 200 * 65536 and len(tail) == 65536
+    assert buf.flush() is None
+    assert buf.feed(b'{"ok":1}\n') == [b'{"ok":1}']
+
+
+def test_linebuffer_limit_default_and_validation():
+    assert rpc.LineBuffer().limit == rpc.DEFAULT_MAX_MESSAGE >= 64 * 1024 * 1024
+    assert rpc.LineBuffer.unlimited().limit is None
+    with pytest.raises(ValueError, match="positive number of bytes"):
+        rpc.LineBuffer(0)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"' + "a" * 100,
+     (7, "tools/call", False)),
+    ('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + "a" * 100,
+     (rpc.MISSING, "notifications/message", False)),
+    ('{"result":{"content":[{"text":"' + "a" * 100 + '"}]},"jsonrpc":"2.0","id":"r-1"}', ("r-1", None, True)),
+    ('{"result":{"id":5,"x":"' + "a" * 100 + '"}}', (rpc.MISSING, None, True)),  # an inner id is not it
+    ('{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"' + "a" * 100 + '"}}', (3, None, True)),
+    ("not json " * 20, (rpc.MISSING, None, False)),
+])
+def test_peek_oversized_finds_the_id_at_either_end(text, expected):
+    data = text.encode()
+    [over] = rpc.LineBuffer(50).feed(data + b"\n")
+    assert isinstance(over, rpc.Oversized)
+    assert rpc.peek_oversized(over) == expected

@@ -327,6 +327,8 @@ def test_integer_parameters_get_json_integers_or_a_refusal(arguments, sent):
 
 
 def test_an_integer_series_goes_as_integers():
+    pytest.importorskip("numpy", reason="converting a series of values needs numpy "
+                                        "(quantity-guard[arrays])")
     policy, _, _ = int_policy()
     d = policy.check_call("series", {"delays": {"value": [1, 2.5], "unit": "s"}})
     assert d.action == "forward" and d.payload == {"delays": [1000, 2500]}
@@ -358,3 +360,68 @@ def test_concurrent_calls_of_one_tool_record_their_own_results(tmp_path):
     calls = json.loads(manifest.read_text())["sessions"][0]["calls"]
     assert [(c["arguments"]["site"], c["outputs"][0]["quantity"]["value"]) for c in calls] == \
         [("101", 1250.0), ("102", 980.0)]
+
+
+# ------------------------------------------------------------------ issue #18
+
+@pytest.mark.parametrize("enforcement", ["strict", "warn"])
+def test_a_result_that_violates_its_declared_unit_is_recorded_not_swallowed(tmp_path, enforcement):
+    manifest, log = tmp_path / "m.json", tmp_path / "log.jsonl"
+    h = Harness(enforcement=enforcement, manifest_path=str(manifest), log_path=str(log))
+    h.call("read_area", {}, bare(29000))
+    upstream = {"content": [{"type": "text", "text": "86.4 m3/s"}]}
+    _, result = h.call("runoff_depth", {"discharge": 1.0, "area": 29000}, upstream)
+    assert result == upstream  # passed on as the upstream sent it, unlabelled
+    report = h.policy.enforcement_report()
+    assert report.startswith("1 of 2 tool calls would have been blocked:"), report
+    assert "1x dimensionality_error" in report
+    h.policy.close()
+    session = json.loads(manifest.read_text())["sessions"][0]
+    [violation] = session["violations"]
+    assert violation["tool"] == "runoff_depth" and violation["blocked"] is False
+    assert violation["code"] == "dimensionality_error" and "m3/s" in violation["message"]
+    assert session["calls"][1]["violations"] and session["calls"][1]["ok"] is True
+    events = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [e["event"] for e in events][-1] == "violation"
+    assert events[-1]["where"] == "result" and events[-1]["violation"]["code"] == "dimensionality_error"
+
+
+def test_non_object_arguments_are_refused_with_the_invalid_arguments_code():
+    policy = QuantityPolicy(loads(ANNOTATIONS))
+    decision = policy.check_call("runoff_depth", [1, 2])
+    assert decision.action == "refuse"
+    assert decision.payload["_meta"]["io.github.quantity-guard/violation"] == {
+        "code": "invalid_arguments", "field": "runoff_depth"}
+    assert "not an array" in decision.payload["content"][0]["text"]
+
+
+# ------------------------------------------------------------------ issue #16: x-mcp-header
+
+HEADER_TOOL = {"name": "wait", "inputSchema": {"type": "object", "properties": {
+    "seconds": {"type": "integer", "x-mcp-header": "Seconds", "minimum": 0},
+    "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+    "when": {"type": "string", "x-mcp-header": "When"}}, "required": ["seconds"]}}
+
+
+def test_a_header_mapped_parameter_keeps_one_primitive_type():
+    policy = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\nwhen = { tz = 'UTC' }\n"))
+    props = policy.advertise(json.loads(json.dumps(HEADER_TOOL)))["inputSchema"]["properties"]
+    for name, kind in (("seconds", "integer"), ("when", "string"), ("flag", "boolean")):
+        assert props[name]["type"] == kind and "anyOf" not in props[name] and "oneOf" not in props[name]
+    assert props["seconds"]["minimum"] == 0 and props["seconds"]["x-unit"] == "s"
+    assert props["seconds"]["x-mcp-header"] == "Seconds"
+    assert "Mcp-Param-Seconds" in props["seconds"]["description"]
+    # the other forms are still accepted and converted; the integer goes as an integer
+    assert policy.check_call("wait", {"seconds": "2 min"}).payload == {"seconds": 120}
+    assert type(policy.check_call("wait", {"seconds": {"value": 2, "unit": "min"}})
+                .payload["seconds"]) is int
+    assert policy.check_call("wait", {"seconds": "0.5 s"}).action == "refuse"
+
+
+def test_sessions_sharing_a_listing_convert_for_the_upstream_types():
+    first = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\n"))
+    second = QuantityPolicy(loads("[tools.wait.params]\nseconds = 's'\n"))
+    second.share_listing(first)
+    first.advertise(json.loads(json.dumps(HEADER_TOOL)))  # listed on one connection ...
+    sent = second.check_call("wait", {"seconds": {"value": 2, "unit": "min"}}).payload
+    assert sent == {"seconds": 120} and type(sent["seconds"]) is int  # ... called on another

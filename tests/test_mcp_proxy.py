@@ -334,3 +334,32 @@ def test_signal_with_calls_in_flight_answers_each_then_exits(tag, sig, upstream_
             assert "tools/call" in a["error"]["message"]
         assert wait_gone(tag, 1.0) == []
         assert elapsed < 1.0 + 0.5, elapsed  # 1 s budget; half a second for a loaded machine
+
+
+# ------------------------------------------------------------------ bounded reads (issue #18 item 9)
+
+
+def test_over_limit_lines_are_answered_with_the_limit_and_the_stream_goes_on(tag):
+    with start(tag, options=("--max-message-size", "1MiB")) as p:
+        handshake(p)
+        r = p.call(1, "tools/call", {"name": "big", "arguments": {"size": 2_000_000}}, timeout=60)
+        assert r["id"] == 1 and r["error"]["code"] == -32603
+        assert "maximum message size of 1,048,576 bytes" in r["error"]["message"]
+        assert "--max-message-size" in r["error"]["message"]
+        r = p.call(2, "tools/call", {"name": "echo", "arguments": {"blob": "z" * 2_000_000}}, timeout=60)
+        assert r["id"] == 2 and r["error"]["code"] == -32600
+        assert "maximum message size of 1,048,576 bytes" in r["error"]["message"]
+        # both streams survive: the next lines, just under the limit both ways, pass
+        blob = "y" * 1_000_000
+        r = p.call(3, "tools/call", {"name": "echo", "arguments": {"blob": blob}}, timeout=60)
+        assert json.loads(r["result"]["content"][0]["text"])["blob"] == blob
+        assert p.call(4, "ping")["result"] == {}
+        finish(p, tag)
+        assert "over the proxy's maximum message size" in p.stderr()
+
+
+def test_the_max_message_size_option_is_validated(tag):
+    proc = subprocess.run(proxy_argv(*fault_argv(tag), options=("--max-message-size", "lots")),
+                          capture_output=True, env=env(), timeout=30)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert b"--max-message-size must be a positive number of bytes" in proc.stderr

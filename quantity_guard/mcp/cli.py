@@ -41,6 +41,10 @@ options:
                          call unchanged
   --log FILE             append a JSON line for every guarded call and violation
   --manifest FILE        write the session ledger to FILE on exit
+  --max-message-size N   the largest JSON-RPC message (line) read from the client or the
+                         server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
+                         longer line is drained to its newline and dropped, never buffered;
+                         the request it was (or answered) gets an error naming the limit
   --check                validate the annotation file against a live tools/list of COMMAND,
                          print the report and exit (needs --annotations)
   --version              print the version and exit
@@ -76,13 +80,34 @@ class Options:
         self.enforcement = "strict"
         self.log: str | None = None
         self.manifest: str | None = None
+        self.max_message_size: int | None = None
         self.check = False
         self.version = False
         self.help = False
 
 
 _VALUED = {"--annotations": "annotations", "--enforcement": "enforcement", "--log": "log",
-           "--manifest": "manifest"}
+           "--manifest": "manifest", "--max-message-size": "max_message_size"}
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20,
+               "G": 1 << 30, "GIB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """``"65536"``, ``"64MiB"``, ``"1 GiB"``, ``"512K"``: a positive number of bytes."""
+    t = text.strip()
+    digits = len(t) - len(t.lstrip("0123456789"))
+    number, unit = t[:digits], t[digits:].strip().upper()
+    if not number or unit not in _SIZE_UNITS or int(number) * _SIZE_UNITS[unit] <= 0:
+        raise UsageError(f"--max-message-size must be a positive number of bytes, optionally "
+                         f"with KiB, MiB or GiB (e.g. 64MiB), not {text!r}")
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def apply_limits(opts: "Options") -> None:
+    """Make ``--max-message-size`` the limit of every line buffer this process reads with."""
+    if opts.max_message_size is not None:
+        from .jsonrpc import LineBuffer
+        LineBuffer.max_message = opts.max_message_size
 _FLAGS = {"--check": "check", "--version": "version", "--help": "help", "-h": "help"}
 
 
@@ -117,6 +142,8 @@ def parse_args(argv: list[str]) -> Options:
         return opts
     if opts.enforcement not in ("strict", "warn"):
         raise UsageError(f"--enforcement must be strict or warn, not {opts.enforcement!r}")
+    if isinstance(opts.max_message_size, str):
+        opts.max_message_size = parse_size(opts.max_message_size)
     if not opts.command:
         raise UsageError("no server command given")
     if not opts.annotations:
@@ -170,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         if http.active:
             return _http_main(http, args)
         opts = parse_args(args)
+        apply_limits(opts)
     except UsageError as exc:
         _err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
@@ -484,6 +512,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
     try:
         has_command = _has_command(args)
         opts = parse_args(args if has_command or not http.upstream else args + ["--", "(remote)"])
+        apply_limits(opts)
         if not has_command and http.upstream:
             opts.command = []
         if opts.help or opts.version:
@@ -544,7 +573,16 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if opts.manifest:
                 root, ext = os.path.splitext(opts.manifest)
                 session_opts.manifest = f"{root}-{next(numbers)}{ext}"
-            return _build_policy(session_opts)
+            policy = _build_policy(session_opts)
+            # what the upstream's listing declared is shared by every session: a listing
+            # seen on one connection applies to calls made on another
+            if first and callable(getattr(policy, "share_listing", None)):
+                policy.share_listing(first[0])
+            else:
+                first.append(policy)
+            return policy
+
+        first: list = []
 
         try:
             if opts.annotations:  # fail early on a bad annotation file

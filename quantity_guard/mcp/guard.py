@@ -112,9 +112,19 @@ class Decision(NamedTuple):
         return cls("refuse", result)
 
 
-def tool_error(text: str) -> dict:
-    """A ``CallToolResult`` reporting a tool error the model can read and repair."""
-    return {"content": [{"type": "text", "text": text}], "isError": True}
+VIOLATION_META = "io.github.quantity-guard/violation"
+
+
+def tool_error(text: str, *, code: str | None = None, field: str | None = None) -> dict:
+    """A ``CallToolResult`` reporting a tool error the model can read and repair.
+
+    With ``code``, its ``_meta`` carries ``io.github.quantity-guard/violation``
+    ``{"code", "field"}`` as every error of the library's ``@quantity_tool`` does
+    (``invalid_arguments``, ``guard_internal_error``, or a violation's own code)."""
+    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
+    if code is not None:
+        out["_meta"] = {VIOLATION_META: {"code": code, "field": field}}
+    return out
 
 
 @runtime_checkable
@@ -289,7 +299,10 @@ class Guard:
         if direction != C2S and direction != S2C:
             raise ValueError(f"direction must be {C2S!r} or {S2C!r}, not {direction!r}")
         try:
-            out = self._from_client(line) if direction == C2S else self._from_upstream(line)
+            if line.__class__ is rpc.Oversized:
+                out = self._oversized(direction, line)
+            else:
+                out = self._from_client(line) if direction == C2S else self._from_upstream(line)
         except Exception as exc:  # never let one line take the proxy down
             out = self._internal_error(direction, line, exc)
         if self._logs:
@@ -397,6 +410,48 @@ class Guard:
                                          f"quantity-guard-mcp internal error: {exc!r}"))]
         return []
 
+    def _oversized(self, direction: str, line: rpc.Oversized) -> list[tuple[str, bytes]]:
+        """A line over the maximum message size (see ``jsonrpc.LineBuffer``): only its first
+        and last bytes were kept. The request it was, or the request it answered, gets an error
+        naming the limit; the line itself goes nowhere."""
+        ident, method, answer = rpc.peek_oversized(line)
+        sender = "client" if direction == C2S else "upstream MCP server"
+        size = (f"a message of {line.size:,} bytes, over the proxy's maximum message size of "
+                f"{line.limit:,} bytes (quantity-guard-mcp --max-message-size)")
+        self._log(f"the {sender} sent {size}; it was dropped"
+                  + (f" (method {method!r})" if method else "")
+                  + ("" if ident is MISSING else f" (id {rpc.dumps(ident)})"))
+        self.stats["dropped"] += 1
+        if direction == C2S:
+            if ident is MISSING and method is not None:
+                return []  # a notification: nobody to answer
+            if answer and method is None:  # the client's answer to a request of the upstream
+                if rpc.id_key(ident) is None:
+                    return []
+                return [(C2S, rpc.error_line(
+                    ident, rpc.INTERNAL_ERROR,
+                    f"the client answered this request with {size}; the answer was dropped"))]
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(
+                ident if rpc.id_key(ident) is not None else None, rpc.INVALID_REQUEST,
+                f"Invalid Request: the proxy received {size}; it was not forwarded. Send a "
+                f"smaller message, or start the proxy with a larger --max-message-size"))]
+        if method is not None:  # a request from the upstream: answer it upstream
+            if ident is MISSING:
+                return []
+            return [(C2S, rpc.error_line(
+                ident if rpc.id_key(ident) is not None else None, rpc.INVALID_REQUEST,
+                f"Invalid Request: the proxy received {size}; it was not passed to the client"))]
+        entry = self._pop(rpc.id_key(ident))
+        if entry is None:
+            return []
+        self.stats["answered"] += 1
+        return [(S2C, rpc.error_line(
+            entry.id, rpc.INTERNAL_ERROR,
+            f"the upstream MCP server answered this {entry.method} request with {size}; the "
+            f"answer was dropped. Ask for less, or start the proxy with a larger "
+            f"--max-message-size"))]
+
     # ------------------------------------------------------------------ client -> upstream
 
     def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
@@ -497,7 +552,7 @@ class Guard:
         if type(arguments) is not dict:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: 'arguments' must be a JSON object of named parameters, "
-                f"not {rpc.type_name(arguments)}"))
+                f"not {rpc.type_name(arguments)}", code="invalid_arguments", field=name))
         try:
             decision = self.policy.check_call(name, arguments)
             action, payload = decision
@@ -505,19 +560,22 @@ class Guard:
             self._log(f"policy.check_call({name!r}) failed: {exc!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the call could not be checked (internal error in the unit guard: "
-                f"{type(exc).__name__}); it was not sent to the tool"))
+                f"{type(exc).__name__}); it was not sent to the tool",
+                code="guard_internal_error", field=name))
         if action == "refuse" and type(payload) is dict:
             return self._refuse(msg, modern, payload)
         if action != "forward" or type(payload) is not dict:
             self._log(f"policy.check_call({name!r}) returned {decision!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
-                f"{name}: the unit guard gave no usable decision; the call was not sent"))
+                f"{name}: the unit guard gave no usable decision; the call was not sent",
+                code="guard_internal_error", field=name))
         try:
             line = self._with_arguments(text, msg.obj, payload)
         except (ValueError, TypeError) as exc:
             self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
             return self._refuse(msg, modern, tool_error(
-                f"{name}: the converted arguments could not be encoded; the call was not sent"))
+                f"{name}: the converted arguments could not be encoded; the call was not sent",
+                code="guard_internal_error", field=name))
         self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task)
         self.stats["rewritten"] += 1
         return [(C2S, line)]
@@ -529,7 +587,8 @@ class Guard:
             text = rpc.dumps(result)
         except (ValueError, TypeError) as exc:
             self._log(f"refusal result is not JSON ({exc!r})")
-            text = rpc.dumps(tool_error("the call was refused by the unit guard")
+            text = rpc.dumps(tool_error("the call was refused by the unit guard (its refusal "
+                                        "could not be encoded)", code="guard_internal_error")
                              | ({"resultType": "complete"} if modern else {}))
         self.stats["refused"] += 1
         return [(S2C, rpc.response_line(msg.id, text))]

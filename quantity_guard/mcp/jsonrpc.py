@@ -27,6 +27,7 @@ __all__ = [
     "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
     "unique_member", "strip_terminator", "type_name", "skip_value", "decode_shallow", "Unparsed",
+    "Oversized", "DEFAULT_MAX_MESSAGE", "peek_oversized",
 ]
 
 # Standard JSON-RPC 2.0 error codes.
@@ -71,54 +72,203 @@ def strip_terminator(line: bytes) -> bytes:
     return line
 
 
+DEFAULT_MAX_MESSAGE = 1 << 30
+"""The default maximum size of one message (line) read from a peer: 1 GiB, well above the
+64 MiB every MCP peer must handle. ``quantity-guard-mcp --max-message-size`` changes it."""
+
+_HEAD = 64 * 1024   # bytes of an over-limit line kept to find its id and method
+_TAIL = 4 * 1024    # and from its end (peers that write the id last)
+
+
+class Oversized(bytes):
+    """Stands for a line longer than the limit, in place of the line itself.
+
+    Its bytes are the line's first 64 KiB; ``tail`` holds its last 4 KiB, ``size`` its whole
+    length and ``limit`` the limit it exceeded. Nothing else of the line was kept.
+    """
+
+    size: int
+    limit: int
+    tail: bytes
+
+    def __new__(cls, head: bytes, tail: bytes, size: int, limit: int) -> "Oversized":
+        self = super().__new__(cls, head)
+        self.tail, self.size, self.limit = tail, size, limit
+        return self
+
+    def __repr__(self) -> str:
+        return f"Oversized(size={self.size}, limit={self.limit})"
+
+
 class LineBuffer:
-    """Splits a byte stream into lines on ``0x0A`` only.
+    """Splits a byte stream into lines on ``0x0A`` only, holding at most ``max_size`` bytes.
 
     ``feed(chunk)`` returns the complete lines the chunk finished, each without its
     terminator (a ``\\r`` before the ``\\n`` is dropped too). Nothing else is treated as a line
-    break: U+2028, U+0085, form feeds and ``\\r`` inside a line stay where they are. Lines of any
-    length are supported; the cost is linear in the bytes fed, because only new data is searched
-    for a newline. ``flush()`` returns the unterminated tail at end of stream.
+    break: U+2028, U+0085, form feeds and ``\\r`` inside a line stay where they are. The cost is
+    linear in the bytes fed, because only new data is searched for a newline. ``flush()``
+    returns the unterminated tail at end of stream.
+
+    A line longer than ``max_size`` bytes (default: the class attribute ``max_message``, set
+    from ``--max-message-size``; ``None`` for no limit) is not held: once it passes the limit
+    its bytes are drained up to the next newline, and it is returned as an :class:`Oversized`
+    (its first and last bytes and its size) in its place, so the stream goes on with the next
+    line and memory stays bounded by the limit.
     """
 
-    __slots__ = ("_parts",)
+    max_message: int | None = DEFAULT_MAX_MESSAGE
 
-    def __init__(self) -> None:
+    __slots__ = ("_parts", "_held", "_over", "limit")
+
+    def __init__(self, max_size: int | None = None) -> None:
         self._parts: list[bytes] = []
+        self._held = 0
+        self._over: list | None = None  # draining an over-limit line: [head, tail, size]
+        self.limit: int | None = LineBuffer.max_message if max_size is None else max_size
+        if self.limit is not None and self.limit <= 0:
+            raise ValueError(f"the maximum message size must be a positive number of bytes, "
+                             f"not {self.limit}")
+
+    @classmethod
+    def unlimited(cls) -> "LineBuffer":
+        buf = cls()
+        buf.limit = None
+        return buf
 
     def feed(self, data: bytes) -> list[bytes]:
         lines: list[bytes] = []
         start = 0
         find = data.find
+        limit = self.limit
         while True:
             i = find(b"\n", start)
             if i < 0:
                 break
             piece = data[start:i]
+            start = i + 1
+            if self._over is not None:
+                lines.append(self._drained(piece))
+                continue
             if self._parts:
+                if limit is not None and self._held + len(piece) > limit:
+                    self._begin_over()
+                    lines.append(self._drained(piece))
+                    continue
                 self._parts.append(piece)
                 piece = b"".join(self._parts)
                 self._parts = []
+                self._held = 0
+            elif limit is not None and len(piece) > limit:
+                lines.append(Oversized(piece[:_HEAD], strip_terminator(piece[-_TAIL:]), len(piece),
+                                       limit))
+                continue
             if piece.endswith(b"\r"):
                 piece = piece[:-1]
             lines.append(piece)
-            start = i + 1
         if start < len(data):
-            self._parts.append(data[start:])
+            rest = data[start:] if start else data
+            if self._over is not None:
+                self._more(rest)
+            else:
+                self._parts.append(rest)
+                self._held += len(rest)
+                if limit is not None and self._held > limit:
+                    self._begin_over()
         return lines
+
+    def _begin_over(self) -> None:
+        parts, head, tail = self._parts, [], []
+        got = 0
+        for p in parts:  # the first and last bytes only: no copy of the whole held line
+            if got >= _HEAD:
+                break
+            head.append(p[:_HEAD - got])
+            got += len(head[-1])
+        got = 0
+        for p in reversed(parts):
+            if got >= _TAIL:
+                break
+            tail.append(p[-(_TAIL - got):])
+            got += len(tail[-1])
+        self._over = [b"".join(head), b"".join(reversed(tail)), sum(len(p) for p in parts)]
+        self._parts = []
+        self._held = 0
+
+    def _more(self, piece: bytes) -> None:
+        over = self._over
+        over[2] += len(piece)
+        if len(over[0]) < _HEAD:
+            over[0] += piece[:_HEAD - len(over[0])]
+        over[1] = piece[-_TAIL:] if len(piece) >= _TAIL else (over[1] + piece)[-_TAIL:]
+
+    def _drained(self, piece: bytes) -> Oversized:
+        self._more(piece)
+        head, tail, size = self._over
+        self._over = None
+        return Oversized(head, strip_terminator(tail), size, self.limit)
 
     @property
     def pending(self) -> int:
         """Bytes held of an unfinished line."""
-        return sum(len(p) for p in self._parts)
+        return self._held
 
     def flush(self) -> bytes | None:
         """The unterminated final line, if any bytes are left; resets the buffer."""
+        if self._over is not None:
+            return self._drained(b"")
         if not self._parts:
             return None
         piece = b"".join(self._parts)
         self._parts = []
+        self._held = 0
         return strip_terminator(piece)
+
+
+def peek_oversized(line: Oversized) -> tuple[Any, str | None, bool]:
+    """``(id, method, is_answer)`` of an over-limit line, read from what is left of it: the
+    top-level members complete within its first bytes, else an ``"id"`` that is the last
+    member; ``MISSING``/``None`` where not found. ``is_answer``: a top-level ``result`` or
+    ``error`` member begins within the first bytes (the line is a response)."""
+    text = bytes(line).decode("utf-8", "replace")
+    found: dict[str, Any] = {}
+    answer = False
+    n = len(text)
+    try:
+        i = _skip_ws(text, 0)
+        if i < n and text[i] == "{":
+            i += 1
+            while True:
+                i = _skip_ws(text, i)
+                if i >= n or text[i] != '"':
+                    break
+                key, i = _scanstring(text, i + 1)
+                i = _skip_ws(text, i)
+                if i >= n or text[i] != ":":
+                    break
+                if key == "result" or key == "error":
+                    answer = True
+                start = _skip_ws(text, i + 1)
+                i = skip_value(text, start)
+                if key in ("id", "method") and key not in found:
+                    found[key] = json.loads(text[start:i])
+                i = _skip_ws(text, i)
+                if i >= n or text[i] != ",":
+                    break
+                i += 1
+    except (ValueError, RecursionError):
+        pass
+    if "id" not in found:
+        m = _LAST_ID.search(line.tail.decode("utf-8", "replace"))
+        if m is not None:
+            try:
+                found["id"] = json.loads(m.group(1))
+            except ValueError:
+                pass
+    method = found.get("method")
+    return found.get("id", MISSING), method if isinstance(method, str) else None, answer
+
+
+_LAST_ID = re.compile(r'[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*"|null)\s*\}\s*$')
 
 
 # --------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
 from .guard import Decision
+from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
@@ -93,6 +94,15 @@ class QuantityPolicy:
         self._listed: dict[str, _Listed] = {}
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
 
+    def share_listing(self, other: "QuantityPolicy") -> None:
+        """Use ``other``'s record of what the upstream's listing declared (integer and list
+        parameters, required ones, output schemas) instead of a record of this policy's own.
+        For several client sessions of one upstream (``--listen``): a 2026-07-28 client may
+        list the tools on one connection and call them on another, and the call must still
+        be converted for the upstream's declared types (an integer goes as a JSON integer)."""
+        self._listed = other._listed
+        self._array_params = other._array_params
+
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
@@ -124,7 +134,10 @@ class QuantityPolicy:
                     integer = _takes_integer(props[pname])
                     if integer:
                         listed.integers.add(pname)
-                    props[pname] = _merge_param(props[pname], spec, integer=integer)
+                    merged = _merge_param(props[pname], spec, integer=integer)
+                    if _HEADER_KEY in props[pname]:
+                        merged = _header_mapped(props[pname], merged)
+                    props[pname] = merged
                     units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
         output = tool.get("outputSchema")
         listed.output_schema = isinstance(output, dict)
@@ -154,7 +167,9 @@ class QuantityPolicy:
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
-            return Decision.refuse(tool_error("the arguments must be a JSON object"))
+            return Decision.refuse(tool_error(
+                f"{tool_name}: the arguments must be a JSON object of named parameters, not "
+                f"{_json_type(arguments)}", code="invalid_arguments", field=tool_name))
         listed = self._listed.get(tool_name)
         # Only values the client sent are checked: an omitted (or null) argument is forwarded
         # as it came and the upstream applies its own default, unless the upstream's listing
@@ -166,18 +181,22 @@ class QuantityPolicy:
             call = self.ledger.begin_call(self._refs[tool_name], arguments)
             coerced = dict(arguments)
             try:
+                # A list for a one-value parameter: refused on its shape, before anything is
+                # built from it (a series of values needs numpy; the refusal must not).
+                for pname, spec in params.items():
+                    if (tool_name, pname) in self._array_params:
+                        continue
+                    raw = arguments.get(pname)
+                    if raw.__class__ is dict:
+                        raw = raw.get("value")
+                    if raw.__class__ is list:
+                        self._one_value_only(call, spec, len(raw))
                 guard_arguments(params, coerced, enforcement=self.enforcement, call=call)
-                for pname, spec in params.items():  # a list for a one-value parameter
+                for pname, spec in params.items():  # a series read from any other form
                     value = coerced.get(pname)
                     if value.__class__ is Q and value.is_series and \
                             (tool_name, pname) not in self._array_params:
-                        violation = InvalidArguments(
-                            f"received a series of {len(value)} values, but this tool takes one "
-                            f"value here", field=spec.field, suggestion=f"one value: "
-                                                                        f"{spec._example()}")
-                        call.record_violation(violation, blocked=True)
-                        call.finish(ok=False)
-                        raise violation
+                        self._one_value_only(call, spec, len(value))
                 warned = {v["field"] for v in call.violations} if call.violations else ()
                 forwarded = dict(arguments)
                 for pname, spec in params.items():
@@ -213,6 +232,15 @@ class QuantityPolicy:
                             warnings=list(call.violations))
         return Decision.forward(forwarded)
 
+    @staticmethod
+    def _one_value_only(call, spec, count: int) -> None:
+        violation = InvalidArguments(
+            f"received a series of {count} values, but this tool takes one value here",
+            field=spec.field, suggestion=f"one value: {spec._example()}")
+        call.record_violation(violation, blocked=True)
+        call.finish(ok=False)
+        raise violation
+
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
         ann = self.annotations[tool_name]
         if ann.returns is None:
@@ -226,7 +254,21 @@ class QuantityPolicy:
             else:
                 out = {k: s.convert_result(value[k]) for k, s in ann.returns.items() if k in value}
                 out = {**value, **out}
-        except (GuardViolation, KeyError, TypeError):
+        except (GuardViolation, KeyError, TypeError) as exc:
+            # The result does not match what the annotations declare (e.g. "86.4 m3/s" for a
+            # tool declared to return mm/day). It goes on as the upstream sent it, unlabelled,
+            # in both modes; the violation is recorded against the call (ledger, manifest,
+            # enforcement report) and in the log, as the library records it.
+            violation = exc if isinstance(exc, GuardViolation) else InvalidArguments(
+                f"{tool_name} returned {value!r}, which does not match its declared result "
+                f"({exc!r})", field=f"{tool_name}.return")
+            with self._lock:
+                call = self._call_for(tool_name, arguments)
+                if call is not None:
+                    call.record_violation(violation, blocked=False)
+                    call.finish(ok=True)
+            self._write_log("violation", tool_name, arguments, violation=violation,
+                            where="result", forwarded="unlabelled, as the upstream sent it")
             return result
         with self._lock:
             call = self._call_for(tool_name, arguments)
@@ -287,6 +329,12 @@ class QuantityPolicy:
         for name in sorted(set(listed) - set(self.annotations)):
             lines.append(f"untouched {name}")
         return CatalogueReport(problems, lines)
+
+    def enforcement_report(self) -> str:
+        """The current client session's enforcement report (see ``Ledger.enforcement_report``):
+        violations of arguments and of results, grouped by code."""
+        with self._lock:
+            return self.ledger.enforcement_report()
 
     def counts(self) -> dict:
         """How many client sessions and guarded calls there were, and how many are kept."""
@@ -442,6 +490,31 @@ def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
     merged.update({k: v for k, v in ours.items() if k != "description"})
     merged["description"] = _join(original.get("description"), ours["description"] + range_words)
     return merged
+
+
+_HEADER_KEY = "x-mcp-header"
+_HEADER_TYPES = ("string", "integer", "boolean")
+
+
+def _header_mapped(original: dict, merged: dict) -> dict:
+    """A parameter the upstream mirrors into an ``Mcp-Param-*`` HTTP header (``x-mcp-header``,
+    2026-07-28): its schema must keep a single primitive ``type`` (string, integer or boolean),
+    or a client must drop the whole tool from its listing. The widened forms (``anyOf``) are
+    taken back out; the upstream's own type, format and range stay, with the x-* keys and the
+    unit in words added. A value in another unit is still accepted and converted (the proxy
+    recomputes the header from the converted body)."""
+    kind = original.get("type")
+    if merged.get("type") == kind and "anyOf" not in merged and "oneOf" not in merged:
+        return merged
+    if kind not in _HEADER_TYPES:  # not valid upstream either: left as the upstream declared it
+        return merged
+    out = dict(original)
+    out.update({k: v for k, v in merged.items() if k.startswith("x-") and k != _HEADER_KEY})
+    header = original[_HEADER_KEY]
+    out["description"] = _join(merged.get("description"),
+                               f"This parameter is also sent as the HTTP header Mcp-Param-"
+                               f"{header}, so its schema stays a plain {kind}.")
+    return out
 
 
 def _wire(value, original, integer: bool = False):
