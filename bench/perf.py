@@ -80,7 +80,7 @@ def bench_units() -> None:
     from quantity_guard.units import parser
 
     def fresh():
-        parser._CACHE.clear()
+        parser.clear_cache()
         parse_unit("ft**3/s")
 
     report("parse a new unit string ('ft**3/s', cache cleared)", per_call_us(fresh, 2000), "us",
@@ -182,11 +182,8 @@ def bench_tool() -> dict:
 def _in(ledger, fn, *args):
     """Call ``fn(*args)`` with ``ledger`` as the active session (None: outside any session)."""
     from quantity_guard import ledger as ledger_module
-    token = ledger_module._CURRENT.set(ledger)
-    try:
+    with ledger_module.bind(ledger):
         return fn(*args)
-    finally:
-        ledger_module._CURRENT.reset(token)
 
 
 def _alternate(variants: dict, rounds: int) -> dict:

@@ -80,16 +80,13 @@ class Toolbox:
         """The MCP server's entry point. Calls record into the toolbox's own session (one per
         client session, started again by ``reset``), so carry-over and sourced checks work for
         a served toolbox; an explicitly active ``session()`` takes precedence."""
-        from .ledger import _CURRENT, Ledger
-        if _CURRENT.get() is not None:
+        from .ledger import Ledger, bind, is_bound
+        if is_bound():
             return self.invoke(name, arguments)
         if self._ledger is None:
             self._ledger = Ledger(max_entries=10_000)
-        token = _CURRENT.set(self._ledger)
-        try:
+        with bind(self._ledger):
             return self.invoke(name, arguments)
-        finally:
-            _CURRENT.reset(token)
 
     def reset(self) -> None:
         """Forget the served session's ledger (the MCP server calls this on ``initialize``)."""

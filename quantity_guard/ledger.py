@@ -53,7 +53,7 @@ from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_ex
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
 
-__all__ = ["session", "current", "bind", "Ledger", "Session", "Entry", "CallRecord"]
+__all__ = ["session", "current", "bind", "is_bound", "Ledger", "Session", "Entry", "CallRecord"]
 
 _new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
 
@@ -126,6 +126,12 @@ def session(context: str | None = None, *, max_entries: int | None = None):
         _CURRENT.reset(token)
         with _OPEN_LOCK:
             _OPEN = tuple(x for x in _OPEN if x is not ledger)
+
+
+def is_bound() -> bool:
+    """True when this context (thread or task) is bound to a session, by ``session()`` or
+    ``bind()``, or detached on purpose with ``bind(None)``: not left to find the only open one."""
+    return _CURRENT.get() is not None
 
 
 @contextmanager

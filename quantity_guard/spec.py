@@ -25,7 +25,7 @@ from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, GuardViola
                      InvalidArguments, MissingUnit, UnitParseError)
 from .quantity import Q, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
-from .units.unit import _FACTORS, conversion
+from .units import conversion
 
 __all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS"]
 
@@ -411,9 +411,7 @@ class Spec:
             check_floor(q.quality, self.quality, field=field)
         if q.unit is unit:
             return q
-        hit = _FACTORS.get((id(q.unit), id(unit)))
-        if hit is None:
-            conversion(q.unit, unit)  # raises OffsetUnitError for point/interval mixes
+        conversion(q.unit, unit)  # cached; raises OffsetUnitError for point/interval mixes
         try:
             return q.to(unit)
         except GuardViolation as err:

@@ -187,14 +187,10 @@ def private_uses(modules: dict[str, str]) -> set[tuple[str, str]]:
 # in or of the files other engineers were editing (NOT_OURS, bench/perf.py, their tests);
 # adapters.py has no public way to ask ledger.py whether this context is bound to a session
 KNOWN_PRIVATE_USES = {
-    ("bench.perf", "quantity_guard.ledger._CURRENT"),
-    ("bench.perf", "quantity_guard.units.parser._CACHE"),  # units.clear_caches() replaces it
-    ("quantity_guard.adapters", "quantity_guard.ledger._CURRENT"),
     ("quantity_guard.ledger", "quantity_guard.audit._canonical_datum"),
     ("quantity_guard.ledger", "quantity_guard.audit._pair_datum_ok"),
     ("quantity_guard.ledger", "quantity_guard.audit._pdims"),
     ("quantity_guard.mcp.guard", "quantity_guard.mcp.jsonrpc._id_text"),
-    ("quantity_guard.spec", "quantity_guard.units.unit._FACTORS"),  # units.conversion replaces it
     ("tests.test_ledger_index", "quantity_guard.ledger._Run"),
     ("tests.test_ledger_index", "quantity_guard.ledger._bucket"),
     ("tests.test_ledger_index", "quantity_guard.ledger._held_tolerance"),
