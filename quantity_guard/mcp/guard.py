@@ -34,7 +34,7 @@ Eras
     legacy traffic). Within the modern era the proxy process is the session: a stdio pipe has
     one client.
 
-Policy on odd input (checklist item 7)
+Policy on odd input (docs/mcp-conformance.md, item 7)
     Valid JSON beyond Python's parser limits (integers over 4,300 digits, nesting deeper than
     the recursion limit) is not an error: the id, method and params are located with a span
     scanner (``jsonrpc.decode_shallow``) and the line passes as bytes; only a guarded
@@ -55,7 +55,7 @@ Policy on odd input (checklist item 7)
     JSON-RPC message (banners, log lines, invalid UTF-8) is dropped and reported as a LOG
     output; it never reaches the client. Upstream batches are processed element by element.
 
-Tools the policy does not guard (checklist item 33)
+Tools the policy does not guard (docs/mcp-conformance.md, item 33)
     are forwarded untouched whether or not they appeared in a listing. A tool the policy
     guards is checked even if the client never listed it: the annotation file, not the order
     of requests, decides what is guarded.
