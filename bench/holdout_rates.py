@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data" / "audit_holdout.json"
-BAD = ("unsourced", "unit_mislabelled")
+BAD = ("unsourced", "unit_mislabelled", "tainted")
 
 
 def _load_builder():

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import chain
 from bisect import bisect_left, bisect_right
 
 from .errors import GuardViolation
@@ -773,7 +774,10 @@ class Audit:
     """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
     ``skipped`` lists (text, reason) for the digits that are not quantities."""
 
-    BAD = ("unsourced", "unit_mislabelled")
+    # ``tainted``: the number is a recorded output (or derived from one) of a call that ran
+    # although the ledger recorded a violation of its inputs (warn/off mode): the boundary
+    # refused what it was computed from, so it is no source.
+    BAD = ("unsourced", "unit_mislabelled", "tainted")
 
     def __init__(self, findings: list[Finding], skipped=()) -> None:
         self.findings = findings
@@ -798,6 +802,9 @@ class Audit:
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+# what the context may still explain (a factor, an operand, a range end); a tainted number
+# stays tainted: no formula written around it makes its source sound
+_REEXPLAIN = ("unsourced", "unit_mislabelled")
 
 
 def _close(a: float, b: float, tol: float) -> bool:
@@ -976,8 +983,11 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
     hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    taint = None
     if hit is not None:
-        return hit
+        if hit.status != "tainted":
+            return hit
+        taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
         # a recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)
         for v in values:
@@ -1015,12 +1025,20 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         _with_question(values, unit, tol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
+        bad = _taints(hit, ledger)
+        if bad is not None:
+            return Finding(num, "tainted", hit, _tainted_note(bad, ledger))
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
     if mislabel is None or unit is None or _pdims(mislabel.unit.dims) != _pdims(unit.dims):
         found = _product(num, values, unit, tol, ctx)
         if found is not None:
+            bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
+            if bad is not None:
+                return Finding(num, "tainted", found.match, _tainted_note(bad, ledger))
             return found
+    if taint is not None:
+        return taint
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
@@ -1071,15 +1089,24 @@ def _in_view(view, x: float, tol: float):
 
 
 def _sourced(num, values, unit, tol, ledger):
-    """(Finding or None, a mislabel candidate or None)."""
-    mislabel = None
+    """(Finding or None, a mislabel candidate or None). An output of a tainted call (one
+    that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
+    finding, and only when no sound output matches."""
+    mislabel = taint = None
+    tainted = ledger.tainted_calls()
     view = ledger.si_view(unit.dims) if unit is not None else None
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            for e in _in_view(view, si, si_tol):
-                if _close(e.si, si, si_tol):
+            converted = ledger.converted_elevations()
+            for e in chain(_in_view(view, si, si_tol), converted):
+                # (a recorded elevation carried to another datum by a recorded offset is the
+                # same point, sourced like a unit conversion)
+                if _close(e.si, si, si_tol) and e.unit.dims == unit.dims:
                     if num.datum is None or _same_datum(num.datum, e.datum):
+                        if tainted and e.call in tainted:
+                            taint = taint or e
+                            continue
                         return Finding(num, "sourced", e, _sourced_note(e, unit)), None
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
@@ -1092,13 +1119,40 @@ def _sourced(num, values, unit, tol, ledger):
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
+                    if tainted and e.call in tainted:
+                        taint = taint or e
+                        continue
                     return Finding(num, "sourced", e, _sourced_note(e, None)), None
             if num.percent:
                 for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
+                        if tainted and e.call in tainted:
+                            taint = taint or e
+                            continue
                         return Finding(num, "sourced", e,
                                        lambda: f"{e.label} = {_show(e)}, as a percentage"), None
+    if taint is not None:
+        return Finding(num, "tainted", taint, _tainted_note(taint, ledger)), None
     return None, mislabel
+
+
+def _tainted_note(e, ledger):
+    def note():
+        codes = sorted({v["code"] for v in ledger.violations if v["call"] == e.call})
+        return (f"{e.label} = {_show(e)}, but that call ran with a recorded violation of its "
+                f"inputs ({', '.join(codes) or 'violation'}): it is computed from a value the "
+                f"boundary refused")
+    return note
+
+
+def _taints(hit, ledger):
+    """The first operand of a derivation that is an output of a tainted call, or None."""
+    tainted = ledger.tainted_calls()
+    if tainted:
+        for e in hit[:2]:
+            if getattr(e, "role", None) == "output" and e.call in tainted:
+                return e
+    return None
 
 
 def _pair_datum_ok(da, db, op: str, written) -> bool:
@@ -1139,7 +1193,8 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
             for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
                                       (target + qs, False, "-")):
                 for e in _in_view(view, other, si_tol):
-                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets():
+                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets() or \
+                            ledger.inverts_call((e,), _pdims(unit.dims), target, si_tol):
                         continue
                     pair = (q, e) if a_is_q else (e, q)
                     if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
@@ -1179,10 +1234,15 @@ def _product(num, values, unit, tol, ctx):
     if dims not in ctx.reachable() and not (dims in index and len(consts) > 1):
         return None
     tol_si = tol * scale
+    ledger = ctx.ledger
+    inverts = ledger.call_inputs() and ledger.inverts_call
     for v in values:
         s = v * scale
         if s == 0.0 or not math.isfinite(s):
             continue
+        # a product or ratio with a call's output that lands on that call's own input runs
+        # the tool backwards (see Ledger.inverts_call): never a derivation
+        reject = (lambda ea, eb, s=s: inverts((ea, eb), dims, s, tol_si)) if inverts else None
         L = math.log10(abs(s))
         w = math.log10(1.0 + tol_si / abs(s)) + 1e-12
         for da, (la, ia) in index.items():
@@ -1190,13 +1250,13 @@ def _product(num, values, unit, tol, ctx):
             hit = index.get(db)
             if hit is not None and da <= db:
                 found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7",
-                                unit is not None and _kind(unit.dims))
+                                unit is not None and _kind(unit.dims), reject)
                 if found is not None:
                     return _product_finding(num, found, "\u00d7")
             db = tuple([x - y for x, y in zip(da, dims)])
             hit = index.get(db)
             if hit is not None:
-                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7")
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7", False, reject)
                 if found is not None:
                     return _product_finding(num, found, "\u00f7")
             if da == dims and len(consts) > 1:
@@ -1223,7 +1283,7 @@ def _has_kind(e) -> bool:
     return _kind(e.unit.dims)
 
 
-def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
+def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False, reject=None):
     """One operand a from (la, ia), the other from ``other``, a constant c: a*b*c or a/b*c
     within ``tol_si`` of ``s``. Three-phase relations carry sqrt(3) whether written or not:
     S = sqrt(3) V I (a product whose result is an apparent or reactive power), and
@@ -1245,7 +1305,7 @@ def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
                 if eb is ea:
                     continue
                 value = sa * sb * c if op == "\u00d7" else sa / sb * c
-                if _close(value, s, tol_si):
+                if _close(value, s, tol_si) and not (reject and reject(ea, eb)):
                     return ea, eb, cname
     return None
 
@@ -1268,7 +1328,7 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     numbers = ctx.reading.numbers
     factors = {}
     for i, f in enumerate(findings):
-        if f.status in Audit.BAD:
+        if f.status in _REEXPLAIN:
             note = _factor_note(numbers, i, ctx)
             if note is not None:
                 findings[i] = Finding(f.number, "factor", None, note)
@@ -1277,7 +1337,7 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     if factors:  # the factor named in prose too: "(86.4 converts m3/s per km2 to mm/d)"
         for i, f in enumerate(findings):
             n = f.number
-            if f.status in Audit.BAD and n.unit is None and n.value in factors:
+            if f.status in _REEXPLAIN and n.unit is None and n.value in factors:
                 findings[i] = Finding(n, "factor", None,
                                       f"the factor {factors[n.value].text} used in the arithmetic")
     if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
@@ -1320,7 +1380,7 @@ def _ranges(findings: list[Finding], ctx: _Context) -> None:
         if inside.status not in _ACCEPTED:
             continue
         for k, n in ((i, a), (i + 1, b)):
-            if findings[k].status in Audit.BAD:
+            if findings[k].status in _REEXPLAIN:
                 findings[k] = Finding(n, inside.status, inside.match,
                                       f"an end of the range {a.text}-{b.text}, which brackets "
                                       f"{inside.note}")
@@ -1445,7 +1505,7 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
             continue
         expr = text[tokens[0][2]:k].strip()
         result = findings[ri]
-        if result.status in Audit.BAD and members:
+        if result.status in _REEXPLAIN and members:
             # the result of rounded operands: as precise as the least precise operand
             rel = min(0.005, max((n.tolerance / abs(n.value) for _, n in members if n.value),
                                  default=0.0))
