@@ -62,7 +62,9 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b)")
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b))")
+# a web address: its digits are a path, a port or a query, never a quantity
+_URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
@@ -403,6 +405,8 @@ def _scan(original: str) -> _Reading:
     else:
         text, starts, ends = original, None, None
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    if "://" in text or "www." in text:
+        skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
     if ":" in text:
         skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
     out: list[Number] = []
@@ -422,7 +426,7 @@ def _scan(original: str) -> _Reading:
         if skip:
             ns = m.start(2)
             if any(a <= ns < b for a, b in skip):
-                skipped.append((m.group(), "a date, a time or a zone offset"))
+                skipped.append((m.group(), "a date, a time, a zone offset or a web address"))
                 continue
         nxt = text[e:e + 1]
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
@@ -449,9 +453,9 @@ def _scan(original: str) -> _Reading:
                 skipped.append((m.group(), "a step, list or section label"))
                 continue
             if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
-                    text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
+                    _is_marker(text, s, e, nxt):
                 skipped.append((m.group(), "a list marker"))
-                continue  # a list marker: "1. ", "(2) "
+                continue
             if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
                 unit, _, _ = _read_unit(text, e)
                 if unit is None:
@@ -563,11 +567,62 @@ def _scan(original: str) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
+    if len(out) > 1:
+        out = _feet_and_inches(original, text, out)
     if "|" in text:
         _table_units(text, out)
     if '"value"' in text:
         _json_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
+
+
+_FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
+
+
+def _feet_and_inches(original: str, text: str, out: list) -> list:
+    """``4 ft 0.7 in`` / ``5 feet 3 inches``: one length written in two units, read as one
+    number (feet plus inches under twelve) with the precision of the inches written."""
+    merged, skip_next = [], False
+    for k, a in enumerate(out):
+        if skip_next:
+            skip_next = False
+            continue
+        b = out[k + 1] if k + 1 < len(out) else None
+        if b is not None and a.unit is not None and b.unit is not None and \
+                a.unit.symbol == "ft" and b.unit.symbol == "in" and 0 <= b.value < 12 and \
+                a.sign is None and b.sign is None and a.value == int(a.value) and \
+                b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
+            a.value = a.value + b.value / 12.0
+            a.tolerance = b.tolerance / 12.0
+            a.boundary_tol = b.boundary_tol / 12.0
+            a.sig1 = False
+            a.end, a.nend = b.end, b.nend
+            a.text = original[a.start:b.end]
+            skip_next = True
+        merged.append(a)
+    return merged
+
+
+def _is_marker(text: str, s: int, e: int, close: str) -> bool:
+    """A list or step marker ``n.`` / ``n)`` / ``(n)`` (the caller checked: at most two digits,
+    then the closing mark and a space). It is one when the line before it holds only markdown
+    marks (``**1. Levee crest``, ``### 2. ``, ``> - (3) ``), or, inline, when a word follows
+    and the mark closes an enumeration: ``(1) Get the data. (2) Convert.`` (the bracket
+    opened right before the number) or ``Plan: 1) read 2) compute`` (a ``)`` that closes no
+    bracket of its line). A quantity is never written this way: ``(2 m)``, ``x 2)``."""
+    line_start = text.rfind("\n", 0, s) + 1
+    if not text[line_start:s].strip(" \t*_#>-+(|"):
+        return True
+    word = text[e + 2:e + 3]
+    if not word.isalpha():
+        return False
+    if close == ")" and text[s - 1:s] == "(":
+        return text[max(line_start, s - 3):s - 1].strip() in ("", ".", ":", ";") or \
+            text[s - 3:s - 1] in (". ", ": ", "; ")
+    if close == ")" and text[s - 1:s] in (" ", ":"):
+        before = text[line_start:s]
+        return before.count("(") <= before.count(")")
+    return False
 
 
 _JSON_VALUE = re.compile(r'"value"\s*:\s*$')
@@ -1397,6 +1452,19 @@ def _factor_note(numbers, i, ctx):
             if _identity(a, b, text):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
+    # a conversion table row: "| 1 ft³/s | m³/s | 0.028316846592 |" is 1 ft³/s = k m³/s
+    if "|" in text:
+        note = _table_identity(numbers, i, text)
+        if note is not None:
+            return note
+    # the value of a constant the answer names: "√3 ≈ 1.7320508", "π = 3.14159"
+    if unit is None and not num.percent:
+        m = _CONST_BEFORE.search(text, max(0, num.nstart - 24), num.nstart)
+        if m is not None:
+            c = math.sqrt(int(m.group(1) or m.group(2))) if (m.group(1) or m.group(2)) \
+                else math.pi
+            if _close(num.value, c, max(num.tolerance, 1e-9 * c)):
+                return f"the value of the constant {m.group().split('=')[0].split(chr(0x2248))[0].strip()}"
     # a factor written with its ratio unit: "86 400 s/day", "1000 L/m3", "3.6e9 J/MWh"
     if unit is not None and _is_ratio_unit(unit) and \
             _close(num.value * unit.scale, 1.0, num.tolerance * unit.scale):
@@ -1414,6 +1482,46 @@ def _factor_note(numbers, i, ctx):
         if before and before[-1] in _ONE_UNIT_WORDS:
             return f"one {unit.symbol}: a unit of measure, not a measurement"
     return None
+
+
+_CONST_BEFORE = re.compile(r"(?:\u221a\s*\(?\s*(\d{1,2})\s*\)?|\bsqrt\s*\(?\s*(\d{1,2})\s*\)?|\u03c0|\bpi)"
+                           r"\s*(?:=|\u2248|~|is about|is)\s*$", re.I)
+
+
+def _table_identity(numbers, i, text):
+    """A row of a conversion table: one cell ``1 X``, one cell a unit ``Y`` alone, one cell a
+    number ``k`` with no unit; when the kernel agrees that 1 X = k Y (within the precision
+    written), ``1 X`` and ``k`` are the two sides of a unit identity, not measurements."""
+    num = numbers[i]
+    a = text.rfind("\n", 0, num.nstart) + 1
+    b = text.find("\n", num.nend)
+    b = len(text) if b < 0 else b
+    line = text[a:b]
+    if not line.lstrip().startswith("|"):
+        return None
+    row = [n for n in numbers if a <= n.nstart < b]
+    ones = [n for n in row if n.unit is not None and n.value == 1.0 and not n.percent]
+    bare = [n for n in row if n.unit is None and not n.percent]
+    if len(row) != 2 or len(ones) != 1 or len(bare) != 1:
+        return None
+    one, k = ones[0], bare[0]
+    to = None
+    pos = a
+    for cell in line.split("|"):
+        lo, hi = pos, pos + len(cell)
+        pos = hi + 1
+        if any(lo <= n.nstart < hi for n in row):
+            continue
+        hit = _cell_unit(cell)
+        if hit is not None:
+            to = hit[0]
+            break
+    if to is None or to.dims != one.unit.dims or to.shift or one.unit.shift or k.value == 0:
+        return None
+    want = one.unit.scale / to.scale
+    if not _close(k.value, want, max(k.tolerance, 1e-9 * abs(want))):
+        return None
+    return f"a row of a conversion table (1 {one.unit.symbol} = {k.text} {to.symbol}): a unit identity"
 
 
 def _identity(a: Number, b: Number, text: str) -> bool:
