@@ -568,7 +568,7 @@ def _scan(original: str) -> _Reading:
             if b.percent:
                 a.percent = True
     if len(out) > 1:
-        out = _feet_and_inches(original, text, out)
+        out = _feet_and_inches(original, text, out, starts, ends)
     if "|" in text:
         _table_units(text, out)
     if '"value"' in text:
@@ -577,9 +577,10 @@ def _scan(original: str) -> _Reading:
 
 
 _FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
+_INCHES = re.compile(r"\s?(?:in\b\.?|inch(?:es)?\b|\u2033|\")")
 
 
-def _feet_and_inches(original: str, text: str, out: list) -> list:
+def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None) -> list:
     """``4 ft 0.7 in`` / ``5 feet 3 inches``: one length written in two units, read as one
     number (feet plus inches under twelve) with the precision of the inches written."""
     merged, skip_next = [], False
@@ -588,16 +589,23 @@ def _feet_and_inches(original: str, text: str, out: list) -> list:
             skip_next = False
             continue
         b = out[k + 1] if k + 1 < len(out) else None
-        if b is not None and a.unit is not None and b.unit is not None and \
-                a.unit.symbol == "ft" and b.unit.symbol == "in" and 0 <= b.value < 12 and \
+        inch = None
+        if b is not None and a.unit is not None and a.unit.symbol == "ft":
+            if b.unit is not None:
+                inch = b.end if b.unit.symbol == "in" else None
+            else:  # "in" alone is read as a word, not a unit: "0.7 in"
+                m = _INCHES.match(text, b.nend)
+                inch = None if m is None else (m.end() if starts is None else
+                                               ends[m.end() - 1])
+        if inch is not None and 0 <= b.value < 12 and \
                 a.sign is None and b.sign is None and a.value == int(a.value) and \
                 b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
             a.value = a.value + b.value / 12.0
             a.tolerance = b.tolerance / 12.0
             a.boundary_tol = b.boundary_tol / 12.0
             a.sig1 = False
-            a.end, a.nend = b.end, b.nend
-            a.text = original[a.start:b.end]
+            a.end, a.nend = inch, b.nend
+            a.text = original[a.start:inch]
             skip_next = True
         merged.append(a)
     return merged
