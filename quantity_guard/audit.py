@@ -884,7 +884,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
     reading = _scan(answer)
-    ctx = _Context(ledger, quoted, reading)
+    polyphase = bool(_POLYPHASE.search(answer) or (context and _POLYPHASE.search(context)))
+    ctx = _Context(ledger, quoted, reading, polyphase)
     findings, seen = [], {}
     for num in reading.numbers:
         # the same literal written again gets the same reading
@@ -926,11 +927,14 @@ class _Context:
     """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
     (built on first use) the operands of products and ratios, constants and unit factors."""
 
-    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given")
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given",
+                 "polyphase")
 
-    def __init__(self, ledger, quoted, reading) -> None:
+    def __init__(self, ledger, quoted, reading, polyphase=False) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
         self._operands = self._constants = self._reach = self._given = None
+        #: the question or the answer names a polyphase system (see _POLYPHASE)
+        self.polyphase = polyphase
 
     def given(self, dims) -> list:
         """The question's numbers with a unit of ``dims``."""
@@ -1313,13 +1317,14 @@ def _product(num, values, unit, tol, ctx):
             hit = index.get(db)
             if hit is not None and da <= db:
                 found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7",
-                                unit is not None and _kind(unit.dims), reject)
+                                unit is not None and _kind(unit.dims), reject, ctx.polyphase)
                 if found is not None:
                     return _product_finding(num, found, "\u00d7")
             db = tuple([x - y for x, y in zip(da, dims)])
             hit = index.get(db)
             if hit is not None:
-                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7", False, reject)
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7", False, reject,
+                                ctx.polyphase)
                 if found is not None:
                     return _product_finding(num, found, "\u00f7")
             if da == dims and len(consts) > 1:
@@ -1333,6 +1338,12 @@ def _product(num, values, unit, tol, ctx):
     return None
 
 
+# A polyphase system: "three-phase", "3-phase", "3φ", or a line quantity ("line current",
+# "line-to-line voltage"), which exists only where there are several phases. There the
+# relation between apparent power, line voltage and line current is S = √3 V I; the
+# single-phase S = V I (a current computed as S / V) is a formula error, not a derivation.
+_POLYPHASE = re.compile(r"\b(?:three|3)[- ]?phase|3\s?[\u03c6\u03a6]|\bline[- ](?:current|voltage)|"
+                        r"\bline[- ]to[- ]line\b|\bphase[- ]to[- ]phase\b", re.I)
 _ROOT3 = [("\u221a3", math.sqrt(3.0))]
 _INV_ROOT3 = [("1/\u221a3", 1.0 / math.sqrt(3.0))]
 
@@ -1346,7 +1357,8 @@ def _has_kind(e) -> bool:
     return _kind(e.unit.dims)
 
 
-def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False, reject=None):
+def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False, reject=None,
+            polyphase=False):
     """One operand a from (la, ia), the other from ``other``, a constant c: a*b*c or a/b*c
     within ``tol_si`` of ``s``. Three-phase relations carry sqrt(3) whether written or not:
     S = sqrt(3) V I (a product whose result is an apparent or reactive power), and
@@ -1367,6 +1379,10 @@ def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False, rejec
                 sb, eb = ib[k]
                 if eb is ea:
                     continue
+                if polyphase and not cname and cs is not consts and \
+                        (op == "\u00d7" and not _has_kind(ea) and not _has_kind(eb) or
+                         op == "\u00f7" and not _has_kind(eb)):
+                    continue  # S = V I or I = S / V: single-phase only (see _POLYPHASE)
                 value = sa * sb * c if op == "\u00d7" else sa / sb * c
                 if _close(value, s, tol_si) and not (reject and reject(ea, eb)):
                     return ea, eb, cname
@@ -1635,7 +1651,8 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                         f"precision written)")
         if result.status == "unsourced" and members and \
                 all(findings[i].status in _ACCEPTED for i, _ in members) and \
-                _chain_checks(tokens, members, value, r):
+                _chain_checks(tokens, members, value, r) and \
+                not (ctx.polyphase and _single_phase_step(members, r, expr)):
             # a step of a written chain: every operand accepted, arithmetic and units check
             result = findings[ri] = Finding(
                 r, "derived", None,
@@ -1648,6 +1665,18 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                 findings[i] = Finding(n, "operand", result,
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
                                       f"checks and whose result is {result.status}")
+
+
+_ROOT3_TEXT = re.compile(r"\u221a\s*\(?\s*3|sqrt\s*\(?\s*3|\b1\.73", re.I)
+
+
+def _single_phase_step(members, r: Number, expr: str) -> bool:
+    """A written step between apparent power and voltage/current (one side an apparent or
+    reactive power, the other not) without √3: the single-phase relation, which a polyphase
+    system (see _POLYPHASE) does not follow."""
+    kind_in = any(n.unit is not None and _kind(n.unit.dims) for _, n in members)
+    kind_out = r.unit is not None and _kind(r.unit.dims)
+    return kind_in != kind_out and not _ROOT3_TEXT.search(expr)
 
 
 def _chain_checks(tokens, members, value, r: Number) -> bool:

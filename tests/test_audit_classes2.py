@@ -306,3 +306,48 @@ def test_station_ids_in_call_arguments_are_case_blind():
 @given(st.text(alphabet=st.sampled_from(list("0123456789 .:()|*#-ftinamp√=≈\n/w")), max_size=60))
 def test_the_new_readers_never_raise(text):
     carry_over_ledger().audit_answer(text)
+
+
+# -- a polyphase system: S = √3 V I, so S / V is not a line current ---------------------------------
+def transformer_ledger():
+    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
+    volts = quantity_tool(lambda: 110.0, returns={"unit": "kV"}, name="get_voltage")
+    with session() as ledger:
+        rating()
+        volts()
+    return ledger
+
+
+@pytest.mark.parametrize("question", [
+    "What is the full-load line current of the transformer?",
+    "Give the three-phase full-load current.",
+    "For this 3-phase unit, what current flows at rated load?",
+    "Rated current on the 110 kV line-to-line winding?",
+])
+def test_a_polyphase_current_without_root3_is_not_derived(question):
+    ledger = transformer_ledger()
+    for answer in ("I = S / V = 45 MVA / 110 kV = 409.1 A", "The current is 409 A.",
+                   "409.09 A"):
+        audit = ledger.audit_answer(answer, context=question)
+        assert not audit.ok, (question, answer, audit.findings)
+    for answer in ("I = S / (√3 V) = 45 MVA / (√3 × 110 kV) = 236.2 A", "The current is 236 A.",
+                   "236.19 A"):
+        audit = ledger.audit_answer(answer, context=question)
+        assert audit.ok, (question, answer, bad(audit))
+
+
+def test_without_a_polyphase_word_both_relations_stand():
+    ledger = transformer_ledger()
+    for answer in ("The current is 409 A.", "The current is 236 A."):
+        assert ledger.audit_answer(answer, context="What current flows at rated load?").ok
+    # a three-phase word in the answer itself decides too
+    assert not ledger.audit_answer("Three-phase, so the current is 409 A.").ok
+
+
+def test_a_ratio_of_two_apparent_powers_is_unaffected_by_polyphase():
+    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
+    load = quantity_tool(lambda: 30.0, returns={"unit": "MVA"}, name="get_load")
+    with session() as ledger:
+        rating()
+        load()
+    assert ledger.audit_answer("The three-phase transformer is loaded to 66.7 %.").ok
