@@ -1053,6 +1053,11 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     taint = None
     if hit is not None:
         if hit.status != "tainted":
+            if hit.match.__class__ is not tuple and _direction_contradicts(num, hit.match, ctx):
+                e = hit.match
+                return Finding(num, "unsourced", e,
+                               lambda: f"the direction is reversed: {e.label} = {_show(e)} "
+                                       f"means {_DIRECTION_TEXT[-_written_direction(num, ctx)]}")
             return hit
         taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
@@ -1201,6 +1206,42 @@ def _sourced(num, values, unit, tol, ledger):
     if taint is not None:
         return Finding(num, "tainted", taint, _tainted_note(taint, ledger)), None
     return None, mislabel
+
+
+# A direction in words. An output whose tool (or field) name states a direction
+# (``level_below_threshold``, ``headroom_above_limit``) means that direction when positive and
+# the other when negative; a number followed by the opposite word ("0.25 m above the
+# threshold" for a positive ``level_below_threshold``) states the sign flipped.
+_DIR_WORDS = {"below": -1, "under": -1, "beneath": -1, "deficit": -1, "shortfall": -1,
+              "short": -1, "above": 1, "over": 1, "exceedance": 1, "excess": 1, "surplus": 1,
+              "exceeds": 1}
+_DIRECTION_TEXT = {1: "above (over, in excess)", -1: "below (under, short)"}
+_WRITTEN_UP = re.compile(r"\s*(?:above|higher than|in excess of|more than|over the|exceed)", re.I)
+_WRITTEN_DOWN = re.compile(r"\s*(?:below|lower than|under the|beneath|short of|less than)", re.I)
+_NAME_SPLIT = re.compile(r"[^a-z]+")
+
+
+def _written_direction(num, ctx) -> int:
+    text = ctx.reading.text
+    if _WRITTEN_UP.match(text, num.nend):
+        return 1
+    if _WRITTEN_DOWN.match(text, num.nend):
+        return -1
+    return 0
+
+
+def _direction_contradicts(num, e, ctx) -> bool:
+    if getattr(e, "role", None) != "output" or not e.magnitude:
+        return False
+    written = _written_direction(num, ctx)
+    if not written:
+        return False
+    words = [_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{e.tool} {e.field or ''}".lower())
+             if w in _DIR_WORDS]
+    if not words or len(set(words)) != 1:
+        return False
+    meant = words[0] if e.magnitude > 0 else -words[0]
+    return written != meant
 
 
 def _tainted_note(e, ledger):
@@ -1419,7 +1460,8 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
             if f.status in _REEXPLAIN and n.unit is None and n.value in factors:
                 findings[i] = Finding(n, "factor", None,
                                       f"the factor {factors[n.value].text} used in the arithmetic")
-    if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
+    t = ctx.reading.text
+    if "=" in t or "\u2248" in t or "(" in t:
         _formula_operands(findings, ctx)
     _ranges(findings, ctx)
 
@@ -1500,6 +1542,13 @@ def _factor_note(numbers, i, ctx):
         name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
         if name is not None:
             return f"{name}, written as a factor of the arithmetic"
+    # one unit written in a smaller one, as an operand: "x 86,400 s" (one day), "/ 3600 s"
+    if unit is not None and (num.op_before or num.op_after) and not unit.shift and \
+            num.value > 1 and num.sign is None:
+        one = _one_common_unit(num.value * unit.scale, unit)
+        if one is not None:
+            return (f"{num.text} is one {one} written in {unit.symbol}: a unit factor of the "
+                    f"arithmetic, not a measurement")
     # one unit: "over 1 d", "per 1 km2"
     if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
         before = text[max(0, num.nstart - 12):num.nstart].lower().split()
@@ -1546,6 +1595,18 @@ def _table_identity(numbers, i, text):
     if not _close(k.value, want, max(k.tolerance, 1e-9 * abs(want))):
         return None
     return f"a row of a conversion table (1 {one.unit.symbol} = {k.text} {to.symbol}): a unit identity"
+
+
+def _one_common_unit(si: float, unit):
+    """The symbol of a common unit (``_COMMON_FACTOR_UNITS``) of ``unit``'s dimension whose
+    size is exactly ``si`` (within a float's margin), other than ``unit`` itself, or None."""
+    from .units import try_parse_unit
+    for sym in _COMMON_FACTOR_UNITS:
+        u = try_parse_unit(sym)
+        if u is not None and u != unit and u.dims == unit.dims and not u.shift and \
+                abs(u.scale - si) <= 1e-9 * u.scale:
+            return u.symbol
+    return None
 
 
 def _identity(a: Number, b: Number, text: str) -> bool:
@@ -1626,9 +1687,13 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
         k = r.nstart - 1
         while k >= 0 and text[k] in " *_~\u00a0\u2009":
             k -= 1
-        if k < 0 or text[k] not in "=\u2248":
-            continue
-        tokens = _formula_tokens(text, k, at)
+        if k >= 0 and text[k] in "=\u2248":
+            tokens = _formula_tokens(text, k, at)
+        else:
+            # the result first, its working in brackets right after it:
+            # "3,058,000 m3 (35.4 m3/s x 86,400 s)"
+            k = _bracket_after(text, r.nend)
+            tokens = _formula_tokens(text, k, at, text.index("(", r.nend) + 1) if k else None
         if not tokens:
             continue
         members = [t[1] for t in tokens if t[0] == "num"]
@@ -1768,12 +1833,27 @@ def _formula_dims(tokens):
     return d if pos == len(tokens) else None
 
 
-def _formula_tokens(text: str, end: int, at: dict):
-    """The trailing run of arithmetic before ``end``: [(kind, payload, start)]; kinds are
-    "num" (payload (index, Number) or None for a bare literal, value in the start slot's
-    neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
-    start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
-    start = max(start + 1, end - 400)
+def _bracket_after(text: str, pos: int):
+    """The position of the ``)`` closing a bracket that opens right after ``pos`` (spaces
+    allowed) and holds no other bracket, within 200 characters; else None."""
+    k = pos
+    while k < len(text) and text[k] in " \u00a0\u2009":
+        k += 1
+    if text[k:k + 1] != "(":
+        return None
+    close = text.find(")", k + 1, k + 200)
+    if close < 0 or "(" in text[k + 1:close]:
+        return None
+    return close
+
+
+def _formula_tokens(text: str, end: int, at: dict, start: int | None = None):
+    """The trailing run of arithmetic before ``end`` (from ``start`` when given): [(kind,
+    payload, start)]; kinds are "num" (payload (index, Number) or None for a bare literal,
+    value in the start slot's neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
+    if start is None:
+        start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
+        start = max(start + 1, end - 400)
     tokens: list = []
     pos = start
     while pos < end:

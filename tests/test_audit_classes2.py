@@ -351,3 +351,55 @@ def test_a_ratio_of_two_apparent_powers_is_unaffected_by_polyphase():
         rating()
         load()
     assert ledger.audit_answer("The three-phase transformer is loaded to 66.7 %.").ok
+
+
+# -- a direction in words against a tool that names its direction --------------------------------
+def margin_ledger(value):
+    with session() as ledger:
+        quantity_tool(lambda: value, returns={"unit": "m"}, name="level_below_threshold")()
+        quantity_tool(lambda: 1.8, returns={"unit": "m"}, name="depth")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "The river is 0.25 m above the threshold.",
+    "It sits 0.25 m higher than the warning level.",
+    "Level exceeds the threshold: 0.25 m in excess of it.",
+])
+def test_the_opposite_direction_in_words_is_flagged(answer):
+    audit = margin_ledger(0.25).audit_answer(answer)
+    assert not audit.ok, audit.findings
+    assert "direction" in [f for f in audit.findings if f.status == "unsourced"][0].note
+
+
+@pytest.mark.parametrize("answer", [
+    "The river is 0.25 m below the threshold.",
+    "0.25 m short of the warning level",
+    "Margin: 0.25 m.",
+    "The depth is 1.8 m above the bed.",  # a tool that names no direction: not checked
+])
+def test_the_stated_direction_is_accepted(answer):
+    assert margin_ledger(0.25).audit_answer(answer).ok, answer
+
+
+def test_a_negative_output_of_a_directed_tool_means_the_other_way():
+    ledger = margin_ledger(-0.4)
+    assert ledger.audit_answer("The level is 0.4 m above the threshold.").ok
+    assert not ledger.audit_answer("The level is 0.4 m below the threshold.").ok
+
+
+# -- the working in brackets after the result, and one unit written in another ------------------
+@pytest.mark.parametrize("answer,ok", [
+    ("Daily volume 3,059,000 m³ (35.40 m³/s × 86,400 s)", True),
+    ("That is 3.06 million m3 (35.4 m3/s x 86 400 s) a day.", True),
+    ("Per hour: 127,440 m3 (35.40 m3/s * 3600 s)", True),
+    ("In a day 3.06e6 m3 (1250 cfs × 86,400 s)", True),
+    ("Daily volume 4,000,000 m³ (35.4 m³/s × 86,400 s)", False),   # the arithmetic is wrong
+    ("Daily volume 3,058,000 m³ (32.4 m³/s × 86,400 s)", False),   # an operand is wrong
+    ("A run of 5000 s", False),                                      # not one unit, no operator
+])
+def test_a_bracketed_working_after_its_result(answer, ok):
+    with session() as ledger:
+        read_discharge()
+    audit = ledger.audit_answer(answer)
+    assert audit.ok is ok, (answer, audit.findings)
