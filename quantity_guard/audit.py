@@ -78,6 +78,11 @@ _ONE_UNIT_WORDS = ("per", "over", "each", "every", "within", "in", "a", "an")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
 _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
+_HEDGE = re.compile(r"(?:\babout|\bapproximately|\bapprox\.?|\broughly|\baround|\bnearly|\balmost|"
+                    r"\bsome|\bcirca|\bca\.|~|\u2248|\u223c|\border of|\bunder|\bover|\bup to|"
+                    r"\bless than|\bmore than|\bat least|\bat most|\bclose to|\bnear|\bwithin|"
+                    r"\bbelow|\babove|\bjust|\bsome|\bestimated?|\broundly|\bon the order of)"
+                    r"[\s*_$]*$")
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 _MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
 _MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
@@ -535,6 +540,12 @@ def _scan(original: str) -> _Reading:
             continue
         if sig1:  # one significant figure: nobody means 1000 for 1250
             tol = min(tol, 0.1 * abs(value)) or tol
+            if integer and not exp and factor is None and \
+                    len(digits) > 1 and not _HEDGE.search(before):
+                # a round whole number stated flat ("the 400 A rating"): its zeros are read
+                # as written down to the tens of the second figure (400 covers 395..405);
+                # rounded that far, a model says so ("about 400 A", "~400 A", "≈ 400 A")
+                tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
         if gexp10 and unit is not None and _is_ratio_unit(unit) and \
@@ -1694,6 +1705,7 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
             # "3,058,000 m3 (35.4 m3/s x 86,400 s)"
             k = _bracket_after(text, r.nend)
             tokens = _formula_tokens(text, k, at, text.index("(", r.nend) + 1) if k else None
+            # (text.index finds the bracket _bracket_after found: only spaces and marks between)
         if not tokens:
             continue
         members = [t[1] for t in tokens if t[0] == "num"]
@@ -1834,10 +1846,11 @@ def _formula_dims(tokens):
 
 
 def _bracket_after(text: str, pos: int):
-    """The position of the ``)`` closing a bracket that opens right after ``pos`` (spaces
-    allowed) and holds no other bracket, within 200 characters; else None."""
+    """The position of the ``)`` closing a bracket that opens right after ``pos`` (spaces and
+    markdown emphasis allowed: ``**3,058 m3** (...)``) and holds no other bracket, within 200
+    characters; else None."""
     k = pos
-    while k < len(text) and text[k] in " \u00a0\u2009":
+    while k < len(text) and text[k] in " \u00a0\u2009*_":  # spaces, markdown emphasis
         k += 1
     if text[k:k + 1] != "(":
         return None

@@ -394,6 +394,7 @@ def test_a_negative_output_of_a_directed_tool_means_the_other_way():
     ("That is 3.06 million m3 (35.4 m3/s x 86 400 s) a day.", True),
     ("Per hour: 127,440 m3 (35.40 m3/s * 3600 s)", True),
     ("In a day 3.06e6 m3 (1250 cfs × 86,400 s)", True),
+    ("| Daily | **3,059,000 m³** (35.40 m³/s × 86,400 s) |", True),
     ("Daily volume 4,000,000 m³ (35.4 m³/s × 86,400 s)", False),   # the arithmetic is wrong
     ("Daily volume 3,058,000 m³ (32.4 m³/s × 86,400 s)", False),   # an operand is wrong
     ("A run of 5000 s", False),                                      # not one unit, no operator
@@ -403,3 +404,20 @@ def test_a_bracketed_working_after_its_result(answer, ok):
         read_discharge()
     audit = ledger.audit_answer(answer)
     assert audit.ok is ok, (answer, audit.findings)
+
+
+# -- a round whole number stated flat is not a one-significant-figure rounding -------------------
+@pytest.mark.parametrize("answer,ok", [
+    ("The current is about 400 A.", True),
+    ("I ≈ 400 A", True),
+    ("roughly 400 amperes", True),
+    ("~400 A at full load", True),
+    ("The current is 393.6 A, within the 400 A rating.", False),
+    ("Full-load current: 400 A.", False),
+    ("It is 380 A.", False),   # two figures: 375..385 does not cover 393.6
+    ("It is 390 A.", True),    # two figures: 385..395 covers 393.6
+])
+def test_a_flat_round_number_is_not_a_coarse_rounding(answer, ok):
+    with session() as ledger:
+        quantity_tool(lambda: 393.6, returns={"unit": "A"}, name="full_load_current")()
+    assert ledger.audit_answer(answer).ok is ok, answer
