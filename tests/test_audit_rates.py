@@ -3,10 +3,10 @@
 Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the committed corpora):
 
 - generated corpus (tests/data/audit_corpus_generated.json, 1231 answers over every task of
-  every bench suite, 17 styles): 1/618 false alarms on correct answers, 598/613 detected;
+  every bench suite, 17 styles): 0/618 false alarms on correct answers, 609/613 detected;
   every cross-datum answer (48/48) detected; no exception;
-- random acceptance against a 6-output ledger: 0.65% with no constant written, 0.73% with
-  the square root of 3 written, 0.97% with the square roots of 2 and 3 and pi all written
+- random acceptance against a 6-output ledger: 0.62% with no constant written, 0.69% with
+  the square root of 3 written, 0.94% with the square roots of 2 and 3 and pi all written
   (products and ratios follow the constants an answer writes); 0.17% against 3 outputs.
 
 - the independent held-out set (tests/data/audit_holdout.json, 657 answers in the styles of
@@ -58,7 +58,7 @@ def test_generated_corpus_detection(generated):
     t = rates["overall"]
     print(f"detection {t['detected']}/{t['incorrect']}")
     assert t["incorrect"] >= 500
-    assert t["incorrect"] - t["detected"] <= 20        # measured 10 missed of 613 (98.4%)
+    assert t["incorrect"] - t["detected"] <= 8         # measured 4 missed of 613 (99.3%)
     assert t["detection_rate"] >= 0.95                 # the target
 
 
@@ -76,9 +76,9 @@ def test_audit_never_raises_on_the_corpus(generated):
 
 
 @pytest.mark.parametrize("preamble,limit", [
-    ("", 0.0130),                                                  # measured 0.65%
-    ("I = S/(\u221a3 V). ", 0.0146),                              # measured 0.73%
-    ("With \u221a2, \u221a3 and \u03c0 written: ", 0.0194),      # measured 0.97%
+    ("", 0.0124),                                                  # measured 0.62%
+    ("I = S/(\u221a3 V). ", 0.0138),                              # measured 0.69%
+    ("With \u221a2, \u221a3 and \u03c0 written: ", 0.0188),      # measured 0.94%
 ])
 def test_random_acceptance_with_products_and_constants(preamble, limit):
     r6 = bench.random_acceptance(6, preamble=preamble)
