@@ -78,11 +78,10 @@ _ONE_UNIT_WORDS = ("per", "over", "each", "every", "within", "in", "a", "an")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
 _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
-_HEDGE = re.compile(r"(?:\babout|\bapproximately|\bapprox\.?|\broughly|\baround|\bnearly|\balmost|"
-                    r"\bsome|\bcirca|\bca\.|~|\u2248|\u223c|\border of|\bunder|\bover|\bup to|"
-                    r"\bless than|\bmore than|\bat least|\bat most|\bclose to|\bnear|\bwithin|"
-                    r"\bbelow|\babove|\bjust|\bsome|\bestimated?|\broundly|\bon the order of)"
-                    r"[\s*_$]*$")
+_HEDGE_WORDS = ("about", "approximately", "approx", "approx.", "roughly", "around", "nearly",
+                "almost", "some", "circa", "ca.", "~", "\u2248", "\u223c", "order of", "under",
+                "over", "up to", "less than", "more than", "at least", "at most", "close to",
+                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly")
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 _MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
 _MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
@@ -541,7 +540,7 @@ def _scan(original: str) -> _Reading:
         if sig1:  # one significant figure: nobody means 1000 for 1250
             tol = min(tol, 0.1 * abs(value)) or tol
             if integer and not exp and factor is None and \
-                    len(digits) > 1 and not _HEDGE.search(before):
+                    len(digits) > 1 and not _HEDGE_RX.match(rev.lstrip(" *_$")):
                 # a round whole number stated flat ("the 400 A rating"): its zeros are read
                 # as written down to the tens of the second figure (400 covers 395..405);
                 # rounded that far, a model says so ("about 400 A", "~400 A", "≈ 400 A")
@@ -578,7 +577,7 @@ def _scan(original: str) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
-    if len(out) > 1:
+    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text):
         out = _feet_and_inches(original, text, out, starts, ends)
     if "|" in text:
         _table_units(text, out)
@@ -797,6 +796,7 @@ def _reversed_words(words):
 _ID_RX = _reversed_words(_ID_WORDS)
 _LABEL_RX = _reversed_words(_LABEL_WORDS)
 _NEG_RX = _reversed_words(_NEGATIVE_WORDS)
+_HEDGE_RX = _reversed_words(_HEDGE_WORDS)
 
 
 class Finding:
@@ -895,7 +895,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
     reading = _scan(answer)
-    polyphase = bool(_POLYPHASE.search(answer) or (context and _POLYPHASE.search(context)))
+    polyphase = _polyphase(answer) or bool(context) and _polyphase(context)
     ctx = _Context(ledger, quoted, reading, polyphase)
     findings, seen = [], {}
     for num in reading.numbers:
@@ -1176,13 +1176,14 @@ def _sourced(num, values, unit, tol, ledger):
     that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
     finding, and only when no sound output matches."""
     mislabel = taint = None
-    tainted = ledger.tainted_calls()
+    tainted = ledger.tainted_calls() if ledger.violation_count else None
     view = ledger.si_view(unit.dims) if unit is not None else None
+    converted = ledger.converted_elevations() if unit is not None else None
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            converted = ledger.converted_elevations()
-            for e in chain(_in_view(view, si, si_tol), converted):
+            near = _in_view(view, si, si_tol)
+            for e in chain(near, converted) if converted else near:
                 # (a recorded elevation carried to another datum by a recorded offset is the
                 # same point, sourced like a unit conversion)
                 if _close(e.si, si, si_tol) and e.unit.dims == unit.dims:
@@ -1241,17 +1242,32 @@ def _written_direction(num, ctx) -> int:
     return 0
 
 
+_TOOL_DIRECTION: dict = {}
+
+
+def _tool_direction(tool, field) -> int:
+    """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
+    key = (tool, field)
+    d = _TOOL_DIRECTION.get(key)
+    if d is None:
+        words = {_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower())
+                 if w in _DIR_WORDS}
+        d = words.pop() if len(words) == 1 else 0
+        if len(_TOOL_DIRECTION) < 4096:
+            _TOOL_DIRECTION[key] = d
+    return d
+
+
 def _direction_contradicts(num, e, ctx) -> bool:
     if getattr(e, "role", None) != "output" or not e.magnitude:
+        return False
+    direction = _tool_direction(e.tool, e.field)
+    if not direction:
         return False
     written = _written_direction(num, ctx)
     if not written:
         return False
-    words = [_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{e.tool} {e.field or ''}".lower())
-             if w in _DIR_WORDS]
-    if not words or len(set(words)) != 1:
-        return False
-    meant = words[0] if e.magnitude > 0 else -words[0]
+    meant = direction if e.magnitude > 0 else -direction
     return written != meant
 
 
@@ -1396,6 +1412,13 @@ def _product(num, values, unit, tol, ctx):
 # single-phase S = V I (a current computed as S / V) is a formula error, not a derivation.
 _POLYPHASE = re.compile(r"\b(?:three|3)[- ]?phase|3\s?[\u03c6\u03a6]|\bline[- ](?:current|voltage)|"
                         r"\bline[- ]to[- ]line\b|\bphase[- ]to[- ]phase\b", re.I)
+def _polyphase(text: str) -> bool:
+    low = text.lower()
+    if "phase" not in low and "line" not in low and "\u03c6" not in low:
+        return False  # (the pattern's every branch holds one of these)
+    return _POLYPHASE.search(text) is not None
+
+
 _ROOT3 = [("\u221a3", math.sqrt(3.0))]
 _INV_ROOT3 = [("1/\u221a3", 1.0 / math.sqrt(3.0))]
 
@@ -1472,7 +1495,7 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
                 findings[i] = Finding(n, "factor", None,
                                       f"the factor {factors[n.value].text} used in the arithmetic")
     t = ctx.reading.text
-    if "=" in t or "\u2248" in t or "(" in t:
+    if "=" in t or "\u2248" in t or "(" in t and _BRACKET_OP.search(t):
         _formula_operands(findings, ctx)
     _ranges(findings, ctx)
 
@@ -1535,7 +1558,7 @@ def _factor_note(numbers, i, ctx):
         if note is not None:
             return note
     # the value of a constant the answer names: "√3 ≈ 1.7320508", "π = 3.14159"
-    if unit is None and not num.percent:
+    if unit is None and not num.percent and ctx.reading.constants:
         m = _CONST_BEFORE.search(text, max(0, num.nstart - 24), num.nstart)
         if m is not None:
             c = math.sqrt(int(m.group(1) or m.group(2))) if (m.group(1) or m.group(2)) \
@@ -1611,11 +1634,13 @@ def _table_identity(numbers, i, text):
 def _one_common_unit(si: float, unit):
     """The symbol of a common unit (``_COMMON_FACTOR_UNITS``) of ``unit``'s dimension whose
     size is exactly ``si`` (within a float's margin), other than ``unit`` itself, or None."""
-    from .units import try_parse_unit
-    for sym in _COMMON_FACTOR_UNITS:
-        u = try_parse_unit(sym)
-        if u is not None and u != unit and u.dims == unit.dims and not u.shift and \
-                abs(u.scale - si) <= 1e-9 * u.scale:
+    common = _FACTOR_CACHE.get("units")
+    if common is None:
+        from .units import try_parse_unit
+        common = _FACTOR_CACHE["units"] = [u for u in map(try_parse_unit, _COMMON_FACTOR_UNITS)
+                                           if u is not None and not u.shift]
+    for u in common:
+        if u != unit and u.dims == unit.dims and abs(u.scale - si) <= 1e-9 * u.scale:
             return u.symbol
     return None
 
@@ -1855,9 +1880,12 @@ def _bracket_after(text: str, pos: int):
     if text[k:k + 1] != "(":
         return None
     close = text.find(")", k + 1, k + 200)
-    if close < 0 or "(" in text[k + 1:close]:
-        return None
+    if close < 0 or "(" in text[k + 1:close] or not _BRACKET_OP.search(text, k + 1, close):
+        return None  # no arithmetic inside ("(35.4 m3/s)" is a conversion, read elsewhere)
     return close
+
+
+_BRACKET_OP = re.compile(r"[\u00d7*\u00f7\u00b7\u22c5]|\s[/x+\u2212-]\s")
 
 
 def _formula_tokens(text: str, end: int, at: dict, start: int | None = None):
