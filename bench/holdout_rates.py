@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data" / "audit_holdout.json"
-BAD = ("unsourced", "unit_mislabelled")
+BAD = ("unsourced", "unit_mislabelled", "tainted")
 
 
 def _load_builder():
@@ -34,13 +34,16 @@ def _load_builder():
     return mod
 
 
-def run(path: Path, show: int):
+def run(path: Path, show: int, suites=None):
+    """Audit every answer of ``path`` (only those of ``suites`` when given) and print the rates."""
     holdout = _load_builder()
     number_of = holdout.number_of
     import quantity_guard
     doc = json.loads(path.read_text(encoding="utf-8"))
     rows = []
     for rec in doc["answers"]:
+        if suites and rec["suite"] not in suites:
+            continue
         ledger, question, _ = holdout.replay(rec)
         row = {"rec": rec, "exc": None, "ok": None, "flags": [], "on_figure": False}
         try:
@@ -58,7 +61,8 @@ def run(path: Path, show: int):
         rows.append(row)
     print(f"quantity_guard from {Path(quantity_guard.__file__).parent} "
           f"(version {quantity_guard.__version__})")
-    print(f"data {path} ({len(rows)} answers)\n")
+    print(f"data {path} ({len(rows)} answers"
+          + (f", suites {', '.join(suites)})" if suites else ")") + "\n")
 
     def table(key, title):
         groups = defaultdict(list)
@@ -113,8 +117,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DATA, help="the answer set (default: %(default)s)")
     ap.add_argument("--show", type=int, default=1000, help="list at most this many per section")
+    ap.add_argument("--suite", action="append", default=None,
+                    help="only this suite's answers (repeatable), e.g. --suite grid --suite opacity")
     args = ap.parse_args(argv)
-    run(args.data, args.show)
+    run(args.data, args.show, args.suite)
     return 0
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import chain
 from bisect import bisect_left, bisect_right
 
 from .errors import GuardViolation
@@ -61,7 +62,9 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b)")
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b))")
+# a web address: its digits are a path, a port or a query, never a quantity
+_URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
@@ -75,6 +78,10 @@ _ONE_UNIT_WORDS = ("per", "over", "each", "every", "within", "in", "a", "an")
 _UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
                         "with", "for", "from", "by", "which", "that", "this", "as", "than", "it"})
 _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
+_HEDGE_WORDS = ("about", "approximately", "approx", "approx.", "roughly", "around", "nearly",
+                "almost", "some", "circa", "ca.", "~", "\u2248", "\u223c", "order of", "under",
+                "over", "up to", "less than", "more than", "at least", "at most", "close to",
+                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly")
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 _MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
 _MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
@@ -402,6 +409,8 @@ def _scan(original: str) -> _Reading:
     else:
         text, starts, ends = original, None, None
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    if "://" in text or "www." in text:
+        skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
     if ":" in text:
         skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
     out: list[Number] = []
@@ -421,7 +430,7 @@ def _scan(original: str) -> _Reading:
         if skip:
             ns = m.start(2)
             if any(a <= ns < b for a, b in skip):
-                skipped.append((m.group(), "a date, a time or a zone offset"))
+                skipped.append((m.group(), "a date, a time, a zone offset or a web address"))
                 continue
         nxt = text[e:e + 1]
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
@@ -448,9 +457,9 @@ def _scan(original: str) -> _Reading:
                 skipped.append((m.group(), "a step, list or section label"))
                 continue
             if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
-                    text[text.rfind("\n", 0, s) + 1:s].strip() in ("", "-", "*", "(", "#", "##"):
+                    _is_marker(text, s, e, nxt):
                 skipped.append((m.group(), "a list marker"))
-                continue  # a list marker: "1. ", "(2) "
+                continue
             if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
                 unit, _, _ = _read_unit(text, e)
                 if unit is None:
@@ -530,6 +539,12 @@ def _scan(original: str) -> _Reading:
             continue
         if sig1:  # one significant figure: nobody means 1000 for 1250
             tol = min(tol, 0.1 * abs(value)) or tol
+            if integer and not exp and factor is None and \
+                    len(digits) > 1 and not _HEDGE_RX.match(rev.lstrip(" *_$")):
+                # a round whole number stated flat ("the 400 A rating"): its zeros are read
+                # as written down to the tens of the second figure (400 covers 395..405);
+                # rounded that far, a model says so ("about 400 A", "~400 A", "≈ 400 A")
+                tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
         if gexp10 and unit is not None and _is_ratio_unit(unit) and \
@@ -562,11 +577,70 @@ def _scan(original: str) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
+    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text):
+        out = _feet_and_inches(original, text, out, starts, ends)
     if "|" in text:
         _table_units(text, out)
     if '"value"' in text:
         _json_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
+
+
+_FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
+_INCHES = re.compile(r"\s?(?:in\b\.?|inch(?:es)?\b|\u2033|\")")
+
+
+def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None) -> list:
+    """``4 ft 0.7 in`` / ``5 feet 3 inches``: one length written in two units, read as one
+    number (feet plus inches under twelve) with the precision of the inches written."""
+    merged, skip_next = [], False
+    for k, a in enumerate(out):
+        if skip_next:
+            skip_next = False
+            continue
+        b = out[k + 1] if k + 1 < len(out) else None
+        inch = None
+        if b is not None and a.unit is not None and a.unit.symbol == "ft":
+            if b.unit is not None:
+                inch = b.end if b.unit.symbol == "in" else None
+            else:  # "in" alone is read as a word, not a unit: "0.7 in"
+                m = _INCHES.match(text, b.nend)
+                inch = None if m is None else (m.end() if starts is None else
+                                               ends[m.end() - 1])
+        if inch is not None and 0 <= b.value < 12 and \
+                a.sign is None and b.sign is None and a.value == int(a.value) and \
+                b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
+            a.value = a.value + b.value / 12.0
+            a.tolerance = b.tolerance / 12.0
+            a.boundary_tol = b.boundary_tol / 12.0
+            a.sig1 = False
+            a.end, a.nend = inch, b.nend
+            a.text = original[a.start:inch]
+            skip_next = True
+        merged.append(a)
+    return merged
+
+
+def _is_marker(text: str, s: int, e: int, close: str) -> bool:
+    """A list or step marker ``n.`` / ``n)`` / ``(n)`` (the caller checked: at most two digits,
+    then the closing mark and a space). It is one when the line before it holds only markdown
+    marks (``**1. Levee crest``, ``### 2. ``, ``> - (3) ``), or, inline, when a word follows
+    and the mark closes an enumeration: ``(1) Get the data. (2) Convert.`` (the bracket
+    opened right before the number) or ``Plan: 1) read 2) compute`` (a ``)`` that closes no
+    bracket of its line). A quantity is never written this way: ``(2 m)``, ``x 2)``."""
+    line_start = text.rfind("\n", 0, s) + 1
+    if not text[line_start:s].strip(" \t*_#>-+(|"):
+        return True
+    word = text[e + 2:e + 3]
+    if not word.isalpha():
+        return False
+    if close == ")" and text[s - 1:s] == "(":
+        return text[max(line_start, s - 3):s - 1].strip() in ("", ".", ":", ";") or \
+            text[s - 3:s - 1] in (". ", ": ", "; ")
+    if close == ")" and text[s - 1:s] in (" ", ":"):
+        before = text[line_start:s]
+        return before.count("(") <= before.count(")")
+    return False
 
 
 _JSON_VALUE = re.compile(r'"value"\s*:\s*$')
@@ -722,6 +796,7 @@ def _reversed_words(words):
 _ID_RX = _reversed_words(_ID_WORDS)
 _LABEL_RX = _reversed_words(_LABEL_WORDS)
 _NEG_RX = _reversed_words(_NEGATIVE_WORDS)
+_HEDGE_RX = _reversed_words(_HEDGE_WORDS)
 
 
 class Finding:
@@ -773,7 +848,10 @@ class Audit:
     """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
     ``skipped`` lists (text, reason) for the digits that are not quantities."""
 
-    BAD = ("unsourced", "unit_mislabelled")
+    # ``tainted``: the number is a recorded output (or derived from one) of a call that ran
+    # although the ledger recorded a violation of its inputs (warn/off mode): the boundary
+    # refused what it was computed from, so it is no source.
+    BAD = ("unsourced", "unit_mislabelled", "tainted")
 
     def __init__(self, findings: list[Finding], skipped=()) -> None:
         self.findings = findings
@@ -798,6 +876,9 @@ class Audit:
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+# what the context may still explain (a factor, an operand, a range end); a tainted number
+# stays tainted: no formula written around it makes its source sound
+_REEXPLAIN = ("unsourced", "unit_mislabelled")
 
 
 def _close(a: float, b: float, tol: float) -> bool:
@@ -814,7 +895,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
     reading = _scan(answer)
-    ctx = _Context(ledger, quoted, reading)
+    polyphase = _polyphase(answer) or bool(context) and _polyphase(context)
+    ctx = _Context(ledger, quoted, reading, polyphase)
     findings, seen = [], {}
     for num in reading.numbers:
         # the same literal written again gets the same reading
@@ -856,11 +938,14 @@ class _Context:
     """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
     (built on first use) the operands of products and ratios, constants and unit factors."""
 
-    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given")
+    __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given",
+                 "polyphase")
 
-    def __init__(self, ledger, quoted, reading) -> None:
+    def __init__(self, ledger, quoted, reading, polyphase=False) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
         self._operands = self._constants = self._reach = self._given = None
+        #: the question or the answer names a polyphase system (see _POLYPHASE)
+        self.polyphase = polyphase
 
     def given(self, dims) -> list:
         """The question's numbers with a unit of ``dims``."""
@@ -976,8 +1061,16 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
     hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    taint = None
     if hit is not None:
-        return hit
+        if hit.status != "tainted":
+            if hit.match.__class__ is not tuple and _direction_contradicts(num, hit.match, ctx):
+                e = hit.match
+                return Finding(num, "unsourced", e,
+                               lambda: f"the direction is reversed: {e.label} = {_show(e)} "
+                                       f"means {_DIRECTION_TEXT[-_written_direction(num, ctx)]}")
+            return hit
+        taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
         # a recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)
         for v in values:
@@ -1015,12 +1108,20 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         _with_question(values, unit, tol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
+        bad = _taints(hit, ledger)
+        if bad is not None:
+            return Finding(num, "tainted", hit, _tainted_note(bad, ledger))
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
     if mislabel is None or unit is None or _pdims(mislabel.unit.dims) != _pdims(unit.dims):
         found = _product(num, values, unit, tol, ctx)
         if found is not None:
+            bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
+            if bad is not None:
+                return Finding(num, "tainted", found.match, _tainted_note(bad, ledger))
             return found
+    if taint is not None:
+        return taint
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
@@ -1071,15 +1172,25 @@ def _in_view(view, x: float, tol: float):
 
 
 def _sourced(num, values, unit, tol, ledger):
-    """(Finding or None, a mislabel candidate or None)."""
-    mislabel = None
+    """(Finding or None, a mislabel candidate or None). An output of a tainted call (one
+    that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
+    finding, and only when no sound output matches."""
+    mislabel = taint = None
+    tainted = ledger.tainted_calls() if ledger.violation_count else None
     view = ledger.si_view(unit.dims) if unit is not None else None
+    converted = ledger.converted_elevations() if unit is not None else None
     for v in values:
         if unit is not None:
             si, si_tol = _si(v, unit), tol * unit.scale
-            for e in _in_view(view, si, si_tol):
-                if _close(e.si, si, si_tol):
+            near = _in_view(view, si, si_tol)
+            for e in chain(near, converted) if converted else near:
+                # (a recorded elevation carried to another datum by a recorded offset is the
+                # same point, sourced like a unit conversion)
+                if _close(e.si, si, si_tol) and e.unit.dims == unit.dims:
                     if num.datum is None or _same_datum(num.datum, e.datum):
+                        if tainted and e.call in tainted:
+                            taint = taint or e
+                            continue
                         return Finding(num, "sourced", e, _sourced_note(e, unit)), None
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
@@ -1092,13 +1203,91 @@ def _sourced(num, values, unit, tol, ledger):
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
+                    if tainted and e.call in tainted:
+                        taint = taint or e
+                        continue
                     return Finding(num, "sourced", e, _sourced_note(e, None)), None
             if num.percent:
                 for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and _close(v / 100.0, e.magnitude, tol / 100.0):
+                        if tainted and e.call in tainted:
+                            taint = taint or e
+                            continue
                         return Finding(num, "sourced", e,
                                        lambda: f"{e.label} = {_show(e)}, as a percentage"), None
+    if taint is not None:
+        return Finding(num, "tainted", taint, _tainted_note(taint, ledger)), None
     return None, mislabel
+
+
+# A direction in words. An output whose tool (or field) name states a direction
+# (``level_below_threshold``, ``headroom_above_limit``) means that direction when positive and
+# the other when negative; a number followed by the opposite word ("0.25 m above the
+# threshold" for a positive ``level_below_threshold``) states the sign flipped.
+_DIR_WORDS = {"below": -1, "under": -1, "beneath": -1, "deficit": -1, "shortfall": -1,
+              "short": -1, "above": 1, "over": 1, "exceedance": 1, "excess": 1, "surplus": 1,
+              "exceeds": 1}
+_DIRECTION_TEXT = {1: "above (over, in excess)", -1: "below (under, short)"}
+_WRITTEN_UP = re.compile(r"\s*(?:above|higher than|in excess of|more than|over the|exceed)", re.I)
+_WRITTEN_DOWN = re.compile(r"\s*(?:below|lower than|under the|beneath|short of|less than)", re.I)
+_NAME_SPLIT = re.compile(r"[^a-z]+")
+
+
+def _written_direction(num, ctx) -> int:
+    text = ctx.reading.text
+    if _WRITTEN_UP.match(text, num.nend):
+        return 1
+    if _WRITTEN_DOWN.match(text, num.nend):
+        return -1
+    return 0
+
+
+_TOOL_DIRECTION: dict = {}
+
+
+def _tool_direction(tool, field) -> int:
+    """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
+    key = (tool, field)
+    d = _TOOL_DIRECTION.get(key)
+    if d is None:
+        words = {_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower())
+                 if w in _DIR_WORDS}
+        d = words.pop() if len(words) == 1 else 0
+        if len(_TOOL_DIRECTION) < 4096:
+            _TOOL_DIRECTION[key] = d
+    return d
+
+
+def _direction_contradicts(num, e, ctx) -> bool:
+    if getattr(e, "role", None) != "output" or not e.magnitude:
+        return False
+    direction = _tool_direction(e.tool, e.field)
+    if not direction:
+        return False
+    written = _written_direction(num, ctx)
+    if not written:
+        return False
+    meant = direction if e.magnitude > 0 else -direction
+    return written != meant
+
+
+def _tainted_note(e, ledger):
+    def note():
+        codes = sorted({v["code"] for v in ledger.violations if v["call"] == e.call})
+        return (f"{e.label} = {_show(e)}, but that call ran with a recorded violation of its "
+                f"inputs ({', '.join(codes) or 'violation'}): it is computed from a value the "
+                f"boundary refused")
+    return note
+
+
+def _taints(hit, ledger):
+    """The first operand of a derivation that is an output of a tainted call, or None."""
+    tainted = ledger.tainted_calls()
+    if tainted:
+        for e in hit[:2]:
+            if getattr(e, "role", None) == "output" and e.call in tainted:
+                return e
+    return None
 
 
 def _pair_datum_ok(da, db, op: str, written) -> bool:
@@ -1139,7 +1328,8 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
             for other, a_is_q, op in ((target - qs, True, "+"), (qs - target, True, "-"),
                                       (target + qs, False, "-")):
                 for e in _in_view(view, other, si_tol):
-                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets():
+                    if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets() or \
+                            ledger.inverts_call((e,), _pdims(unit.dims), target, si_tol):
                         continue
                     pair = (q, e) if a_is_q else (e, q)
                     if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
@@ -1179,10 +1369,15 @@ def _product(num, values, unit, tol, ctx):
     if dims not in ctx.reachable() and not (dims in index and len(consts) > 1):
         return None
     tol_si = tol * scale
+    ledger = ctx.ledger
+    inverts = ledger.call_inputs() and ledger.inverts_call
     for v in values:
         s = v * scale
         if s == 0.0 or not math.isfinite(s):
             continue
+        # a product or ratio with a call's output that lands on that call's own input runs
+        # the tool backwards (see Ledger.inverts_call): never a derivation
+        reject = (lambda ea, eb, s=s: inverts((ea, eb), dims, s, tol_si)) if inverts else None
         L = math.log10(abs(s))
         w = math.log10(1.0 + tol_si / abs(s)) + 1e-12
         for da, (la, ia) in index.items():
@@ -1190,13 +1385,14 @@ def _product(num, values, unit, tol, ctx):
             hit = index.get(db)
             if hit is not None and da <= db:
                 found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00d7",
-                                unit is not None and _kind(unit.dims))
+                                unit is not None and _kind(unit.dims), reject, ctx.polyphase)
                 if found is not None:
                     return _product_finding(num, found, "\u00d7")
             db = tuple([x - y for x, y in zip(da, dims)])
             hit = index.get(db)
             if hit is not None:
-                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7")
+                found = _search(la, ia, hit, L, w, consts, s, tol_si, "\u00f7", False, reject,
+                                ctx.polyphase)
                 if found is not None:
                     return _product_finding(num, found, "\u00f7")
             if da == dims and len(consts) > 1:
@@ -1208,6 +1404,19 @@ def _product(num, values, unit, tol, ctx):
                             return Finding(num, "derived", (ea, cname, "\u00d7"),
                                            f"{cname} \u00d7 {_name(ea)}: {cname} \u00d7 {_show(ea)}")
     return None
+
+
+# A polyphase system: "three-phase", "3-phase", "3φ", or a line quantity ("line current",
+# "line-to-line voltage"), which exists only where there are several phases. There the
+# relation between apparent power, line voltage and line current is S = √3 V I; the
+# single-phase S = V I (a current computed as S / V) is a formula error, not a derivation.
+_POLYPHASE = re.compile(r"\b(?:three|3)[- ]?phase|3\s?[\u03c6\u03a6]|\bline[- ](?:current|voltage)|"
+                        r"\bline[- ]to[- ]line\b|\bphase[- ]to[- ]phase\b", re.I)
+def _polyphase(text: str) -> bool:
+    low = text.lower()
+    if "phase" not in low and "line" not in low and "\u03c6" not in low:
+        return False  # (the pattern's every branch holds one of these)
+    return _POLYPHASE.search(text) is not None
 
 
 _ROOT3 = [("\u221a3", math.sqrt(3.0))]
@@ -1223,7 +1432,8 @@ def _has_kind(e) -> bool:
     return _kind(e.unit.dims)
 
 
-def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
+def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False, reject=None,
+            polyphase=False):
     """One operand a from (la, ia), the other from ``other``, a constant c: a*b*c or a/b*c
     within ``tol_si`` of ``s``. Three-phase relations carry sqrt(3) whether written or not:
     S = sqrt(3) V I (a product whose result is an apparent or reactive power), and
@@ -1244,8 +1454,12 @@ def _search(la, ia, other, L, w, consts, s, tol_si, op, kind_result=False):
                 sb, eb = ib[k]
                 if eb is ea:
                     continue
+                if polyphase and not cname and cs is not consts and \
+                        (op == "\u00d7" and not _has_kind(ea) and not _has_kind(eb) or
+                         op == "\u00f7" and not _has_kind(eb)):
+                    continue  # S = V I or I = S / V: single-phase only (see _POLYPHASE)
                 value = sa * sb * c if op == "\u00d7" else sa / sb * c
-                if _close(value, s, tol_si):
+                if _close(value, s, tol_si) and not (reject and reject(ea, eb)):
                     return ea, eb, cname
     return None
 
@@ -1268,7 +1482,7 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     numbers = ctx.reading.numbers
     factors = {}
     for i, f in enumerate(findings):
-        if f.status in Audit.BAD:
+        if f.status in _REEXPLAIN:
             note = _factor_note(numbers, i, ctx)
             if note is not None:
                 findings[i] = Finding(f.number, "factor", None, note)
@@ -1277,10 +1491,11 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     if factors:  # the factor named in prose too: "(86.4 converts m3/s per km2 to mm/d)"
         for i, f in enumerate(findings):
             n = f.number
-            if f.status in Audit.BAD and n.unit is None and n.value in factors:
+            if f.status in _REEXPLAIN and n.unit is None and n.value in factors:
                 findings[i] = Finding(n, "factor", None,
                                       f"the factor {factors[n.value].text} used in the arithmetic")
-    if "=" in ctx.reading.text or "\u2248" in ctx.reading.text:
+    t = ctx.reading.text
+    if "=" in t or "\u2248" in t or "(" in t and _BRACKET_OP.search(t):
         _formula_operands(findings, ctx)
     _ranges(findings, ctx)
 
@@ -1320,7 +1535,7 @@ def _ranges(findings: list[Finding], ctx: _Context) -> None:
         if inside.status not in _ACCEPTED:
             continue
         for k, n in ((i, a), (i + 1, b)):
-            if findings[k].status in Audit.BAD:
+            if findings[k].status in _REEXPLAIN:
                 findings[k] = Finding(n, inside.status, inside.match,
                                       f"an end of the range {a.text}-{b.text}, which brackets "
                                       f"{inside.note}")
@@ -1337,6 +1552,19 @@ def _factor_note(numbers, i, ctx):
             if _identity(a, b, text):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
+    # a conversion table row: "| 1 ft³/s | m³/s | 0.028316846592 |" is 1 ft³/s = k m³/s
+    if "|" in text:
+        note = _table_identity(numbers, i, text)
+        if note is not None:
+            return note
+    # the value of a constant the answer names: "√3 ≈ 1.7320508", "π = 3.14159"
+    if unit is None and not num.percent and ctx.reading.constants:
+        m = _CONST_BEFORE.search(text, max(0, num.nstart - 24), num.nstart)
+        if m is not None:
+            c = math.sqrt(int(m.group(1) or m.group(2))) if (m.group(1) or m.group(2)) \
+                else math.pi
+            if _close(num.value, c, max(num.tolerance, 1e-9 * c)):
+                return f"the value of the constant {m.group().split('=')[0].split(chr(0x2248))[0].strip()}"
     # a factor written with its ratio unit: "86 400 s/day", "1000 L/m3", "3.6e9 J/MWh"
     if unit is not None and _is_ratio_unit(unit) and \
             _close(num.value * unit.scale, 1.0, num.tolerance * unit.scale):
@@ -1348,11 +1576,72 @@ def _factor_note(numbers, i, ctx):
         name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
         if name is not None:
             return f"{name}, written as a factor of the arithmetic"
+    # one unit written in a smaller one, as an operand: "x 86,400 s" (one day), "/ 3600 s"
+    if unit is not None and (num.op_before or num.op_after) and not unit.shift and \
+            num.value > 1 and num.sign is None:
+        one = _one_common_unit(num.value * unit.scale, unit)
+        if one is not None:
+            return (f"{num.text} is one {one} written in {unit.symbol}: a unit factor of the "
+                    f"arithmetic, not a measurement")
     # one unit: "over 1 d", "per 1 km2"
     if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
         before = text[max(0, num.nstart - 12):num.nstart].lower().split()
         if before and before[-1] in _ONE_UNIT_WORDS:
             return f"one {unit.symbol}: a unit of measure, not a measurement"
+    return None
+
+
+_CONST_BEFORE = re.compile(r"(?:\u221a\s*\(?\s*(\d{1,2})\s*\)?|\bsqrt\s*\(?\s*(\d{1,2})\s*\)?|\u03c0|\bpi)"
+                           r"\s*(?:=|\u2248|~|is about|is)\s*$", re.I)
+
+
+def _table_identity(numbers, i, text):
+    """A row of a conversion table: one cell ``1 X``, one cell a unit ``Y`` alone, one cell a
+    number ``k`` with no unit; when the kernel agrees that 1 X = k Y (within the precision
+    written), ``1 X`` and ``k`` are the two sides of a unit identity, not measurements."""
+    num = numbers[i]
+    a = text.rfind("\n", 0, num.nstart) + 1
+    b = text.find("\n", num.nend)
+    b = len(text) if b < 0 else b
+    line = text[a:b]
+    if not line.lstrip().startswith("|"):
+        return None
+    row = [n for n in numbers if a <= n.nstart < b]
+    ones = [n for n in row if n.unit is not None and n.value == 1.0 and not n.percent]
+    bare = [n for n in row if n.unit is None and not n.percent]
+    if len(row) != 2 or len(ones) != 1 or len(bare) != 1:
+        return None
+    one, k = ones[0], bare[0]
+    to = None
+    pos = a
+    for cell in line.split("|"):
+        lo, hi = pos, pos + len(cell)
+        pos = hi + 1
+        if any(lo <= n.nstart < hi for n in row):
+            continue
+        hit = _cell_unit(cell)
+        if hit is not None:
+            to = hit[0]
+            break
+    if to is None or to.dims != one.unit.dims or to.shift or one.unit.shift or k.value == 0:
+        return None
+    want = one.unit.scale / to.scale
+    if not _close(k.value, want, max(k.tolerance, 1e-9 * abs(want))):
+        return None
+    return f"a row of a conversion table (1 {one.unit.symbol} = {k.text} {to.symbol}): a unit identity"
+
+
+def _one_common_unit(si: float, unit):
+    """The symbol of a common unit (``_COMMON_FACTOR_UNITS``) of ``unit``'s dimension whose
+    size is exactly ``si`` (within a float's margin), other than ``unit`` itself, or None."""
+    common = _FACTOR_CACHE.get("units")
+    if common is None:
+        from .units import try_parse_unit
+        common = _FACTOR_CACHE["units"] = [u for u in map(try_parse_unit, _COMMON_FACTOR_UNITS)
+                                           if u is not None and not u.shift]
+    for u in common:
+        if u != unit and u.dims == unit.dims and abs(u.scale - si) <= 1e-9 * u.scale:
+            return u.symbol
     return None
 
 
@@ -1434,9 +1723,14 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
         k = r.nstart - 1
         while k >= 0 and text[k] in " *_~\u00a0\u2009":
             k -= 1
-        if k < 0 or text[k] not in "=\u2248":
-            continue
-        tokens = _formula_tokens(text, k, at)
+        if k >= 0 and text[k] in "=\u2248":
+            tokens = _formula_tokens(text, k, at)
+        else:
+            # the result first, its working in brackets right after it:
+            # "3,058,000 m3 (35.4 m3/s x 86,400 s)"
+            k = _bracket_after(text, r.nend)
+            tokens = _formula_tokens(text, k, at, text.index("(", r.nend) + 1) if k else None
+            # (text.index finds the bracket _bracket_after found: only spaces and marks between)
         if not tokens:
             continue
         members = [t[1] for t in tokens if t[0] == "num"]
@@ -1445,7 +1739,7 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
             continue
         expr = text[tokens[0][2]:k].strip()
         result = findings[ri]
-        if result.status in Audit.BAD and members:
+        if result.status in _REEXPLAIN and members:
             # the result of rounded operands: as precise as the least precise operand
             rel = min(0.005, max((n.tolerance / abs(n.value) for _, n in members if n.value),
                                  default=0.0))
@@ -1459,7 +1753,8 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                         f"precision written)")
         if result.status == "unsourced" and members and \
                 all(findings[i].status in _ACCEPTED for i, _ in members) and \
-                _chain_checks(tokens, members, value, r):
+                _chain_checks(tokens, members, value, r) and \
+                not (ctx.polyphase and _single_phase_step(members, r, expr)):
             # a step of a written chain: every operand accepted, arithmetic and units check
             result = findings[ri] = Finding(
                 r, "derived", None,
@@ -1472,6 +1767,18 @@ def _formula_operands(findings: list[Finding], ctx: _Context) -> None:
                 findings[i] = Finding(n, "operand", result,
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
                                       f"checks and whose result is {result.status}")
+
+
+_ROOT3_TEXT = re.compile(r"\u221a\s*\(?\s*3|sqrt\s*\(?\s*3|\b1\.73", re.I)
+
+
+def _single_phase_step(members, r: Number, expr: str) -> bool:
+    """A written step between apparent power and voltage/current (one side an apparent or
+    reactive power, the other not) without √3: the single-phase relation, which a polyphase
+    system (see _POLYPHASE) does not follow."""
+    kind_in = any(n.unit is not None and _kind(n.unit.dims) for _, n in members)
+    kind_out = r.unit is not None and _kind(r.unit.dims)
+    return kind_in != kind_out and not _ROOT3_TEXT.search(expr)
 
 
 def _chain_checks(tokens, members, value, r: Number) -> bool:
@@ -1563,12 +1870,31 @@ def _formula_dims(tokens):
     return d if pos == len(tokens) else None
 
 
-def _formula_tokens(text: str, end: int, at: dict):
-    """The trailing run of arithmetic before ``end``: [(kind, payload, start)]; kinds are
-    "num" (payload (index, Number) or None for a bare literal, value in the start slot's
-    neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
-    start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
-    start = max(start + 1, end - 400)
+def _bracket_after(text: str, pos: int):
+    """The position of the ``)`` closing a bracket that opens right after ``pos`` (spaces and
+    markdown emphasis allowed: ``**3,058 m3** (...)``) and holds no other bracket, within 200
+    characters; else None."""
+    k = pos
+    while k < len(text) and text[k] in " \u00a0\u2009*_":  # spaces, markdown emphasis
+        k += 1
+    if text[k:k + 1] != "(":
+        return None
+    close = text.find(")", k + 1, k + 200)
+    if close < 0 or "(" in text[k + 1:close] or not _BRACKET_OP.search(text, k + 1, close):
+        return None  # no arithmetic inside ("(35.4 m3/s)" is a conversion, read elsewhere)
+    return close
+
+
+_BRACKET_OP = re.compile(r"[\u00d7*\u00f7\u00b7\u22c5]|\s[/x+\u2212-]\s")
+
+
+def _formula_tokens(text: str, end: int, at: dict, start: int | None = None):
+    """The trailing run of arithmetic before ``end`` (from ``start`` when given): [(kind,
+    payload, start)]; kinds are "num" (payload (index, Number) or None for a bare literal,
+    value in the start slot's neighbour), "op", "(", ")", "sqrt", "pi". Prose resets the run."""
+    if start is None:
+        start = max(text.rfind(c, 0, end) for c in "=\u2248\n:;")
+        start = max(start + 1, end - 400)
     tokens: list = []
     pos = start
     while pos < end:

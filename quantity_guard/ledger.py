@@ -872,7 +872,7 @@ class Ledger:
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
                 offsets = []
-                stations = {d.split(":", 1)[1]: d for d in {e.datum for e in elevations}
+                stations = {d.split(":", 1)[1].upper(): d for d in {e.datum for e in elevations}
                             if ":" in d}
                 others = {e.datum for e in elevations if ":" not in e.datum}
                 for e in outputs:
@@ -899,6 +899,50 @@ class Ledger:
         carry an elevation to another datum and combine with nothing else."""
         self.converted_elevations()
         return self._views.get(("offsets", self._count), frozenset())
+
+    def tainted_calls(self) -> frozenset:
+        """Indexes of the calls that ran although a violation of their inputs was recorded
+        (warn or off mode: an unconverted carry-over, an unsourced or datum-blind input). Their
+        outputs are computed from a value the boundary refused, so the audit does not count
+        them as a source (status ``tainted``)."""
+        key = ("tainted", self._count, self.violation_count)
+        view = self._views.get(key)
+        if view is None:
+            view = frozenset(v["call"] for v in self.violations if not v.get("blocked"))
+            self._views[key] = view
+        return view
+
+    def call_inputs(self) -> dict:
+        """{call index: [input entries]}: what each recorded call received (as converted), for
+        the audit's rule that a derivation must not run a tool backwards."""
+        key = ("inputs", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = {}
+            for e in self.entries:
+                if e.role == "input":
+                    view.setdefault(e.call, []).append(e)
+            self._views[key] = view
+        return view
+
+    def inverts_call(self, operands, dims, si: float, tol: float) -> bool:
+        """Whether ``si`` (a result of dimension ``dims``, within ``tol`` in SI) is an input of
+        the call that produced one of ``operands``: combining a tool's output with anything
+        to land on that tool's own input runs the tool backwards. It shows only that the input
+        was passed, never that it was sourced (a wrong conversion passed in comes back out:
+        depth x area = the discharge given; discharge / depth = the area given). A correct
+        input is itself sourced or quoted, so refusing this costs a correct answer nothing."""
+        inputs = self.call_inputs()
+        if not inputs:
+            return False
+        from .audit import _pdims
+        for e in operands:
+            if getattr(e, "role", None) != "output":
+                continue
+            for i in inputs.get(e.call, ()):
+                if _pdims(i.unit.dims) == dims and abs(i.si - si) <= tol + 1e-9 * abs(si):
+                    return True
+        return False
 
     def has_negative_output(self) -> bool:
         """Whether any recorded output is negative (the audit then reads unsigned magnitudes)."""
@@ -1119,29 +1163,32 @@ class Ledger:
             if converted:
                 recent = chain(recent, (c for c in converted if c.unit.dims == unit.dims))
             views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
-                      [v * unit.scale for v in values], tol * unit.scale)]
+                      [v * unit.scale for v in values], tol * unit.scale, None)]
         else:
             units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
             views = [(self._sorted_view(("pairs", u), chain(
                 (e for e in self._recent[u.dims] if e.unit == u),
                 (c for c in converted if c.unit == u)), lambda e: e.magnitude),
-                      values, tol) for u in units]
+                      values, tol, u) for u in units]
         if datum is not None:
             from .audit import _canonical_datum
             datum = _canonical_datum(datum)
-        for (keys, entries), targets, t_tol in views:
+        inverts = self.inverts_call if self.call_inputs() else None
+        for (keys, entries), targets, t_tol, own in views:
             if len(keys) < 2:
                 continue
             for target in targets:
                 for i, j, op in _pair_sums(keys, target, t_tol):
                     a, b = entries[i], entries[j]
                     if _pair_datum_ok(a.datum, b.datum, "+", datum) and \
-                            not (offsets and (id(a) in offsets or id(b) in offsets)):
+                            not (offsets and (id(a) in offsets or id(b) in offsets)) and \
+                            not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "+"
                 for i, j, op in _pair_differences(keys, target, t_tol):
                     a, b = entries[i], entries[j]
                     if _pair_datum_ok(a.datum, b.datum, "-", datum) and \
-                            not (offsets and (id(a) in offsets or id(b) in offsets)):
+                            not (offsets and (id(a) in offsets or id(b) in offsets)) and \
+                            not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "-"
         return None
 
@@ -1223,6 +1270,17 @@ class Ledger:
 
 
 Session = Ledger
+
+
+def _backwards(inverts, a, b, target: float, tol: float, own) -> bool:
+    """A sum or difference of ``a`` and ``b`` landing on an input of the call that produced
+    either (freeboard + water level = the crest passed in): the tool run backwards.
+    ``target`` is in SI, or in the unit ``own`` when the pair is compared by magnitudes."""
+    u = a.unit
+    if own is not None:
+        target, tol = target * own.scale + own.shift, tol * own.scale
+    from .audit import _pdims
+    return inverts((a, b), _pdims(u.dims), target, tol)
 
 
 def _pair_sum(keys: list[float], target: float, tol: float):
@@ -1313,8 +1371,9 @@ def _station_datum_height(e: Entry, arguments: dict, stations: dict, reference: 
     if not isinstance(arguments, dict):
         return None
     for value in arguments.values():
-        if isinstance(value, str) and value in stations:
-            return stations[value], reference
+        # station ids are case-blind (a model writes "e21136" for the station E21136)
+        if isinstance(value, str) and (value in stations or value.upper() in stations):
+            return stations.get(value) or stations[value.upper()], reference
     return None
 
 

@@ -3,11 +3,16 @@
 Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the committed corpora):
 
 - generated corpus (tests/data/audit_corpus_generated.json, 1231 answers over every task of
-  every bench suite, 17 styles): 1/618 false alarms on correct answers, 598/613 detected;
+  every bench suite, 17 styles): 0/618 false alarms on correct answers, 609/613 detected;
   every cross-datum answer (48/48) detected; no exception;
-- random acceptance against a 6-output ledger: 0.65% with no constant written, 0.73% with
-  the square root of 3 written, 0.97% with the square roots of 2 and 3 and pi all written
+- random acceptance against a 6-output ledger: 0.62% with no constant written, 0.69% with
+  the square root of 3 written, 0.94% with the square roots of 2 and 3 and pi all written
   (products and ratios follow the constants an answer writes); 0.17% against 3 outputs.
+
+- the independent held-out set (tests/data/audit_holdout.json, 657 answers in the styles of
+  seven model families, ``python bench/holdout_rates.py``): the audit was tuned on the answers
+  of the suites ``core`` and ``uk`` (0/173 false alarms, 168/168 detected) and checked on those
+  of ``grid`` and ``opacity`` (``--suite grid --suite opacity``: 0/161, 155/155); no exception.
 
 When the corpus grows, re-measure and update the figures here (never loosen beyond 2x).
 """
@@ -53,7 +58,7 @@ def test_generated_corpus_detection(generated):
     t = rates["overall"]
     print(f"detection {t['detected']}/{t['incorrect']}")
     assert t["incorrect"] >= 500
-    assert t["incorrect"] - t["detected"] <= 20        # measured 10 missed of 613 (98.4%)
+    assert t["incorrect"] - t["detected"] <= 8         # measured 4 missed of 613 (99.3%)
     assert t["detection_rate"] >= 0.95                 # the issue's target
 
 
@@ -71,12 +76,57 @@ def test_audit_never_raises_on_the_corpus(generated):
 
 
 @pytest.mark.parametrize("preamble,limit", [
-    ("", 0.0130),                                                  # measured 0.65%
-    ("I = S/(\u221a3 V). ", 0.0146),                              # measured 0.73%
-    ("With \u221a2, \u221a3 and \u03c0 written: ", 0.0194),      # measured 0.97%
+    ("", 0.0124),                                                  # measured 0.62%
+    ("I = S/(\u221a3 V). ", 0.0138),                              # measured 0.69%
+    ("With \u221a2, \u221a3 and \u03c0 written: ", 0.0188),      # measured 0.94%
 ])
 def test_random_acceptance_with_products_and_constants(preamble, limit):
     r6 = bench.random_acceptance(6, preamble=preamble)
     print(f"random acceptance, 6 outputs, {preamble!r}: {r6['rate']:.2%}")
     assert r6["rate"] <= limit
     assert r6["rate"] <= 0.01                          # the issue's bound, for 6 outputs
+
+
+def _load_holdout():
+    spec = importlib.util.spec_from_file_location("_holdout_builder", ROOT / "bench" / "holdout.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def holdout():
+    """{suite split: (false alarms, correct, detected, incorrect, exceptions)}."""
+    import json
+    builder = _load_holdout()
+    doc = json.loads((ROOT / "tests" / "data" / "audit_holdout.json").read_text(encoding="utf-8"))
+    out = {}
+    for rec in doc["answers"]:
+        split = "tuned" if rec["suite"] in ("core", "uk") else "held_out"
+        fa, good, det, wrong, exc = out.get(split, (0, 0, 0, 0, []))
+        ledger, question, _ = builder.replay(rec)
+        try:
+            ok = ledger.audit_answer(rec["answer"], context=question).ok
+        except Exception as err:  # noqa: BLE001 - counted and asserted empty
+            exc = exc + [(rec["id"], repr(err))]
+            out[split] = (fa, good, det, wrong, exc)
+            continue
+        if rec["label"] == "correct":
+            fa, good = fa + (not ok), good + 1
+        else:
+            det, wrong = det + (not ok), wrong + 1
+        out[split] = (fa, good, det, wrong, exc)
+    return out
+
+
+@pytest.mark.parametrize("split,max_false_alarms,max_misses", [
+    ("tuned", 1, 1),      # core + uk: measured 0/173 false alarms, 168/168 detected
+    ("held_out", 1, 1),   # grid + opacity: measured 0/161, 155/155
+])
+def test_holdout_rates(holdout, split, max_false_alarms, max_misses):
+    fa, good, det, wrong, exc = holdout[split]
+    print(f"{split}: false alarms {fa}/{good}, detection {det}/{wrong}")
+    assert good >= 150 and wrong >= 150
+    assert not exc, exc[:3]
+    assert fa <= max_false_alarms                      # the issue's target is 4.5%
+    assert wrong - det <= max_misses

@@ -115,10 +115,12 @@ def test_fabricated_input_fires_and_is_reported_unavailable_after_repair(records
     assert repaired["success"] is True
 
 
-def test_the_silent_answer_passes_the_audit_because_a_tool_returned_it(records):
-    # SPEC: the audit answers provenance, not correctness; the boundary check catches this
+def test_the_silent_answer_is_tainted_by_the_violation_the_ledger_recorded(records):
+    # the audit answers provenance: the figure is a tool's output, but that call ran (baseline,
+    # warn mode) on the unconverted carry-over the ledger recorded, so its output is no source
     r = records[("core", "runoff", "naive", "baseline")]
-    assert r["audit"]["ok"] is True and r["audit"]["counts"] == {"sourced": 2}
+    assert r["audit"]["ok"] is False and r["audit"]["counts"] == {"tainted": 2}
+    assert [v["code"] for v in r["violations"]] == ["unconverted_carry_over"]
 
 
 def test_success_means_correct_or_a_justified_unavailable(records):
