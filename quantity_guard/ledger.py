@@ -859,6 +859,12 @@ class Ledger:
         keys = view[0]
         return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
 
+    def call_record(self, index: int) -> "CallRecord | None":
+        """The record of call ``index``; None for a call never made or one no longer kept
+        (``max_calls`` drops the oldest records, so ``calls[i]`` is not call ``i`` then)."""
+        i = index - self.calls_dropped
+        return self.calls[i] if 0 <= i < len(self.calls) else None
+
     def converted_elevations(self) -> list:
         """Recorded elevations carried to another datum by a recorded datum offset: an
         output with no datum whose call names the two datums (``from_datum``/``to_datum``,
@@ -876,9 +882,10 @@ class Ledger:
                             if ":" in d}
                 others = {e.datum for e in elevations if ":" not in e.datum}
                 for e in outputs:
+                    record = self.call_record(e.call)
                     if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
-                            0 <= e.call < len(self.calls):
-                        args = self.calls[e.call].arguments
+                            record is not None:
+                        args = record.arguments
                         pair = _offset_datums(args)
                         if pair is None and stations and len(others) == 1:
                             pair = _station_datum_height(e, args, stations, next(iter(others)))

@@ -261,3 +261,14 @@ def test_look_ups_do_not_grow_with_the_ledger():
         # only the buckets around 1250 (each 16 wide there) are read, never the 10,000 others
         assert near and all(abs(e.magnitude - 1250.0) < 40 for e in near) and len(near) < 250
         assert len(ledger.entries) == 10001
+
+
+def test_a_call_record_is_found_by_its_index_after_older_records_were_dropped():
+    from quantity_guard.ledger import Ledger
+    ledger = Ledger(max_calls=2)
+    for i in range(5):
+        ledger.begin_call(read_discharge, {"site": str(i)}).finish(True)
+    assert ledger.call_count == 5 and len(ledger.calls) == 2
+    assert ledger.call_record(4).arguments == {"site": "4"}
+    assert ledger.call_record(3).arguments == {"site": "3"}
+    assert ledger.call_record(1) is None and ledger.call_record(5) is None
