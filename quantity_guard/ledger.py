@@ -162,11 +162,11 @@ def note_unrecorded(violation: GuardViolation) -> None:
 _LARGEST = 1.7976931348623157e308
 
 
-def _bucket(x: float) -> int:
+def magnitude_bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
     a bucket is 1/64 to 1/32 of its value wide. Keys grow with |x| within each sign (positive
     keys are 32-63 modulo 128, negative ones 96-127, zero's 0), so a key range covers an
-    interval of one sign."""
+    interval of one sign. Public (not in ``__all__``): the index's tests model it."""
     if x - x != 0.0:  # an interval's end past the largest float: the largest float's bucket
         x = _LARGEST if x > 0.0 else -_LARGEST
     mant, exp = _frexp(x)
@@ -183,7 +183,7 @@ def _buckets(x: float, tol: float):
     a, b = x - tol, x + tol
     if a <= 0.0 <= b:
         return _EVERY
-    lo, hi = _bucket(a), _bucket(b)
+    lo, hi = magnitude_bucket(a), magnitude_bucket(b)
     if lo > hi:
         lo, hi = hi, lo
     return range(lo, hi + 1)
@@ -213,10 +213,11 @@ def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
 _CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
 
 
-class _Run:
+class SortedRun:
     """Entries sorted by a float key (a magnitude, or an SI value), held in chunks of at most
     2 * _CHUNK, so adding or removing one moves at most that many references and the entries
-    within a key range are found by two bisections."""
+    within a key range are found by two bisections. Public (not in ``__all__``): the
+    index's tests check it against a plain sorted list."""
 
     __slots__ = ("maxes", "keys", "items")
 
@@ -472,7 +473,7 @@ class CallRecord:
             elif m != 0.0:  # the largest floats
                 may_carry = ledger._eligible(m, unit, datum) is not None
             if sourced:  # _copied, inlined; the last output's run when it is on this footing
-                run: "_Run | None"
+                run: "SortedRun | None"
                 last = ledger._last
                 if last is not None and last[0] is unit and last[1] == datum:
                     run = last[3]
@@ -604,14 +605,14 @@ class Ledger:
         self.entries: deque[Entry] = deque()
         self.violations: list[dict] = []
         self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
-        self._by_footing: dict[tuple, _Run] = {}   # (unit, datum) -> outputs by magnitude
+        self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
-        self._last: "tuple[Unit, str | None, tuple, _Run, deque[Entry]] | None" = None
+        self._last: "tuple[Unit, str | None, tuple, SortedRun, deque[Entry]] | None" = None
         # (unit, datum, footing, run, recent) of the last output indexed
         self._last_bucket: "tuple[float, float, dict[tuple, int]] | None" = None
         # (start, end, counts) of the last positive output's bucket
@@ -674,7 +675,7 @@ class Ledger:
 
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
-        run: "_Run | None"
+        run: "SortedRun | None"
         recent: "deque[Entry] | None"
         counts: "dict[tuple, int] | None"
         last = self._last  # the previous output's footing, its run and its dimension's window
@@ -684,7 +685,7 @@ class Ledger:
             footing = (unit, datum)
             run = self._by_footing.get(footing)
             if run is None:
-                run = self._by_footing[footing] = _Run()
+                run = self._by_footing[footing] = SortedRun()
                 self._by_dims.setdefault(unit.dims, {})[footing] = run
             recent = self._recent.get(unit.dims)
             if recent is None:
@@ -694,7 +695,7 @@ class Ledger:
         if bucket is not None and bucket[0] <= magnitude < bucket[1]:
             counts = bucket[2]
         else:
-            mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+            mant, exp = _frexp(magnitude)  # magnitude_bucket(magnitude), inlined: this runs on every output
             j = int(mant * 64)
             key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
             counts = self._footings.get(key)
@@ -726,7 +727,7 @@ class Ledger:
             return
         unit, datum = entry.unit, entry.datum
         footing = (unit, datum)
-        key = _bucket(entry.magnitude)
+        key = magnitude_bucket(entry.magnitude)
         counts = self._footings.get(key)
         if counts is not None and footing in counts:
             if counts[footing] > 1:
@@ -942,7 +943,7 @@ class Ledger:
             mant, exp = _frexp(m * 1.006)
             hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
-            hi = _bucket(m * 1.006)
+            hi = magnitude_bucket(m * 1.006)
         footings = self._footings
         near: "Sequence[Mapping[tuple, object] | None]"
         if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
@@ -1001,7 +1002,7 @@ class Ledger:
             eligible = self._eligible(m, unit, datum)
         if eligible is None:
             return
-        tol = relative_cap(m, _held_tolerance(accepted))
+        tol = relative_cap(m, held_tolerance(accepted))
         lo, hi = _window(m, tol)
         held_si = m * unit.scale + unit.shift
         index, candidates = call.index, []
@@ -1063,7 +1064,7 @@ class Ledger:
             if self._output_matches(call.index, u.dims, held.datum, si,
                                     1e-9 * abs(si) or 1e-12):
                 return
-        written = _held_tolerance(accepted)
+        written = held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
         if tol > 1e-9 * abs(si):
             with self._lock:
@@ -1364,8 +1365,10 @@ def _offset_datums(arguments: dict):
     return (frm, to) if frm and to else None
 
 
-def _held_tolerance(accepted) -> float:
-    """The precision the model wrote, in the unit the tool holds the value in."""
+def held_tolerance(accepted: Accepted) -> float:
+    """The precision the model wrote, in the unit the tool holds the value in (the carry-over
+    check's tolerance). Public (not in ``__all__``): the index's tests check it against a
+    reference reading."""
     raw = accepted.raw
     if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
         text = repr(raw)  # written_tolerance's reading, without its general dispatch

@@ -25,7 +25,8 @@ from typing import Any, Iterable
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "REQUEST", "NOTIFICATION", "RESPONSE", "ERROR", "INVALID", "MISSING",
-    "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "dumps", "encode",
+    "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "id_text",
+    "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
     "unique_member", "strip_terminator", "type_name", "skip_value", "decode_shallow", "Unparsed",
     "Oversized", "DEFAULT_MAX_MESSAGE", "peek_oversized",
@@ -461,7 +462,9 @@ def encode(obj: Any) -> bytes:
     return dumps(obj).encode("utf-8") + b"\n"
 
 
-def _id_text(ident: Any) -> str:
+def id_text(ident: Any) -> str:
+    """A request id as the JSON text of a response's ``id`` (``null`` for none; a NaN or
+    infinite id as the peer wrote it). Used by the responses built here and by ``guard``."""
     if ident is None or ident is MISSING:
         return "null"
     if type(ident) is float and ident - ident != 0:  # NaN/Infinity as the peer wrote it
@@ -471,7 +474,7 @@ def _id_text(ident: Any) -> str:
 
 def response_line(ident: Any, result_json: str) -> bytes:
     """A success response line for ``ident`` whose ``result`` is the JSON text given."""
-    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"result":' + result_json
+    return ('{"jsonrpc":"2.0","id":' + id_text(ident) + ',"result":' + result_json
             + "}\n").encode("utf-8")
 
 
@@ -484,7 +487,7 @@ def error_object(code: int, message: str, data: Any = MISSING) -> dict:
 
 def error_line(ident: Any, code: int, message: str, data: Any = MISSING) -> bytes:
     """An error response line; ``ident`` ``None``/``MISSING`` gives ``"id":null``."""
-    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"error":'
+    return ('{"jsonrpc":"2.0","id":' + id_text(ident) + ',"error":'
             + dumps(error_object(code, message, data)) + "}\n").encode("utf-8")
 
 
