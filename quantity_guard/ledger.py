@@ -50,7 +50,8 @@ from contextlib import contextmanager
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from contextlib import AbstractContextManager
     from typing import Any
 
     from .spec import Accepted, Spec
@@ -83,7 +84,7 @@ def current() -> "Ledger | None":
     return open_[0] if len(open_) == 1 else None
 
 
-def for_call(tool) -> "Ledger | None":
+def for_call(tool: Any) -> "Ledger | None":
     """``current()`` for a guarded call of ``tool``, which must not lose its checks silently:
     with several sessions open and none bound here, strict refuses (``SessionUnbound``), warn
     warns and records the call in every open session, off (coercion only) proceeds."""
@@ -121,7 +122,8 @@ _HOW_TO_BIND = ("bind the worker to its session: `with ledger.bind(): ...` insid
 
 
 @contextmanager
-def session(context: str | None = None, *, max_entries: int | None = None):
+def session(context: str | None = None, *, max_entries: int | None = None
+            ) -> "Iterator[Ledger]":
     """Open a session; guarded tools called inside it record into the yielded ledger."""
     ledger = Ledger(context=context, max_entries=max_entries)
     global _OPEN
@@ -143,7 +145,7 @@ def is_bound() -> bool:
 
 
 @contextmanager
-def bind(ledger: "Ledger | None"):
+def bind(ledger: "Ledger | None") -> "Iterator[Ledger | None]":
     """Bind this thread (this context) to ``ledger`` for the block; ``None`` detaches it from
     every session on purpose (its guarded calls are then unchecked, as outside any session)."""
     token = _CURRENT.set(_DETACHED if ledger is None else ledger)
@@ -287,7 +289,7 @@ class SortedRun:
             i += 1
         return False
 
-    def scan(self, lo: float, hi: float):
+    def scan(self, lo: float, hi: float) -> "Iterator[Entry]":
         """The entries whose key lies in [lo, hi], in key order."""
         maxes = self.maxes
         i, n = bisect_left(maxes, lo), len(maxes)
@@ -308,8 +310,21 @@ class Entry:
 
     __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
                  "si", "how", "raw")
+    index: int
+    call: int         # the index of the call that recorded it
+    tool: str
+    role: str         # "input" or "output"
+    field: "str | None"
+    q: Q
+    magnitude: Any    # q.magnitude: a float, or a series
+    unit: "Unit"
+    datum: "str | None"
+    si: Any           # the magnitude in SI (m * scale + shift)
+    how: "str | None"  # for an input, how it arrived (see spec.Accepted.how)
+    raw: Any          # for an input, the argument as the model sent it
 
-    def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
+    def __init__(self, index: int, call: int, tool: str, role: str, field: "str | None", q: Q,
+                 how: "str | None" = None, raw: Any = None) -> None:
         self.index = index
         self.call = call
         self.tool = tool
@@ -346,8 +361,19 @@ class CallRecord:
 
     __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
                  "_violations", "ok", "started", "finished")
+    ledger: "Ledger"
+    index: int
+    tool: str
+    enforcement: str
+    arguments: dict
+    _inputs: "list[Entry] | Entry | None"
+    _outputs: "list[Entry] | Entry | None"
+    _violations: "list[dict] | None"
+    ok: "bool | None"
+    started: float
+    finished: "float | None"
 
-    def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
+    def __init__(self, ledger: "Ledger", index: int, tool: Any, arguments: dict) -> None:
         self.ledger = ledger
         self.index = index
         try:  # a guarded tool has both; anything else is named by str()
@@ -359,12 +385,12 @@ class CallRecord:
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
         # the lists are made when first read (most calls never record a violation); until
         # then a single input or output is held as the Entry itself
-        self._inputs: list[Entry] | Entry | None = None
-        self._outputs: list[Entry] | Entry | None = None
-        self._violations: list[dict] | None = None
-        self.ok: bool | None = None
+        self._inputs = None
+        self._outputs = None
+        self._violations = None
+        self.ok = None
         self.started = time.time()
-        self.finished: float | None = None
+        self.finished = None
 
     @property
     def inputs(self) -> list[Entry]:
@@ -406,7 +432,7 @@ class CallRecord:
         self._violations = value
 
     # -- the two checks ------------------------------------------------------------------
-    def check_input(self, name: str, spec, accepted) -> None:
+    def check_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         """Record one accepted argument, then refuse carry-over or an unsourced value."""
         value = accepted.value
         if value.__class__ is not Q or value.magnitude.__class__ is not float:
@@ -498,14 +524,14 @@ class CallRecord:
         if sourced and not copied:
             ledger._check_sourced(self, spec, accepted)
 
-    def record_input(self, name: str, spec, accepted) -> None:
+    def record_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         value = accepted.value
         if value.__class__ is Q and not value.is_series:
             entry = self.ledger._add(self.index, self.tool, "input", name, value, accepted.how,
                                      accepted.raw)
             self.inputs.append(entry)
 
-    def record_output(self, result) -> None:
+    def record_output(self, result: Any) -> None:
         if result.__class__ is Q:  # the common case, without the generator
             if result.magnitude.__class__ is float:
                 self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
@@ -528,7 +554,7 @@ class CallRecord:
         self.ok = ok
         self.finished = time.time()
 
-    def finish_with(self, result) -> None:
+    def finish_with(self, result: Any) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
         if result.__class__ is Q and result.magnitude.__class__ is float:
             ledger = self.ledger  # _add_output, inlined
@@ -620,7 +646,7 @@ class Ledger:
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
-    def begin_call(self, tool, arguments: dict) -> CallRecord:
+    def begin_call(self, tool: Any, arguments: dict) -> CallRecord:
         try:  # CallRecord(self, 0, tool, arguments), inlined for a tool with a name and a mode
             name, enforcement = tool.name, tool.enforcement
         except AttributeError:
@@ -749,26 +775,26 @@ class Ledger:
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
 
-    def bind(self):
+    def bind(self) -> "AbstractContextManager[Ledger | None]":
         """``with ledger.bind():`` records the block's guarded calls here (use it inside a worker
         thread: see the module doc on threads)."""
         return bind(self)
 
-    def bound(self, fn):
+    def bound(self, fn: "Callable[..., Any]") -> "Callable[..., Any]":
         """``fn`` wrapped to run bound to this session, in whatever thread calls it:
         ``executor.submit(ledger.bound(fn), *args)``, ``loop.run_in_executor(None,
         ledger.bound(fn), *args)``."""
-        def run(*args, **kwargs):
+        def run(*args: Any, **kwargs: Any) -> Any:
             with bind(self):
                 return fn(*args, **kwargs)
         run.__name__ = getattr(fn, "__name__", "bound")
         return run
 
-    def run_in_thread(self, fn, *args, **kwargs):
+    def run_in_thread(self, fn: "Callable[..., Any]", *args: Any, **kwargs: Any) -> Any:
         """Run ``fn`` in a new thread inside this session and return its result."""
         result: dict = {}
 
-        def target():
+        def target() -> None:
             token = _CURRENT.set(self)
             try:
                 result["value"] = fn(*args, **kwargs)
