@@ -634,7 +634,7 @@ class Ledger:
         self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
-        self._context_numbers = None
+        self._context_numbers: "list | None" = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
@@ -814,7 +814,8 @@ class Ledger:
     def output_entries(self) -> list[Entry]:
         return [e for e in self.entries if e.role == "output"]
 
-    def context_numbers(self):
+    def context_numbers(self) -> list:
+        """The numbers the question (``context``) states, read once (``audit.extract_numbers``)."""
         if self._context_numbers is None:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
