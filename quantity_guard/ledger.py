@@ -79,8 +79,8 @@ def current() -> "Ledger | None":
     only open session in the process; None when there is none, or several and none is bound."""
     ledger = _CURRENT.get()
     if ledger is not None:
-        # the context holds a Ledger or _DETACHED (the ignore: mypy sees Ledger | object)
-        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]
+        # the context holds a Ledger or _DETACHED (mypy sees Ledger | object)
+        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]  # see above
     open_ = _OPEN
     return open_[0] if len(open_) == 1 else None
 
@@ -91,8 +91,8 @@ def for_call(tool: Any) -> "Ledger | None":
     warns and records the call in every open session, off (coercion only) proceeds."""
     ledger = _CURRENT.get()
     if ledger is not None:
-        # the context holds a Ledger or _DETACHED (the ignore: mypy sees Ledger | object)
-        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]
+        # the context holds a Ledger or _DETACHED (mypy sees Ledger | object)
+        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]  # see above
     open_ = _OPEN
     if len(open_) < 2:
         return open_[0] if open_ else None

@@ -263,8 +263,8 @@ class Spec:
         """Coerce one argument as a model sent it; raise a GuardViolation if it cannot be."""
         cls = raw.__class__
         if (cls is float or cls is int) and self._plain and raw - raw == 0:
-            # the hot path: a bare number (the ignore: _plain means self.unit is not None)
-            q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]
+            # the hot path: a bare number (_plain means self.unit is not None)
+            q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
             return Accepted(q, q, BARE, raw)
         field = field or self.field
         try:
