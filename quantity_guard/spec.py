@@ -291,7 +291,9 @@ class Spec:
             return Accepted(raw, None, RAW, raw)
 
     def _bare(self, value: Any, field: str | None, raw: Any, how: str = BARE) -> "tuple[Q, str]":
-        unit = self._quantity_unit()
+        unit = self.unit
+        if unit is None:  # the check inline, the helper only to refuse: this path is hot
+            unit = self._quantity_unit()
         if self.require_explicit_unit:
             raise MissingUnit(
                 f"received the bare number {_show(value)}, and this parameter requires an "
@@ -420,7 +422,9 @@ class Spec:
                  quality=_weakest([p.quality for p in parts])), SERIES
 
     def _check(self, q: Q, field: str | None) -> Q:
-        unit = self._quantity_unit()
+        unit = self.unit
+        if unit is None:  # the check inline, the helper only to refuse: this path is hot
+            unit = self._quantity_unit()
         if q.unit is not unit:
             if q.unit.dims != unit.dims:
                 raise DimensionalityError(
