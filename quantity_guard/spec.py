@@ -291,18 +291,16 @@ class Spec:
             return Accepted(raw, None, RAW, raw)
 
     def _bare(self, value: Any, field: str | None, raw: Any, how: str = BARE) -> "tuple[Q, str]":
-        unit = self.unit
-        if unit is None:  # the check inline, the helper only to refuse: this path is hot
-            unit = self._quantity_unit()
         if self.require_explicit_unit:
+            unit = self._quantity_unit()
             raise MissingUnit(
                 f"received the bare number {_show(value)}, and this parameter requires an "
                 f"explicit unit", field=field, received=raw,
                 suggestion=f'{{"value": {_show(value)}, "unit": "<its unit>"}}, e.g. '
                            f'{{"value": {_show(value)}, "unit": "{unit.symbol}"}} if it is '
                            f'in {unit.symbol}', expected=self.unit_text)
-        try:
-            q = Q(value, unit, datum=self.datum, crs=self.crs)
+        try:  # (a timestamp declaration has no unit: Q refuses the number with MissingUnit)
+            q = Q(value, self.unit, datum=self.datum, crs=self.crs)
         except InvalidArguments as err:
             raise err.at(field) from None
         return q, how
@@ -488,7 +486,7 @@ class Spec:
                 q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
             return q.to(unit)
         if isinstance(value, (int, float)) and value.__class__ is not bool:
-            return Q(value, self._quantity_unit(), datum=self.datum, crs=self.crs)
+            return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _ = self._to_quantity(value, field)
         return self._check(received, field)
 
