@@ -57,7 +57,7 @@ class GuardViolation(Exception):
             text = f"{text} Send instead: {self.suggestion}"
         return text
 
-    def at(self, field: str) -> "GuardViolation":
+    def at(self, field: str | None) -> "GuardViolation":
         """Return this violation located at ``field`` (the original is left untouched)."""
         clone = self.__class__.__new__(self.__class__)
         clone.__dict__.update(self.__dict__)

@@ -48,6 +48,15 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from contextlib import AbstractContextManager
+    from typing import Any
+
+    from .spec import Accepted, Spec
+    from .units import Unit
+
 from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
                     is_close, relative_cap, written_tolerance)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
@@ -70,18 +79,20 @@ def current() -> "Ledger | None":
     only open session in the process; None when there is none, or several and none is bound."""
     ledger = _CURRENT.get()
     if ledger is not None:
-        return None if ledger is _DETACHED else ledger
+        # the context holds a Ledger or _DETACHED (mypy sees Ledger | object)
+        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]  # see above
     open_ = _OPEN
     return open_[0] if len(open_) == 1 else None
 
 
-def for_call(tool) -> "Ledger | None":
+def for_call(tool: Any) -> "Ledger | None":
     """``current()`` for a guarded call of ``tool``, which must not lose its checks silently:
     with several sessions open and none bound here, strict refuses (``SessionUnbound``), warn
     warns and records the call in every open session, off (coercion only) proceeds."""
     ledger = _CURRENT.get()
     if ledger is not None:
-        return None if ledger is _DETACHED else ledger
+        # the context holds a Ledger or _DETACHED (mypy sees Ledger | object)
+        return None if ledger is _DETACHED else ledger  # type: ignore[return-value]  # see above
     open_ = _OPEN
     if len(open_) < 2:
         return open_[0] if open_ else None
@@ -113,7 +124,8 @@ _HOW_TO_BIND = ("bind the worker to its session: `with ledger.bind(): ...` insid
 
 
 @contextmanager
-def session(context: str | None = None, *, max_entries: int | None = None):
+def session(context: str | None = None, *, max_entries: int | None = None
+            ) -> "Iterator[Ledger]":
     """Open a session; guarded tools called inside it record into the yielded ledger."""
     ledger = Ledger(context=context, max_entries=max_entries)
     global _OPEN
@@ -135,7 +147,7 @@ def is_bound() -> bool:
 
 
 @contextmanager
-def bind(ledger: "Ledger | None"):
+def bind(ledger: "Ledger | None") -> "Iterator[Ledger | None]":
     """Bind this thread (this context) to ``ledger`` for the block; ``None`` detaches it from
     every session on purpose (its guarded calls are then unchecked, as outside any session)."""
     token = _CURRENT.set(_DETACHED if ledger is None else ledger)
@@ -154,11 +166,11 @@ def note_unrecorded(violation: GuardViolation) -> None:
 _LARGEST = 1.7976931348623157e308
 
 
-def _bucket(x: float) -> int:
+def magnitude_bucket(x: float) -> int:
     """A magnitude's bucket: its binary exponent and the first six bits of its mantissa, so
     a bucket is 1/64 to 1/32 of its value wide. Keys grow with |x| within each sign (positive
     keys are 32-63 modulo 128, negative ones 96-127, zero's 0), so a key range covers an
-    interval of one sign."""
+    interval of one sign. Public (not in ``__all__``): the index's tests model it."""
     if x - x != 0.0:  # an interval's end past the largest float: the largest float's bucket
         x = _LARGEST if x > 0.0 else -_LARGEST
     mant, exp = _frexp(x)
@@ -175,7 +187,7 @@ def _buckets(x: float, tol: float):
     a, b = x - tol, x + tol
     if a <= 0.0 <= b:
         return _EVERY
-    lo, hi = _bucket(a), _bucket(b)
+    lo, hi = magnitude_bucket(a), magnitude_bucket(b)
     if lo > hi:
         lo, hi = hi, lo
     return range(lo, hi + 1)
@@ -205,10 +217,11 @@ def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
 _CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
 
 
-class _Run:
+class SortedRun:
     """Entries sorted by a float key (a magnitude, or an SI value), held in chunks of at most
     2 * _CHUNK, so adding or removing one moves at most that many references and the entries
-    within a key range are found by two bisections."""
+    within a key range are found by two bisections. Public (not in ``__all__``): the
+    index's tests check it against a plain sorted list."""
 
     __slots__ = ("maxes", "keys", "items")
 
@@ -278,7 +291,7 @@ class _Run:
             i += 1
         return False
 
-    def scan(self, lo: float, hi: float):
+    def scan(self, lo: float, hi: float) -> "Iterator[Entry]":
         """The entries whose key lies in [lo, hi], in key order."""
         maxes = self.maxes
         i, n = bisect_left(maxes, lo), len(maxes)
@@ -299,8 +312,21 @@ class Entry:
 
     __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
                  "si", "how", "raw")
+    index: int
+    call: int         # the index of the call that recorded it
+    tool: str
+    role: str         # "input" or "output"
+    field: "str | None"
+    q: Q
+    magnitude: Any    # q.magnitude: a float, or a series
+    unit: "Unit"
+    datum: "str | None"
+    si: Any           # the magnitude in SI (m * scale + shift)
+    how: "str | None"  # for an input, how it arrived (see spec.Accepted.how)
+    raw: Any          # for an input, the argument as the model sent it
 
-    def __init__(self, index, call, tool, role, field, q: Q, how=None, raw=None) -> None:
+    def __init__(self, index: int, call: int, tool: str, role: str, field: "str | None", q: Q,
+                 how: "str | None" = None, raw: Any = None) -> None:
         self.index = index
         self.call = call
         self.tool = tool
@@ -337,8 +363,19 @@ class CallRecord:
 
     __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
                  "_violations", "ok", "started", "finished")
+    ledger: "Ledger"
+    index: int
+    tool: str
+    enforcement: str
+    arguments: dict
+    _inputs: "list[Entry] | Entry | None"
+    _outputs: "list[Entry] | Entry | None"
+    _violations: "list[dict] | None"
+    ok: "bool | None"
+    started: float
+    finished: "float | None"
 
-    def __init__(self, ledger: "Ledger", index: int, tool, arguments: dict) -> None:
+    def __init__(self, ledger: "Ledger", index: int, tool: Any, arguments: dict) -> None:
         self.ledger = ledger
         self.index = index
         try:  # a guarded tool has both; anything else is named by str()
@@ -350,12 +387,12 @@ class CallRecord:
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
         # the lists are made when first read (most calls never record a violation); until
         # then a single input or output is held as the Entry itself
-        self._inputs: list[Entry] | Entry | None = None
-        self._outputs: list[Entry] | Entry | None = None
-        self._violations: list[dict] | None = None
-        self.ok: bool | None = None
+        self._inputs = None
+        self._outputs = None
+        self._violations = None
+        self.ok = None
         self.started = time.time()
-        self.finished: float | None = None
+        self.finished = None
 
     @property
     def inputs(self) -> list[Entry]:
@@ -363,7 +400,7 @@ class CallRecord:
         held = self._inputs
         if held is None:
             held = self._inputs = []
-        elif held.__class__ is Entry:
+        elif isinstance(held, Entry):  # a single entry, held as itself until read
             held = self._inputs = [held]
         return held
 
@@ -377,7 +414,7 @@ class CallRecord:
         held = self._outputs
         if held is None:
             held = self._outputs = []
-        elif held.__class__ is Entry:
+        elif isinstance(held, Entry):  # a single entry, held as itself until read
             held = self._outputs = [held]
         return held
 
@@ -397,7 +434,7 @@ class CallRecord:
         self._violations = value
 
     # -- the two checks ------------------------------------------------------------------
-    def check_input(self, name: str, spec, accepted) -> None:
+    def check_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         """Record one accepted argument, then refuse carry-over or an unsourced value."""
         value = accepted.value
         if value.__class__ is not Q or value.magnitude.__class__ is not float:
@@ -464,6 +501,7 @@ class CallRecord:
             elif m != 0.0:  # the largest floats
                 may_carry = ledger._eligible(m, unit, datum) is not None
             if sourced:  # _copied, inlined; the last output's run when it is on this footing
+                run: "SortedRun | None"
                 last = ledger._last
                 if last is not None and last[0] is unit and last[1] == datum:
                     run = last[3]
@@ -488,14 +526,14 @@ class CallRecord:
         if sourced and not copied:
             ledger._check_sourced(self, spec, accepted)
 
-    def record_input(self, name: str, spec, accepted) -> None:
+    def record_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         value = accepted.value
         if value.__class__ is Q and not value.is_series:
             entry = self.ledger._add(self.index, self.tool, "input", name, value, accepted.how,
                                      accepted.raw)
             self.inputs.append(entry)
 
-    def record_output(self, result) -> None:
+    def record_output(self, result: Any) -> None:
         if result.__class__ is Q:  # the common case, without the generator
             if result.magnitude.__class__ is float:
                 self.outputs.append(self.ledger._add_output(self.index, self.tool, None, result))
@@ -518,7 +556,7 @@ class CallRecord:
         self.ok = ok
         self.finished = time.time()
 
-    def finish_with(self, result) -> None:
+    def finish_with(self, result: Any) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
         if result.__class__ is Q and result.magnitude.__class__ is float:
             ledger = self.ledger  # _add_output, inlined
@@ -589,26 +627,28 @@ class Ledger:
         # max_calls bounds the call records (and violation records) kept, oldest dropped first;
         # call_count and violation_count still count every one.
         self.max_calls = max_calls
-        self.calls: list[CallRecord] = [] if max_calls is None else deque(maxlen=max_calls)
+        self.calls: "list[CallRecord] | deque[CallRecord]" = [] if max_calls is None else deque(maxlen=max_calls)
         self.calls_dropped = 0
         self.violation_count = 0
         self.entries: deque[Entry] = deque()
         self.violations: list[dict] = []
         self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
-        self._by_footing: dict[tuple, _Run] = {}   # (unit, datum) -> outputs by magnitude
+        self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
-        self._context_numbers = None
+        self._context_numbers: "list | None" = None
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
-        self._last = None  # (unit, datum, footing, run, recent) of the last output indexed
-        self._last_bucket = None  # (start, end, counts) of the last positive output's bucket
+        self._last: "tuple[Unit, str | None, tuple, SortedRun, deque[Entry]] | None" = None
+        # (unit, datum, footing, run, recent) of the last output indexed
+        self._last_bucket: "tuple[float, float, dict[tuple, int]] | None" = None
+        # (start, end, counts) of the last positive output's bucket
         self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
-    def begin_call(self, tool, arguments: dict) -> CallRecord:
+    def begin_call(self, tool: Any, arguments: dict) -> CallRecord:
         try:  # CallRecord(self, 0, tool, arguments), inlined for a tool with a name and a mode
             name, enforcement = tool.name, tool.enforcement
         except AttributeError:
@@ -663,6 +703,9 @@ class Ledger:
 
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
+        run: "SortedRun | None"
+        recent: "deque[Entry] | None"
+        counts: "dict[tuple, int] | None"
         last = self._last  # the previous output's footing, its run and its dimension's window
         if last is not None and last[0] is unit and last[1] == datum:
             _, _, footing, run, recent = last
@@ -670,7 +713,7 @@ class Ledger:
             footing = (unit, datum)
             run = self._by_footing.get(footing)
             if run is None:
-                run = self._by_footing[footing] = _Run()
+                run = self._by_footing[footing] = SortedRun()
                 self._by_dims.setdefault(unit.dims, {})[footing] = run
             recent = self._recent.get(unit.dims)
             if recent is None:
@@ -680,7 +723,7 @@ class Ledger:
         if bucket is not None and bucket[0] <= magnitude < bucket[1]:
             counts = bucket[2]
         else:
-            mant, exp = _frexp(magnitude)  # _bucket(magnitude), inlined: this runs on every output
+            mant, exp = _frexp(magnitude)  # magnitude_bucket(magnitude), inlined: this runs on every output
             j = int(mant * 64)
             key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
             counts = self._footings.get(key)
@@ -712,7 +755,7 @@ class Ledger:
             return
         unit, datum = entry.unit, entry.datum
         footing = (unit, datum)
-        key = _bucket(entry.magnitude)
+        key = magnitude_bucket(entry.magnitude)
         counts = self._footings.get(key)
         if counts is not None and footing in counts:
             if counts[footing] > 1:
@@ -734,26 +777,26 @@ class Ledger:
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
 
-    def bind(self):
+    def bind(self) -> "AbstractContextManager[Ledger | None]":
         """``with ledger.bind():`` records the block's guarded calls here (use it inside a worker
         thread: see the module doc on threads)."""
         return bind(self)
 
-    def bound(self, fn):
+    def bound(self, fn: "Callable[..., Any]") -> "Callable[..., Any]":
         """``fn`` wrapped to run bound to this session, in whatever thread calls it:
         ``executor.submit(ledger.bound(fn), *args)``, ``loop.run_in_executor(None,
         ledger.bound(fn), *args)``."""
-        def run(*args, **kwargs):
+        def run(*args: Any, **kwargs: Any) -> Any:
             with bind(self):
                 return fn(*args, **kwargs)
         run.__name__ = getattr(fn, "__name__", "bound")
         return run
 
-    def run_in_thread(self, fn, *args, **kwargs):
+    def run_in_thread(self, fn: "Callable[..., Any]", *args: Any, **kwargs: Any) -> Any:
         """Run ``fn`` in a new thread inside this session and return its result."""
         result: dict = {}
 
-        def target():
+        def target() -> None:
             token = _CURRENT.set(self)
             try:
                 result["value"] = fn(*args, **kwargs)
@@ -773,7 +816,8 @@ class Ledger:
     def output_entries(self) -> list[Entry]:
         return [e for e in self.entries if e.role == "output"]
 
-    def context_numbers(self):
+    def context_numbers(self) -> list:
+        """The numbers the question (``context``) states, read once (``audit.extract_numbers``)."""
         if self._context_numbers is None:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
@@ -979,8 +1023,9 @@ class Ledger:
             mant, exp = _frexp(m * 1.006)
             hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
-            hi = _bucket(m * 1.006)
+            hi = magnitude_bucket(m * 1.006)
         footings = self._footings
+        near: "Sequence[Mapping[tuple, object] | None]"
         if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
             counts = footings.get(lo)
             other = footings.get(hi) if hi != lo else None
@@ -995,10 +1040,10 @@ class Ledger:
         else:  # a subnormal value, whose 0.6% spans many buckets: every footing
             near = (self._by_footing,)
         eligible = None
-        for counts in near:
-            if counts is None:
+        for found in near:
+            if found is None:
                 continue
-            for footing in counts:
+            for footing in found:
                 f_unit = footing[0]
                 if (f_unit is unit or f_unit == unit) and (
                         datum is None or footing[1] is None or footing[1] == datum):
@@ -1037,7 +1082,7 @@ class Ledger:
             eligible = self._eligible(m, unit, datum)
         if eligible is None:
             return
-        tol = relative_cap(m, _held_tolerance(accepted))
+        tol = relative_cap(m, held_tolerance(accepted))
         lo, hi = _window(m, tol)
         held_si = m * unit.scale + unit.shift
         index, candidates = call.index, []
@@ -1067,7 +1112,7 @@ class Ledger:
                        f"{_label(held)}")
         else:
             opening = f"received {_label(accepted.received or held)}"
-        if datum_only:
+        if datum_only and held.datum is not None:  # same unit: both datums given, different
             msg = (f"{opening}, but {e.label} returned {_label(e.q)} and no datum conversion was "
                    f"applied")
             from .spec import datum_repair
@@ -1099,7 +1144,7 @@ class Ledger:
             if self._output_matches(call.index, u.dims, held.datum, si,
                                     1e-9 * abs(si) or 1e-12):
                 return
-        written = _held_tolerance(accepted)
+        written = held_tolerance(accepted)
         tol = relative_cap(si, written * u.scale) or 1e-12
         if tol > 1e-9 * abs(si):
             with self._lock:
@@ -1415,8 +1460,10 @@ def _offset_datums(arguments: dict):
     return (frm, to) if frm and to else None
 
 
-def _held_tolerance(accepted) -> float:
-    """The precision the model wrote, in the unit the tool holds the value in."""
+def held_tolerance(accepted: Accepted) -> float:
+    """The precision the model wrote, in the unit the tool holds the value in (the carry-over
+    check's tolerance). Public (not in ``__all__``): the index's tests check it against a
+    reference reading."""
     raw = accepted.raw
     if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
         text = repr(raw)  # written_tolerance's reading, without its general dispatch

@@ -21,6 +21,11 @@ violation saying what was received, what was expected and what to send instead.
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from datetime import tzinfo
+    from typing import Any
+
 from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, GuardViolation,
                      InvalidArguments, MissingUnit, UnitParseError)
 from .quantity import Q, normalise_crs, split_number
@@ -56,8 +61,12 @@ class Accepted:
     """
 
     __slots__ = ("value", "received", "how", "raw")
+    value: Any  # a Q in the declared unit, a datetime, or (lenient) what was sent
+    received: "Q | None"
+    how: str
+    raw: Any
 
-    def __init__(self, value, received, how, raw) -> None:
+    def __init__(self, value: Any, received: "Q | None", how: str, raw: Any) -> None:
         self.value = value
         self.received = received
         self.how = how
@@ -69,6 +78,19 @@ class Spec:
 
     __slots__ = ("unit", "unit_text", "datum", "tz", "tz_text", "quality", "crs", "sourced",
                  "require_explicit_unit", "description", "optional", "field", "_plain")
+    unit: "Unit | None"  # None exactly when ``tz`` is set (a timestamp)
+    unit_text: "str | None"
+    datum: "str | None"
+    tz: "tzinfo | None"
+    tz_text: "str | None"
+    quality: "str | None"
+    crs: "str | None"
+    sourced: bool
+    require_explicit_unit: bool
+    description: "str | None"
+    optional: bool
+    field: "str | None"
+    _plain: bool
 
     def __init__(self, unit: "str | Unit | None" = None, *, datum: str | None = None,
                  tz: str | None = None, quality: str | None = None, crs: str | None = None,
@@ -83,8 +105,9 @@ class Spec:
                 raise err.at(field) from None
             raise
 
-    def _init(self, unit, datum, tz, quality, crs, sourced, require_explicit_unit, description,
-              optional, field) -> None:
+    def _init(self, unit: "str | Unit | None", datum: str | None, tz: str | None,
+              quality: str | None, crs: str | None, sourced: bool, require_explicit_unit: bool,
+              description: str | None, optional: bool, field: str | None) -> None:
         where = f" for {field}" if field else ""
         self.field = field
         self.unit_text = None if unit is None else (unit.symbol if isinstance(unit, Unit) else unit)
@@ -135,7 +158,7 @@ class Spec:
                                    field=field)
 
     @classmethod
-    def of(cls, decl, field: str | None = None) -> "Spec":
+    def of(cls, decl: "Spec | str | Unit | dict[str, Any]", field: str | None = None) -> "Spec":
         """A Spec from a Spec, a unit string, or a dict of declaration fields."""
         if isinstance(decl, Spec):
             if field and decl.field != field:
@@ -162,12 +185,22 @@ class Spec:
     def is_timestamp(self) -> bool:
         return self.tz is not None
 
+    def _quantity_unit(self) -> Unit:
+        """The declared unit of a quantity declaration; callers have ruled out a timestamp."""
+        unit = self.unit
+        if unit is None:  # _init refuses a declaration with neither a unit nor a tz
+            raise InvalidArguments(f"declaration{' for ' + self.field if self.field else ''} "
+                                   f"is a timestamp (tz {self.tz_text}), not a quantity",
+                                   field=self.field)
+        return unit
+
     def words(self) -> str:
         """The unit stated in words, because many hosts drop x-* keys and an opaque abbreviation
         is the hazard: ``cubic feet per second (cfs)``."""
         if self.is_timestamp:
             return f"a timestamp with a UTC offset, in {self.tz_text}"
-        text = f"{self.unit.long_name} ({self.unit.symbol})"
+        unit = self._quantity_unit()
+        text = f"{unit.long_name} ({unit.symbol})"
         if self.datum:
             text += f" above {self.datum}"
         return text
@@ -176,11 +209,12 @@ class Spec:
         parts = [self.description] if self.description else []
         parts.append(f"In {self.words()}.")
         if not self.is_timestamp:
+            symbol = self._quantity_unit().symbol
             if self.require_explicit_unit:
                 parts.append('State the unit: {"value": <number>, "unit": "%s"} or "<number> %s".'
-                             % (self.unit.symbol, self.unit.symbol))
+                             % (symbol, symbol))
             else:
-                parts.append(f"A bare number is read in {self.unit.symbol}; a value in another "
+                parts.append(f"A bare number is read in {symbol}; a value in another "
                              f"unit must carry it, e.g. \"<number> <unit>\".")
         if self.quality:
             parts.append(f"Records must be at least {self.quality}.")
@@ -188,13 +222,14 @@ class Spec:
             parts.append(f"Coordinates in {self.crs}.")
         return " ".join(parts)
 
-    def json_schema(self, *, extensions: bool = True) -> dict:
+    def json_schema(self, *, extensions: bool = True) -> "dict[str, Any]":
         """The JSON Schema of this parameter, with ``x-unit`` etc. unless ``extensions`` is off."""
         if self.is_timestamp:
             schema: dict = {"type": "string", "format": "date-time", "description": self.describe()}
             if extensions:
                 schema["x-tz"] = self.tz_text
             return schema
+        unit = self._quantity_unit()
         props = {"value": {"type": "number"}, "unit": {"type": "string"}}
         for key, declared in (("datum", self.datum), ("quality", self.quality),
                               ("crs", self.crs)):
@@ -208,15 +243,15 @@ class Spec:
         schema["description"] = self.describe()
         if extensions:
             schema["x-unit"] = self.unit_text
-            if self.unit.ucum is not None:  # the same unit as a UCUM code, where one exists
-                schema["x-unit-ucum"] = self.unit.ucum
+            if unit.ucum is not None:  # the same unit as a UCUM code, where one exists
+                schema["x-unit-ucum"] = unit.ucum
             for key, value in (("x-datum", self.datum), ("x-crs", self.crs),
                                ("x-quality", self.quality)):
                 if value is not None:
                     schema[key] = value
         return schema
 
-    def output_schema(self) -> dict:
+    def output_schema(self) -> "dict[str, Any]":
         props: dict = {"value": {"type": "number"}, "unit": {"type": "string"}}
         for key in ("datum", "quality", "crs"):
             props[key] = {"type": "string"}
@@ -224,11 +259,12 @@ class Spec:
                 "description": f"In {self.words()}."}
 
     # -- coercion ---------------------------------------------------------------------------
-    def accept(self, raw, field: str | None = None) -> Accepted:
+    def accept(self, raw: Any, field: str | None = None) -> Accepted:
         """Coerce one argument as a model sent it; raise a GuardViolation if it cannot be."""
         cls = raw.__class__
         if (cls is float or cls is int) and self._plain and raw - raw == 0:
-            q = Q._make(float(raw), self.unit, None, None, None)  # the hot path: a bare number
+            # the hot path: a bare number (_plain means self.unit is not None)
+            q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
             return Accepted(q, q, BARE, raw)
         field = field or self.field
         try:
@@ -242,7 +278,7 @@ class Spec:
                 raise err.at(field) from None
             raise
 
-    def lenient(self, raw, field: str | None = None) -> Accepted:
+    def lenient(self, raw: Any, field: str | None = None) -> Accepted:
         """For ``enforcement`` warn/off: the value as best it can be read, never refused."""
         try:
             return self.accept(raw, field)
@@ -254,21 +290,22 @@ class Spec:
         except GuardViolation:
             return Accepted(raw, None, RAW, raw)
 
-    def _bare(self, value, field, raw, how=BARE):
+    def _bare(self, value: Any, field: str | None, raw: Any, how: str = BARE) -> "tuple[Q, str]":
         if self.require_explicit_unit:
+            unit = self._quantity_unit()
             raise MissingUnit(
                 f"received the bare number {_show(value)}, and this parameter requires an "
                 f"explicit unit", field=field, received=raw,
                 suggestion=f'{{"value": {_show(value)}, "unit": "<its unit>"}}, e.g. '
-                           f'{{"value": {_show(value)}, "unit": "{self.unit.symbol}"}} if it is '
-                           f'in {self.unit.symbol}', expected=self.unit_text)
-        try:
+                           f'{{"value": {_show(value)}, "unit": "{unit.symbol}"}} if it is '
+                           f'in {unit.symbol}', expected=self.unit_text)
+        try:  # (a timestamp declaration has no unit: Q refuses the number with MissingUnit)
             q = Q(value, self.unit, datum=self.datum, crs=self.crs)
         except InvalidArguments as err:
             raise err.at(field) from None
         return q, how
 
-    def _to_quantity(self, raw, field):
+    def _to_quantity(self, raw: Any, field: str | None) -> "tuple[Q, str]":
         cls = raw.__class__
         if cls is Q:
             return raw, QUANTITY
@@ -289,7 +326,7 @@ class Spec:
         raise InvalidArguments(f"received a {cls.__name__}, which is not a quantity",
                                field=field, received=repr(raw), suggestion=self._example())
 
-    def _from_string(self, text: str, field):
+    def _from_string(self, text: str, field: str | None) -> "tuple[Q, str]":
         s = text.strip()
         if s.startswith("{"):
             import json
@@ -315,7 +352,8 @@ class Spec:
         except GuardViolation as err:
             raise err.at(field) from None
 
-    def _from_dict(self, data: dict, field, raw):
+    def _from_dict(self, data: "dict[str, Any]", field: str | None,
+                   raw: Any) -> "tuple[Q, str]":
         unknown = set(data) - _DICT_KEYS
         if unknown and not unknown <= DESCRIPTIVE_KEYS:
             unknown -= DESCRIPTIVE_KEYS
@@ -360,7 +398,7 @@ class Spec:
         except GuardViolation as err:
             raise err.at(field) from None
 
-    def _from_series(self, values, field):
+    def _from_series(self, values: Any, field: str | None) -> "tuple[Q, str]":
         if len(values) == 0:
             raise InvalidArguments("received an empty series", field=field, received=values,
                                    suggestion=self._example())
@@ -374,15 +412,17 @@ class Spec:
             return q, SERIES
         parts = [self._to_quantity(v, field)[0] for v in values]
         first = parts[0]
-        if not self.unit.dims == first.unit.dims:
+        if not self._quantity_unit().dims == first.unit.dims:
             return first, SERIES
         mags = [p.to(first.unit).magnitude if p.unit.dims == first.unit.dims else p.magnitude
                 for p in parts]
         return Q(mags, first.unit, datum=first.datum, crs=first.crs,
                  quality=_weakest([p.quality for p in parts])), SERIES
 
-    def _check(self, q: Q, field) -> Q:
+    def _check(self, q: Q, field: str | None) -> Q:
         unit = self.unit
+        if unit is None:  # the check inline, the helper only to refuse: this path is hot
+            unit = self._quantity_unit()
         if q.unit is not unit:
             if q.unit.dims != unit.dims:
                 raise DimensionalityError(
@@ -421,8 +461,9 @@ class Spec:
         if self.is_timestamp:
             return "an ISO 8601 timestamp with its offset"
         extra = f', "datum": "{self.datum}"' if self.datum else ""
-        return (f'a number in {self.unit.symbol}, or {{"value": <number>, "unit": '
-                f'"{self.unit.symbol}"{extra}}}, or a string such as "<number> {self.unit.symbol}"')
+        symbol = self._quantity_unit().symbol
+        return (f'a number in {symbol}, or {{"value": <number>, "unit": '
+                f'"{symbol}"{extra}}}, or a string such as "<number> {symbol}"')
 
     def __repr__(self) -> str:
         fields = [f"{k}={getattr(self, k)!r}" for k in ("unit_text", "datum", "tz_text", "quality",
@@ -430,19 +471,20 @@ class Spec:
         fields += [k for k in ("sourced", "require_explicit_unit", "optional") if getattr(self, k)]
         return f"Spec({', '.join(fields)})"
 
-    def convert_result(self, value, field: str | None = None) -> Q:
+    def convert_result(self, value: Any, field: str | None = None) -> Q:
         """A tool's own result in the declared unit (a bare number is labelled with it)."""
         field = field or self.field
         if value.__class__ is Q:
-            if value.unit.dims != self.unit.dims:
+            unit = self._quantity_unit()
+            if value.unit.dims != unit.dims:
                 raise DimensionalityError(
                     f"the tool returned {value} ({value.unit.dimensionality}) but declares "
-                    f"{self.unit_text} ({self.unit.dimensionality})", field=field,
+                    f"{self.unit_text} ({unit.dimensionality})", field=field,
                     received=str(value), expected=self.unit_text)
             q = value
             if self.datum is not None and q.datum is None:
                 q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
-            return q.to(self.unit)
+            return q.to(unit)
         if isinstance(value, (int, float)) and value.__class__ is not bool:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _ = self._to_quantity(value, field)
@@ -456,6 +498,8 @@ def datum_repair(q: Q, target: str, unit: Unit) -> str:
     try:
         moved = q.to_datum(target).to(unit)
     except GuardViolation:
+        moved = None
+    if moved is None or q.datum is None:  # q.to_datum refuses an elevation with no datum
         return (f"the same point on {target}: apply the offset between {q.datum} and {target} "
                 f"at this location (from a tool or the station record; it varies from place to "
                 f"place, so it is never assumed), then send {{\"value\": <number>, \"unit\": "
@@ -466,12 +510,12 @@ def datum_repair(q: Q, target: str, unit: Unit) -> str:
             f'by the registered offset of {_show(float(offset))} m)')
 
 
-def _weakest(grades):
+def _weakest(grades: "list[str | None]") -> "str | None":
     from .quality import weakest
     return weakest(*grades)
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     if value.__class__ is float and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     if value.__class__ is float:
@@ -479,7 +523,7 @@ def _show(value) -> str:
     return str(value)
 
 
-def returns_of(decl, field: str) -> "Spec | dict[str, Spec] | None":
+def returns_of(decl: Any, field: str) -> "Spec | dict[str, Spec] | None":
     """``returns=`` is one declaration (``{"unit": ...}`` or a unit string) or a dict of them
     by result field name."""
     if decl is None:

@@ -19,6 +19,16 @@ from __future__ import annotations
 
 import functools
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from collections.abc import Callable, Collection
+    from typing import Any, overload
+
+    from .ledger import CallRecord, Ledger
+else:
+    def overload(fn):  # typing.overload's run-time effect: the last definition stands
+        return fn
+
 from .errors import GuardViolation, InvalidArguments
 from .quantity import Q
 from .spec import Spec, returns_of
@@ -28,10 +38,19 @@ __all__ = ["quantity_tool", "GuardedTool", "tool_error", "tool_result", "value_j
 ENFORCEMENT = ("strict", "warn", "off")
 
 
-def quantity_tool(fn=None, *, params: dict | None = None, returns=None, name: str | None = None,
-                  description: str | None = None, enforcement: str = "strict"):
+@overload
+def quantity_tool(fn: Callable[..., Any], *, params: dict[str, Any] | None = None,
+                  returns: Any = None, name: str | None = None, description: str | None = None,
+                  enforcement: str = "strict") -> GuardedTool: ...
+@overload
+def quantity_tool(fn: None = None, *, params: dict[str, Any] | None = None, returns: Any = None,
+                  name: str | None = None, description: str | None = None,
+                  enforcement: str = "strict") -> Callable[[Callable[..., Any]], GuardedTool]: ...
+def quantity_tool(fn: Callable[..., Any] | None = None, *, params: dict[str, Any] | None = None,
+                  returns: Any = None, name: str | None = None, description: str | None = None,
+                  enforcement: str = "strict") -> Any:
     """Declare the physical meaning of a function's parameters and result (see module doc)."""
-    def wrap(f):
+    def wrap(f: Callable[..., Any]) -> GuardedTool:
         return GuardedTool(f, params=params, returns=returns, name=name, description=description,
                            enforcement=enforcement)
     return wrap(fn) if fn is not None else wrap
@@ -40,8 +59,9 @@ def quantity_tool(fn=None, *, params: dict | None = None, returns=None, name: st
 class GuardedTool:
     """A tool with declared parameters: call it, ``invoke`` it, or list its ``json_schema``."""
 
-    def __init__(self, fn, *, params: dict | None = None, returns=None, name: str | None = None,
-                 description: str | None = None, enforcement: str = "strict") -> None:
+    def __init__(self, fn: Callable[..., Any], *, params: dict[str, Any] | None = None,
+                 returns: Any = None, name: str | None = None, description: str | None = None,
+                 enforcement: str = "strict") -> None:
         if enforcement not in ENFORCEMENT:
             raise ValueError(f"enforcement must be one of {ENFORCEMENT}, not {enforcement!r}")
         self.fn = fn
@@ -71,13 +91,13 @@ class GuardedTool:
     def __repr__(self) -> str:
         return f"<quantity_tool {self.name} ({self.enforcement})>"
 
-    def __get__(self, obj, objtype=None):  # decorating a method binds like a function
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:  # decorating a method binds like a function
         if obj is None:
             return self
         return functools.partial(self.__call__, obj)
 
     # -- the boundary ------------------------------------------------------------------------
-    def _bind(self, args: tuple, kwargs: dict):
+    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """(positional args, keyword arguments dict) for the body, with every declared
         parameter's value findable by name in the dict."""
         if self._simple:
@@ -98,7 +118,8 @@ class GuardedTool:
         bound = self.signature.bind(*args, **kwargs)
         return bound, bound.arguments
 
-    def _prepare(self, args: tuple, kwargs: dict):
+    def _prepare(self, args: tuple, kwargs: dict[str, Any]
+                 ) -> tuple[tuple[tuple, dict[str, Any]], CallRecord | None]:
         """Bind and coerce the arguments; returns ((args, kwargs) for the body, call record)."""
         try:
             bound, arguments = self._bind(args, kwargs)
@@ -113,7 +134,7 @@ class GuardedTool:
             return ((), arguments), call
         return (bound.args, bound.kwargs), call
 
-    def _finish(self, result, call):
+    def _finish(self, result: Any, call: CallRecord | None) -> Any:
         if self.enforcement != "strict":
             out = self._convert_leniently(result, call)
             if call is not None:
@@ -130,25 +151,27 @@ class GuardedTool:
             call.finish_with(out)
         return out
 
-    def convert_result(self, result):
+    def convert_result(self, result: Any) -> Any:
+        """The body's result in the declared unit(s): a Q, or a dict with its declared fields
+        converted; refused (``GuardViolation``) when it does not match the declaration."""
         spec = self.returns
         if spec is None:
             return result
         if isinstance(spec, Spec):
             return spec.convert_result(result)
         if not isinstance(result, dict):
-            raise self._not_a_dict(result)
+            raise self._not_a_dict(result, spec)
         out = dict(result)
         for key, s in spec.items():
             if key in out:
                 out[key] = s.convert_result(out[key])
         return out
 
-    def _not_a_dict(self, result) -> InvalidArguments:
-        return InvalidArguments(f"{self.name} declares result fields {sorted(self.returns)} but "
+    def _not_a_dict(self, result: Any, fields: dict[str, Spec]) -> InvalidArguments:
+        return InvalidArguments(f"{self.name} declares result fields {sorted(fields)} but "
                                 f"returned {type(result).__name__}", field=f"{self.name}.return")
 
-    def _convert_leniently(self, result, call):
+    def _convert_leniently(self, result: Any, call: CallRecord | None) -> Any:
         """Warn and off modes: the result goes on as the body returned it (read as a quantity
         where it can be); warn records each violation in ``call`` (or warns outside a session)."""
         spec = self.returns
@@ -158,7 +181,7 @@ class GuardedTool:
             return self._lenient_result(spec, result, call)
         if not isinstance(result, dict):
             if self.enforcement == "warn":
-                _violation(call, self._not_a_dict(result), "warn")
+                _violation(call, self._not_a_dict(result, spec), "warn")
             return result
         out = dict(result)
         for key, s in spec.items():
@@ -166,7 +189,7 @@ class GuardedTool:
                 out[key] = self._lenient_result(s, out[key], call)
         return out
 
-    def _lenient_result(self, spec: Spec, value, call):
+    def _lenient_result(self, spec: Spec, value: Any, call: CallRecord | None) -> Any:
         try:
             return spec.convert_result(value)
         except GuardViolation as violation:
@@ -174,7 +197,7 @@ class GuardedTool:
                 _violation(call, violation, "warn")
             return spec.lenient(value, spec.field).value
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.is_async:
             return self._acall(args, kwargs)
         (pargs, kw), call = self._prepare(args, kwargs)
@@ -186,7 +209,7 @@ class GuardedTool:
             raise
         return self._finish(result, call)
 
-    async def _acall(self, args, kwargs):
+    async def _acall(self, args: tuple, kwargs: dict[str, Any]) -> Any:
         (pargs, kw), call = self._prepare(args, kwargs)
         try:
             result = await self.fn(*pargs, **kw)
@@ -197,7 +220,7 @@ class GuardedTool:
         return self._finish(result, call)
 
     # -- as a tool a model calls ---------------------------------------------------------------
-    def invoke(self, arguments: dict | str | None = None) -> dict:
+    def invoke(self, arguments: dict[str, Any] | str | None = None) -> dict[str, Any]:
         """Run with a model's arguments; return an MCP CallToolResult dict. Never raises."""
         if self.is_async:
             import asyncio
@@ -215,7 +238,7 @@ class GuardedTool:
         except Exception as exc:  # the body failed: an error result, never a traceback
             return self._failed(exc)
 
-    async def ainvoke(self, arguments: dict | str | None = None) -> dict:
+    async def ainvoke(self, arguments: dict[str, Any] | str | None = None) -> dict[str, Any]:
         try:
             result = self(**_arguments(arguments, self.name))
             if hasattr(result, "__await__"):
@@ -226,14 +249,14 @@ class GuardedTool:
         except Exception as exc:
             return self._failed(exc)
 
-    def _failed(self, exc: Exception) -> dict:
+    def _failed(self, exc: Exception) -> dict[str, Any]:
         return tool_error(f"{self.name} failed: {type(exc).__name__}: {exc}", code="tool_failed",
                           field=self.name)
 
-    def result_message(self, result) -> dict:
+    def result_message(self, result: Any) -> dict[str, Any]:
         return tool_result(result)
 
-    def json_schema(self, *, extensions: bool = True) -> dict:
+    def json_schema(self, *, extensions: bool = True) -> dict[str, Any]:
         """An MCP tool definition; declared parameters carry x-unit, x-datum, x-crs, x-tz,
         x-quality and a description stating the unit in words; ``returns`` is outputSchema."""
         props: dict = {}
@@ -251,7 +274,7 @@ class GuardedTool:
         elif self.returns:
             fields = "; ".join(f"{k} in {s.words()}" for k, s in self.returns.items())
             description = f"{description} Returns {fields}.".strip()
-        schema = {"name": self.name, "description": description,
+        schema: dict[str, Any] = {"name": self.name, "description": description,
                   "inputSchema": {"type": "object", "properties": props, "required": required}}
         if self.returns is not None:
             if isinstance(self.returns, Spec):
@@ -263,10 +286,10 @@ class GuardedTool:
         return schema
 
 
-_ledger_for_call = None
+_ledger_for_call: Callable[[Any], Ledger | None] | None = None
 
 
-def _session_for(tool):
+def _session_for(tool: GuardedTool) -> Ledger | None:
     """The ledger ``tool``'s call records into (``ledger.for_call``), or None."""
     global _ledger_for_call
     if _ledger_for_call is None:
@@ -275,8 +298,9 @@ def _session_for(tool):
     return _ledger_for_call(tool)
 
 
-def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict", call=None,
-                    optional=frozenset()) -> None:
+def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
+                    enforcement: str = "strict", call: CallRecord | None = None,
+                    optional: Collection[str] = frozenset()) -> None:
     """Coerce the declared ``arguments`` in place (the tool boundary, shared by ``@quantity_tool``
     and the MCP proxy). Strict: the first violation is recorded in ``call`` and raised. Warn: every
     violation is recorded and the value goes on as received. Off: coercion only."""
@@ -307,7 +331,7 @@ def guard_arguments(params: dict, arguments: dict, *, enforcement: str = "strict
         arguments[pname] = accepted.value
 
 
-def _violation(call, violation: GuardViolation, enforcement: str) -> None:
+def _violation(call: CallRecord | None, violation: GuardViolation, enforcement: str) -> None:
     strict = enforcement == "strict"
     if call is not None:
         call.record_violation(violation, blocked=strict)
@@ -325,24 +349,29 @@ class _Param:
     (importing ``inspect`` costs ~10 ms, too much for a cold agent sandbox)."""
 
     __slots__ = ("name", "kind", "default", "annotation")
+    name: str
+    kind: int
+    default: Any
+    annotation: Any
     empty = object()
     POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
 
-    def __init__(self, name, kind, default, annotation) -> None:
+    def __init__(self, name: str, kind: int, default: Any, annotation: Any) -> None:
         self.name, self.kind, self.default, self.annotation = name, kind, default, annotation
 
 
 class _Signature:
     __slots__ = ("parameters",)
+    parameters: dict[str, _Param]
 
-    def __init__(self, parameters: dict) -> None:
+    def __init__(self, parameters: dict[str, _Param]) -> None:
         self.parameters = parameters
 
 
 _CO_VARARGS, _CO_VARKEYWORDS, _CO_COROUTINE = 0x04, 0x08, 0x80
 
 
-def _signature(fn):
+def _signature(fn: Callable[..., Any]) -> tuple[Any, bool]:
     """(signature, is_async). Plain functions are read from ``__code__``; anything else (a
     callable object, a partial, *args/**kwargs, positional-only parameters) goes to inspect."""
     code = getattr(fn, "__code__", None)
@@ -378,7 +407,7 @@ def _cleandoc(doc: str | None) -> str:
     return "\n".join([lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]).strip()
 
 
-def _has_var_keyword(sig) -> bool:
+def _has_var_keyword(sig: Any) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
 
 
@@ -386,7 +415,7 @@ _PY_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", di
              list: "array"}
 
 
-def _plain_schema(p) -> dict:
+def _plain_schema(p: Any) -> dict[str, Any]:
     ann = p.annotation
     if isinstance(ann, str):
         ann = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict,
@@ -395,7 +424,7 @@ def _plain_schema(p) -> dict:
     return {"type": kind} if kind else {}
 
 
-def _arguments(arguments, tool: str | None = None) -> dict:
+def _arguments(arguments: Any, tool: str | None = None) -> dict[str, Any]:
     """A model's arguments as a dict, or ``InvalidArguments`` (never an in-band error value)."""
     if arguments is None:
         return {}
@@ -415,7 +444,7 @@ def _arguments(arguments, tool: str | None = None) -> dict:
 
 
 # -- MCP result shapes ---------------------------------------------------------------------
-def value_json(value):
+def value_json(value: Any) -> Any:
     """A tool result as JSON data: a Q becomes {"value", "unit", ...}; containers recurse."""
     if value.__class__ is Q:
         d = value.as_dict()
@@ -433,7 +462,7 @@ def value_json(value):
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*/()%:.- ")
 
 
-def _plain_text(data: dict) -> str | None:
+def _plain_text(data: dict[str, Any]) -> str | None:
     """The JSON text of a {"value": float, "unit": str, ...} result without the json module,
     when every string is plain ASCII (the common case); None otherwise."""
     parts = []
@@ -449,7 +478,9 @@ def _plain_text(data: dict) -> str | None:
     return "{" + ", ".join(parts) + "}"
 
 
-def tool_result(value) -> dict:
+def tool_result(value: Any) -> dict[str, Any]:
+    """A successful MCP CallToolResult for a tool's return value (``structuredContent`` when
+    it is a JSON object: a Q is ``{"value", "unit", ...}``)."""
     if value.__class__ is Q:
         data = value_json(value)
         text = _plain_text(data)
@@ -467,7 +498,7 @@ def tool_result(value) -> dict:
 
 
 def tool_error(text: str, violation: GuardViolation | None = None, *, code: str | None = None,
-               field: str | None = None) -> dict:
+               field: str | None = None) -> dict[str, Any]:
     """An ``isError`` CallToolResult; its ``_meta`` names the violation's code and field (or the
     ``code`` given, for an error that is not a violation: ``unknown_tool``, ``tool_failed``)."""
     out: dict = {"content": [{"type": "text", "text": text}], "isError": True}

@@ -190,10 +190,6 @@ KNOWN_PRIVATE_USES = {
     ("quantity_guard.ledger", "quantity_guard.audit._canonical_datum"),
     ("quantity_guard.ledger", "quantity_guard.audit._pair_datum_ok"),
     ("quantity_guard.ledger", "quantity_guard.audit._pdims"),
-    ("quantity_guard.mcp.guard", "quantity_guard.mcp.jsonrpc._id_text"),
-    ("tests.test_ledger_index", "quantity_guard.ledger._Run"),
-    ("tests.test_ledger_index", "quantity_guard.ledger._bucket"),
-    ("tests.test_ledger_index", "quantity_guard.ledger._held_tolerance"),
 }
 
 

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings, strategies as st
 from quantity_guard import Q, quantity_tool
 from quantity_guard.audit import is_close, relative_cap, written_tolerance
 from quantity_guard.errors import GuardViolation, UnconvertedCarryOver, UnsourcedInput
-from quantity_guard.ledger import Ledger, _Run, _bucket, _held_tolerance
+from quantity_guard.ledger import Ledger, SortedRun, magnitude_bucket, held_tolerance
 
 # -- the units, datums and specs the random ledgers draw from ----------------------------------
 LENGTH = ["m", "ft", "cm", "km"]
@@ -156,7 +156,7 @@ def _assert_checks_match(ledger: Ledger, tool, raw) -> None:
         return
     held = accepted.value
     call = ledger.begin_call(tool, {"x": raw})
-    assert _held_tolerance(accepted) == reference_held_tolerance(accepted)
+    assert held_tolerance(accepted) == reference_held_tolerance(accepted)
 
     expected = reference_carry_over(ledger, call, accepted)
     if expected is None:
@@ -201,7 +201,7 @@ def _assert_index_consistent(ledger: Ledger) -> None:
     counts: dict = {}
     for e in outs:
         by_footing.setdefault((e.unit, e.datum), []).append(e)
-        bucket = counts.setdefault(_bucket(e.magnitude), {})
+        bucket = counts.setdefault(magnitude_bucket(e.magnitude), {})
         bucket[(e.unit, e.datum)] = bucket.get((e.unit, e.datum), 0) + 1
     assert ledger._footings == counts
     assert set(ledger._by_footing) == set(by_footing)
@@ -215,7 +215,7 @@ def _assert_index_consistent(ledger: Ledger) -> None:
         assert list(recent) == [e for e in outs if e.unit.dims == dims][-recent.maxlen:]
 
 
-def _assert_run(run: _Run, entries: list, key) -> None:
+def _assert_run(run: SortedRun, entries: list, key) -> None:
     flat_keys = [k for chunk in run.keys for k in chunk]
     flat_items = [e for chunk in run.items for e in chunk]
     assert all(run.keys) and [c[-1] for c in run.keys] == run.maxes
@@ -266,7 +266,7 @@ def test_eviction_keeps_the_index_consistent(ops, max_entries, probe):
 
 
 def test_run_splits_chunks_and_keeps_key_order():
-    run, items = _Run(), []
+    run, items = SortedRun(), []
     keys = [float((i * 7919) % 2003) for i in range(3000)] + [5.0] * 700 + \
         [float(i) for i in range(3000, 4000)]
     for i, k in enumerate(keys):
@@ -314,14 +314,14 @@ def test_a_dense_same_unit_neighbourhood_is_never_read(monkeypatch):
         for _ in range(5000):
             x = step(x).magnitude
         read = []
-        original = _Run.scan
+        original = SortedRun.scan
 
         def counting(self, lo, hi):
             for e in original(self, lo, hi):
                 read.append(e)
                 yield e
 
-        monkeypatch.setattr(_Run, "scan", counting)
+        monkeypatch.setattr(SortedRun, "scan", counting)
         assert step(x).magnitude == pytest.approx(x + 0.001)  # sourced, same unit
         assert read == []
         with pytest.raises(UnconvertedCarryOver) as err:

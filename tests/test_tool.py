@@ -458,3 +458,19 @@ def test_echoed_keys_pass_the_proxy_too():
     action, result = policy.check_call("freeboard", {"stage": {**echoed, "scale": 0.3048}})
     assert action == "refuse" and result["isError"] is True
     assert "would change the value's meaning" in result["content"][0]["text"]
+
+
+def test_a_quantity_returned_for_a_timestamp_declaration_is_refused_naming_the_declaration():
+    """A result declared as a timestamp (``tz``) has no unit to convert a Q into: the tool is
+    refused with a violation that says so (it used to fail with an AttributeError on None)."""
+    @quantity_tool(returns={"tz": "UTC"})
+    def observed_at():
+        return Q(3.0, "m")
+
+    with pytest.raises(InvalidArguments) as caught:
+        observed_at()
+    assert caught.value.field == "observed_at.return"
+    assert "is a timestamp (tz UTC), not a quantity" in str(caught.value)
+    # a bare number is still refused as before: a number with no unit
+    with pytest.raises(MissingUnit):
+        Spec(tz="UTC").convert_result(3.0)

@@ -634,7 +634,7 @@ class Guard:
             for m in msgs:
                 if m.kind == rpc.REQUEST and m.key is not None:
                     if m.key in self._pending or m.key in seen:
-                        blocked = (f"Invalid Request: the id {rpc._id_text(m.id)} in this batch is "
+                        blocked = (f"Invalid Request: the id {rpc.id_text(m.id)} in this batch is "
                                    "already used by a request that has not been answered yet; "
                                    "nothing in the batch was forwarded. Send it again with ids "
                                    "that are not in flight")
@@ -751,7 +751,7 @@ class Guard:
         obj = msg.obj
         if isinstance(obj.get("result"), rpc.Unparsed) and (
                 entry.method == "tools/list" or (entry.method == "tools/call" and entry.guarded)):
-            self._log(f"the answer to {entry.method} id {rpc._id_text(entry.id)} is beyond Python's "
+            self._log(f"the answer to {entry.method} id {rpc.id_text(entry.id)} is beyond Python's "
                       "JSON limits; it was forwarded as sent (not re-advertised or labelled)")
             return None
         if entry.method == "initialize":

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring as _scanstring
+# CPython's json internals, used on purpose: typeshed does not declare them
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]  # see above
 from typing import Any, Iterable
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "REQUEST", "NOTIFICATION", "RESPONSE", "ERROR", "INVALID", "MISSING",
-    "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "dumps", "encode",
+    "LineBuffer", "ParseError", "Message", "decode", "loads", "classify", "id_key", "id_text",
+    "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
     "unique_member", "strip_terminator", "type_name", "skip_value", "decode_shallow", "Unparsed",
     "Oversized", "DEFAULT_MAX_MESSAGE", "peek_oversized",
@@ -123,7 +125,8 @@ class LineBuffer:
     def __init__(self, max_size: int | None = None) -> None:
         self._parts: list[bytes] = []
         self._held = 0
-        self._over: list | None = None  # draining an over-limit line: [head, tail, size]
+        # draining an over-limit line: [head, tail, size, the limit it exceeded]
+        self._over: list[Any] | None = None
         self.limit: int | None = LineBuffer.max_message if max_size is None else max_size
         if self.limit is not None and self.limit <= 0:
             raise ValueError(f"the maximum message size must be a positive number of bytes, "
@@ -147,12 +150,11 @@ class LineBuffer:
             piece = data[start:i]
             start = i + 1
             if self._over is not None:
-                lines.append(self._drained(piece))
+                lines.append(self._drained(self._over, piece))
                 continue
             if self._parts:
                 if limit is not None and self._held + len(piece) > limit:
-                    self._begin_over()
-                    lines.append(self._drained(piece))
+                    lines.append(self._drained(self._begin_over(limit), piece))
                     continue
                 self._parts.append(piece)
                 piece = b"".join(self._parts)
@@ -168,16 +170,18 @@ class LineBuffer:
         if start < len(data):
             rest = data[start:] if start else data
             if self._over is not None:
-                self._more(rest)
+                self._more(self._over, rest)
             else:
                 self._parts.append(rest)
                 self._held += len(rest)
                 if limit is not None and self._held > limit:
-                    self._begin_over()
+                    self._begin_over(limit)
         return lines
 
-    def _begin_over(self) -> None:
-        parts, head, tail = self._parts, [], []
+    def _begin_over(self, limit: int) -> list[Any]:
+        parts: list[bytes] = self._parts
+        head: list[bytes] = []
+        tail: list[bytes] = []
         got = 0
         for p in parts:  # the first and last bytes only: no copy of the whole held line
             if got >= _HEAD:
@@ -190,22 +194,23 @@ class LineBuffer:
                 break
             tail.append(p[-(_TAIL - got):])
             got += len(tail[-1])
-        self._over = [b"".join(head), b"".join(reversed(tail)), sum(len(p) for p in parts)]
+        over = self._over = [b"".join(head), b"".join(reversed(tail)), sum(len(p) for p in parts),
+                             limit]
         self._parts = []
         self._held = 0
+        return over
 
-    def _more(self, piece: bytes) -> None:
-        over = self._over
+    def _more(self, over: list[Any], piece: bytes) -> None:
         over[2] += len(piece)
         if len(over[0]) < _HEAD:
             over[0] += piece[:_HEAD - len(over[0])]
         over[1] = piece[-_TAIL:] if len(piece) >= _TAIL else (over[1] + piece)[-_TAIL:]
 
-    def _drained(self, piece: bytes) -> Oversized:
-        self._more(piece)
-        head, tail, size = self._over
+    def _drained(self, over: list[Any], piece: bytes) -> Oversized:
+        self._more(over, piece)
+        head, tail, size, limit = over
         self._over = None
-        return Oversized(head, strip_terminator(tail), size, self.limit)
+        return Oversized(head, strip_terminator(tail), size, limit)
 
     @property
     def pending(self) -> int:
@@ -215,7 +220,7 @@ class LineBuffer:
     def flush(self) -> bytes | None:
         """The unterminated final line, if any bytes are left; resets the buffer."""
         if self._over is not None:
-            return self._drained(b"")
+            return self._drained(self._over, b"")
         if not self._parts:
             return None
         piece = b"".join(self._parts)
@@ -299,7 +304,7 @@ def decode(line: bytes | str) -> tuple[str, Any]:
         text = line
     try:
         try:  # fast path: the C scanner directly, as json.loads does under a few more layers
-            obj, end = _decoder.scan_once(text, 0)
+            obj, end = _decoder.scan_once(text, 0)  # type: ignore[attr-defined]  # set in __init__
         except StopIteration:  # empty, leading whitespace or not JSON: the full decoder decides
             return text, _decoder.decode(text)
         if end != len(text) and text[end:].strip(" \t\n\r"):
@@ -419,7 +424,7 @@ def _not_json(o: Any) -> Any:
 
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 try:  # the C encoder, built once (json.dumps builds one per call)
-    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # untyped
     from json.encoder import encode_basestring as _encode_basestring
 
     _c_encoder = _c_make_encoder(None, _not_json, _encode_basestring, None, ":", ",", False, False,
@@ -457,7 +462,9 @@ def encode(obj: Any) -> bytes:
     return dumps(obj).encode("utf-8") + b"\n"
 
 
-def _id_text(ident: Any) -> str:
+def id_text(ident: Any) -> str:
+    """A request id as the JSON text of a response's ``id`` (``null`` for none; a NaN or
+    infinite id as the peer wrote it). Used by the responses built here and by ``guard``."""
     if ident is None or ident is MISSING:
         return "null"
     if type(ident) is float and ident - ident != 0:  # NaN/Infinity as the peer wrote it
@@ -467,7 +474,7 @@ def _id_text(ident: Any) -> str:
 
 def response_line(ident: Any, result_json: str) -> bytes:
     """A success response line for ``ident`` whose ``result`` is the JSON text given."""
-    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"result":' + result_json
+    return ('{"jsonrpc":"2.0","id":' + id_text(ident) + ',"result":' + result_json
             + "}\n").encode("utf-8")
 
 
@@ -480,7 +487,7 @@ def error_object(code: int, message: str, data: Any = MISSING) -> dict:
 
 def error_line(ident: Any, code: int, message: str, data: Any = MISSING) -> bytes:
     """An error response line; ``ident`` ``None``/``MISSING`` gives ``"id":null``."""
-    return ('{"jsonrpc":"2.0","id":' + _id_text(ident) + ',"error":'
+    return ('{"jsonrpc":"2.0","id":' + id_text(ident) + ',"error":'
             + dumps(error_object(code, message, data)) + "}\n").encode("utf-8")
 
 
@@ -489,13 +496,13 @@ def error_line(ident: Any, code: int, message: str, data: Any = MISSING) -> byte
 
 _WS = " \t\n\r"
 _WS_RUN = re.compile(r"[ \t\n\r]*")
-_scan_once = _decoder.scan_once
+_scan_once = _decoder.scan_once  # type: ignore[attr-defined]  # JSONDecoder sets it in __init__
 
 
 def _skip_ws(text: str, i: int) -> int:
     if i < len(text) and text[i] not in _WS:
         return i
-    return _WS_RUN.match(text, i).end()  # type: ignore[union-attr]
+    return _WS_RUN.match(text, i).end()  # type: ignore[union-attr]  # [ \t\n\r]* always matches
 
 
 def _value_end(text: str, i: int) -> int:

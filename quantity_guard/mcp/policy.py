@@ -33,6 +33,10 @@ import threading
 import time
 from collections import deque
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from typing import Any
+
 from ..annotations import load
 from ..audit import fmt_g
 from ..errors import GuardViolation, InvalidArguments
@@ -129,7 +133,7 @@ class QuantityPolicy:
                 if isinstance(required, list) else frozenset()
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
-                    if _takes_array(props[pname]):
+                    if _takes_array(props[pname]) and isinstance(name, str):
                         self._array_params.add((name, pname))
                     integer = _takes_integer(props[pname])
                     if integer:
@@ -155,7 +159,9 @@ class QuantityPolicy:
                         _label_output_schema(output, k, s)
             tool["description"] = _join(tool.get("description"), f"Returns {words}.")
         if units:  # for clients that drop x-* keys from schemas (SDK 2.x keeps Tool._meta)
-            meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
+            meta = tool.get("_meta")
+            if not isinstance(meta, dict):
+                meta = {}
             tool["_meta"] = {**meta, UNITS_META: units}
         if ann.description:
             tool["description"] = _join(tool.get("description"), ann.description)
@@ -248,12 +254,14 @@ class QuantityPolicy:
         value = _result_value(result, ann.returns)
         if value is None:
             return result
+        out: "Q | dict[str, Any]"
         try:
             if isinstance(ann.returns, Spec):
                 out = ann.returns.convert_result(value)
             else:
-                out = {k: s.convert_result(value[k]) for k, s in ann.returns.items() if k in value}
-                out = {**value, **out}
+                fields = {k: s.convert_result(value[k]) for k, s in ann.returns.items()
+                          if k in value}
+                out = {**value, **fields}
         except (GuardViolation, KeyError, TypeError) as exc:
             # The result does not match what the annotations declare (e.g. "86.4 m3/s" for a
             # tool declared to return mm/day). It goes on as the upstream sent it, unlabelled,
@@ -305,7 +313,7 @@ class QuantityPolicy:
 
     # -- command line extras ------------------------------------------------------------------
     def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
-        listed = {t.get("name"): t for t in tools if isinstance(t, dict)}
+        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
         problems, lines = [], []
         for name, ann in self.annotations.items():
             tool = listed.get(name)
@@ -472,7 +480,8 @@ def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
     ranges = {k: original[k] for k in _RANGES if isinstance(original.get(k), (int, float))
               and not isinstance(original.get(k), bool)}
     range_words = ""
-    if not spec.is_timestamp:
+    unit = spec.unit
+    if unit is not None:  # not a timestamp (a Spec has a unit or a tz, never both)
         for branch in ours.get("anyOf", ()):
             if branch.get("type") == "number":
                 branch.update(ranges)
@@ -482,9 +491,9 @@ def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
             words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
                      "exclusiveMaximum": "below"}
             range_words = " The value must be " + " and ".join(
-                f"{words[k]} {v} {spec.unit.symbol}" for k, v in ranges.items()) + "."
+                f"{words[k]} {v} {unit.symbol}" for k, v in ranges.items()) + "."
         if integer:
-            range_words += f" The tool takes a whole number{_of(_per(spec.unit.symbol))}."
+            range_words += f" The tool takes a whole number{_of(_per(unit.symbol))}."
         if _takes_null(original) and "anyOf" in ours:
             ours["anyOf"].append({"type": "null"})
     merged.update({k: v for k, v in ours.items() if k != "description"})
@@ -590,7 +599,7 @@ def _result_value(result: dict, returns):
     """The bare value(s) in an upstream result, or None when it is not a plain labelled-able
     result (then it passes untouched)."""
     structured = result.get("structuredContent")
-    texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)
+    texts: "list[Any]" = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)
              and c.get("type") == "text"]
     if isinstance(returns, Spec):
         if isinstance(structured, dict):
