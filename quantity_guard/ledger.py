@@ -922,9 +922,9 @@ class Ledger:
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
                 offsets = []
-                stations = {d.split(":", 1)[1].upper(): d for d in {e.datum for e in elevations}
-                            if ":" in d}
-                others = {e.datum for e in elevations if ":" not in e.datum}
+                named = {e.datum for e in elevations if e.datum is not None}  # all of them
+                stations = {d.split(":", 1)[1].upper(): d for d in named if ":" in d}
+                others = {d for d in named if ":" not in d}
                 for e in outputs:
                     record = self.call_record(e.call)
                     if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
@@ -1210,8 +1210,9 @@ class Ledger:
         values: O(window) per target, plus the pairs within the tolerance."""
         converted = self.converted_elevations()
         offsets = self.datum_offsets() if converted else frozenset()
+        views: "list[tuple[Any, Any, Any, Unit | None]]"
         if unit is not None:
-            recent = self._recent.get(unit.dims, ())
+            recent: "Iterable[Entry]" = self._recent.get(unit.dims, ())
             if converted:
                 recent = chain(recent, (c for c in converted if c.unit.dims == unit.dims))
             views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
