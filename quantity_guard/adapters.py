@@ -23,7 +23,7 @@ import copy
 import json
 from typing import TYPE_CHECKING
 
-from .errors import InvalidToolCall
+from .errors import VIOLATION_META, InvalidToolCall
 from .tool import GuardedTool, tool_error
 
 if TYPE_CHECKING:  # ledger imports lazily at run time (it is only needed to serve)
@@ -119,7 +119,6 @@ class Toolbox:
         return ToolMessage(wrap_result(provider, call_id, result), result)
 
 
-VIOLATION_META = "io.github.quantity-guard/violation"
 
 
 class ToolMessage(dict):

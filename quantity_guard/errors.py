@@ -26,7 +26,26 @@ __all__ = [
     "UnsourcedInput",
     "SessionUnbound",
     "RedefinitionError",
+    "VIOLATION_META",
+    "tool_error",
 ]
+
+#: the ``_meta`` key of an error tool result naming its violation's ``code`` and ``field``
+VIOLATION_META = "io.github.quantity-guard/violation"
+
+
+def tool_error(text: str, violation: "GuardViolation | None" = None, *, code: str | None = None,
+               field: str | None = None) -> dict:
+    """An ``isError`` MCP ``CallToolResult`` a model can read and repair. Its ``_meta`` names the
+    violation's code and field, or the ``code`` and ``field`` given for an error that is not a
+    violation (``unknown_tool``, ``tool_failed``, ``guard_internal_error``); without either it
+    has no ``_meta``. The one builder for the library, the proxy and the server."""
+    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
+    if violation is not None:
+        code, field = violation.code, violation.field
+    if code is not None:
+        out["_meta"] = {VIOLATION_META: {"code": code, "field": field}}
+    return out
 
 
 class GuardViolation(Exception):

@@ -29,7 +29,7 @@ else:
     def overload(fn):  # typing.overload's run-time effect: the last definition stands
         return fn
 
-from .errors import GuardViolation, InvalidArguments
+from .errors import GuardViolation, InvalidArguments, tool_error
 from .quantity import Q
 from .spec import Spec, returns_of
 
@@ -497,13 +497,3 @@ def tool_result(value: Any) -> dict[str, Any]:
     return out
 
 
-def tool_error(text: str, violation: GuardViolation | None = None, *, code: str | None = None,
-               field: str | None = None) -> dict[str, Any]:
-    """An ``isError`` CallToolResult; its ``_meta`` names the violation's code and field (or the
-    ``code`` given, for an error that is not a violation: ``unknown_tool``, ``tool_failed``)."""
-    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
-    if violation is not None:
-        code, field = violation.code, violation.field
-    if code is not None:
-        out["_meta"] = {"io.github.quantity-guard/violation": {"code": code, "field": field}}
-    return out

@@ -71,6 +71,7 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from ..errors import tool_error
 from . import jsonrpc as rpc
 from .jsonrpc import MISSING
 
@@ -110,21 +111,6 @@ class Decision(NamedTuple):
     @classmethod
     def refuse(cls, result: dict) -> Decision:
         return cls("refuse", result)
-
-
-VIOLATION_META = "io.github.quantity-guard/violation"
-
-
-def tool_error(text: str, *, code: str | None = None, field: str | None = None) -> dict:
-    """A ``CallToolResult`` reporting a tool error the model can read and repair.
-
-    With ``code``, its ``_meta`` carries ``io.github.quantity-guard/violation``
-    ``{"code", "field"}`` as every error of the library's ``@quantity_tool`` does
-    (``invalid_arguments``, ``guard_internal_error``, or a violation's own code)."""
-    out: dict = {"content": [{"type": "text", "text": text}], "isError": True}
-    if code is not None:
-        out["_meta"] = {VIOLATION_META: {"code": code, "field": field}}
-    return out
 
 
 @runtime_checkable

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..annotations import load
 from ..audit import fmt_g
-from ..errors import GuardViolation, InvalidArguments
+from ..errors import VIOLATION_META, GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
@@ -53,7 +53,6 @@ MAX_ENTRIES = 10_000
 MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
-VIOLATION_META = "io.github.quantity-guard/violation"
 UNITS_META = "io.github.quantity-guard/units"
 _RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
