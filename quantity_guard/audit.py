@@ -257,7 +257,7 @@ def _read_unit(text: str, pos: int):
 
 
 def _read_unit_uncached(text: str, pos: int):
-    spans = []
+    spans: list[int] = []
     last = pos
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
         gap = text[last:w.start()]
@@ -520,10 +520,12 @@ def _scan(original: str) -> _Reading:
             word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
             if factor is not None:  # "59.8 million m3"
+                assert word is not None  # a factor is only looked up for a word read
                 value, tol, end = value * factor, tol * factor, word.end()
                 btol *= factor
             unit, datum, end = _read_unit(text, end)
             if unit is None and factor is not None:
+                assert word is not None  # a factor is only looked up for a word read
                 end = word.end()
             elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
                 datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
@@ -607,7 +609,7 @@ def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None
                 m = _INCHES.match(text, b.nend)
                 inch = None if m is None else (m.end() if starts is None else
                                                ends[m.end() - 1])
-        if inch is not None and 0 <= b.value < 12 and \
+        if inch is not None and b is not None and 0 <= b.value < 12 and \
                 a.sign is None and b.sign is None and a.value == int(a.value) and \
                 b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
             a.value = a.value + b.value / 12.0
@@ -658,7 +660,7 @@ def _json_units(text: str, numbers: list[Number]) -> None:
         start = text.rfind("{", 0, num.nstart)
         if close < 0 or start < 0 or close - start > 300:
             continue
-        fields = dict(m.groups() for m in _JSON_FIELD.finditer(text, start, close))
+        fields = {m.group(1): m.group(2) for m in _JSON_FIELD.finditer(text, start, close)}
         if "unit" in fields:
             hit = _phrase(fields["unit"])
             if hit is not None:
@@ -895,9 +897,10 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
     reading = _scan(answer)
-    polyphase = _polyphase(answer) or bool(context) and _polyphase(context)
+    polyphase = _polyphase(answer) or (_polyphase(context) if context else False)
     ctx = _Context(ledger, quoted, reading, polyphase)
-    findings, seen = [], {}
+    findings: list[Finding] = []
+    seen: dict[tuple, Finding] = {}
     for num in reading.numbers:
         # the same literal written again gets the same reading
         key = (num.value, num.unit, num.datum, num.tolerance, num.negated, num.percent, num.sign)
@@ -943,7 +946,10 @@ class _Context:
 
     def __init__(self, ledger, quoted, reading, polyphase=False) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
-        self._operands = self._constants = self._reach = self._given = None
+        self._operands: dict | None = None
+        self._constants: list | None = None
+        self._reach: set | None = None
+        self._given: dict | None = None
         #: the question or the answer names a polyphase system (see _POLYPHASE)
         self.polyphase = polyphase
 
