@@ -45,8 +45,8 @@ options:
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
                          the request it was (or answered) gets an error naming the limit
-  --check                validate the annotation file against a live tools/list of COMMAND,
-                         print the report and exit (needs --annotations)
+  --check                validate the annotation file against a live tools/list of COMMAND
+                         or --upstream URL, print the report and exit (needs --annotations)
   --version              print the version and exit
   -h, --help             print this help and exit
 
@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> int:
 # ------------------------------------------------------------------------------- --check
 
 
-def _check(opts: Options, policy: Any, out_fd: int) -> int:
+def _check(opts: Options, policy: Any, out_fd: int, fetch: Any = None, what: str = "") -> int:
     try:
-        tools, era = fetch_tools(opts.command)
+        tools, era = fetch() if fetch is not None else fetch_tools(opts.command)
     except FileNotFoundError as exc:
         _err(f"cannot start {opts.command[0]!r}: {exc.strerror or exc}")
         return EXIT_START
@@ -251,7 +251,7 @@ def _check(opts: Options, policy: Any, out_fd: int) -> int:
         _err(f"cannot start {opts.command[0]!r}: {exc.strerror or exc}")
         return EXIT_START
     except (OSError, _UpstreamError, TimeoutError) as exc:
-        _err(f"could not list the tools of {' '.join(opts.command)}: {exc}")
+        _err(f"could not list the tools of {what or ' '.join(opts.command)}: {exc}")
         return EXIT_UPSTREAM
     _err(f"the server listed {len(tools)} tool(s) ({era} era)")
     checker = getattr(policy, "check_catalogue", None)
@@ -521,8 +521,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             raise UsageError("give either --upstream URL or a server COMMAND, not both")
         if not http.upstream and not opts.command:
             raise UsageError("no server: give a COMMAND or --upstream URL")
-        if opts.check:
-            raise UsageError("--check lists the tools of a COMMAND; it does not work over HTTP yet")
+        if opts.check and http.listen:
+            raise UsageError("--check lists the upstream's tools and exits; it does not go with --listen")
         if http.forward_headers and not (http.listen and http.upstream):
             raise UsageError("--forward-header passes an HTTP client's header to an HTTP upstream: it "
                              "needs both --listen and --upstream")
@@ -610,6 +610,19 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         from .guard import Guard
         from .http.upstream import run_stdio_to_http
         assert http.upstream is not None
+        if opts.check:
+            from .http.client import UpstreamError
+            from .http.upstream import fetch_tools_http
+            url = http.upstream
+
+            def fetch() -> tuple[list[dict], str]:
+                try:
+                    return fetch_tools_http(url, headers=static, cafile=http.cafile,
+                                            client_info={"name": PROG, "version": _version()}), "legacy"
+                except UpstreamError as exc:
+                    raise _UpstreamError(str(exc)) from None
+
+            return _check(opts, policy, wire[1], fetch, url)
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
                                  headers=static, cafile=http.cafile)
     finally:
