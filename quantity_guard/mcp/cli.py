@@ -434,6 +434,10 @@ Streamable HTTP (remote servers and HTTP clients):
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
                          (default 64; the least recently used is ended beyond that); with
                          --manifest FILE, session N writes FILE with -N before its extension
+  --session-header NAME  (with --listen) group 2026-07-28 calls, which have no session, by the
+                         value of the client's header NAME (e.g. X-Conversation-Id): one ledger
+                         per value, at most --max-sessions values; calls without it are
+                         grouped per connection
 """
 
 
@@ -448,14 +452,15 @@ class HTTPOptions:
         self.allow_origins: list[str] = []
         self.cafile: str | None = None
         self.max_sessions = 64
+        self.session_header: str | None = None
 
     @property
     def active(self) -> bool:
-        return self.upstream is not None or self.listen is not None
+        return self.upstream is not None or self.listen is not None or self.session_header is not None
 
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
-                "--allow-origin", "--max-sessions"}
+                "--allow-origin", "--max-sessions", "--session-header"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -494,6 +499,8 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.allow_origins.append(value)
         elif name == "--cafile":
             http.cafile = value
+        elif name == "--session-header":
+            http.session_header = value
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
@@ -531,6 +538,18 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if name.lower() in HOP_BY_HOP or name.lower().startswith("mcp-"):
                 raise UsageError(f"--forward-header {name}: hop-by-hop, framing and MCP headers are "
                                  "the proxy's own and are never forwarded")
+        if http.session_header is not None:
+            if not http.listen:
+                raise UsageError("--session-header groups the calls of HTTP clients: it needs --listen")
+            from .http.wire import HOP_BY_HOP, HeaderError, check_header
+            try:
+                check_header(http.session_header, "x")
+            except HeaderError as exc:
+                raise UsageError(f"--session-header {http.session_header!r}: {exc}") from None
+            if http.session_header.lower() in HOP_BY_HOP or http.session_header.lower().startswith("mcp-"):
+                raise UsageError(f"--session-header {http.session_header}: hop-by-hop, framing and MCP "
+                                 "headers cannot group sessions; name a header the client sends for "
+                                 "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
         if http.cafile and not http.upstream:
@@ -595,7 +614,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         return run_listener(listen, new_policy, command=opts.command or None, upstream=http.upstream,
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
-                            max_sessions=http.max_sessions, log=_err)
+                            max_sessions=http.max_sessions, session_header=http.session_header,
+                            log=_err)
 
     from .stdio import protect_stdio, restore_stdio
     wire = protect_stdio()

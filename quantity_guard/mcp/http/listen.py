@@ -30,9 +30,12 @@ Sessions (2025: "Session Management"; issue 16 item 4)
     * later requests must carry the id: unknown ids get ``404``, missing ones ``400``;
       ``DELETE`` ends a session; at most ``max_sessions`` are kept (the least recently used is
       ended beyond that), and sessions idle for ``session_idle`` seconds are ended;
-    * 2026-07-28 requests have no session: they are grouped per TCP connection (one guard,
-      ledger and upstream per connection, ended when the connection closes), within the same
-      bound.
+    * 2026-07-28 requests have no session. With ``--session-header NAME`` they are grouped by
+      the value of that header (a conversation id the client sends): one guard, ledger and
+      upstream per value, so a client spreading one conversation over pooled connections keeps
+      one ledger; at most ``max_sessions`` values are kept (the least recently used is ended
+      beyond that). Requests without the header, or without the option, are grouped per TCP
+      connection (ended when the connection closes), at most ``max_sessions`` connections.
 
 The optional ``GET`` stream (2025: "Listening for Messages from the Server")
     * is offered to 2025 sessions: server-initiated messages that belong to no open request
@@ -243,6 +246,7 @@ class _Session:
     def __init__(self, listener: Listener, sid: str | None, legacy: bool) -> None:
         self.listener = listener
         self.sid = sid
+        self.group: str | None = None  # the --session-header value of a 2026-07-28 session
         self.legacy = legacy
         self.guard = Guard(listener.new_policy())
         self.last_used = time.monotonic()
@@ -482,6 +486,7 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
+                 session_header: str | None = None,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -508,6 +513,8 @@ class Listener:
         self.bound_loopback = _is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
         self.shared_catalogue: dict[str, dict] = {}
+        self.session_header = session_header.lower() if session_header else None
+        self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -528,7 +535,7 @@ class Listener:
         await self._stopped.wait()
         if self._server is not None:
             self._server.close()
-        for s in list(self.sessions.values()) + list(self._open):
+        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()):
             await self.end(s)
         for t in list(self._tasks):
             t.cancel()
@@ -539,13 +546,15 @@ class Listener:
     async def end(self, session: _Session) -> None:
         if session.sid is not None and self.sessions.get(session.sid) is session:
             del self.sessions[session.sid]
+        if session.group is not None and self.grouped.get(session.group) is session:
+            del self.grouped[session.group]
         await session.close()
 
     async def _reaper(self) -> None:
         while True:
             await asyncio.sleep(min(30.0, self.session_idle / 2))
             now = time.monotonic()
-            for s in list(self.sessions.values()):
+            for s in list(self.sessions.values()) + list(self.grouped.values()):
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
@@ -815,7 +824,22 @@ class Listener:
             return True
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
-        if sent.modern:
+        group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        if group is not None:
+            session = self.grouped.get(group)
+            if session is None or session.closed:
+                while len(self.grouped) >= self.max_sessions:
+                    _, old = self.grouped.popitem(last=False)
+                    self.log(f"more than {self.max_sessions} {self.session_header} values; "
+                             "ended the least recently used")
+                    await old.close()
+                session = _Session(self, None, legacy=False)
+                session.group = group
+                await session.start()
+                self.grouped[group] = session
+            else:
+                self.grouped.move_to_end(group)
+        elif sent.modern:
             session = conn_session[0]
             if session is None and len(self._open) >= self.max_sessions:
                 await self._simple(writer, 503, _error_body(
