@@ -46,7 +46,9 @@ Resumability (2025-11-25 and 2025-06-18 ``basic/transports.mdx`` "Resumability a
     * in a 2025 session every SSE event carries an ``id`` ``N-S``: ``N`` numbers the stream within
       the session (each POST stream and each GET stream), ``S`` the event within the stream, so
       ids are unique within the session and name their stream; when the session negotiated
-      2025-11-25 or later, each stream starts with a priming event (an id and empty data);
+      2025-11-25 or later, each stream starts with a priming event (an id and empty data),
+      written with the first message, or alone when the request has sent nothing after 20 ms
+      (so a quick call costs one write, as before);
     * the proxy keeps the events it sent, per stream, for replay: at most ``_REPLAY_EVENTS``
       (256) events per stream, ``_REPLAY_STREAMS`` (32) streams and ``_REPLAY_BYTES`` (4 MiB)
       per session, the oldest dropped first;
@@ -91,6 +93,7 @@ _QUEUE_LIMIT = 1024
 _REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
 _REPLAY_STREAMS = 32  # streams whose events are kept, per session
 _REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
+_PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -215,6 +218,13 @@ class _Stream:
             self.prime = False
             head += chunk(sse_event(b"", id=self._next_id()))
         return head
+
+    def start_if_idle(self) -> None:
+        if not self.started and not self.closed:
+            try:
+                self._start()
+            except (ConnectionError, RuntimeError, OSError):
+                self.closed = True
 
     def attach(self, writer: asyncio.StreamWriter) -> None:
         """Continue this stream on a new response (a GET with Last-Event-ID)."""
@@ -890,7 +900,9 @@ class Listener:
                 await self._simple(writer, 202, b"", stream.head_extra)
                 return True
             if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
-                stream._start()  # the priming event, before the request goes upstream
+                # The priming event goes out with the first message; a call that has sent
+                # nothing after _PRIME_DELAY sends it alone (a quick call costs no extra write).
+                asyncio.get_running_loop().call_later(_PRIME_DELAY, stream.start_if_idle)
             if session.remote is not None and not sent.modern and len(outputs) == 1 \
                     and outputs[0][0] == C2S:
                 # The usual 2025 case with a remote upstream: relay in this task (no extra task
