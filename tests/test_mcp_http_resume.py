@@ -58,6 +58,7 @@ class Raw:
             lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         self.buf = b""
+        self.text = b""  # event-stream bytes not yet parsed
         self.status = int(self._until(b"\r\n\r\n").split(b" ", 2)[1])
 
     def _until(self, sep: bytes) -> bytes:
@@ -70,22 +71,26 @@ class Raw:
         return part
 
     def event(self) -> dict:
-        """The next SSE event as {"id": ..., "data": ...} (chunk framing skipped)."""
-        fields: dict = {}
+        """The next SSE event as {"id": ..., "data": ...} (chunk framing removed; events end
+        at a blank line, comments skipped)."""
         while True:
+            if b"\n\n" in self.text:
+                block, self.text = self.text.split(b"\n\n", 1)
+                fields = {}
+                for line in block.decode().split("\n"):
+                    if line and not line.startswith(":"):
+                        name, _, value = line.partition(": ")
+                        fields[name] = value
+                if fields:
+                    return fields
+                continue
             size = int(self._until(b"\r\n").split(b";")[0], 16)
             if size == 0:
                 raise EOFError("the stream ended")
             while len(self.buf) < size + 2:
                 self.buf += self.sock.recv(65536)
-            piece, self.buf = self.buf[:size], self.buf[size + 2:]
-            for line in piece.decode().split("\n"):
-                if line.startswith(":") or not line:
-                    continue
-                name, _, value = line.partition(": ")
-                fields[name] = value
-            if "data" in fields or "id" in fields:
-                return fields
+            self.text += self.buf[:size]
+            self.buf = self.buf[size + 2:]
 
     def rest(self) -> list[dict]:
         out = []

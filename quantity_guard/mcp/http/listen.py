@@ -151,6 +151,8 @@ class _Stream:
         self.session: _Session | None = None
         self.seq = 0  # the last event number sent on this stream
         self.prime = False  # the head still owes a priming event
+        self.prefix = b""  # the priming event, written with the next message
+        self.prime_timer: asyncio.TimerHandle | None = None
         self.replay: deque[tuple[int, bytes]] = deque()  # (event number, event bytes)
         self.answered = False  # the answer to the stream's request was sent (or kept)
 
@@ -182,6 +184,7 @@ class _Stream:
             if self.closed and not self.pending():
                 return False
             head = b"" if self.closed else self._head()
+            prefix, self.prefix = self.prefix, b""
             ev = sse_event(data, id=self._next_id())
             assert self.session is not None
             self.session.keep(self, self.seq, ev)
@@ -189,13 +192,14 @@ class _Stream:
             return False
         else:
             head = self._head()
+            prefix = b""
             ev = sse_event(data)
         if is_answer:
             self.answered = True
         if self.closed:
             return False
         try:
-            out = head + chunk(ev)
+            out = head + chunk(prefix + ev)
             if is_answer:
                 out += LAST_CHUNK
                 self.finished = True
@@ -214,9 +218,10 @@ class _Stream:
             ("X-Accel-Buffering", "no"), ("Transfer-Encoding", "chunked"), *self.head_extra])
         if self.prime:
             # 2025-11-25 "Sending Messages to the Server": an event with an id and empty data
-            # first, so the client can resume even before the first message.
+            # first, so the client can resume even before the first message (in the same chunk
+            # as the first message when there is one).
             self.prime = False
-            head += chunk(sse_event(b"", id=self._next_id()))
+            self.prefix = sse_event(b"", id=self._next_id())
         return head
 
     def start_if_idle(self) -> None:
@@ -238,6 +243,9 @@ class _Stream:
 
     def _start(self) -> None:
         head = self._head()
+        if self.prefix:
+            head += chunk(self.prefix)
+            self.prefix = b""
         if head:
             self.writer.write(head)
 
@@ -796,6 +804,8 @@ class Listener:
         except (ConnectionError, OSError, RuntimeError):
             return False
         finally:
+            if stream.prime_timer is not None:
+                stream.prime_timer.cancel()
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
@@ -902,7 +912,7 @@ class Listener:
             if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
                 # The priming event goes out with the first message; a call that has sent
                 # nothing after _PRIME_DELAY sends it alone (a quick call costs no extra write).
-                asyncio.get_running_loop().call_later(_PRIME_DELAY, stream.start_if_idle)
+                stream.prime_timer = asyncio.get_running_loop().call_later(_PRIME_DELAY, stream.start_if_idle)
             if session.remote is not None and not sent.modern and len(outputs) == 1 \
                     and outputs[0][0] == C2S:
                 # The usual 2025 case with a remote upstream: relay in this task (no extra task
@@ -956,6 +966,8 @@ class Listener:
                 return False
             return True
         finally:
+            if stream.prime_timer is not None:
+                stream.prime_timer.cancel()
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
