@@ -45,8 +45,8 @@ options:
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
                          the request it was (or answered) gets an error naming the limit
-  --check                validate the annotation file against a live tools/list of COMMAND,
-                         print the report and exit (needs --annotations)
+  --check                validate the annotation file against a live tools/list of COMMAND
+                         or --upstream URL, print the report and exit (needs --annotations)
   --version              print the version and exit
   -h, --help             print this help and exit
 
@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> int:
 # ------------------------------------------------------------------------------- --check
 
 
-def _check(opts: Options, policy: Any, out_fd: int) -> int:
+def _check(opts: Options, policy: Any, out_fd: int, fetch: Any = None, what: str = "") -> int:
     try:
-        tools, era = fetch_tools(opts.command)
+        tools, era = fetch() if fetch is not None else fetch_tools(opts.command)
     except FileNotFoundError as exc:
         _err(f"cannot start {opts.command[0]!r}: {exc.strerror or exc}")
         return EXIT_START
@@ -251,7 +251,7 @@ def _check(opts: Options, policy: Any, out_fd: int) -> int:
         _err(f"cannot start {opts.command[0]!r}: {exc.strerror or exc}")
         return EXIT_START
     except (OSError, _UpstreamError, TimeoutError) as exc:
-        _err(f"could not list the tools of {' '.join(opts.command)}: {exc}")
+        _err(f"could not list the tools of {what or ' '.join(opts.command)}: {exc}")
         return EXIT_UPSTREAM
     _err(f"the server listed {len(tools)} tool(s) ({era} era)")
     checker = getattr(policy, "check_catalogue", None)
@@ -434,6 +434,10 @@ Streamable HTTP (remote servers and HTTP clients):
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
                          (default 64; the least recently used is ended beyond that); with
                          --manifest FILE, session N writes FILE with -N before its extension
+  --session-header NAME  (with --listen) group 2026-07-28 calls, which have no session, by the
+                         value of the client's header NAME (e.g. X-Conversation-Id): one ledger
+                         per value, at most --max-sessions values; calls without it are
+                         grouped per connection
 """
 
 
@@ -448,14 +452,15 @@ class HTTPOptions:
         self.allow_origins: list[str] = []
         self.cafile: str | None = None
         self.max_sessions = 64
+        self.session_header: str | None = None
 
     @property
     def active(self) -> bool:
-        return self.upstream is not None or self.listen is not None
+        return self.upstream is not None or self.listen is not None or self.session_header is not None
 
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
-                "--allow-origin", "--max-sessions"}
+                "--allow-origin", "--max-sessions", "--session-header"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -494,6 +499,8 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.allow_origins.append(value)
         elif name == "--cafile":
             http.cafile = value
+        elif name == "--session-header":
+            http.session_header = value
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
@@ -521,8 +528,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             raise UsageError("give either --upstream URL or a server COMMAND, not both")
         if not http.upstream and not opts.command:
             raise UsageError("no server: give a COMMAND or --upstream URL")
-        if opts.check:
-            raise UsageError("--check lists the tools of a COMMAND; it does not work over HTTP yet")
+        if opts.check and http.listen:
+            raise UsageError("--check lists the upstream's tools and exits; it does not go with --listen")
         if http.forward_headers and not (http.listen and http.upstream):
             raise UsageError("--forward-header passes an HTTP client's header to an HTTP upstream: it "
                              "needs both --listen and --upstream")
@@ -531,6 +538,18 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if name.lower() in HOP_BY_HOP or name.lower().startswith("mcp-"):
                 raise UsageError(f"--forward-header {name}: hop-by-hop, framing and MCP headers are "
                                  "the proxy's own and are never forwarded")
+        if http.session_header is not None:
+            if not http.listen:
+                raise UsageError("--session-header groups the calls of HTTP clients: it needs --listen")
+            from .http.wire import HOP_BY_HOP, HeaderError, check_header
+            try:
+                check_header(http.session_header, "x")
+            except HeaderError as exc:
+                raise UsageError(f"--session-header {http.session_header!r}: {exc}") from None
+            if http.session_header.lower() in HOP_BY_HOP or http.session_header.lower().startswith("mcp-"):
+                raise UsageError(f"--session-header {http.session_header}: hop-by-hop, framing and MCP "
+                                 "headers cannot group sessions; name a header the client sends for "
+                                 "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
         if http.cafile and not http.upstream:
@@ -595,7 +614,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         return run_listener(listen, new_policy, command=opts.command or None, upstream=http.upstream,
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
-                            max_sessions=http.max_sessions, log=_err)
+                            max_sessions=http.max_sessions, session_header=http.session_header,
+                            log=_err)
 
     from .stdio import protect_stdio, restore_stdio
     wire = protect_stdio()
@@ -610,6 +630,19 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         from .guard import Guard
         from .http.upstream import run_stdio_to_http
         assert http.upstream is not None
+        if opts.check:
+            from .http.client import UpstreamError
+            from .http.upstream import fetch_tools_http
+            url = http.upstream
+
+            def fetch() -> tuple[list[dict], str]:
+                try:
+                    return fetch_tools_http(url, headers=static, cafile=http.cafile,
+                                            client_info={"name": PROG, "version": _version()}), "legacy"
+                except UpstreamError as exc:
+                    raise _UpstreamError(str(exc)) from None
+
+            return _check(opts, policy, wire[1], fetch, url)
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
                                  headers=static, cafile=http.cafile)
     finally:

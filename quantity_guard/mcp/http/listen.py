@@ -30,15 +30,35 @@ Sessions (2025: "Session Management"; issue 16 item 4)
     * later requests must carry the id: unknown ids get ``404``, missing ones ``400``;
       ``DELETE`` ends a session; at most ``max_sessions`` are kept (the least recently used is
       ended beyond that), and sessions idle for ``session_idle`` seconds are ended;
-    * 2026-07-28 requests have no session: they are grouped per TCP connection (one guard,
-      ledger and upstream per connection, ended when the connection closes), within the same
-      bound.
+    * 2026-07-28 requests have no session. With ``--session-header NAME`` they are grouped by
+      the value of that header (a conversation id the client sends): one guard, ledger and
+      upstream per value, so a client spreading one conversation over pooled connections keeps
+      one ledger; at most ``max_sessions`` values are kept (the least recently used is ended
+      beyond that). Requests without the header, or without the option, are grouped per TCP
+      connection (ended when the connection closes), at most ``max_sessions`` connections.
 
 The optional ``GET`` stream (2025: "Listening for Messages from the Server")
     * is offered to 2025 sessions: server-initiated messages that belong to no open request
       stream go there; while no stream is open they are queued (bounded) until one is. ``GET``
-      without a session, or for 2026-07-28, gets ``405``. ``Last-Event-ID`` resumption is not
-      offered (event ids are not sent), which the specification allows.
+      without a session, or for 2026-07-28, gets ``405``.
+
+Resumability (2025-11-25 and 2025-06-18 ``basic/transports.mdx`` "Resumability and Redelivery")
+    * in a 2025 session every SSE event carries an ``id`` ``N-S``: ``N`` numbers the stream within
+      the session (each POST stream and each GET stream), ``S`` the event within the stream, so
+      ids are unique within the session and name their stream; when the session negotiated
+      2025-11-25 or later, each stream starts with a priming event (an id and empty data),
+      written with the first message, or alone when the request has sent nothing after 20 ms
+      (so a quick call costs one write, as before);
+    * the proxy keeps the events it sent, per stream, for replay: at most ``_REPLAY_EVENTS``
+      (256) events per stream, ``_REPLAY_STREAMS`` (32) streams and ``_REPLAY_BYTES`` (4 MiB)
+      per session, the oldest dropped first;
+    * a ``GET`` with ``Last-Event-ID`` replays the events that followed it on that stream only,
+      then continues that stream (the answer to its request ends it); an id the proxy never
+      sent, or whose successors were dropped, gets ``404``. A request stream whose client went
+      away before the answer stays open for resumption: its later messages are kept for it,
+      not sent elsewhere (the specification forbids replaying them on another stream);
+    * 2026-07-28 streams carry no ids ("Resumable SSE streams via Last-Event-ID are not
+      supported").
 
 Auth (issue 16 item 3): a remote upstream's ``401``/``403`` is passed to the HTTP client with
 its ``WWW-Authenticate`` header and body; ``GET /.well-known/...`` is passed to the upstream's
@@ -70,6 +90,10 @@ __all__ = ["parse_listen", "Listener", "run_listener"]
 
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _QUEUE_LIMIT = 1024
+_REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
+_REPLAY_STREAMS = 32  # streams whose events are kept, per session
+_REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
+_PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -121,20 +145,62 @@ class _Stream:
         self.head_extra_upstream: list[tuple[str, str]] = []
         self.auth: tuple[int, Any, bytes] | None = None
         self.finished = False  # the last chunk was written
+        self.token: tuple | None = None  # the request's progress token
+        # Event ids (2025 sessions): None, or this stream's number within its session.
+        self.number: int | None = None
+        self.session: _Session | None = None
+        self.seq = 0  # the last event number sent on this stream
+        self.prime = False  # the head still owes a priming event
+        self.prefix = b""  # the priming event, written with the next message
+        self.prime_timer: asyncio.TimerHandle | None = None
+        self.replay: deque[tuple[int, bytes]] = deque()  # (event number, event bytes)
+        self.answered = False  # the answer to the stream's request was sent (or kept)
+
+    def pending(self) -> bool:
+        """The client went away before the answer but can resume this stream (it has an id)."""
+        return (self.closed and self.key is not None and self.number is not None and self.seq > 0
+                and not self.answered)
+
+    def accepts(self) -> bool:
+        return not self.closed or self.pending()
+
+    def _next_id(self) -> str:
+        self.seq += 1
+        return f"{self.number}-{self.seq}"
 
     def send(self, data: bytes, answers: tuple | None = None) -> bool:
-        """Write one message (bytes without newline). False if the client has gone. A JSON (not
-        SSE) response keeps only the answer to its request. The answer to the stream's own
-        request also ends the stream, in the same write (one send for a quick call)."""
-        if self.closed:
-            return False
+        """Write one message (bytes without newline). False if the client has gone (the event is
+        still kept for a resumption when the stream has ids). A JSON (not SSE) response keeps
+        only the answer to its request. The answer to the stream's own request also ends the
+        stream, in the same write (one send for a quick call)."""
         if not self.sse:
+            if self.closed:
+                return False
             if answers is not None and answers == self.key:
                 self.json_answer = data
             return True
+        is_answer = answers is not None and answers == self.key
+        if self.number is not None:
+            if self.closed and not self.pending():
+                return False
+            head = b"" if self.closed else self._head()
+            prefix, self.prefix = self.prefix, b""
+            ev = sse_event(data, id=self._next_id())
+            assert self.session is not None
+            self.session.keep(self, self.seq, ev)
+        elif self.closed:
+            return False
+        else:
+            head = self._head()
+            prefix = b""
+            ev = sse_event(data)
+        if is_answer:
+            self.answered = True
+        if self.closed:
+            return False
         try:
-            out = self._head() + chunk(sse_event(data))
-            if answers is not None and answers == self.key:
+            out = head + chunk(prefix + ev)
+            if is_answer:
                 out += LAST_CHUNK
                 self.finished = True
             self.writer.write(out)
@@ -147,12 +213,39 @@ class _Stream:
         if self.started:
             return b""
         self.started = True
-        return response_head(200, [
+        head = response_head(200, [
             ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store"),
             ("X-Accel-Buffering", "no"), ("Transfer-Encoding", "chunked"), *self.head_extra])
+        if self.prime:
+            # 2025-11-25 "Sending Messages to the Server": an event with an id and empty data
+            # first, so the client can resume even before the first message (in the same chunk
+            # as the first message when there is one).
+            self.prime = False
+            self.prefix = sse_event(b"", id=self._next_id())
+        return head
+
+    def start_if_idle(self) -> None:
+        if not self.started and not self.closed:
+            try:
+                self._start()
+            except (ConnectionError, RuntimeError, OSError):
+                self.closed = True
+
+    def attach(self, writer: asyncio.StreamWriter) -> None:
+        """Continue this stream on a new response (a GET with Last-Event-ID)."""
+        self.writer = writer
+        self.closed = False
+        self.started = False
+        self.prime = False
+        self.finished = False
+        old, self.done = self.done, asyncio.Event()
+        old.set()  # releases the holder of the previous response
 
     def _start(self) -> None:
         head = self._head()
+        if self.prefix:
+            head += chunk(self.prefix)
+            self.prefix = b""
         if head:
             self.writer.write(head)
 
@@ -171,6 +264,7 @@ class _Session:
     def __init__(self, listener: Listener, sid: str | None, legacy: bool) -> None:
         self.listener = listener
         self.sid = sid
+        self.group: str | None = None  # the --session-header value of a 2026-07-28 session
         self.legacy = legacy
         self.guard = Guard(listener.new_policy())
         self.last_used = time.monotonic()
@@ -183,6 +277,41 @@ class _Session:
         self.remote: Remote | None = None
         self.client: Client | None = None
         self._reader_task: asyncio.Task | None = None
+        # Event ids and replay (2025 sessions): streams by number, kept events in order.
+        self.streams = 0
+        self.replays: OrderedDict[int, _Stream] = OrderedDict()
+        self.replay_bytes = 0
+        self.replay_order: deque[tuple[_Stream, int]] = deque()
+
+    def number(self, stream: _Stream) -> None:
+        """Give an SSE stream of a 2025 session its number, so its events carry ids."""
+        if not self.legacy or not stream.sse:
+            return
+        self.streams += 1
+        stream.number = self.streams
+        stream.session = self
+        version = self.guard.protocol_version
+        stream.prime = version is not None and version >= "2025-11-25"
+        self.replays[stream.number] = stream
+        while len(self.replays) > _REPLAY_STREAMS:
+            _, old = self.replays.popitem(last=False)
+            self.replay_bytes -= sum(len(ev) for _, ev in old.replay)
+            old.replay.clear()
+
+    def keep(self, stream: _Stream, seq: int, ev: bytes) -> None:
+        """Keep one sent event for replay, within the bounds (oldest dropped first)."""
+        if stream.number is not None and stream.number in self.replays:
+            self.replays.move_to_end(stream.number)
+        stream.replay.append((seq, ev))
+        self.replay_bytes += len(ev)
+        self.replay_order.append((stream, seq))
+        if len(stream.replay) > _REPLAY_EVENTS:
+            self.replay_bytes -= len(stream.replay.popleft()[1])
+        order = self.replay_order
+        while order and (self.replay_bytes > _REPLAY_BYTES or len(order) > _REPLAY_STREAMS * _REPLAY_EVENTS):
+            st, s = order.popleft()
+            if st.replay and st.replay[0][0] == s:
+                self.replay_bytes -= len(st.replay.popleft()[1])
 
     # ------------------------------------------------------------ upstream
 
@@ -263,13 +392,17 @@ class _Session:
                 params = obj.get("params")
                 if type(params) is dict and "progressToken" in params:
                     token = rpc.id_key(params["progressToken"])
-        target = stream if stream is not None and not stream.closed else None
+        target = stream if stream is not None and stream.accepts() else None
         if target is not None and not target.sse and answered != target.key:
             target = None  # a JSON response carries only its answer: route the rest elsewhere
         if target is None and answered is not None:
             target = self.by_id.get(answered)
+            if target is not None and not target.accepts():
+                target = None
         if target is None and token is not None:
             target = self.by_token.get(token)
+            if target is not None and not target.accepts():
+                target = None
         if target is None and self.get_stream is not None and not self.get_stream.closed:
             target = self.get_stream
         if target is None:
@@ -286,6 +419,14 @@ class _Session:
         target.send(data, answered)
         if answered is not None and answered == target.key:
             target.done.set()
+            if target.closed:  # kept for a resumption: no POST handler is left to unregister it
+                self.forget(target)
+
+    def forget(self, stream: _Stream) -> None:
+        if stream.key is not None and self.by_id.get(stream.key) is stream:
+            del self.by_id[stream.key]
+        if stream.token is not None and self.by_token.get(stream.token) is stream:
+            del self.by_token[stream.token]
 
     async def _post_upstream(self, line: bytes, stream: _Stream | None) -> None:
         assert self.remote is not None
@@ -363,6 +504,7 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
+                 session_header: str | None = None,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -389,6 +531,8 @@ class Listener:
         self.bound_loopback = _is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
         self.shared_catalogue: dict[str, dict] = {}
+        self.session_header = session_header.lower() if session_header else None
+        self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -409,7 +553,7 @@ class Listener:
         await self._stopped.wait()
         if self._server is not None:
             self._server.close()
-        for s in list(self.sessions.values()) + list(self._open):
+        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()):
             await self.end(s)
         for t in list(self._tasks):
             t.cancel()
@@ -420,13 +564,15 @@ class Listener:
     async def end(self, session: _Session) -> None:
         if session.sid is not None and self.sessions.get(session.sid) is session:
             del self.sessions[session.sid]
+        if session.group is not None and self.grouped.get(session.group) is session:
+            del self.grouped[session.group]
         await session.close()
 
     async def _reaper(self) -> None:
         while True:
             await asyncio.sleep(min(30.0, self.session_idle / 2))
             now = time.monotonic()
-            for s in list(self.sessions.values()):
+            for s in list(self.sessions.values()) + list(self.grouped.values()):
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
@@ -591,19 +737,77 @@ class Listener:
         if "text/event-stream" not in (head.headers.joined("accept") or ""):
             await self._simple(writer, 406, _error_body("GET needs Accept: text/event-stream"))
             return True
+        last = head.headers.get("last-event-id")
+        if last is not None:
+            return await self._resume(session, sid, last.strip(), writer)
         if session.get_stream is not None and not session.get_stream.closed:
             await self._simple(writer, 409, _error_body("this session already has a GET stream open"))
             return True
         stream = _Stream(writer, True)
         stream.head_extra = [("Mcp-Session-Id", sid)]
+        session.number(stream)
         stream.keepalive()  # send the head now
+        return await self._hold_get(session, stream)
+
+    async def _hold_get(self, session: _Session, stream: _Stream) -> bool:
         session.get_stream = stream
+        writer = stream.writer
         while session.queue:
             stream.send(session.queue.popleft())
         await self._hold(stream, session, None)
-        if session.get_stream is stream:
+        if session.get_stream is stream and stream.writer is writer:
             session.get_stream = None
         return False  # the stream ended by closing the connection
+
+    async def _resume(self, session: _Session, sid: str, last: str, writer: asyncio.StreamWriter) -> bool:
+        """GET with ``Last-Event-ID``: replay what followed that event on its stream, then
+        continue the stream (2025 "Resumability and Redelivery")."""
+        number, _, seq_text = last.partition("-")
+        stream = session.replays.get(int(number)) if number.isdigit() and seq_text.isdigit() else None
+        seq = int(seq_text) if stream is not None else 0
+        first = stream.replay[0][0] if stream is not None and stream.replay else (stream.seq + 1 if stream else 0)
+        if stream is None or not first - 1 <= seq <= stream.seq:
+            await self._simple(writer, 404, _error_body(
+                f"Last-Event-ID {last!r} names no event this proxy still holds for the session "
+                f"(it keeps the last {_REPLAY_EVENTS} events of each of the {_REPLAY_STREAMS} latest "
+                "streams); send the request again"))
+            return True
+        stream.attach(writer)
+        stream.head_extra = [("Mcp-Session-Id", sid)]
+        out = stream._head() + b"".join(chunk(ev) for s, ev in stream.replay if s > seq)
+        if stream.key is not None and stream.answered:
+            stream.finished = True
+            try:
+                writer.write(out + LAST_CHUNK)
+                await writer.drain()
+            except (ConnectionError, OSError, RuntimeError):
+                return False
+            return True
+        try:
+            writer.write(out)
+        except (ConnectionError, OSError, RuntimeError):
+            return False
+        if stream.key is None:
+            return await self._hold_get(session, stream)
+        session.by_id[stream.key] = stream
+        if stream.token is not None:
+            session.by_token[stream.token] = stream
+        try:
+            await self._hold(stream, session, None)
+            if stream.writer is not writer or (stream.closed and not stream.answered):
+                return False
+            if not stream.finished:
+                writer.write(LAST_CHUNK)
+                stream.finished = True
+            await writer.drain()
+            return True
+        except (ConnectionError, OSError, RuntimeError):
+            return False
+        finally:
+            if stream.prime_timer is not None:
+                stream.prime_timer.cancel()
+            if stream.writer is writer and not stream.pending():
+                session.forget(stream)
 
     async def _hold(self, stream: _Stream, session: _Session, reader: asyncio.StreamReader | None) -> None:
         """Keep a stream open until it is done (or the session ends), with a keep-alive comment
@@ -640,7 +844,22 @@ class Listener:
             return True
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
-        if sent.modern:
+        group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        if group is not None:
+            session = self.grouped.get(group)
+            if session is None or session.closed:
+                while len(self.grouped) >= self.max_sessions:
+                    _, old = self.grouped.popitem(last=False)
+                    self.log(f"more than {self.max_sessions} {self.session_header} values; "
+                             "ended the least recently used")
+                    await old.close()
+                session = _Session(self, None, legacy=False)
+                session.group = group
+                await session.start()
+                self.grouped[group] = session
+            else:
+                self.grouped.move_to_end(group)
+        elif sent.modern:
             session = conn_session[0]
             if session is None and len(self._open) >= self.max_sessions:
                 await self._simple(writer, 503, _error_body(
@@ -670,6 +889,8 @@ class Listener:
         stream = _Stream(writer, "text/event-stream" in accept or not sent.is_request, key)
         if session.sid is not None:
             stream.head_extra = [("Mcp-Session-Id", session.sid)]
+        if sent.is_request and stream.sse:
+            session.number(stream)
         stream.head_extra_upstream = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers
                                       or _passes_param(n, session, sent)]
         token = None
@@ -681,12 +902,17 @@ class Listener:
             token = rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
             if token is not None:
                 session.by_token[token] = stream
+                stream.token = token
         try:
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
                 session.dispatch(outputs, None)
                 await self._simple(writer, 202, b"", stream.head_extra)
                 return True
+            if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
+                # The priming event goes out with the first message; a call that has sent
+                # nothing after _PRIME_DELAY sends it alone (a quick call costs no extra write).
+                stream.prime_timer = asyncio.get_running_loop().call_later(_PRIME_DELAY, stream.start_if_idle)
             if session.remote is not None and not sent.modern and len(outputs) == 1 \
                     and outputs[0][0] == C2S:
                 # The usual 2025 case with a remote upstream: relay in this task (no extra task
@@ -705,8 +931,11 @@ class Listener:
                 await self._simple(writer, 200, answer, stream.head_extra)
                 return True
             if not sent.modern:
-                # 2025: a disconnection is not a cancellation; the answer is routed elsewhere.
+                # 2025: a disconnection is not a cancellation; the answer is kept for a
+                # resumption (the stream has ids), else routed elsewhere.
                 await self._hold(stream, session, reader)
+                if stream.writer is not writer or stream.pending():
+                    return False  # resumed on another connection, or waiting for that
             else:
                 watcher = asyncio.ensure_future(reader.read(1))
                 holder = asyncio.ensure_future(self._hold(stream, session, reader))
@@ -737,10 +966,10 @@ class Listener:
                 return False
             return True
         finally:
-            if key is not None and session.by_id.get(key) is stream:
-                del session.by_id[key]
-            if token is not None and session.by_token.get(token) is stream:
-                del session.by_token[token]
+            if stream.prime_timer is not None:
+                stream.prime_timer.cancel()
+            if stream.writer is writer and not stream.pending():
+                session.forget(stream)
 
     def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:

@@ -669,3 +669,66 @@ def run_stdio_to_http(url: str, guard: Guard | None = None, **options: Any) -> i
 
 if __name__ == "__main__":  # pragma: no cover - manual use
     sys.exit(run_stdio_to_http(sys.argv[1]))
+
+
+def fetch_tools_http(url: str, *, headers: list[tuple[str, str]] | None = None,
+                     cafile: str | None = None, client_info: dict | None = None,
+                     timeout: float = 30.0) -> list[dict]:
+    """``--check --upstream URL``: ``initialize`` (2025-11-25), ``notifications/initialized``,
+    every page of ``tools/list``, then ``DELETE`` of the session. Raises :class:`UpstreamError`
+    (kind ``protocol`` for an answer that is an error or has no tools array)."""
+    info = client_info or {"name": "quantity-guard-mcp", "version": "0"}
+
+    async def run() -> list[dict]:
+        client = Client(url, cafile=cafile)
+        remote = Remote(client, headers=headers)
+        ids = iter(range(1, 1 << 30))
+
+        async def ask(method: str, params: dict | None) -> Any:
+            msg: dict[str, Any] = {"jsonrpc": "2.0", "id": f"guard:{next(ids)}", "method": method}
+            if params is not None:
+                msg["params"] = params
+            got: list[bytes] = []
+            await remote.post(rpc.encode(msg)[:-1], got.append)
+            for data in got:
+                try:
+                    obj = rpc.loads(data)
+                except rpc.ParseError:
+                    continue
+                if type(obj) is dict and obj.get("id") == msg["id"]:
+                    if "error" in obj:
+                        err = obj["error"] if type(obj["error"]) is dict else {}
+                        raise UpstreamError("protocol", f"{method} failed: {err.get('message', obj['error'])}")
+                    return obj.get("result")
+            raise UpstreamError("protocol", f"{method} got no answer")
+
+        try:
+            result = await ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                              "clientInfo": info})
+            if type(result) is dict and isinstance(result.get("protocolVersion"), str):
+                remote.protocol_version = result["protocolVersion"]
+            await remote.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', lambda m: None)
+            tools: list[dict] = []
+            cursor: Any = None
+            seen: set = set()
+            for _ in range(10_000):
+                page = await ask("tools/list", {"cursor": cursor} if cursor is not None else None)
+                if type(page) is not dict or type(page.get("tools")) is not list:
+                    raise UpstreamError("protocol", "tools/list returned no 'tools' array")
+                tools.extend(t for t in page["tools"] if type(t) is dict)
+                cursor = page.get("nextCursor")
+                if cursor is None or cursor in seen:
+                    break
+                seen.add(cursor)
+            return tools
+        finally:
+            await remote.end_session()
+            await client.aclose()
+
+    async def bounded() -> list[dict]:
+        try:
+            return await asyncio.wait_for(run(), timeout)
+        except asyncio.TimeoutError:
+            raise UpstreamError("timeout", f"listing the tools of {url} took over {timeout:g} s") from None
+
+    return asyncio.run(bounded())
