@@ -338,8 +338,14 @@ def test_sequential_calls_reuse_one_kept_alive_connection(upstream):
         for i in range(10):
             assert call(p, 20 + i, "plain")["id"] == 20 + i
         finish(p)
-    posts = [peer for (method, _, _), peer in zip(recorder.requests, recorder.peers) if method == "POST"]
-    assert len(posts) == 12 and len(set(posts[2:])) == 1  # after the handshake: one connection
+    seen = list(zip(recorder.requests, recorder.peers))
+    calls = [i for i, ((method, _, body), _) in enumerate(seen)
+             if method == "POST" and b'"tools/call"' in body]
+    assert len(calls) == 10 and all(peer is not None for _, peer in seen)
+    # kept alive: after the first, no call opened a connection of its own; each went over one that
+    # had carried an earlier request (the handshake's, or the optional GET stream's once refused)
+    for i in calls[1:]:
+        assert seen[i][1] in {peer for _, peer in seen[:i]}, f"call {i} opened a new connection"
 
 
 def test_a_2025_03_26_batch_is_posted_whole_and_its_answers_relayed(upstream):

@@ -79,7 +79,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         h = self._headers()
-        self.recorder.add("GET", h, b"")
+        self.recorder.add("GET", h, b"", self.client_address)
         if self.path.startswith("/.well-known/oauth-protected-resource"):
             self._send(200, json.dumps({"resource": "http://upstream.example/mcp",
                                         "authorization_servers": ["http://auth.example"]}).encode())
@@ -92,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send(405, extra={"Allow": "POST, DELETE"})
 
     def do_DELETE(self) -> None:
-        self.recorder.add("DELETE", self._headers(), b"")
+        self.recorder.add("DELETE", self._headers(), b"", self.client_address)
         self._send(204)
 
     def do_POST(self) -> None:
