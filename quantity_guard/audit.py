@@ -300,7 +300,7 @@ def _phrase(phrase: str):
         elif " " in phrase or phrase[:1] in "mf":  # "ft NAVD88", "mAOD": a unit and a datum
             unit, datum = parse_with_datum(phrase)
             if datum is None or _known_datum(datum):
-                hit = (unit, _canonical_datum(datum))
+                hit = (unit, canonical_datum(datum))
     except (GuardViolation, ArithmeticError, ValueError, RecursionError):
         hit = None  # not a unit: prose that merely looks like one
     if len(_PHRASES) < 8192:
@@ -346,7 +346,9 @@ def _known_datum(name: str) -> bool:
         return name == "ASD"
 
 
-def _canonical_datum(name):
+def canonical_datum(name):
+    """The registry's own spelling of a datum name (``navd 88`` -> ``NAVD88``); the name as
+    written when the registry does not know it; None for None."""
     if name is None:
         return None
     from . import datums
@@ -666,7 +668,7 @@ def _json_units(text: str, numbers: list[Number]) -> None:
             if hit is not None:
                 num.unit = hit[0]
                 if "datum" in fields:
-                    num.datum = _canonical_datum(fields["datum"]) if _known_datum(
+                    num.datum = canonical_datum(fields["datum"]) if _known_datum(
                         fields["datum"]) else None
 
 
@@ -1012,7 +1014,7 @@ class _Context:
                     groups = {k: list(zip(v[0], v[1])) for k, v in base.items()}
                     for q in extra:
                         si = q.value * q.unit.scale
-                        groups.setdefault(_pdims(q.unit.dims), []).append(
+                        groups.setdefault(power_dims(q.unit.dims), []).append(
                             (math.log10(abs(si)), (si, q)))
                     merged = {}
                     for k, pairs in groups.items():
@@ -1043,7 +1045,7 @@ def _in_formula(num: Number, text: str) -> bool:
     return k < n and text[k] in "=\u2248)"
 
 
-def _pdims(dims: tuple) -> tuple:
+def power_dims(dims: tuple) -> tuple:
     """A dimension for arithmetic: apparent and reactive power (VA, var) are powers (W)."""
     if len(dims) > 8 and (dims[7] or dims[8]):
         k = dims[7] + dims[8]
@@ -1119,7 +1121,7 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             return Finding(num, "tainted", hit, _tainted_note(bad, ledger))
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
-    if mislabel is None or unit is None or _pdims(mislabel.unit.dims) != _pdims(unit.dims):
+    if mislabel is None or unit is None or power_dims(mislabel.unit.dims) != power_dims(unit.dims):
         found = _product(num, values, unit, tol, ctx)
         if found is not None:
             bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
@@ -1203,7 +1205,7 @@ def _sourced(num, values, unit, tol, ledger):
             for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
                 for e in near:
                     if mislabel is None and e.unit != unit and \
-                            _pdims(e.unit.dims) == _pdims(unit.dims) and \
+                            power_dims(e.unit.dims) == power_dims(unit.dims) and \
                             _close(v, e.magnitude, tol) and e.magnitude != 0:
                         mislabel = e
         else:
@@ -1296,7 +1298,7 @@ def _taints(hit, ledger):
     return None
 
 
-def _pair_datum_ok(da, db, op: str, written) -> bool:
+def pair_datum_ok(da, db, op: str, written) -> bool:
     """Whether ``a op b`` is meaningful for elevations (``Q``'s algebra) and lands on the
     datum written: elevation - elevation on one datum is a length; elevation +/- length
     stays on its datum; length + elevation too; elevations on two datums, a sum of two
@@ -1335,19 +1337,19 @@ def _with_question(values, unit, tol: float, written_datum, ctx):
                                       (target + qs, False, "-")):
                 for e in _in_view(view, other, si_tol):
                     if not _close(e.si, other, si_tol) or id(e) in ledger.datum_offsets() or \
-                            ledger.inverts_call((e,), _pdims(unit.dims), target, si_tol):
+                            ledger.inverts_call((e,), power_dims(unit.dims), target, si_tol):
                         continue
                     pair = (q, e) if a_is_q else (e, q)
-                    if _pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
+                    if pair_datum_ok(pair[0].datum, pair[1].datum, op, written_datum):
                         return (pair[0], pair[1], op)
             for q2 in given:
                 if q2 is q:
                     continue
                 q2s = q2.value * q2.unit.scale
-                if _close(target - qs, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "+",
+                if _close(target - qs, q2s, si_tol) and pair_datum_ok(qd, q2.datum, "+",
                                                                       written_datum):
                     return (q, q2, "+")
-                if _close(qs - target, q2s, si_tol) and _pair_datum_ok(qd, q2.datum, "-",
+                if _close(qs - target, q2s, si_tol) and pair_datum_ok(qd, q2.datum, "-",
                                                                       written_datum):
                     return (q, q2, "-")
     return None
@@ -1367,7 +1369,7 @@ def _product(num, values, unit, tol, ctx):
         dims = _DIMENSIONLESS
         scale = 0.01 if num.percent else 1.0
     else:
-        dims = _pdims(unit.dims)
+        dims = power_dims(unit.dims)
         scale = unit.scale
     # constants: only those the answer writes (any of them always would accept too much)
     # (a share or a ratio is a plain quotient: constants join only results with a dimension)
@@ -1801,7 +1803,7 @@ def _chain_checks(tokens, members, value, r: Number) -> bool:
             any(n.unit.shift for n in numbers):
         return False
     dims = _formula_dims(tokens)
-    if dims is None or dims != _pdims(r.unit.dims):
+    if dims is None or dims != power_dims(r.unit.dims):
         return False
     want = r.value * r.unit.scale
     return abs(value[1] - want) <= max(r.tolerance * r.unit.scale, rel * abs(want), 1e-300)
@@ -1833,7 +1835,7 @@ def _formula_dims(tokens):
             return d
         if kind == "num":
             n = payload[1]
-            return _pdims(n.unit.dims) if n.unit is not None else zero
+            return power_dims(n.unit.dims) if n.unit is not None else zero
         if kind == "lit":
             return zero
         raise ValueError

@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from .spec import Accepted, Spec
     from .units import Unit
 
-from .audit import (Audit, _pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
+from .audit import (Audit, pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
                     is_close, relative_cap, written_tolerance)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
@@ -986,12 +986,12 @@ class Ledger:
         inputs = self.call_inputs()
         if not inputs:
             return False
-        from .audit import _pdims
+        from .audit import power_dims
         for e in operands:
             if getattr(e, "role", None) != "output":
                 continue
             for i in inputs.get(e.call, ()):
-                if _pdims(i.unit.dims) == dims and abs(i.si - si) <= tol + 1e-9 * abs(si):
+                if power_dims(i.unit.dims) == dims and abs(i.si - si) <= tol + 1e-9 * abs(si):
                     return True
         return False
 
@@ -1224,8 +1224,8 @@ class Ledger:
                 (c for c in converted if c.unit == u)), lambda e: e.magnitude),
                       values, tol, u) for u in units]
         if datum is not None:
-            from .audit import _canonical_datum
-            datum = _canonical_datum(datum)
+            from .audit import canonical_datum
+            datum = canonical_datum(datum)
         inverts = self.inverts_call if self.call_inputs() else None
         for (keys, entries), targets, t_tol, own in views:
             if len(keys) < 2:
@@ -1233,13 +1233,13 @@ class Ledger:
             for target in targets:
                 for i, j, op in _pair_sums(keys, target, t_tol):
                     a, b = entries[i], entries[j]
-                    if _pair_datum_ok(a.datum, b.datum, "+", datum) and \
+                    if pair_datum_ok(a.datum, b.datum, "+", datum) and \
                             not (offsets and (id(a) in offsets or id(b) in offsets)) and \
                             not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "+"
                 for i, j, op in _pair_differences(keys, target, t_tol):
                     a, b = entries[i], entries[j]
-                    if _pair_datum_ok(a.datum, b.datum, "-", datum) and \
+                    if pair_datum_ok(a.datum, b.datum, "-", datum) and \
                             not (offsets and (id(a) in offsets or id(b) in offsets)) and \
                             not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "-"
@@ -1252,7 +1252,7 @@ class Ledger:
         key = ("products", self._count)
         view = self._views.get(key)
         if view is None:
-            from .audit import _pdims
+            from .audit import power_dims
             from math import isfinite, log10
             groups: dict = {}
             offsets = self.datum_offsets()
@@ -1260,7 +1260,7 @@ class Ledger:
                 if e.role == "output" and e.datum is None and e.si != 0.0 and \
                         id(e) not in offsets and \
                         not e.unit.shift and isfinite(e.si):
-                    groups.setdefault(_pdims(e.unit.dims), []).append((log10(abs(e.si)), e))
+                    groups.setdefault(power_dims(e.unit.dims), []).append((log10(abs(e.si)), e))
             view = {}
             for dims, pairs in groups.items():
                 pairs.sort(key=lambda p: p[0])
@@ -1332,8 +1332,8 @@ def _backwards(inverts, a, b, target: float, tol: float, own) -> bool:
     u = a.unit
     if own is not None:
         target, tol = target * own.scale + own.shift, tol * own.scale
-    from .audit import _pdims
-    return inverts((a, b), _pdims(u.dims), target, tol)
+    from .audit import power_dims
+    return inverts((a, b), power_dims(u.dims), target, tol)
 
 
 def _pair_sum(keys: list[float], target: float, tol: float):

@@ -172,7 +172,7 @@ def normalise_crs(crs: str | None) -> str | None:
     return text
 
 
-def _canonical_datum(name, unit: Unit):
+def canonical_datum(name, unit: Unit):
     if name is None:
         return None
     from . import datums
@@ -232,8 +232,8 @@ class Q:
             else:
                 u, written = parse_with_datum(unit)
                 if written is not None:
-                    written = _canonical_datum(written, u)
-                    if datum is not None and _canonical_datum(datum, u) != written:
+                    written = canonical_datum(written, u)
+                    if datum is not None and canonical_datum(datum, u) != written:
                         raise DatumMismatch(f"the unit {unit!r} names datum {written} but datum="
                                             f"{datum!r} was also given", received=datum,
                                             expected=written)
@@ -242,7 +242,7 @@ class Q:
                     _UNITS[unit] = u
         _set(self, "magnitude", _magnitude(value))
         _set(self, "unit", u)
-        _set(self, "datum", _canonical_datum(datum, u) if datum is not None else None)
+        _set(self, "datum", canonical_datum(datum, u) if datum is not None else None)
         _set(self, "crs", normalise_crs(crs) if crs is not None else None)
         _set(self, "quality", _grade(quality) if quality is not None else None)
         _set(self, "source", source)
