@@ -359,4 +359,28 @@ def test_a_2025_03_26_batch_is_posted_whole_and_its_answers_relayed(upstream):
         answer = json.loads(p.recv_raw())
         assert [(m["id"], m["result"]["content"][0]["text"]) for m in answer] == [(40, "a"), (41, "b")]
         finish(p)
-    assert json.loads(recorder.of("POST")[-1][2]) == batch
+    assert [json.loads(body) for _, _, body in recorder.of("POST")][-2:] == [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}, batch]
+
+
+def test_messages_reach_the_server_in_the_clients_order_when_a_notification_is_slow(upstream):
+    # Each POST has its own task; a request must still not overtake the notifications/initialized
+    # before it (a server that is still handling that notification refuses the request).
+    recorder, url = upstream
+    recorder.notification_delay = 0.3
+    with proxy(url) as p:
+        init(p)
+        answer = call(p, 1, "ok")
+        assert "result" in answer, answer
+        # a notification after a request does not wait for the request's answer
+        p.send_raw(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                               "params": {"name": "slow", "arguments": {}}}).encode() + b"\n")
+        p.notify("notifications/progress", {"progressToken": 9, "progress": 1})
+        time.sleep(0.6)
+        methods = [json.loads(body).get("method") for _, _, body in recorder.of("POST")]
+        assert methods[-2:] == ["tools/call", "notifications/progress"], methods
+        assert json.loads(p.recv_raw())["id"] == 2
+        finish(p)
+    methods = [json.loads(body).get("method") for _, _, body in recorder.of("POST")]
+    assert methods == ["initialize", "notifications/initialized", "tools/call", "tools/call",
+                       "notifications/progress"]

@@ -15,7 +15,9 @@ It records every request (method, headers, body) and answers by the called tool'
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
 GET /.well-known/oauth-protected-resource answers protected-resource metadata;
-initialize answers with Mcp-Session-Id: sess-1; notifications get 202; GET without
+initialize answers with Mcp-Session-Id: sess-1; notifications get 202 (after
+Recorder.notification_delay seconds, which also makes the server refuse requests before
+notifications/initialized); GET without
 Last-Event-ID gets 405; DELETE gets 204.
 """
 from __future__ import annotations
@@ -31,6 +33,11 @@ class Recorder:
         self.requests: list[tuple[str, dict, bytes]] = []
         self.peers: list = []  # the client address of each request (one per TCP connection)
         self.lock = threading.Lock()
+        # > 0: notifications are answered (202) after this many seconds, and a request that
+        # arrives before notifications/initialized has been answered is refused, as the official
+        # SDK's server session does ("request before initialization was complete")
+        self.notification_delay = 0.0
+        self.initialized = threading.Event()
 
     def add(self, method: str, headers: dict, body: bytes, peer=None) -> None:
         with self.lock:
@@ -109,7 +116,15 @@ class Handler(BaseHTTPRequestHandler):
         ident = msg.get("id")
         method = msg.get("method")
         if ident is None or method is None:
+            if self.recorder.notification_delay:
+                time.sleep(self.recorder.notification_delay)
+            if method == "notifications/initialized":
+                self.recorder.initialized.set()
             self._send(202)
+            return
+        if self.recorder.notification_delay and method != "initialize" and not self.recorder.initialized.is_set():
+            self._send(200, json.dumps({"jsonrpc": "2.0", "id": ident, "error": {
+                "code": -32600, "message": "request before initialization was complete"}}).encode())
             return
         if method == "initialize":
             self._send(200, _result(ident, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},

@@ -499,6 +499,7 @@ class StdioBridge:
         self.eof_grace = eof_grace
         self.handle_signals = handle_signals
         self._tasks: set[asyncio.Task] = set()
+        self._ordered: asyncio.Task | None = None  # the last notification/response posted
         self._signal: int | None = None
         self._out: list[bytes] = []
         self._out_size = 0
@@ -566,7 +567,10 @@ class StdioBridge:
             elif direction == LOG:
                 self.log(data)
             elif direction == C2S:
-                self._spawn(self._post(data))
+                sent = Sent(data[:-1])
+                task = self._spawn(self._post(data, sent, self._ordered))
+                if not sent.is_request:
+                    self._ordered = task
 
     def _from_upstream(self, message: bytes) -> None:
         guard = self.guard
@@ -575,13 +579,19 @@ class StdioBridge:
             # The initialize result was just relayed: later requests carry the version.
             self.remote.protocol_version = guard.protocol_version
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
-    async def _post(self, line: bytes) -> None:
-        sent = Sent(line[:-1])
+    async def _post(self, line: bytes, sent: Sent, after: asyncio.Task | None) -> None:
+        """Post one client message. Messages go upstream in the client's order: each waits until
+        the notification or response before it has been answered (a ``202``), so a server sees
+        ``notifications/initialized`` before the requests that follow it. A request does not hold
+        back what follows it: its answer may stream for minutes, and a cancellation must pass."""
+        if after is not None and not after.done():
+            await asyncio.wait({after})
         if sent.kind == rpc.NOTIFICATION and sent.method == "notifications/cancelled":
             params = sent.obj.get("params") if type(sent.obj) is dict else None
             rid = params.get("requestId") if type(params) is dict else None
