@@ -210,9 +210,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return EXIT_OK
 
-    # Before any policy code runs: a print() anywhere must reach neither the JSON-RPC stream
-    # nor the --check report. Both go to private descriptors; fd 1 becomes stderr.
-    from .stdio import protect_stdio
+    def relay(policy: Any, wire: tuple[int, int]) -> int:
+        if opts.check:
+            return _check(opts, policy, wire[1])
+        from .guard import Guard
+        from .stdio import run_proxy
+        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
+
+    return _with_policy(opts, relay)
+
+
+def _with_policy(opts: Options, run: Any) -> int:
+    """``run(policy, wire)`` with stdio protected and the annotations' policy built (a bad file
+    exits with EXIT_CONFIG); the policy is closed and stdio restored whatever happens.
+
+    Stdio is protected before any policy code runs: a print() anywhere must reach neither the
+    JSON-RPC stream nor the --check report. Both go to private descriptors; fd 1 becomes stderr."""
+    from .stdio import protect_stdio, restore_stdio
     wire = protect_stdio()
     policy = None
     try:
@@ -222,11 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             except _ConfigError as exc:
                 _err(str(exc))
                 return EXIT_CONFIG
-        if opts.check:
-            return _check(opts, policy, wire[1])
-        from .guard import Guard
-        from .stdio import run_proxy
-        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
+        return int(run(policy, wire))
     finally:
         close = getattr(policy, "close", None)
         if callable(close):
@@ -234,7 +244,6 @@ def main(argv: list[str] | None = None) -> int:
                 close()
             except Exception as exc:
                 _err(f"policy.close() failed: {exc!r}")
-        from .stdio import restore_stdio
         restore_stdio(wire)
 
 
@@ -617,16 +626,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             max_sessions=http.max_sessions, session_header=http.session_header,
                             log=_err)
 
-    from .stdio import protect_stdio, restore_stdio
-    wire = protect_stdio()
-    policy = None
-    try:
-        if opts.annotations:
-            try:
-                policy = _build_policy(opts)
-            except _ConfigError as exc:
-                _err(str(exc))
-                return EXIT_CONFIG
+    def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard
         from .http.upstream import run_stdio_to_http
         assert http.upstream is not None
@@ -645,14 +645,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             return _check(opts, policy, wire[1], fetch, url)
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
                                  headers=static, cafile=http.cafile)
-    finally:
-        close = getattr(policy, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception as exc:
-                _err(f"policy.close() failed: {exc!r}")
-        restore_stdio(wire)
+
+    return _with_policy(opts, bridge)
 
 
 def _has_command(args: list[str]) -> bool:
