@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from quantity_guard.mcp.http.headers import encode_value, modern_headers, param_headers
 from quantity_guard.mcp.http.listen import parse_listen
-from quantity_guard.mcp.http.wire import check_header
+from quantity_guard.mcp.http.wire import HeaderError, check_header
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
@@ -28,6 +28,7 @@ def test_value_encoding_examples(value, header):
 
 @given(st.text())
 @example("\r\nX-Injected: 1")
+@example("0\n")  # a trailing newline once passed as plain text (a regex "$" matches before it)
 def test_any_value_becomes_a_safe_header_that_decodes_back(value):
     out = encode_value(value)
     check_header("Mcp-Param-X", out)  # never raises: no CR, LF, NUL or non-Latin-1
@@ -35,6 +36,15 @@ def test_any_value_becomes_a_safe_header_that_decodes_back(value):
         assert base64.b64decode(out[9:-2]).decode("utf-8", "surrogatepass") == value
     else:
         assert out == value
+
+
+@pytest.mark.parametrize("name", ["X-Region\n", "X-Region\r\n", "X-Region\nX-Injected"])
+def test_a_header_name_with_a_line_break_is_refused(name):
+    with pytest.raises(HeaderError):
+        check_header(name, "eu")
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": name.split("-", 1)[1]}}}}
+    assert param_headers(tool, {"region": "eu"}) == []  # not a token: no header is derived
 
 
 def test_standard_and_param_headers_follow_the_body():
@@ -76,3 +86,23 @@ def test_listen_addresses(text, address):
 def test_bad_listen_addresses(text):
     with pytest.raises(ValueError):
         parse_listen(text)
+
+
+def test_header_mismatch_names_what_disagrees():
+    from quantity_guard.mcp.http.headers import decode_value, header_mismatch
+    from quantity_guard.mcp.http.wire import Headers
+    tool = {"name": "q", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "q", "arguments": {"region": "eu wést"}, "_meta": META}}
+    good = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "q"),
+            ("Mcp-Param-Region", encode_value("eu wést"))]
+    assert decode_value(good[3][1]) == "eu wést" and decode_value("=?base64?%%%?=") is None
+    assert header_mismatch(body, Headers(good), {"q": tool}) is None
+    assert header_mismatch(body, Headers(good + [("Mcp-Param-Other", "x")]), {"q": tool}) is None
+    assert "Mcp-Param-Region" in header_mismatch(body, Headers(good[:3] + [("Mcp-Param-Region", "eu")]), {"q": tool})
+    assert "appears 2 times" in header_mismatch(body, Headers(good + [("mcp-name", "q")]), {"q": tool})
+    assert "missing" in header_mismatch(body, Headers(good[1:]), {"q": tool})
+    # a notification, or a request without the 2026 _meta, is not checked here
+    assert header_mismatch({"jsonrpc": "2.0", "method": "notifications/x", "params": {"_meta": META}}, Headers(), None) is None
+    assert header_mismatch({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, Headers(), None) is None

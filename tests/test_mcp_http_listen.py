@@ -151,6 +151,15 @@ def test_security_and_session_rules(in_front_of_stdio):
     status, _, body = p.raw("POST", b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
                             {"Mcp-Session-Id": sid, "Accept": "application/json"})
     assert status == 200 and json.loads(body)["id"] == 2
+    # MCP-Protocol-Version: absent is assumed, the agreed one passes, another one is a 400
+    agreed = json.loads(INIT)["params"]["protocolVersion"]
+    for version, expected in ((agreed, 200), ("2025-03-26", 400), ("not-a-version", 400)):
+        status, _, body = p.raw("POST", b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}',
+                                {"Mcp-Session-Id": sid, "Accept": "application/json",
+                                 "MCP-Protocol-Version": version})
+        assert status == expected, (version, body)
+        if expected == 400:
+            assert f"MCP-Protocol-Version: {agreed}".encode() in body
     assert p.raw("DELETE", b"", {"Mcp-Session-Id": sid})[0] == 204
     assert p.raw("POST", b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}', {"Mcp-Session-Id": sid})[0] == 404
 

@@ -173,3 +173,46 @@ def test_sdk_http_client_keeps_a_header_mapped_guarded_tool_through_listen(moder
         run(session)
     finally:
         p.stop()
+
+
+BASE = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "wait"}
+# (headers, arguments) a client might send; the verdict of the SDK server (which validates the
+# request metadata) is the reference the proxy's --listen must agree with
+MISMATCHES = [
+    ({k: v for k, v in BASE.items() if k != "MCP-Protocol-Version"} | {"Mcp-Param-Seconds": "5"}, {"seconds": 5}),
+    (BASE | {"MCP-Protocol-Version": "2025-11-25", "Mcp-Param-Seconds": "5"}, {"seconds": 5}),
+    (BASE | {"Mcp-Method": "tools/list", "Mcp-Param-Seconds": "5"}, {"seconds": 5}),
+    (BASE | {"Mcp-Name": "touch", "Mcp-Param-Seconds": "5"}, {"seconds": 5}),
+    (BASE | {"Mcp-Param-Seconds": "6"}, {"seconds": 5}),
+    (BASE, {"seconds": 5}),                              # the parameter's header is missing
+    (BASE | {"Mcp-Param-Seconds": "5"}, {}),             # a header for an argument not sent
+]
+MATCHES = [
+    (BASE | {"Mcp-Param-Seconds": "5"}, {"seconds": 5}),
+    (BASE | {"Mcp-Name": "=?base64?d2FpdA==?=", "Mcp-Param-Seconds": "=?base64?NQ==?="}, {"seconds": 5}),
+]
+
+
+@pytest.mark.parametrize("headers, arguments", MISMATCHES + MATCHES)
+def test_listen_refuses_request_headers_that_disagree_with_the_body_as_the_sdk_server_does(modern, headers, arguments):
+    """The proxy recomputes the headers it sends upstream, so without its own check a client's
+    disagreement would be hidden; --listen answers 400 with -32020 and the request's id where the
+    SDK server answers 400 for the same request, and passes what agrees."""
+    port, url = modern
+    expected_status, expected = post(port, call_body(7, arguments), headers)
+    p = Listening("--upstream", url)
+    try:
+        post(p.port, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
+             {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+        status, msgs = post(p.port, call_body(7, arguments), headers)
+    finally:
+        p.stop()
+    assert status == expected_status
+    if (headers, arguments) in MISMATCHES:
+        # (without a 2026-07-28 version header the SDK server reads the request as a 2025 one
+        # without a session: 400 with -32600; the proxy says which header is wrong)
+        assert status == 400 and expected[0]["error"]["code"] in (-32020, -32600)
+        assert msgs[0]["id"] == 7 and msgs[0]["error"]["code"] == -32020
+        assert "header" in msgs[0]["error"]["message"]
+    else:
+        assert status == 200 and "result" in msgs[-1] and "result" in expected[-1]

@@ -25,13 +25,14 @@ import base64
 import re
 from typing import Any
 
-__all__ = ["VERSION_KEY", "body_version", "encode_value", "standard_headers", "param_headers",
-           "modern_headers", "is_mcp_header"]
+__all__ = ["VERSION_KEY", "HEADER_MISMATCH", "body_version", "encode_value", "decode_value",
+           "standard_headers", "param_headers", "modern_headers", "is_mcp_header", "header_mismatch"]
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-_SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?\Z")
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _MAX_SAFE_INT = 2 ** 53 - 1
+HEADER_MISMATCH = -32020  # 2026-07-28 "Server Validation": headers and body disagree
 
 
 def body_version(params: Any) -> str | None:
@@ -51,6 +52,17 @@ def encode_value(value: str) -> str:
     if _SAFE.match(value) and not (value.startswith("=?base64?") and value.endswith("?=")):
         return value
     return "=?base64?" + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + "?="
+
+
+def decode_value(value: str) -> str | None:
+    """The value a header carries: ``=?base64?...?=`` decoded, else the text itself; ``None``
+    for a sentinel that is not valid base64 of UTF-8."""
+    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+    return value
 
 
 def _render(value: Any) -> str | None:
@@ -150,3 +162,52 @@ def is_mcp_header(name: str) -> bool:
     """Headers this module owns (recomputed, never copied from a client)."""
     low = name.lower()
     return low in ("mcp-method", "mcp-name", "mcp-protocol-version") or low.startswith("mcp-param-")
+
+
+def header_mismatch(obj: Any, headers: Any, catalogue: Any = None) -> str | None:
+    """What disagrees between a modern (2026-07-28) request's body and its request headers, or
+    ``None``. ``headers`` has ``get(name)`` and ``get_all(name)`` (case-insensitive).
+
+    A server must reject such a request with ``-32020`` (``basic/transports/streamable-http.mdx``,
+    "Server Validation"); a proxy that recomputes the headers for the body it forwards would
+    otherwise hide the client's disagreement, so ``--listen`` checks what the client sent:
+    ``MCP-Protocol-Version`` present and equal to the body's version, ``Mcp-Method``, ``Mcp-Name``,
+    and each ``Mcp-Param-*`` header of a parameter the listing annotates (present exactly when the
+    argument is, equal after decoding). Headers for parameters it does not know pass.
+    """
+    if type(obj) is not dict or "id" not in obj:
+        return None
+    params = obj.get("params")
+    version = body_version(params)
+    if version is None:
+        return None
+    sent = headers.get("MCP-Protocol-Version")
+    if sent is None:
+        return f"the MCP-Protocol-Version header is missing; the body's _meta says {version!r}"
+    if sent != version:
+        return f"the MCP-Protocol-Version header is {sent!r} but the body's _meta says {version!r}"
+    expected = standard_headers(obj.get("method") or "", params)
+    if obj.get("method") == "tools/call" and type(params) is dict and catalogue is not None:
+        name = params.get("name")
+        tool = catalogue.get(name) if isinstance(name, str) else None
+        if tool is not None:
+            arguments = params.get("arguments")
+            found: list[tuple[tuple, str]] = []
+            _annotated(tool.get("inputSchema") if type(tool) is dict else None, (), found)
+            given = dict(param_headers(tool, arguments))
+            for _, token in found:
+                header = f"Mcp-Param-{token}"
+                if header not in given and headers.get(header) is not None:
+                    return (f"the {header} header is present but the body has no value for "
+                            f"that parameter")
+            expected.extend(given.items())
+    for header, value in expected:
+        values = headers.get_all(header)
+        if not values:
+            return f"the {header} header is missing; the body says {decode_value(value)!r}"
+        if len(values) > 1:
+            return f"the {header} header appears {len(values)} times"
+        if decode_value(values[0]) != decode_value(value):
+            return (f"the {header} header is {values[0]!r} but the body says "
+                    f"{decode_value(value)!r}")
+    return None

@@ -842,6 +842,14 @@ class Listener:
         if sent.kind in (rpc.INVALID, "batch") and sent.obj is None:
             await self._simple(writer, 400, rpc.error_line(None, rpc.PARSE_ERROR, "Parse error: the body is not JSON")[:-1])
             return True
+        if sent.modern and sent.is_request:
+            from .headers import HEADER_MISMATCH, header_mismatch
+            wrong = header_mismatch(sent.obj, head.headers, self.shared_catalogue)
+            if wrong is not None:
+                await self._simple(writer, 400, rpc.error_line(
+                    sent.id, HEADER_MISMATCH, f"Header mismatch: {wrong}; send the request headers "
+                    "computed from this body (2026-07-28 Streamable HTTP, Request Metadata)")[:-1])
+                return True
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
@@ -881,6 +889,14 @@ class Listener:
             session = self.sessions.get(sid)
             if session is None:
                 await self._simple(writer, 404, _error_body("the session has ended; send initialize"))
+                return True
+            version, agreed = head.headers.get("mcp-protocol-version"), session.guard.protocol_version
+            if version is not None and agreed is not None and version != agreed:
+                # 2025-06-18 and later, "Protocol Version Header": an invalid or unsupported
+                # version gets 400 (absent, the server assumes; present, it must be the agreed one)
+                await self._simple(writer, 400, _error_body(
+                    f"Bad Request: MCP-Protocol-Version {version!r} is not the version this session "
+                    f"agreed ({agreed!r}); send MCP-Protocol-Version: {agreed}"))
                 return True
             self.sessions.move_to_end(sid)
         session.last_used = time.monotonic()

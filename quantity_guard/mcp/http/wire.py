@@ -66,8 +66,8 @@ class HeaderError(ValueError):
     """A header name or value that cannot be written safely."""
 
 
-_TOKEN = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_TOKEN_STR = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_TOKEN = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+_TOKEN_STR = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _BAD_VALUE_B = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 
