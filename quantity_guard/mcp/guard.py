@@ -228,6 +228,35 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_MARK = "\ue000quantity-guard:the-replaced-value\ue001"
+_MARK_JSON = '"' + _MARK + '"'
+
+
+def _replace_canonical(text: str, skeleton: Any, value: Any) -> str | None:
+    """``text`` with one value replaced by ``dumps(value)``, when everything outside that value
+    is written exactly as Python writes it; ``None`` otherwise (then the caller locates spans).
+
+    ``skeleton`` is the parsed message with :data:`_MARK` in place of the value. When ``text``
+    begins with what precedes the mark in ``dumps(skeleton)`` and ends with what follows it, the
+    result is exactly ``dumps`` of the modified message, and equals what splicing the value's
+    span gives; the value itself (the bulk of the message) is never serialised in its old form.
+    This is the common case (peers write compact JSON), one serialisation of the rest and one of
+    the new value, instead of re-serialising the old and the new message whole.
+    """
+    try:
+        canon = rpc.dumps(skeleton)
+    except (ValueError, TypeError):
+        return None
+    head, found, tail = canon.partition(_MARK_JSON)
+    if not found or _MARK_JSON in tail or len(text) <= len(head) + len(tail) or \
+            not text.startswith(head) or not text.endswith(tail):
+        return None  # written otherwise (or the mark occurs in the message itself)
+    try:
+        return head + rpc.dumps(value) + tail
+    except (ValueError, TypeError):
+        return None
+
+
 _PREFIX = '{"jsonrpc":"2.0","id":'
 _SUFFIX = ',"jsonrpc":"2.0","id":'
 _LIST_CACHE_SIZE = 8          # distinct tools/list answers remembered
@@ -582,10 +611,12 @@ class Guard:
     @staticmethod
     def _with_arguments(text: str, obj: dict, arguments: dict) -> bytes:
         """The request line with ``params.arguments`` replaced and every other byte kept."""
-        whole = dict(obj)
-        whole["params"] = {**obj["params"], "arguments": arguments}
-        new = _canonical_rewrite(text, obj, whole)
+        skeleton = dict(obj)
+        skeleton["params"] = {**obj["params"], "arguments": _MARK}
+        new = _replace_canonical(text, skeleton, arguments)
         if new is None:
+            whole = dict(obj)
+            whole["params"] = {**obj["params"], "arguments": arguments}
             args_json = rpc.dumps(arguments)
             try:
                 _, top = rpc.members(text)
@@ -854,15 +885,22 @@ class Guard:
         """Apply a listing change (``("tools", {index: tool})``) or a new result
         (``("result", dict)``) to a response, touching only the replaced values."""
         what, value = change
+        if what == "result" and line_text is not None:
+            skeleton = dict(obj)
+            skeleton["result"] = _MARK
+            fast = _replace_canonical(line_text, skeleton, value)
+            if fast is not None:
+                return fast.encode("utf-8") + b"\n"
         try:
             modified = self._modified(obj, what, value)
         except (KeyError, TypeError, IndexError):  # pragma: no cover - checked by the callers
             return None
         if line_text is not None:
             text, start, end = line_text, 0, None
-            fast = _canonical_rewrite(text, obj, modified)
-            if fast is not None:
-                return fast.encode("utf-8") + b"\n"
+            if what != "result":
+                fast = _canonical_rewrite(text, obj, modified)
+                if fast is not None:
+                    return fast.encode("utf-8") + b"\n"
         else:
             assert where is not None
             text, start, end = where
