@@ -104,6 +104,11 @@ class DemoPolicy:
 
 
 _PYCACHE = tempfile.mkdtemp(prefix="qg-perf-pycache-")
+# Every process runs in an empty directory: ``python -m`` puts the working directory first on
+# sys.path, so run from a checkout it would import that checkout's package whatever PYTHONPATH
+# says (and a --baseline run would time the current code twice).
+_CWD = os.path.join(_PYCACHE, "cwd")
+os.makedirs(_CWD, exist_ok=True)
 
 
 def _env() -> dict:
@@ -133,7 +138,7 @@ class _Raw:
     def __init__(self, argv: list[str]) -> None:
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=_env(), bufsize=0)
+                                     stderr=subprocess.DEVNULL, env=_env(), bufsize=0, cwd=_CWD)
         self.out = self.proc.stdout
         self.fd = self.proc.stdin.fileno()
         self.reader = os.fdopen(os.dup(self.out.fileno()), "rb")
@@ -261,6 +266,10 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     command-line policy instead.
     """
     upstream = _upstream()
+    if annotations is not None:
+        annotations = str(Path(annotations).resolve())
+    if baseline is not None:
+        baseline = str(Path(baseline).resolve())
     med = statistics.median
     out: dict[str, Any] = {"n": n, "python": sys.version.split()[0]}
     pairs = [(upstream, "add"), (_proxy(upstream), "add")]

@@ -450,6 +450,7 @@ class Proxy:
         poke = self._poke_r
         to_client, to_up = self._to_client, self._to_upstream
         receive, lock, route, flush = self.guard.receive, self._lock, self._route, self._flush
+        settle = self.guard.settle
         bufs = {cin: (LineBuffer(), C2S), up_out: (LineBuffer(), S2C)}
         client_open = upstream_open = True
         poller = select.poll()
@@ -518,6 +519,10 @@ class Proxy:
                         self._upstream_eof.set()
                     self._wake.set()
                 flush()
+                # the policy's bookkeeping, now that the answers are written (see Guard.settle)
+                logs = settle()
+                if logs:
+                    route(logs)
 
     def _drain_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
