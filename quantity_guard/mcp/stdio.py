@@ -399,15 +399,6 @@ class Proxy:
         if self._close_upstream and box.fd >= 0 and not box.chunks:
             self._do_close_upstream_stdin()
 
-    def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
-        """Send outputs produced outside the relay thread (shutdown answers)."""
-        with self._lock:
-            self._route(outputs)
-            self._flush()
-            left = bool(self._to_client.chunks or self._to_upstream.chunks)
-        if left:
-            self._poke()
-
     def _close_upstream_stdin(self) -> None:
         """Close the upstream's stdin now, dropping what it has not read."""
         with self._lock:
@@ -445,6 +436,16 @@ class Proxy:
 
     def _relay(self) -> None:
         """The one loop that moves messages both ways (see the module docstring)."""
+        try:
+            self._relay_loop()
+        except BaseException as exc:  # a bug here must stop the proxy, not hang it
+            self.log(f"internal error in the relay: {exc!r}; stopping")
+            self._client_eof.set()
+            self._upstream_eof.set()
+            self._wake.set()
+            raise
+
+    def _relay_loop(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
         cin, up_out = self.client_in, self.proc.stdout.fileno()
         poke = self._poke_r
