@@ -44,7 +44,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 from math import frexp as _frexp, ldexp as _ldexp
 import threading
-import time
+from time import time as _time
 from collections import deque
 from contextlib import contextmanager
 
@@ -357,23 +357,66 @@ class Entry:
         return d
 
 
+class _EntryList:
+    """A call record's ``inputs`` or ``outputs``: the list is made when first read (most calls
+    never have theirs read while they run); until then no entry is held as None, a single
+    entry as itself, and a call's first input as the facts in the record's ``_in_*`` slots
+    (``_HELD``), from which its ``Entry`` is made on first need (see ``check_input``)."""
+
+    def __init__(self, slot: str, doc: str) -> None:
+        self.slot = slot
+        self.__doc__ = doc
+
+    def __get__(self, call: "CallRecord | None", owner: Any = None) -> "list[Entry]":
+        if call is None:  # the class attribute: this descriptor
+            return self  # type: ignore[return-value]  # see above
+        held = getattr(call, self.slot)
+        if held.__class__ is list:
+            return held
+        if held is None:
+            held = []
+        elif held is _HELD:
+            held = [call._first_input()]
+        else:  # a single entry
+            held = [held]
+        setattr(call, self.slot, held)
+        return held
+
+    def __set__(self, call: "CallRecord", value: "list[Entry]") -> None:
+        setattr(call, self.slot, value)
+
+
+_HELD = object()  # a call's first input, held as facts in its record's slots (see check_input)
+
+
 class CallRecord:
     """One guarded call in a session: what went in (as received and as converted), what came
     out, and the violations, blocked or not."""
 
     __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
-                 "_violations", "ok", "started", "finished")
+                 "_violations", "ok", "started", "finished",
+                 "_in_index", "_in_name", "_in_q", "_in_how", "_in_raw")
     ledger: "Ledger"
     index: int
     tool: str
     enforcement: str
     arguments: dict
-    _inputs: "list[Entry] | Entry | None"
+    _inputs: "list[Entry] | Entry | object | None"  # object: _HELD
     _outputs: "list[Entry] | Entry | None"
     _violations: "list[dict] | None"
     ok: "bool | None"
     started: float
     finished: "float | None"
+    # the first input's facts, set only while ``_inputs`` is _HELD or once it was: the entry's
+    # index, the parameter's name, the value, how it arrived and the argument as sent
+    _in_index: int
+    _in_name: str
+    _in_q: Q
+    _in_how: "str | None"
+    _in_raw: Any
+
+    inputs = _EntryList("_inputs", "The entries recorded for this call's arguments.")
+    outputs = _EntryList("_outputs", "The entries recorded for this call's result.")
 
     def __init__(self, ledger: "Ledger", index: int, tool: Any, arguments: dict) -> None:
         self.ledger = ledger
@@ -385,42 +428,35 @@ class CallRecord:
             self.tool = tool.name if hasattr(tool, "name") else str(tool)
             self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
-        # the lists are made when first read (most calls never record a violation); until
-        # then a single input or output is held as the Entry itself
         self._inputs = None
         self._outputs = None
         self._violations = None
         self.ok = None
-        self.started = time.time()
+        self.started = _time()
         self.finished = None
 
-    @property
-    def inputs(self) -> list[Entry]:
-        """The entries recorded for this call's arguments."""
+    def _first_input(self) -> Entry:
+        """The entry of this call's first input: made from the held facts on first need (the
+        ledger's ``entries`` hold this record in its place until then), then kept."""
         held = self._inputs
-        if held is None:
-            held = self._inputs = []
-        elif isinstance(held, Entry):  # a single entry, held as itself until read
-            held = self._inputs = [held]
-        return held
-
-    @inputs.setter
-    def inputs(self, value: list[Entry]) -> None:
-        self._inputs = value
-
-    @property
-    def outputs(self) -> list[Entry]:
-        """The entries recorded for this call's result."""
-        held = self._outputs
-        if held is None:
-            held = self._outputs = []
-        elif isinstance(held, Entry):  # a single entry, held as itself until read
-            held = self._outputs = [held]
-        return held
-
-    @outputs.setter
-    def outputs(self, value: list[Entry]) -> None:
-        self._outputs = value
+        if held is _HELD:
+            q = self._in_q
+            entry = _new(Entry)  # Entry(self._in_index, self.index, self.tool, "input", ...)
+            entry.index = self._in_index
+            entry.call = self.index
+            entry.tool = self.tool
+            entry.role = "input"
+            entry.field = self._in_name
+            entry.q = q
+            entry.magnitude = m = q.magnitude
+            entry.unit = unit = q.unit
+            entry.datum = q.datum
+            entry.si = m * unit.scale + unit.shift
+            entry.how = self._in_how
+            entry.raw = self._in_raw
+            self._inputs = entry
+            return entry
+        return held if held.__class__ is Entry else held[0]  # type: ignore[index,return-value]
 
     @property
     def violations(self) -> list[dict]:
@@ -441,29 +477,50 @@ class CallRecord:
             return  # a timestamp or a series: not recorded, not checked
         ledger = self.ledger
         index = self.index
-        entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, how, raw), inlined
-        entry.call = index
-        entry.tool = self.tool
-        entry.role = "input"
-        entry.field = name
-        entry.q = value
-        entry.magnitude = m = value.magnitude
-        entry.unit = unit = value.unit
-        entry.datum = datum = value.datum
-        entry.si = m * unit.scale + unit.shift
-        entry.how = accepted.how
-        entry.raw = accepted.raw
+        m = value.magnitude
+        unit = value.unit
+        datum = value.datum
+        # A call's first input is held as facts in this record (no Entry object until something
+        # reads it: ``_first_input``); the ledger's entries hold the record in its place.
+        first = self._inputs is None
+        if first:
+            self._in_name = name
+            self._in_q = value
+            self._in_how = accepted.how
+            self._in_raw = accepted.raw
+            self._inputs = _HELD
+            item: "Entry | CallRecord" = self
+        else:
+            item = entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, ...)
+            entry.call = index
+            entry.tool = self.tool
+            entry.role = "input"
+            entry.field = name
+            entry.q = value
+            entry.magnitude = m
+            entry.unit = unit
+            entry.datum = datum
+            entry.si = m * unit.scale + unit.shift
+            entry.how = accepted.how
+            entry.raw = accepted.raw
         sourced = spec.sourced
         # One lock for recording and both checks' common outcome (nothing near on another
         # footing; an exact copy of an output in the same unit and datum); the full checks run
         # only otherwise. The carry-over probe is ``_eligible``'s, inlined for one or two
         # buckets (the common cases): this runs on every input.
         may_carry = copied = False
-        with ledger._lock:
-            entry.index = ledger._count
-            ledger._count += 1
-            entries = ledger.entries
-            entries.append(entry)
+        ledger._lock.acquire()  # not `with`: acquire/release cost half as much
+        try:
+            n = ledger._count
+            ledger._count = n + 1
+            entries = ledger._entries
+            entries.append(item)
+            if first:
+                self._in_index = n
+                if ledger._held is None:
+                    ledger._held = n  # the oldest entry still held as its call's record
+            else:
+                entry.index = n
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
@@ -517,9 +574,9 @@ class CallRecord:
                             keys = run.keys[i]
                             j = bisect_left(keys, m)
                             copied = keys[j] == m and run.items[i][j].call != index
-        if self._inputs is None:
-            self._inputs = entry
-        else:
+        finally:
+            ledger._lock.release()
+        if not first:
             self.inputs.append(entry)
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
@@ -554,7 +611,7 @@ class CallRecord:
 
     def finish(self, ok: bool) -> None:
         self.ok = ok
-        self.finished = time.time()
+        self.finished = _time()
 
     def finish_with(self, result: Any) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
@@ -571,10 +628,11 @@ class CallRecord:
             entry.datum = datum = result.datum
             entry.si = m * u.scale + u.shift
             entry.how = entry.raw = None
-            with ledger._lock:
+            ledger._lock.acquire()  # not `with`: acquire/release cost half as much
+            try:
                 entry.index = ledger._count
                 ledger._count += 1
-                entries = ledger.entries
+                entries = ledger._entries
                 entries.append(entry)
                 last, bucket = ledger._last, ledger._last_bucket
                 if last is not None and last[0] is u and last[1] == datum and \
@@ -601,6 +659,8 @@ class CallRecord:
                 if ledger.max_entries is not None:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())
+            finally:
+                ledger._lock.release()
             if self._outputs is None:
                 self._outputs = entry
             else:
@@ -608,7 +668,7 @@ class CallRecord:
         else:
             self.record_output(result)
         self.ok = True
-        self.finished = time.time()
+        self.finished = _time()
 
     def as_dict(self) -> dict:
         return {"index": self.index, "tool": self.tool, "enforcement": self.enforcement,
@@ -630,7 +690,10 @@ class Ledger:
         self.calls: "list[CallRecord] | deque[CallRecord]" = [] if max_calls is None else deque(maxlen=max_calls)
         self.calls_dropped = 0
         self.violation_count = 0
-        self.entries: deque[Entry] = deque()
+        # Every recorded quantity still kept, oldest first; a call's first input is held as
+        # its CallRecord until ``entries`` is read (``_held``: the index of the oldest so held)
+        self._entries: "deque[Entry | CallRecord]" = deque()
+        self._held: "int | None" = None
         self.violations: list[dict] = []
         self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
         self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
@@ -660,14 +723,44 @@ class Ledger:
             call.enforcement = enforcement
             call.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
             call._inputs = call._outputs = call._violations = call.ok = call.finished = None
-            call.started = time.time()
-        with self._lock:
+            call.started = _time()
+        self._lock.acquire()  # not `with`: acquire/release cost half as much
+        try:
             calls = self.calls
             call.index = self.calls_dropped + len(calls)  # call_count
             if self.max_calls is not None and len(calls) >= self.max_calls:
                 self.calls_dropped += 1  # the deque drops the oldest record
             calls.append(call)
+        finally:
+            self._lock.release()
         return call
+
+    @property
+    def entries(self) -> "deque[Entry]":
+        """Every recorded quantity still kept (``max_entries``), oldest first."""
+        if self._held is not None:
+            self._make_held()
+        return self._entries  # type: ignore[return-value]  # _make_held made them all Entries
+
+    @entries.setter
+    def entries(self, value: "Iterable[Entry]") -> None:
+        with self._lock:
+            self._entries = deque(value)
+            self._held = None
+
+    def _make_held(self) -> None:
+        """Replace each call record held in ``entries`` (for its first input) by that input's
+        Entry. Entries are kept in the order of their indexes, the newest last, so the held
+        ones are among the last ``_count - _held``."""
+        with self._lock:
+            if self._held is None:
+                return
+            entries = self._entries
+            tail = [entries.pop() for _ in range(min(self._count - self._held, len(entries)))]
+            tail.reverse()
+            entries.extend(e if e.__class__ is Entry else e._first_input()  # type: ignore[union-attr]
+                           for e in tail)
+            self._held = None
 
     @property
     def call_count(self) -> int:
@@ -679,12 +772,13 @@ class Ledger:
         with self._lock:
             entry.index = self._count
             self._count += 1
-            self.entries.append(entry)
+            entries = self._entries
+            entries.append(entry)
             if role == "output":
                 self._index(entry)
             if self.max_entries is not None:
-                while len(self.entries) > self.max_entries:
-                    self._evict(self.entries.popleft())
+                while len(entries) > self.max_entries:
+                    self._evict(entries.popleft())
             return entry
 
     def _add_output(self, call: int, tool: str, field, q: Q) -> Entry:
@@ -693,7 +787,7 @@ class Ledger:
         with self._lock:
             entry.index = self._count
             self._count += 1
-            entries = self.entries
+            entries = self._entries
             entries.append(entry)
             self._index(entry)
             if self.max_entries is not None:
@@ -750,9 +844,9 @@ class Ledger:
             run.add(magnitude, entry)
         recent.append(entry)
 
-    def _evict(self, entry: Entry) -> None:
-        if entry.role != "output":
-            return
+    def _evict(self, entry: "Entry | CallRecord") -> None:
+        if entry.__class__ is not Entry or entry.role != "output":  # type: ignore[union-attr]
+            return  # an input (a call's first input, still held as its record, included)
         unit, datum = entry.unit, entry.datum
         footing = (unit, datum)
         key = magnitude_bucket(entry.magnitude)
