@@ -372,6 +372,8 @@ class _EntryList:
             return self  # type: ignore[return-value]  # see above
         held = getattr(call, self.slot)
         if held.__class__ is list:
+            if held and held[0] is _HELD:  # a first input held as facts, then more inputs
+                call._first_input()
             return held
         if held is None:
             held = []
@@ -401,7 +403,7 @@ class CallRecord:
     tool: str
     enforcement: str
     arguments: dict
-    _inputs: "list[Entry] | Entry | object | None"  # object: _HELD
+    _inputs: "list[Entry] | Entry | object | None"  # object: _HELD (also as a list's first)
     _outputs: "list[Entry] | Entry | None"
     _violations: "list[dict] | None"
     ok: "bool | None"
@@ -439,7 +441,8 @@ class CallRecord:
         """The entry of this call's first input: made from the held facts on first need (the
         ledger's ``entries`` hold this record in its place until then), then kept."""
         held = self._inputs
-        if held is _HELD:
+        first = held[0] if held.__class__ is list else held  # type: ignore[index]
+        if first is _HELD:
             q = self._in_q
             entry = _new(Entry)  # Entry(self._in_index, self.index, self.tool, "input", ...)
             entry.index = self._in_index
@@ -454,9 +457,12 @@ class CallRecord:
             entry.si = m * unit.scale + unit.shift
             entry.how = self._in_how
             entry.raw = self._in_raw
-            self._inputs = entry
+            if held.__class__ is list:
+                held[0] = entry  # type: ignore[index]
+            else:
+                self._inputs = entry
             return entry
-        return held if held.__class__ is Entry else held[0]  # type: ignore[index,return-value]
+        return first  # type: ignore[return-value]
 
     @property
     def violations(self) -> list[dict]:
@@ -576,8 +582,12 @@ class CallRecord:
                             copied = keys[j] == m and run.items[i][j].call != index
         finally:
             ledger._lock.release()
-        if not first:
-            self.inputs.append(entry)
+        if not first:  # after the first input (held as facts: see _first_input)
+            held = self._inputs
+            if held.__class__ is list:
+                held.append(entry)  # type: ignore[union-attr]
+            else:
+                self._inputs = [held, entry]  # type: ignore[list-item]
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
