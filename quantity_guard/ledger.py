@@ -291,6 +291,19 @@ class SortedRun:
             i += 1
         return False
 
+    def neighbours(self, key: float) -> list[float]:
+        """The keys held on either side of ``key``: the largest below it and the smallest at or
+        above it (none, one or two)."""
+        maxes = self.maxes
+        i = bisect_left(maxes, key)
+        if i == len(maxes):
+            return maxes[-1:]
+        keys = self.keys[i]
+        j = bisect_left(keys, key)
+        if j:
+            return [keys[j - 1], keys[j]]
+        return [self.keys[i - 1][-1], keys[0]] if i else [keys[0]]
+
     def scan(self, lo: float, hi: float) -> "Iterator[Entry]":
         """The entries whose key lies in [lo, hi], in key order."""
         maxes = self.maxes
@@ -545,7 +558,7 @@ class CallRecord:
                 hi = exp * 128 + int(mant * 64) if mant >= 0.0 else \
                     exp * 128 + 64 - int(mant * 64)
                 if -1 <= hi - lo <= 1:
-                    footings = ledger._footings
+                    footings = ledger._near
                     for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
                         if counts is not None:
                             for f_unit, f_datum in counts:
@@ -647,14 +660,8 @@ class CallRecord:
                 last, bucket = ledger._last, ledger._last_bucket
                 if last is not None and last[0] is u and last[1] == datum and \
                         bucket is not None and bucket[0] <= m < bucket[1]:
-                    footing = last[2]  # _index's common case (the footing and bucket of the
-                    counts = bucket[2]  # previous output), inlined
-                    n = counts.get(footing)
-                    if n is None:
-                        counts[footing] = 1
-                        ledger._shape += 1
-                    else:
-                        counts[footing] = n + 1
+                    # _index's common case, inlined: the footing and bucket of the previous
+                    # output (the bucket already lists the footing)
                     run = last[3]
                     maxes = run.maxes
                     if maxes and m >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
@@ -705,7 +712,7 @@ class Ledger:
         self._entries: "deque[Entry | CallRecord]" = deque()
         self._held: "int | None" = None
         self.violations: list[dict] = []
-        self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
+        self._near: dict[int, dict[tuple, None]] = {}  # magnitude bucket -> its footings
         self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
@@ -715,8 +722,8 @@ class Ledger:
         self._count = 0
         self._last: "tuple[Unit, str | None, tuple, SortedRun, deque[Entry]] | None" = None
         # (unit, datum, footing, run, recent) of the last output indexed
-        self._last_bucket: "tuple[float, float, dict[tuple, int]] | None" = None
-        # (start, end, counts) of the last positive output's bucket
+        self._last_bucket: "tuple[float, float, dict[tuple, None]] | None" = None
+        # (start, end, footings) of the last output's bucket, if positive (see _index)
         self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
@@ -805,11 +812,24 @@ class Ledger:
                     self._evict(entries.popleft())
             return entry
 
+    @property
+    def _footings(self) -> dict[int, dict[tuple, int]]:
+        """Per magnitude bucket, how many outputs of each footing it holds, counted from the
+        runs (the checks read ``_near``, which lists the footings alone): for the tests."""
+        counts: dict[int, dict[tuple, int]] = {}
+        with self._lock:
+            for footing, run in self._by_footing.items():
+                for keys in run.keys:
+                    for m in keys:
+                        bucket = counts.setdefault(magnitude_bucket(m), {})
+                        bucket[footing] = bucket.get(footing, 0) + 1
+        return counts
+
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
         run: "SortedRun | None"
         recent: "deque[Entry] | None"
-        counts: "dict[tuple, int] | None"
+        near: "dict[tuple, None] | None"
         last = self._last  # the previous output's footing, its run and its dimension's window
         if last is not None and last[0] is unit and last[1] == datum:
             _, _, footing, run, recent = last
@@ -823,28 +843,24 @@ class Ledger:
             if recent is None:
                 recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
             self._last = (unit, datum, footing, run, recent)
-        bucket = self._last_bucket  # the previous output's bucket: [start, end) and its counts
+        # The previous output's bucket, [start, end) and its footings. Invariant: it is this
+        # output's bucket and lists this output's footing (or None), as finish_with relies on.
+        bucket = self._last_bucket
         if bucket is not None and bucket[0] <= magnitude < bucket[1]:
-            counts = bucket[2]
+            near = bucket[2]
         else:
             mant, exp = _frexp(magnitude)  # magnitude_bucket(magnitude), inlined: this runs on every output
             j = int(mant * 64)
             key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
-            counts = self._footings.get(key)
-            if counts is None:
-                counts = self._footings[key] = {}
-            if 1e-300 < magnitude < 1e300:  # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
-                self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), counts)
-        if not counts:
-            counts[footing] = 1
+            near = self._near.get(key)
+            if near is None:
+                near = self._near[key] = {}
+            # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
+            self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), near) \
+                if 1e-300 < magnitude < 1e300 else None
+        if footing not in near:
+            near[footing] = None
             self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
-        else:
-            n = counts.get(footing)
-            if n is None:
-                counts[footing] = 1
-                self._shape += 1
-            else:
-                counts[footing] = n + 1
         maxes = run.maxes
         if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
@@ -857,26 +873,29 @@ class Ledger:
     def _evict(self, entry: "Entry | CallRecord") -> None:
         if entry.__class__ is not Entry or entry.role != "output":  # type: ignore[union-attr]
             return  # an input (a call's first input, still held as its record, included)
-        unit, datum = entry.unit, entry.datum
+        unit, datum, m = entry.unit, entry.datum, entry.magnitude
         footing = (unit, datum)
-        key = magnitude_bucket(entry.magnitude)
-        counts = self._footings.get(key)
-        if counts is not None and footing in counts:
-            if counts[footing] > 1:
-                counts[footing] -= 1
-            else:
-                del counts[footing]
-                if not counts:
-                    del self._footings[key]
-                    self._last_bucket = None  # it may hold this bucket's counts
         run = self._by_footing.get(footing)
-        if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
-            self._last = None  # it may hold this run
-            del self._by_footing[footing]
-            of_dims = self._by_dims[unit.dims]
-            del of_dims[footing]
-            if not of_dims:
-                del self._by_dims[unit.dims]
+        if run is not None and run.remove(m, entry):
+            key = magnitude_bucket(m)
+            if not run.maxes:
+                self._last = None  # it may hold this run
+                del self._by_footing[footing]
+                of_dims = self._by_dims[unit.dims]
+                del of_dims[footing]
+                if not of_dims:
+                    del self._by_dims[unit.dims]
+                gone = True
+            else:  # buckets are intervals: if any output of the footing is left in this one,
+                # the nearest on either side is
+                gone = key not in map(magnitude_bucket, run.neighbours(m))
+            if gone:
+                near = self._near.get(key)
+                if near is not None and footing in near:
+                    del near[footing]
+                    if not near:
+                        del self._near[key]
+                self._last_bucket = None  # it may list this footing in this bucket
         recent = self._recent.get(unit.dims)
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
@@ -936,7 +955,7 @@ class Ledger:
                 footings = list(self._by_footing)
             else:
                 footings = list(dict.fromkeys(f for key in keys
-                                              for f in self._footings.get(key, ())))
+                                              for f in self._near.get(key, ())))
             out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
                    if is_close(e.magnitude, magnitude, tol)]
         out.sort(key=_by_index)
@@ -1128,7 +1147,7 @@ class Ledger:
             hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
             hi = magnitude_bucket(m * 1.006)
-        footings = self._footings
+        footings = self._near
         near: "Sequence[Mapping[tuple, object] | None]"
         if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
             counts = footings.get(lo)

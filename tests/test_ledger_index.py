@@ -204,6 +204,7 @@ def _assert_index_consistent(ledger: Ledger) -> None:
         bucket = counts.setdefault(magnitude_bucket(e.magnitude), {})
         bucket[(e.unit, e.datum)] = bucket.get((e.unit, e.datum), 0) + 1
     assert ledger._footings == counts
+    assert ledger._near == {k: dict.fromkeys(v) for k, v in counts.items()}  # what checks read
     assert set(ledger._by_footing) == set(by_footing)
     for footing, run in ledger._by_footing.items():
         _assert_run(run, by_footing[footing], lambda e: e.magnitude)
