@@ -215,6 +215,8 @@ def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
 
 
 _CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
+_CHUNK_MAX = 2 * _CHUNK
+_NO_FAST = (None, None, 0.0, 0.0, None, None)  # matches no value (see Ledger._fast)
 
 
 class SortedRun:
@@ -240,7 +242,7 @@ class SortedRun:
             keys.append(key)
             self.items[-1].append(item)
             maxes[-1] = key
-            if len(keys) > 2 * _CHUNK:
+            if len(keys) > _CHUNK_MAX:
                 self._split(len(maxes) - 1)
             return
         i = bisect_right(maxes, key)
@@ -260,7 +262,7 @@ class SortedRun:
             j = bisect_right(keys, key)
             keys.insert(j, key)
             self.items[i].insert(j, item)
-        if len(keys) > 2 * _CHUNK:
+        if len(keys) > _CHUNK_MAX:
             self._split(i)
 
     def _split(self, i: int) -> None:
@@ -546,10 +548,15 @@ class CallRecord:
             # A positive value whose buckets were found free of other footings for this unit and
             # datum, with no footing added to any bucket since, needs no probe while its 0.6%
             # stays inside those buckets (``_safe``: unit, datum, [start, end), ``_shape``).
-            safe = ledger._safe.get(id(unit)) if m > 0.0 else None
-            if safe is not None and safe[0] is unit and safe[1] == datum and \
-                    safe[4] == ledger._shape and safe[2] <= m * 0.994 and m * 1.006 < safe[3]:
+            # The last interval used is tried first (``_safe_last``; its start is positive).
+            safe = ledger._safe_last
+            if safe[0] is unit and safe[1] == datum and safe[2] <= m * 0.994 and \
+                    m * 1.006 < safe[3] and safe[4] == ledger._shape:
                 pass
+            elif (kept := ledger._safe.get(id(unit)) if m > 0.0 else None) is not None and \
+                    kept[0] is unit and kept[1] == datum and kept[4] == ledger._shape and \
+                    kept[2] <= m * 0.994 and m * 1.006 < kept[3]:
+                ledger._safe_last = kept
             elif m != 0.0 and abs(m) < 1e308:
                 mant, exp = _frexp(m * 0.994)
                 lo = exp * 128 + int(mant * 64) if mant >= 0.0 else \
@@ -569,20 +576,26 @@ class CallRecord:
                     if 1e-300 < m < 1e300 and not may_carry:  # buckets lo..hi: [start, end)
                         if len(ledger._safe) >= 64:
                             ledger._safe.clear()
-                        ledger._safe[id(unit)] = (unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
-                                                  _ldexp((hi & 127) + 1, (hi >> 7) - 6),
-                                                  ledger._shape)
+                        ledger._safe[id(unit)] = ledger._safe_last = (
+                            unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
+                            _ldexp((hi & 127) + 1, (hi >> 7) - 6), ledger._shape)
                 else:  # many buckets (a subnormal value): _eligible reads them all
                     may_carry = ledger._eligible(m, unit, datum) is not None
             elif m != 0.0:  # the largest floats
                 may_carry = ledger._eligible(m, unit, datum) is not None
-            if sourced:  # _copied, inlined; the last output's run when it is on this footing
+            if sourced:  # _copied, inlined: the last output (in a pipeline, the one copied)
                 run: "SortedRun | None"
-                last = ledger._last
-                if last is not None and last[0] is unit and last[1] == datum:
-                    run = last[3]
-                else:
-                    run = ledger._by_footing.get((unit, datum))
+                out = ledger._last_out
+                if out is not None and out.magnitude == m and out.unit is unit and \
+                        out.datum == datum and out.call != index:
+                    copied = True
+                    run = None
+                else:  # the run of this footing (the last output's, when it is on it)
+                    last = ledger._last
+                    if last is not None and last[0] is unit and last[1] == datum:
+                        run = last[3]
+                    else:
+                        run = ledger._by_footing.get((unit, datum))
                 if run is not None:
                     maxes = run.maxes
                     if maxes[-1] == m and run.items[-1][-1].call != index:
@@ -657,20 +670,21 @@ class CallRecord:
                 ledger._count += 1
                 entries = ledger._entries
                 entries.append(entry)
-                last, bucket = ledger._last, ledger._last_bucket
-                if last is not None and last[0] is u and last[1] == datum and \
-                        bucket is not None and bucket[0] <= m < bucket[1]:
+                fast = ledger._fast
+                if fast[0] is u and fast[1] == datum and fast[2] <= m < fast[3]:
                     # _index's common case, inlined: the footing and bucket of the previous
-                    # output (the bucket already lists the footing)
-                    run = last[3]
+                    # output (the bucket already lists the footing; the run is not empty)
+                    run = fast[4]
                     maxes = run.maxes
-                    if maxes and m >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
-                        run.keys[-1].append(m)
+                    keys = run.keys[-1]
+                    if m >= maxes[-1] and len(keys) < _CHUNK_MAX:
+                        keys.append(m)
                         run.items[-1].append(entry)
                         maxes[-1] = m
                     else:
                         run.add(m, entry)
-                    last[4].append(entry)
+                    fast[5].append(entry)
+                    ledger._last_out = entry
                 else:
                     ledger._index(entry)
                 if ledger.max_entries is not None:
@@ -725,6 +739,11 @@ class Ledger:
         self._last_bucket: "tuple[float, float, dict[tuple, None]] | None" = None
         # (start, end, footings) of the last output's bucket, if positive (see _index)
         self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
+        self._safe_last: tuple = _NO_FAST  # the interval of _safe used last
+        self._last_out: "Entry | None" = None  # the output indexed last
+        # (unit, datum, start, end, run, recent): the last output's footing, its bucket's
+        # [start, end) (which lists the footing), its run and its dimension's window
+        self._fast: tuple = _NO_FAST
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
@@ -862,13 +881,17 @@ class Ledger:
             near[footing] = None
             self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
         maxes = run.maxes
-        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < _CHUNK_MAX:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
             run.items[-1].append(entry)
             maxes[-1] = magnitude
         else:
             run.add(magnitude, entry)
         recent.append(entry)
+        self._last_out = entry
+        bucket = self._last_bucket  # finish_with's fast path: this footing, in this bucket
+        self._fast = _NO_FAST if bucket is None else \
+            (unit, datum, bucket[0], bucket[1], run, recent)
 
     def _evict(self, entry: "Entry | CallRecord") -> None:
         if entry.__class__ is not Entry or entry.role != "output":  # type: ignore[union-attr]
@@ -878,8 +901,11 @@ class Ledger:
         run = self._by_footing.get(footing)
         if run is not None and run.remove(m, entry):
             key = magnitude_bucket(m)
+            if entry is self._last_out:
+                self._last_out = None
             if not run.maxes:
                 self._last = None  # it may hold this run
+                self._fast = _NO_FAST
                 del self._by_footing[footing]
                 of_dims = self._by_dims[unit.dims]
                 del of_dims[footing]
@@ -896,6 +922,7 @@ class Ledger:
                     if not near:
                         del self._near[key]
                 self._last_bucket = None  # it may list this footing in this bucket
+                self._fast = _NO_FAST
         recent = self._recent.get(unit.dims)
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
