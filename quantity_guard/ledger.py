@@ -452,9 +452,13 @@ class CallRecord:
         self.started = _time()
         self.finished = None
 
-    def _first_input(self) -> Entry:
+    def _first_input(self, locked: bool = False) -> Entry:
         """The entry of this call's first input: made from the held facts on first need (the
-        ledger's ``entries`` hold this record in its place until then), then kept."""
+        ledger's ``entries`` hold this record in its place until then), then kept. Made under
+        the ledger's lock (``locked``: the caller holds it), so it is made once."""
+        if not locked:
+            with self.ledger._lock:
+                return self._first_input(True)
         held = self._inputs
         first = held[0] if held.__class__ is list else held  # type: ignore[index]
         if first is _HELD:
@@ -794,7 +798,8 @@ class Ledger:
             entries = self._entries
             tail = [entries.pop() for _ in range(min(self._count - self._held, len(entries)))]
             tail.reverse()
-            entries.extend(e if e.__class__ is Entry else e._first_input()  # type: ignore[union-attr]
+            entries.extend(e if e.__class__ is Entry
+                           else e._first_input(True)  # type: ignore[union-attr]
                            for e in tail)
             self._held = None
 
