@@ -20,7 +20,7 @@ or a number in the question; otherwise ``UnsourcedInput``.
 
 Look-ups are indexed, so a call costs the same with ten thousand entries as with none, however
 densely they cluster: each footing (unit and datum) keeps its outputs sorted by magnitude, and
-each magnitude bucket (about 1.6% wide) counts the footings it holds. A carry-over check reads
+each magnitude bucket (about 1.6% wide) lists the footings it holds. A carry-over check reads
 only the footings near the value that could be one (another unit, or another datum) and bisects
 their runs, naming the nearest offending output; a sourced check bisects each footing of the
 value's dimension at the magnitude its SI value has there.
@@ -28,6 +28,12 @@ One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted).
+
+**Recording.** A guarded call costs a call record, an entry per output and, for its first input,
+nothing more: the input's facts are held in the call record, which stands in the ledger's
+``entries`` until something reads them (``entries``, ``call.inputs``, the manifest, the audit);
+its ``Entry`` is made then, once. A result on the previous output's footing and bucket is indexed
+without a dict look-up, and each recording takes the ledger's lock once.
 
 **Threads.** The session is a ``ContextVar``: it follows asyncio tasks and ``asyncio.to_thread``.
 A thread that carries no session (``ThreadPoolExecutor``, ``loop.run_in_executor``, a plain
