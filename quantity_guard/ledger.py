@@ -391,19 +391,24 @@ class _EntryList:
     def __get__(self, call: "CallRecord | None", owner: Any = None) -> "list[Entry]":
         if call is None:  # the class attribute: this descriptor
             return self  # type: ignore[return-value]  # see above
-        held = getattr(call, self.slot)
-        if held.__class__ is list:
-            if held and held[0] is _HELD:  # a first input held as facts, then more inputs
-                call._first_input()
+        slot = self.slot
+        held = getattr(call, slot)
+        if held.__class__ is list and (not held or held[0] is not _HELD):
             return held
-        if held is None:
-            held = []
-        elif held is _HELD:
-            held = [call._first_input()]
-        else:  # a single entry
-            held = [held]
-        setattr(call, self.slot, held)
-        return held
+        with call.ledger._lock:  # the call may be recording in another thread
+            held = getattr(call, slot)
+            if held.__class__ is list:
+                if held and held[0] is _HELD:  # a first input held as facts, then more
+                    call._first_input(True)
+                return held
+            if held is None:
+                held = []
+            elif held is _HELD:
+                held = [call._first_input(True)]
+            else:  # a single entry
+                held = [held]
+            setattr(call, slot, held)
+            return held
 
     def __set__(self, call: "CallRecord", value: "list[Entry]") -> None:
         setattr(call, self.slot, value)
@@ -514,12 +519,11 @@ class CallRecord:
         # A call's first input is held as facts in this record (no Entry object until something
         # reads it: ``_first_input``); the ledger's entries hold the record in its place.
         first = self._inputs is None
-        if first:
+        if first:  # _inputs becomes _HELD under the lock, with _in_index
             self._in_name = name
             self._in_q = value
             self._in_how = accepted.how
             self._in_raw = accepted.raw
-            self._inputs = _HELD
             item: "Entry | CallRecord" = self
         else:
             item = entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, ...)
@@ -548,10 +552,16 @@ class CallRecord:
             entries.append(item)
             if first:
                 self._in_index = n
+                self._inputs = _HELD
                 if ledger._held is None:
                     ledger._held = n  # the oldest entry still held as its call's record
             else:
                 entry.index = n
+                held = self._inputs  # (not self.inputs: it would take the lock)
+                if held.__class__ is list:
+                    held.append(entry)  # type: ignore[union-attr]
+                else:
+                    self._inputs = [held, entry]  # type: ignore[list-item]
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
@@ -618,12 +628,6 @@ class CallRecord:
                             copied = keys[j] == m and run.items[i][j].call != index
         finally:
             ledger._lock.release()
-        if not first:  # after the first input (held as facts: see _first_input)
-            held = self._inputs
-            if held.__class__ is list:
-                held.append(entry)  # type: ignore[union-attr]
-            else:
-                self._inputs = [held, entry]  # type: ignore[list-item]
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
@@ -700,11 +704,12 @@ class CallRecord:
                 if ledger.max_entries is not None:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())
+                first = self._outputs is None
+                if first:
+                    self._outputs = entry
             finally:
                 ledger._lock.release()
-            if self._outputs is None:
-                self._outputs = entry
-            else:
+            if not first:
                 self.outputs.append(entry)
         else:
             self.record_output(result)

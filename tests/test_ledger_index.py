@@ -553,3 +553,51 @@ def test_held_inputs_read_as_the_entries_recorded(calls, max_entries):
     _assert_index_consistent(ledger)
     manifest = json.loads(json.dumps(ledger.manifest()))
     assert Ledger.from_manifest(manifest).manifest()["calls"] == manifest["calls"]
+
+
+def test_calls_read_from_other_threads_while_they_record():
+    """Readers of ``call.inputs`` / ``call.outputs`` / ``ledger.entries`` in other threads while
+    calls record (a first input held as facts is made an Entry under the ledger's lock, once):
+    every input and output ends up in its call once, and as the same object in the ledger."""
+    import threading
+    from quantity_guard import session
+
+    @quantity_tool(params={"a": "cfs", "b": "cfs"}, returns={"unit": "cfs"})
+    def add(a, b):
+        return a.magnitude + b.magnitude
+
+    errors: list = []
+    with session() as ledger:
+        def work(k):
+            try:
+                with ledger.bind():
+                    for i in range(400):
+                        add(1000.0 + k * 10000 + i, 5.0 + k)
+            except Exception as err:  # reported below
+                errors.append(err)
+
+        def read():
+            try:
+                for i in range(4000):
+                    if ledger.calls:  # the newest calls: most are still recording
+                        call = ledger.calls[-1 - i % 3]
+                        call.inputs, call.outputs
+                    if i % 50 == 0:
+                        len(ledger.entries)
+            except Exception as err:
+                errors.append(err)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(3)] + \
+            [threading.Thread(target=read) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors[:3]
+    entries = {id(e): e for e in ledger.entries}
+    assert len(entries) == 3 * 400 * 3
+    for call in ledger.calls:
+        assert [e.field for e in call.inputs] == ["a", "b"] and len(call.outputs) == 1
+        for e in call.inputs + call.outputs:
+            assert e.call == call.index and entries[id(e)] is e
+    _assert_index_consistent(ledger)
