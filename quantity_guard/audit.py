@@ -185,7 +185,8 @@ class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol")
+                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol",
+                 "flat")
 
     def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
                  sign=None) -> None:
@@ -199,6 +200,10 @@ class Number:
         self.sign = sign  # the sign character written, if any
         self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
         self.sig1 = False
+        #: for a one-significant-figure number stated without a hedge ("400 A", "0.4 m"): the
+        #: tolerance of its next place (400 -> 5, 0.4 -> 0.005), used when the answer also
+        #: writes the precise figure it would round (then it is a separate claim); else 0.0
+        self.flat = 0.0
         #: the tolerance the tool-boundary checks read (``written_tolerance``): half a unit in
         #: the last place, at most 3 trailing zeros counted, no one-significant-figure cap
         self.boundary_tol = tolerance
@@ -541,14 +546,15 @@ def _scan(original: str) -> _Reading:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
                             m.group(), "an identifier (digits run into letters)"))
             continue
-        if sig1:  # one significant figure: nobody means 1000 for 1250
+        flat = 0.0
+        if sig1:  # one significant figure: half its last place, at most 10% either way
+            # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
+            if not exp and factor is None and value and \
+                    not _HEDGE_RX.match(rev.lstrip(" *_$")):
+                # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
+                # the precise figure (see _flat_roundings); then it is read to its next place
+                flat = tol / 10.0
             tol = min(tol, 0.1 * abs(value)) or tol
-            if integer and not exp and factor is None and \
-                    len(digits) > 1 and not _HEDGE_RX.match(rev.lstrip(" *_$")):
-                # a round whole number stated flat ("the 400 A rating"): its zeros are read
-                # as written down to the tens of the second figure (400 covers 395..405);
-                # rounded that far, a model says so ("about 400 A", "~400 A", "≈ 400 A")
-                tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
         if gexp10 and unit is not None and _is_ratio_unit(unit) and \
@@ -568,6 +574,7 @@ def _scan(original: str) -> _Reading:
             continue
         num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
                       negated, sign, sig1)
+        num.flat = flat
         if not (gpow or gsup10):
             num.boundary_tol = btol
         out.append(num)
@@ -618,6 +625,7 @@ def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None
             a.tolerance = b.tolerance / 12.0
             a.boundary_tol = b.boundary_tol / 12.0
             a.sig1 = False
+            a.flat = 0.0
             a.end, a.nend = inch, b.nend
             a.text = original[a.start:inch]
             skip_next = True
@@ -880,6 +888,7 @@ class Audit:
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+# ``discarded`` is accepted too, but explains nothing: it never stands for another number
 # what the context may still explain (a factor, an operand, a range end); a tainted number
 # stays tainted: no formula written around it makes its source sound
 _REEXPLAIN = ("unsourced", "unit_mislabelled")
@@ -913,7 +922,149 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                         Finding(num, known.status, known.match, known._note))
     if any(f.status in Audit.BAD for f in findings):
         _explain_in_context(findings, ctx)
+    if any(n.flat for n in reading.numbers):
+        _flat_roundings(findings, ctx)
+    if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
+        _discarded(findings, ctx)
     return Audit(findings, reading.skipped)
+
+
+# between a precise figure and its rounding written as a restatement: "393.6 A (400 A)",
+# "393.6 A, or 400 A", "393.6 A, i.e. 400 A", "393.6 A, rounded to 400 A"
+_RESTATED = re.compile(r"[\s*_]*(?:[(\[\u2192]|,?\s*(?:or|i\.e\.?|ie|that is|rounded(?: up| down)?"
+                       r"(?: to)?|rounds to|to one (?:significant )?figure)\b|[=\u2248~])", re.I)
+
+
+def _flat_roundings(findings: list[Finding], ctx: _Context) -> None:
+    """A one-significant-figure number stated without a hedge ("400 A") is read as a rounding
+    (half its last place, at most 10%). When the answer also writes a more precise figure that
+    it would round (393.6 A), it is not that figure's rounding but a separate claim ("393.6 A,
+    within the 400 A rating"), unless written as its restatement ("393.6 A (400 A)"): it is
+    then read to its next place (400 covers 395..405) and classified again."""
+    text = ctx.reading.text
+    for i, f in enumerate(findings):
+        n = f.number
+        if not n.flat or f.status not in ("sourced", "derived"):
+            continue
+        numbers = ctx.reading.numbers
+        if i and _RANGE_BETWEEN.fullmatch(text, numbers[i - 1].nend, n.nstart) or \
+                i + 1 < len(numbers) and _RANGE_BETWEEN.fullmatch(text, n.nend,
+                                                                   numbers[i + 1].nstart):
+            continue  # an end of a range ("390-400 A") is no figure stated on its own
+        for j, g in enumerate(findings):
+            p = g.number
+            if j == i or p.sig1 or p.tolerance >= n.tolerance or g.status not in _ACCEPTED or \
+                    p.percent != n.percent or (p.unit is None) != (n.unit is None):
+                continue
+            if n.unit is None:
+                near = abs(p.value - n.value) <= n.tolerance
+            else:
+                near = p.unit.dims == n.unit.dims and not n.unit.shift and not p.unit.shift and \
+                    abs(p.value * p.unit.scale - n.value * n.unit.scale) <= n.tolerance * n.unit.scale
+            if not near:
+                continue
+            a, b = (p, n) if p.nstart < n.nstart else (n, p)
+            if _RESTATED.match(text, a.nend, b.nstart) and b.nstart - a.nend <= 24:
+                continue
+            again = _classify(n.widened(n.flat), ctx)
+            if again.status in _ACCEPTED:
+                findings[i] = Finding(n, again.status, again.match, again._note)
+            else:
+                findings[i] = Finding(
+                    n, "unsourced", f.match,
+                    f"{n.text} is stated flat beside the precise {p.text} the answer writes: "
+                    f"a separate figure, not its rounding (a rounding is said so: about, ~, "
+                    f"\u2248), and no recorded output matches it to its next place")
+            break
+
+
+# words that present a figure as an attempt given up: the first call, a mistake, a refusal
+_DISCARD = re.compile(
+    r"\b(?:first|initial(?:ly)?|earlier|previous(?:ly)?|original(?:ly)?|prior|old)\s+"
+    r"(?:\w+\s+)?(?:call|attempt|run|try|result|output|value|pass|request|input|reading|"
+    r"figure|answer)s?\b|\b(?:initially|originally|previously|at first|first time)\b|"
+    r"\battempt|\bmistak|\bwrong(?:ly)?\b|\bincorrect|\berroneous|\berror\b|\binvalid|"
+    r"\brefus|\breject|\bdiscard|\bignor|\binstead of\b|\brather than\b|\bin place of\b|"
+    r"\breplac|\b(?:correct|fix|chang|updat)(?:ed|ing)?\s+(?:\w+\s+){0,3}from\b|"
+    r"\bre-?(?:ran|run|tried|try|issued|did)|\bretr(?:y|ied)|\bsupersed|\bbogus|\bunconverted|"
+    r"\bwithout (?:a|the|its|any) units?\b|\bno units?\b|\bbare (?:number|value)|\bmis(?:read|typed|labell?ed)|"
+    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
+
+
+def _discarded(findings: list[Finding], ctx: _Context) -> None:
+    """A figure the answer presents as the attempt it gave up (warn/off mode: "my first call
+    returned 3.61 mm/d, which was wrong; rerun with 35.4 m3/s it is 0.102 mm/d"; or an input
+    it says it corrected) is not its claim: a ``tainted`` output, or a figure that is the
+    input of a call with a recorded violation, whose sentence says so, is ``discarded`` when
+    the answer also gives the accepted figure of the same dimension that replaces it. A
+    tainted figure stated as the result (no such words in its sentence, or nothing replacing
+    it) stays flagged."""
+    ledger = ctx.ledger
+    text = ctx.reading.text
+    bad_inputs = None
+    for i, f in enumerate(findings):
+        if f.status not in Audit.BAD:
+            continue
+        n = f.number
+        why = None
+        if f.status == "tainted":
+            why = "the output of a call that ran on an input the boundary refused"
+        else:
+            if bad_inputs is None:
+                bad_inputs = _violating_inputs(ledger)
+            e = _matching_input(n, bad_inputs)
+            if e is not None:
+                why = f"the input {e.label} = {_show(e)} of a call whose inputs were refused"
+        if why is None:
+            continue
+        a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+        m = _SENTENCE_END.search(text, n.nend)
+        b = m.start() if m else len(text)
+        marker = _DISCARD.search(text, a, b)
+        if marker is None:
+            continue
+        dims = power_dims(n.unit.dims) if n.unit is not None else None
+        for g in findings:
+            p = g.number
+            if g.status in _ACCEPTED and p.percent == n.percent and \
+                    (power_dims(p.unit.dims) if p.unit is not None else None) == dims and \
+                    not _close(p.value, n.value, max(p.tolerance, n.tolerance)):
+                word = marker.group().strip()
+                findings[i] = Finding(
+                    n, "discarded", f.match,
+                    f"presented as an attempt given up ({word!r}): {why}; the answer gives "
+                    f"{p.text} in its place")
+                break
+
+
+def _violating_inputs(ledger) -> list:
+    """The recorded inputs of calls with a recorded violation (blocked or not), the field
+    the violation names when it names one."""
+    by_call: dict = {}
+    for v in ledger.violations:
+        field = (v.get("field") or "").rsplit(".", 1)[-1]
+        by_call.setdefault(v["call"], set()).add(field)
+    out = []
+    inputs = ledger.call_inputs()
+    for call, fields in by_call.items():
+        for e in inputs.get(call, ()):
+            if "" in fields or e.field in fields:
+                out.append(e)
+    return out
+
+
+def _matching_input(n: Number, entries):
+    for e in entries:
+        if e.magnitude.__class__ is not float:
+            continue
+        if n.unit is not None:
+            if e.unit.dims == n.unit.dims and \
+                    _close(_si(n.value, n.unit), e.si, n.tolerance * n.unit.scale):
+                return e
+        elif _close(n.value, e.magnitude, n.tolerance):
+            return e
+    return None
 
 
 def _text(note) -> str:
@@ -1072,11 +1223,10 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     taint = None
     if hit is not None:
         if hit.status != "tainted":
-            if hit.match.__class__ is not tuple and _direction_contradicts(num, hit.match, ctx):
-                e = hit.match
-                return Finding(num, "unsourced", e,
-                               lambda: f"the direction is reversed: {e.label} = {_show(e)} "
-                                       f"means {_DIRECTION_TEXT[-_written_direction(num, ctx)]}")
+            wrong_way = _direction_contradicts(num, hit.match, ctx) \
+                if hit.match.__class__ is not tuple else None
+            if wrong_way is not None:
+                return Finding(num, "unsourced", hit.match, wrong_way)
             return hit
         taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
@@ -1239,6 +1389,17 @@ _DIRECTION_TEXT = {1: "above (over, in excess)", -1: "below (under, short)"}
 _WRITTEN_UP = re.compile(r"\s*(?:above|higher than|in excess of|more than|over the|exceed)", re.I)
 _WRITTEN_DOWN = re.compile(r"\s*(?:below|lower than|under the|beneath|short of|less than)", re.I)
 _NAME_SPLIT = re.compile(r"[^a-z]+")
+# nouns that name a reference a quantity is measured against: in "the warning level" or "the
+# crest elevation" the reference dominates the noun it qualifies
+_LIMIT_NOUNS = frozenset({"threshold", "limit", "warning", "alarm", "alert", "trigger", "rating",
+                          "capacity", "allowance", "maximum", "max", "minimum", "min", "design",
+                          "target", "licence", "license", "licensed", "crest", "setpoint",
+                          "trip", "cap", "ceiling", "floor"})
+_NAME_FILLER = frozenset({"get", "read", "compute", "calc", "calculate", "check", "how", "far",
+                          "is", "the", "of", "by", "to", "a", "an", "return", "value", "amount",
+                          "margin", "distance", "difference", "height", "m", "ft"})
+_CLAUSE_END = re.compile(r"[.;:!?,()\[\]\n]|\b(?:and|but|while|whereas|so)\b")
+_WORDS = re.compile(r"[a-z]+")
 
 
 def _written_direction(num, ctx) -> int:
@@ -1255,28 +1416,87 @@ _TOOL_DIRECTION: dict = {}
 
 def _tool_direction(tool, field) -> int:
     """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
+    return _tool_sides(tool, field)[0]
+
+
+def _tool_sides(tool, field):
+    """(direction, subject words, reference words) of a tool (and field) name that states one
+    direction: ``level_below_threshold`` is (-1, {level}, {threshold}): the level is below
+    the threshold by the value. (0, (), ()) when the name states none (cached)."""
     key = (tool, field)
     d = _TOOL_DIRECTION.get(key)
     if d is None:
-        words = {_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower())
-                 if w in _DIR_WORDS}
-        d = words.pop() if len(words) == 1 else 0
+        words = [w for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower()) if w]
+        dirs = {_DIR_WORDS[w] for w in words if w in _DIR_WORDS}
+        if len(dirs) == 1:
+            k = next(i for i, w in enumerate(words) if w in _DIR_WORDS)
+            subject = frozenset(w for w in words[:k] if w not in _NAME_FILLER)
+            reference = frozenset(w for w in words[k + 1:] if w not in _NAME_FILLER and
+                                  w not in _DIR_WORDS)
+            d = (dirs.pop(), subject, reference)
+        else:
+            d = (0, frozenset(), frozenset())
         if len(_TOOL_DIRECTION) < 4096:
             _TOOL_DIRECTION[key] = d
     return d
 
 
-def _direction_contradicts(num, e, ctx) -> bool:
+def _names(words, side) -> bool:
+    """Some word names one of ``side``'s words (its first five letters: level/levels)."""
+    return any(w[:5] == s[:5] for w in words for s in side if len(w) > 2)
+
+
+def _side_named(words, subject, reference) -> int:
+    """+1 when a phrase names the reference side (a limit noun counts when the reference is
+    one, and dominates: "the warning level"), -1 the subject side, 0 neither."""
+    limit = bool(reference & _LIMIT_NOUNS)
+    if _names(words, reference) or limit and any(w in _LIMIT_NOUNS for w in words):
+        return 1
+    if _names(words, subject) or not limit and subject & _LIMIT_NOUNS and \
+            any(w in _LIMIT_NOUNS for w in words):
+        return -1
+    return 0
+
+
+def _subject_reversed(num, ctx, subject, reference, after: int) -> bool:
+    """Whether the sentence states the relation the other way round: "the threshold is 0.25 m
+    above the level" for ``level_below_threshold``. Read from what follows the direction word
+    (the object) and, when that names neither side, the clause before the number (the
+    subject). Neither named: the tool's own order."""
+    text = ctx.reading.text
+    m = _CLAUSE_END.search(text.lower(), after, min(len(text), after + 80))
+    obj = _WORDS.findall(text[after:m.start() if m else after + 80].lower())
+    side = _side_named(obj, subject, reference)
+    if side:
+        return side < 0
+    low = text.lower()
+    start = max(low.rfind(c, 0, num.nstart) for c in ".;:!?,()[]\n") + 1
+    before = _WORDS.findall(low[max(start, num.nstart - 80):num.nstart])
+    return _side_named(before, subject, reference) > 0
+
+
+def _direction_contradicts(num, e, ctx):
+    """None, or why the direction written contradicts the output of a tool that names one."""
     if getattr(e, "role", None) != "output" or not e.magnitude:
-        return False
-    direction = _tool_direction(e.tool, e.field)
+        return None
+    direction, subject, reference = _tool_sides(e.tool, e.field)
     if not direction:
-        return False
-    written = _written_direction(num, ctx)
-    if not written:
-        return False
+        return None
+    text = ctx.reading.text
+    m = _WRITTEN_UP.match(text, num.nend) or _WRITTEN_DOWN.match(text, num.nend)
+    if m is None:
+        return None
+    written = 1 if _WRITTEN_UP.match(text, num.nend) else -1
     meant = direction if e.magnitude > 0 else -direction
-    return written != meant
+    turned = _subject_reversed(num, ctx, subject, reference, m.end())
+    if turned:
+        meant = -meant
+    if written == meant:
+        return None
+    how = " (read with the sentence's subject and reference the other way round)" if turned \
+        else ""
+    return (f"the direction is reversed: {e.label} = {_show(e)} means "
+            f"{_DIRECTION_TEXT[-written]}{how}")
 
 
 def _tainted_note(e, ledger):
