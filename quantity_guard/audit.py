@@ -68,9 +68,16 @@ _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
-             "utc", "gmt", "etc/gmt", "crs", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+             "utc", "gmt", "etc/gmt", "crs", "count", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
 _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
                 "option", "section", "appendix", "scenario", "row", "column", "phase")
+# labels read in an answer only ("call 2 returned ...", "version 2.1")
+_ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "page", "chapter",
+                       "clause", "paragraph", "case", "trial", "run", "rank", "priority", "batch",
+                       "tier")
+# labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
+_DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
+                       "version", "release", "chapter", "clause", "paragraph", "step")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
@@ -316,6 +323,7 @@ def _phrase(phrase: str):
 _A_PER = re.compile(r" an? (second|minute|hour|day|week|month|year)\b", re.I)
 _PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
 _LENGTH = (1,) + (0,) * (N_AXES - 1)
+_TIME = (0, 0, 1) + (0,) * (N_AXES - 3)
 
 
 def _paren_datum(text: str, end: int, unit):
@@ -408,7 +416,11 @@ def extract_numbers(text: str) -> list[Number]:
     return _scan(text).numbers if text else []
 
 
-def _scan(original: str) -> _Reading:
+def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
+    """Read ``original``. ``answer``: it is an answer to audit, not a question or an argument
+    (``extract_numbers``): then counts, precisions, periods, uncertainties, probabilities and
+    more labels are skipped too, and a one-significant-figure number is read as a rounding
+    (a question states every number it has; the boundary and the grader read them all)."""
     if not original:
         return _Reading([], [], frozenset(), "")
     if _needs_normalising(original):
@@ -459,10 +471,15 @@ def _scan(original: str) -> _Reading:
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
+        if not pct and not sign and not (gexp or gexp10 or gpow or gsup10) and (
+                integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(
+                    rev.lstrip(" \t*_#:")) or
+                answer and not integer and _DOTTED_LABEL_RX.match(rev.lstrip(" \t*_#:"))) and \
+                _read_unit(text, e)[0] is None:
+            # (never with a unit written after it: "the stage 2.85 m" is a measurement)
+            skipped.append((m.group(), "a step, list or section label"))
+            continue
         if integer and not pct:
-            if _LABEL_RX.match(rev.lstrip(" \t*_#:")):
-                skipped.append((m.group(), "a step, list or section label"))
-                continue
             if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
                     _is_marker(text, s, e, nxt):
                 skipped.append((m.group(), "a list marker"))
@@ -542,6 +559,11 @@ def _scan(original: str) -> _Reading:
                     per = _phrase(f"{unit.symbol}/{rate.group(1).lower()}")
                     if per is not None:
                         unit, end = per[0], rate.end()
+        why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
+                                 exp, factor, rev) if answer else None
+        if why is not None and value not in stated:
+            skipped.append((m.group(), why))
+            continue
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
                             m.group(), "an identifier (digits run into letters)"))
@@ -549,12 +571,17 @@ def _scan(original: str) -> _Reading:
         flat = 0.0
         if sig1:  # one significant figure: half its last place, at most 10% either way
             # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
-            if not exp and factor is None and value and \
-                    not _HEDGE_RX.match(rev.lstrip(" *_$")):
+            hedged = _HEDGE_RX.match(rev.lstrip(" *_$"))
+            if answer and not exp and factor is None and value and not hedged:
                 # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
                 # the precise figure (see _flat_roundings); then it is read to its next place
                 flat = tol / 10.0
             tol = min(tol, 0.1 * abs(value)) or tol
+            if not answer and integer and not exp and factor is None and \
+                    len(digits) > 1 and not hedged:
+                # a question or an argument: a round whole number stated flat is read to the
+                # tens of its second figure (the grader's "FINAL ANSWER: 400 A" too)
+                tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
         if gexp10 and unit is not None and _is_ratio_unit(unit) and \
@@ -595,6 +622,82 @@ def _scan(original: str) -> _Reading:
     if '"value"' in text:
         _json_units(text, out)
     return _Reading(out, skipped, frozenset(constants), text)
+
+
+# a count: a small whole number and the plural noun it counts ("3 tool calls", "2 decimal
+# places", "10 of 12 readings"), or a precision ("2 d.p.", "3 s.f.", "3 sig figs")
+_COUNTED = re.compile(r"[ \u00a0]+(?:out of (?:the )?\d{1,3}[ \u00a0]+|of (?:the )?\d{1,3}[ \u00a0]+)?"
+                      r"(?:([a-z][a-z-]{1,20})[ \u00a0]+)?([a-z][a-z-]{1,20})\b")
+_PRECISION = re.compile(r"[ \u00a0]*(?:d\.?p\.?|s\.?f\.?|sig\.? ?figs?|significant|decimal)(?![a-z])",
+                        re.I)
+_NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its", "less", "plus",
+                          "minus", "yes", "does", "gives", "goes", "means", "uses", "equals",
+                          "makes", "becomes", "stays", "remains", "sits", "lies", "gets", "says",
+                          "shows", "reads", "returns", "yields", "comes", "amounts", "totals",
+                          "exceeds", "falls", "rises", "times", "across", "towards", "besides",
+                          "per", "cross", "process", "access", "bias", "basis", "status"})
+# a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
+_PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
+# a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
+_PROBABILITY = re.compile(r"\s*(?:confidence|CI\b|credible|probability|chance|likelihood|"
+                          r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
+
+
+def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                       rev):
+    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
+    probability), or None."""
+    k = s - 1
+    while k >= 0 and text[k] in " \u00a0":
+        k -= 1
+    if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
+        return "an uncertainty (\u00b1 a tolerance)"
+    if percent:
+        return "a probability or confidence level" if _PROBABILITY.match(text, end) else None
+    if unit is not None:
+        if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
+                _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
+            return "a period (the last 7 days)"
+        return None
+    if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
+        return None
+    if text[e:e + 1] == "-" and text[e + 1:e + 2].isalpha():
+        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"
+        word = _WORD.match(text, e + 1)
+        w = word.group().lower().split("-")[0] if word else ""
+        hit = _phrase(w) if w else None
+        if hit is not None and hit[0].dims == _TIME or w in ("year", "month", "yr", "week"):
+            return "an interval named as an adjective (a 7-day mean)"
+        return None
+    if _PRECISION.match(text, e):
+        return "a precision (2 d.p., 3 significant figures)"
+    m = _COUNTED.match(text, e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    end_noun = m.end()
+    if first is not None and (_counted_noun(first) or digits == "1" and _one_noun(first)):
+        end_noun = m.start(2) - 1   # "3 readings were averaged", "1 call to get"
+    elif first is not None and (first in _UNIT_STOP or first in _NOT_COUNTED or
+                                _phrase(first) is not None):
+        return None
+    elif not (_counted_noun(noun) or digits == "1" and first is None and _one_noun(noun)):
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("3 things/day")
+    return "a count (3 tool calls, 10 of 12 readings)"
+
+
+def _one_noun(w: str) -> bool:
+    """A singular word after "1" that is no unit and no function word: "1 call"."""
+    return not w.endswith("s") and w not in _UNIT_STOP and w not in _NOT_COUNTED and \
+        len(w) > 2 and _phrase(w) is None
+
+
+def _counted_noun(w: str) -> bool:
+    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs")."""
+    return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
+        w not in _UNIT_STOP and _phrase(w) is None and _phrase(w[:-1]) is None
 
 
 _FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
@@ -807,6 +910,8 @@ def _reversed_words(words):
 
 _ID_RX = _reversed_words(_ID_WORDS)
 _LABEL_RX = _reversed_words(_LABEL_WORDS)
+_DOTTED_LABEL_RX = _reversed_words(_DOTTED_LABEL_WORDS)
+_ANSWER_LABEL_RX = _reversed_words(_LABEL_WORDS + _ANSWER_LABEL_WORDS)
 _NEG_RX = _reversed_words(_NEGATIVE_WORDS)
 _HEDGE_RX = _reversed_words(_HEDGE_WORDS)
 
@@ -907,7 +1012,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                         f"{type(answer).__name__}")
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
-    reading = _scan(answer)
+    reading = _scan(answer, True, frozenset(q.value for q in quoted))
     polyphase = _polyphase(answer) or (_polyphase(context) if context else False)
     ctx = _Context(ledger, quoted, reading, polyphase)
     findings: list[Finding] = []
@@ -1021,7 +1126,15 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
         a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
         m = _SENTENCE_END.search(text, n.nend)
         b = m.start() if m else len(text)
-        marker = _DISCARD.search(text, a, b)
+        # a word that says so, nearer to this number than to any other of its sentence
+        # ("Runoff: 3.61 mm/d (0.102 mm/d on the retry)": the retry is the other figure's)
+        others = [p for p in ctx.reading.numbers if a <= p.nstart < b and p is not n]
+        marker = None
+        for mk in _DISCARD.finditer(text, a, b):
+            d = _gap(mk, n)
+            if all(d <= _gap(mk, p) for p in others):
+                marker = mk
+                break
         if marker is None:
             continue
         dims = power_dims(n.unit.dims) if n.unit is not None else None
@@ -1036,6 +1149,11 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
                     f"presented as an attempt given up ({word!r}): {why}; the answer gives "
                     f"{p.text} in its place")
                 break
+
+
+def _gap(m, n: Number) -> int:
+    """Characters between a match and a number."""
+    return m.start() - n.nend if m.start() >= n.nend else max(0, n.nstart - m.end())
 
 
 def _violating_inputs(ledger) -> list:
@@ -1239,6 +1357,10 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
         # the magnitude of a negative output, written without its sign
         hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if hit is not None and hit.status != "tainted" and hit.match.__class__ is not tuple:
+            wrong_way = _direction_contradicts(num, hit.match, ctx)
+            if wrong_way is not None:
+                return Finding(num, "unsourced", hit.match, wrong_way)
         if hit is not None:
             inner = hit._note
             hit._note = lambda: f"the magnitude of {_text(inner)}; the minus sign is not written"
@@ -1811,11 +1933,46 @@ def _factor_note(numbers, i, ctx):
         if one is not None:
             return (f"{num.text} is one {one} written in {unit.symbol}: a unit factor of the "
                     f"arithmetic, not a measurement")
+    # a unit identity in words: "86,400 seconds in a day", "1000 litres per cubic metre",
+    # "a day has 86,400 s"
+    if unit is not None and not unit.shift and num.value > 0:
+        other = _one_unit_named(text, num)
+        if other is not None and other.dims == unit.dims and not other.shift and \
+                other != unit and _close(num.value * unit.scale, other.scale,
+                                         max(num.tolerance, 1e-9 * num.value) * unit.scale):
+            return (f"a unit identity in words (1 {other.symbol} = {num.text}): a conversion, "
+                    f"not a measurement")
     # one unit: "over 1 d", "per 1 km2"
     if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
         before = text[max(0, num.nstart - 12):num.nstart].lower().split()
         if before and before[-1] in _ONE_UNIT_WORDS:
             return f"one {unit.symbol}: a unit of measure, not a measurement"
+    return None
+
+
+_ONE_AFTER = re.compile(r"\s+(?:in|per|to|make|makes|make up|to make)\s+(?:a|an|one|1|each|every)\s+",
+                        re.I)
+_ONE_BEFORE = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z][a-z ]{0,20}?)\s+(?:has|have|is|"
+                         r"equals|contains|holds|=|\u2248)\s*$", re.I)
+
+
+def _one_unit_named(text: str, num: Number):
+    """The unit named as "a <unit>" right after ("86,400 s in a day") or before ("a day has
+    86,400 s") a number, or None."""
+    m = _ONE_AFTER.match(text, num.nend)
+    if m is not None:
+        unit, _, end = _read_unit(text, m.end())
+        if unit is not None:
+            return unit
+    tail = text[max(0, num.nstart - 10):num.nstart]
+    if not any(w in tail for w in ("has", "have", "is", "equals", "contains", "holds", "=",
+                                   "\u2248")):
+        return None
+    m = _ONE_BEFORE.search(text, max(0, num.nstart - 40), num.nstart)
+    if m is not None:
+        hit = _phrase(m.group(1).strip())
+        if hit is not None:
+            return hit[0]
     return None
 
 
