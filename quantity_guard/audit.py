@@ -223,6 +223,7 @@ class Number:
         for name in Number.__slots__:
             object.__setattr__(other, name, getattr(self, name))
         other.tolerance = tolerance
+        other.flat = 0.0  # read at the tolerance given, for every look-up
         return other
 
     @property
@@ -1384,8 +1385,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             e = flipped.match
             return Finding(num, "unsourced", e,
                            lambda: f"the sign is flipped: {e.label} = {_show(e)}")
-    hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
-        _with_question(values, unit, tol, num.datum, ctx)
+    # a one-figure number stated flat is a rounding of a recorded output or a question
+    # number (above); as a derivation it is read to its next place: one step of arithmetic
+    # over the ledger offers too many values for a 10% window (measured in
+    # bench/audit_rates.py: random one-figure numbers)
+    dtol = max(num.flat, 1e-9 * abs(num.value)) if num.flat else tol
+    hit = ledger.find_derivation(values, unit, dtol, datum=num.datum) or \
+        _with_question(values, unit, dtol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
         bad = _taints(hit, ledger)
@@ -1394,7 +1400,7 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
     if mislabel is None or unit is None or power_dims(mislabel.unit.dims) != power_dims(unit.dims):
-        found = _product(num, values, unit, tol, ctx)
+        found = _product(num, values, unit, dtol, ctx)
         if found is not None:
             bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
             if bad is not None:

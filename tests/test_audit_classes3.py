@@ -248,6 +248,26 @@ def test_a_one_figure_number_that_is_no_rounding_is_flagged(value, unit, answer)
     assert not audit.ok, (answer, statuses(audit))
 
 
+def two_outputs():
+    with session() as ledger:
+        quantity_tool(lambda: 27.5, returns={"unit": "ft"}, name="water_surface")()
+        quantity_tool(lambda: 31.56, returns={"unit": "ft"}, name="levee_crest")()
+    return ledger   # crest - water = 4.06 ft, computed by hand
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("The freeboard is about 4 ft.", True),      # a hedged rounding of a derivation
+    ("Freeboard ≈ 4 ft", True),
+    ("The freeboard is 4.06 ft.", True),
+    ("The freeboard is 4.1 ft.", True),
+    ("The freeboard is 4 ft.", False),           # flat: a derivation is read to its next place
+    ("The crest is 30 ft.", True),               # flat, but the rounding of a recorded output
+    ("The crest is 40 ft.", False),
+])
+def test_a_flat_one_figure_derivation_is_read_to_its_next_place(answer, ok):
+    assert two_outputs().audit_answer(answer).ok is ok, answer
+
+
 def test_a_separate_flat_figure_says_why():
     audit = one_ledger(393.6, "A").audit_answer("393.6 A, within the 400 A rating.")
     f = [f for f in audit.findings if f.status == "unsourced"][0]
