@@ -88,7 +88,9 @@ _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
 _HEDGE_WORDS = ("about", "approximately", "approx", "approx.", "roughly", "around", "nearly",
                 "almost", "some", "circa", "ca.", "~", "\u2248", "\u223c", "order of", "under",
                 "over", "up to", "less than", "more than", "at least", "at most", "close to",
-                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly")
+                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly",
+                "call it", "say", "round numbers", "round figures", "rounded", "rounding",
+                "round terms", "ballpark", "order", "or so", "about ~", "some")
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 _MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
 _MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
@@ -278,6 +280,9 @@ def _read_unit_uncached(text: str, pos: int):
             break
         token = w.group()
         core = token.rstrip(".*_`")
+        if core == "in" and not spans and _INCH_AFTER.match(text, w.end()):
+            spans.append(w.start() + 2)  # "48.72 in.", "49 in of freeboard": inches
+            break
         if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
             break
         if spans and (token[0].isdigit() or token[0] in "-+\u2212" and token[1:2].isdigit()):
@@ -293,6 +298,7 @@ def _read_unit_uncached(text: str, pos: int):
     return None, None, pos
 
 
+_INCH_AFTER = re.compile(r"\.?\s*(?:$|[,;:)\]]|\.(?:\s|$)|of\b|\(|\+)")
 _PHRASES: dict[str, tuple | None] = {}
 
 
@@ -407,6 +413,11 @@ class _Reading:
         self.numbers, self.skipped, self.constants, self.text = numbers, skipped, constants, text
 
 
+# a comma that can only be a decimal comma: one, two or four and more digits after it, or
+# a leading "0,"; a thousands comma has groups of three ("1,250", "234,000,000", "1,250.5")
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?:0,\d+|\d+,(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
+_THOUSANDS_COMMA = re.compile(r"\d,\d{3}(?:,\d{3}|\.\d)")
+_COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
@@ -428,6 +439,13 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         text, starts, ends = _normalise(original)
     else:
         text, starts, ends = original, None, None
+    if answer and "," in text and _DECIMAL_COMMA.search(text) and \
+            not _THOUSANDS_COMMA.search(text):
+        # a decimal comma ("0,25 m", "48,6 m3/s", "1,0717 %"): every comma between digits
+        # of this answer is one (a convention is kept through an answer)
+        if starts is None:
+            starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
+        text = _COMMA_IN_NUMBER.sub(".", text)
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
@@ -475,14 +493,15 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         if not pct and not sign and not (gexp or gexp10 or gpow or gsup10) and (
                 integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(
                     rev.lstrip(" \t*_#:")) or
+                answer and integer and _OF_LABEL.match(rev) or
                 answer and not integer and _DOTTED_LABEL_RX.match(rev.lstrip(" \t*_#:"))) and \
                 _read_unit(text, e)[0] is None:
             # (never with a unit written after it: "the stage 2.85 m" is a measurement)
             skipped.append((m.group(), "a step, list or section label"))
             continue
         if integer and not pct:
-            if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
-                    _is_marker(text, s, e, nxt):
+            if len(digits) <= 2 and nxt in ".)" and nxt and \
+                    text[e + 1:e + 4].lstrip("*_")[:1].isspace() and _is_marker(text, s, e, nxt):
                 skipped.append((m.group(), "a list marker"))
                 continue
             if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
@@ -572,7 +591,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         flat = 0.0
         if sig1:  # one significant figure: half its last place, at most 10% either way
             # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
-            hedged = _HEDGE_RX.match(rev.lstrip(" *_$"))
+            hedged = _HEDGE_RX.match(rev.lstrip(" *_$:,"))
             if answer and not exp and factor is None and value and not hedged:
                 # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
                 # the precise figure (see _flat_roundings); then it is read to its next place
@@ -726,7 +745,7 @@ def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None
                 a.sign is None and b.sign is None and a.value == int(a.value) and \
                 b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
             a.value = a.value + b.value / 12.0
-            a.tolerance = b.tolerance / 12.0
+            a.tolerance = max(b.tolerance, b.boundary_tol) / 12.0  # "1 in": +-0.5 in
             a.boundary_tol = b.boundary_tol / 12.0
             a.sig1 = False
             a.flat = 0.0
@@ -747,11 +766,25 @@ def _is_marker(text: str, s: int, e: int, close: str) -> bool:
     line_start = text.rfind("\n", 0, s) + 1
     if not text[line_start:s].strip(" \t*_#>-+(|"):
         return True
-    word = text[e + 2:e + 3]
+    k = e + 1
+    while k < len(text) and text[k] in "*_":
+        k += 1
+    word = text[k + 1:k + 2]
     if not word.isalpha():
         return False
+    if close == "." and word.isupper():
+        # inline numbered sentences: "... 35.4 m3/s. 3. Fetched the area: ..." (after the end
+        # of a sentence or a heading's colon, the enumeration's neighbour written too)
+        j = s - 1
+        while j >= line_start and text[j] in " *_":
+            j -= 1
+        if j < line_start or text[j] in ".:;!?":
+            n = int(text[s:e])
+            return any(re.search(rf"(?<![\d.,]){v}\.[*_]*\s+[A-Z]", text) for v in (n - 1, n + 1)
+                       if v >= 1)
+        return False
     if close == ")" and text[s - 1:s] == "(":
-        return text[max(line_start, s - 3):s - 1].strip() in ("", ".", ":", ";") or \
+        return text[max(line_start, s - 3):s - 1].strip(" *_") in ("", ".", ":", ";") or \
             text[s - 3:s - 1] in (". ", ": ", "; ")
     if close == ")" and text[s - 1:s] in (" ", ":"):
         before = text[line_start:s]
@@ -912,6 +945,8 @@ def _reversed_words(words):
 _ID_RX = _reversed_words(_ID_WORDS)
 _LABEL_RX = _reversed_words(_LABEL_WORDS)
 _DOTTED_LABEL_RX = _reversed_words(_DOTTED_LABEL_WORDS)
+# "step 2 of 3", "call 1 of 2": the total of a numbered label (read reversed)
+_OF_LABEL = re.compile(r"\s*fo\s+\d{1,2}\s+(?:pets|llac|tpmetta|trap|meti|noitaretI|noitareti|nur)(?![^\W_])")
 _ANSWER_LABEL_RX = _reversed_words(_LABEL_WORDS + _ANSWER_LABEL_WORDS)
 _NEG_RX = _reversed_words(_NEGATIVE_WORDS)
 _HEDGE_RX = _reversed_words(_HEDGE_WORDS)
@@ -1072,6 +1107,9 @@ def _flat_roundings(findings: list[Finding], ctx: _Context) -> None:
             a, b = (p, n) if p.nstart < n.nstart else (n, p)
             if _RESTATED.match(text, a.nend, b.nstart) and b.nstart - a.nend <= 24:
                 continue
+            if not _RATING_AFTER.match(text, n.nend) and \
+                    not _RATING_BEFORE.search(text, max(0, n.nstart - 16), n.nstart):
+                continue  # "That leaves 4 ft." beside 4.06 ft: its rounding, said again
             again = _classify(n.widened(n.flat), ctx)
             if again.status in _ACCEPTED:
                 findings[i] = Finding(n, again.status, again.match, again._note)
@@ -1129,19 +1167,26 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
         b = m.start() if m else len(text)
         # a word that says so, nearer to this number than to any other of its sentence
         # ("Runoff: 3.61 mm/d (0.102 mm/d on the retry)": the retry is the other figure's)
-        others = [p for p in ctx.reading.numbers if a <= p.nstart < b and p is not n]
+        dims = power_dims(n.unit.dims) if n.unit is not None else None
+        if dims is None and getattr(f.match, "unit", None) is not None:
+            dims = power_dims(f.match.unit.dims)  # "ignore the 3.6 from my first call"
+        # a word that says so, with no figure that replaces it (accepted, of the same
+        # dimension) between the word and this number ("Runoff: 3.61 mm/d (0.102 mm/d on
+        # the retry)": the retry is the other figure's)
+        between = [g.number for g in findings if g.status in _ACCEPTED and
+                   g.number.unit is not None and power_dims(g.number.unit.dims) == dims and
+                   a <= g.number.nstart < b]
         marker = None
         for mk in _DISCARD.finditer(text, a, b):
-            d = _gap(mk, n)
-            if all(d <= _gap(mk, p) for p in others):
+            lo, hi = (mk.end(), n.nstart) if mk.start() < n.nstart else (n.nend, mk.start())
+            if not any(lo <= p.nstart < hi for p in between):
                 marker = mk
                 break
         if marker is None:
             continue
-        dims = power_dims(n.unit.dims) if n.unit is not None else None
         for g in findings:
             p = g.number
-            if g.status in _ACCEPTED and p.percent == n.percent and \
+            if g.status in _ACCEPTED and (p.percent == n.percent or n.unit is None) and \
                     (power_dims(p.unit.dims) if p.unit is not None else None) == dims and \
                     not _close(p.value, n.value, max(p.tolerance, n.tolerance)):
                 word = marker.group().strip()
@@ -1408,10 +1453,25 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             return found
     if taint is not None:
         return taint
+    if mislabel is not None and num.datum is not None and \
+            _same_datum(num.datum, ledger.station_zeros().get(id(mislabel))):
+        e = mislabel  # "(station datum: 6.30 m AOD)": the station's zero on the reference
+        return Finding(num, "sourced", e,
+                       lambda: f"{e.label} = {_show(e)}: the height of the station's datum, "
+                               f"written as the elevation of its zero on {num.datum}")
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
                                f"unit written contradicts it")
+    # a recorded output truncated, not rounded (35.396 written as 35.39): the written digits
+    # and one more unit in their last place, toward the larger magnitude
+    if not num.sig1 and num.tolerance > 0 and mislabel is None:
+        up = tuple(v + math.copysign(num.tolerance, v) for v in values)
+        hit, _ = _sourced(num, up, unit, num.tolerance, ledger)
+        if hit is not None and hit.status == "sourced":
+            e = hit.match
+            return Finding(num, "sourced", e, lambda: f"{e.label} = {_show(e)}, truncated (its "
+                                                      f"digits cut, not rounded)")
     # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
@@ -1523,6 +1583,13 @@ _LIMIT_NOUNS = frozenset({"threshold", "limit", "warning", "alarm", "alert", "tr
                           "capacity", "allowance", "maximum", "max", "minimum", "min", "design",
                           "target", "licence", "license", "licensed", "crest", "setpoint",
                           "trip", "cap", "ceiling", "floor"})
+# a round figure named as a rating or a limit: "the 400 A rating", "rated 400 A"
+_RATING_AFTER = re.compile(r"[\s*_]*(?:" + "|".join(sorted(_LIMIT_NOUNS, key=len, reverse=True)) +
+                           r"|rated|allowance|nameplate)\b", re.I)
+_RATING_BEFORE = re.compile(r"\b(?:rated(?: at)?|rating of|limit of|capacity of|limited to|"
+                            r"capped at|maximum of|allowance of)\s*$", re.I)
+
+
 _NAME_FILLER = frozenset({"get", "read", "compute", "calc", "calculate", "check", "how", "far",
                           "is", "the", "of", "by", "to", "a", "an", "return", "value", "amount",
                           "margin", "distance", "difference", "height", "m", "ft"})

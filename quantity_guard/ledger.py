@@ -918,6 +918,8 @@ class Ledger:
         view = self._views.get(key)
         if view is None:
             view = []
+            zeros: dict = {}
+            self._views[("zeros", self._count)] = zeros
             outputs = [e for e in self.entries if e.role == "output"]
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
@@ -933,6 +935,8 @@ class Ledger:
                         pair = _offset_datums(args)
                         if pair is None and stations and len(others) == 1:
                             pair = _station_datum_height(e, args, stations, next(iter(others)))
+                            if pair is not None:
+                                zeros[id(e)] = pair[1]
                         if pair is not None:
                             offsets.append((e, *pair))
                 self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
@@ -950,6 +954,13 @@ class Ledger:
         carry an elevation to another datum and combine with nothing else."""
         self.converted_elevations()
         return self._views.get(("offsets", self._count), frozenset())
+
+    def station_zeros(self) -> dict:
+        """{id of an output: datum} for the heights of station datums (see
+        ``converted_elevations``): the height is the elevation of the station's zero on that
+        datum, so "6.30 m AOD" writes it correctly."""
+        self.converted_elevations()
+        return self._views.get(("zeros", self._count), {})
 
     def tainted_calls(self) -> frozenset:
         """Indexes of the calls that ran although a violation of their inputs was recorded

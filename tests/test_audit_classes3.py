@@ -226,6 +226,11 @@ def one_ledger(value, unit, name="compute"):
     (393.6, "A", "393.6 A, or about 400 A"),
     (393.6, "A", "393.6 A, i.e. 400 A"),
     (393.6, "A", "I estimate 390-400 A (point value 394 A)."),   # a range end
+    # the precise figure and its rounding said again (not named as a rating or limit)
+    (4.06, "ft", "The freeboard is 4.060 ft. That leaves 4 ft."),
+    (4.06, "ft", "Freeboard 4.06 ft. In round numbers: 4 ft of freeboard."),
+    (1.0717, "%", "It would take 1.072% of the river. Call it 1% of the river."),
+    (8.4, "MW", "8.4 MW on a 8 MW feeder"),
 ])
 def test_a_flat_one_figure_rounding_is_accepted(value, unit, answer):
     audit = one_ledger(value, unit).audit_answer(answer)
@@ -241,7 +246,8 @@ def test_a_flat_one_figure_rounding_is_accepted(value, unit, answer):
     (393.6, "A", "The full-load current is 393.6 A, within the 400 A rating."),  # beside it
     (393.6, "A", "I = 393.6 A. The bushings are rated 400 A."),
     (0.38, "m", "The margin is 0.38 m against a 0.4 m allowance."),
-    (8.4, "MW", "8.4 MW on a 8 MW feeder"),
+    (8.4, "MW", "8.4 MW against an 8 MW limit"),
+    (8.4, "MW", "The load is 8.4 MW; the feeder is rated 8 MW."),
 ])
 def test_a_one_figure_number_that_is_no_rounding_is_flagged(value, unit, answer):
     audit = one_ledger(value, unit).audit_answer(answer)
