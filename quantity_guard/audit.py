@@ -298,7 +298,7 @@ def _read_unit_uncached(text: str, pos: int):
     return None, None, pos
 
 
-_INCH_AFTER = re.compile(r"\.?\s*(?:$|[,;:)\]]|\.(?:\s|$)|of\b|\(|\+)")
+_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]]|\.(?:\s|$)|of\b|\()")
 _PHRASES: dict[str, tuple | None] = {}
 
 
@@ -485,6 +485,10 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             t = id_rev.lstrip()
             if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
                 id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
+                not pct and not sign:
+            skipped.append((m.group(), "a string in code or JSON (an identifier), not a number"))
+            continue
         if _ID_RX.match(id_rev) or (
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
@@ -654,7 +658,7 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
                           "minus", "yes", "does", "gives", "goes", "means", "uses", "equals",
                           "makes", "becomes", "stays", "remains", "sits", "lies", "gets", "says",
                           "shows", "reads", "returns", "yields", "comes", "amounts", "totals",
-                          "exceeds", "falls", "rises", "times", "across", "towards", "besides",
+                          "exceeds", "falls", "rises", "across", "towards", "besides",
                           "per", "cross", "process", "access", "bias", "basis", "status"})
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
 _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
@@ -705,7 +709,15 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return None
     if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
         return None  # a unit after all ("3 things/day")
+    if "times" in (first, noun):
+        after = m.start(2) - 1 if first == "times" else m.end()
+        if _RATIO_AFTER.match(text, after):
+            return None  # "35 times too large", "3 times the flow": a ratio, not a count
     return "a count (3 tool calls, 10 of 12 readings)"
+
+
+_RATIO_AFTER = re.compile(r"\s+(?:too|larger|bigger|higher|greater|smaller|lower|more|less|"
+                          r"as|the|that|this|its|over|faster|slower)\b")
 
 
 def _one_noun(w: str) -> bool:
@@ -1067,7 +1079,35 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
-    return Audit(findings, reading.skipped)
+    skipped = reading.skipped
+    if any(f.status == "unsourced" and f.number.unit is not None and
+           f.number.unit.dims == _TIME for f in findings):
+        findings, skipped = _durations(findings, ctx, skipped)
+    return Audit(findings, skipped)
+
+
+def _durations(findings, ctx, skipped):
+    """A duration ("updates every 5 minutes", "retry in 10-15 minutes", "over 24 hours") in an
+    answer whose tools return no time and whose outputs give none in one product or ratio
+    (a runoff depth, a freeboard) is no figure the ledger could ever check: it is skipped,
+    with its reason, rather than flagged. Where a time can be derived (a volume over a rate,
+    an energy over a power) a duration stays a claim."""
+    if any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
+            _TIME in ctx.reachable() or ctx.given(_TIME):
+        return findings, skipped
+    kept, skipped = [], list(skipped)
+    numbers = ctx.reading.numbers
+    for i, f in enumerate(findings):
+        n = f.number
+        bare_end = f.status == "unsourced" and n.unit is None and i + 1 < len(numbers) and \
+            numbers[i + 1].unit is not None and numbers[i + 1].unit.dims == _TIME and \
+            _RANGE_BETWEEN.fullmatch(ctx.reading.text, n.nend, numbers[i + 1].nstart)
+        if f.status == "unsourced" and (n.unit is not None and n.unit.dims == _TIME or bare_end):
+            skipped.append((n.text, "a duration, and no tool returns a time (nothing to check "
+                                    "it against)"))
+            continue
+        kept.append(f)
+    return kept, skipped
 
 
 # between a precise figure and its rounding written as a restatement: "393.6 A (400 A)",
@@ -1373,6 +1413,11 @@ def power_dims(dims: tuple) -> tuple:
     return dims
 
 
+def _leading_one(x: float) -> bool:
+    m = abs(x) / 10.0 ** math.floor(math.log10(abs(x)))
+    return 0.9999 < m < 1.0001
+
+
 def _classify(num: Number, ctx: _Context) -> Finding:
     """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
     the cost of a number does not grow with the ledger beyond the pair window."""
@@ -1383,7 +1428,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     unit = num.unit
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
-    hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    if num.sig1 and num.value and _leading_one(num.value) and tol >= 0.099 * abs(num.value):
+        # one figure, a leading 1: below it the last place is ten times finer (96 rounds to
+        # 100, but 90 stays 90), so "100" covers 95..110, not 90..110
+        hit, mislabel = _sourced(num, tuple(1.025 * v for v in values), unit,
+                                 0.075 * abs(num.value), ledger)
+    else:
+        hit, mislabel = _sourced(num, values, unit, tol, ledger)
     taint = None
     if hit is not None:
         if hit.status != "tainted":
@@ -1451,6 +1502,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             if bad is not None:
                 return Finding(num, "tainted", found.match, _tainted_note(bad, ledger))
             return found
+    if num.percent and unit is None and not num.negated and 0 < num.value < 100:
+        # the complement of a share: "it would leave 98.93% of the flow" (100 % - 1.07 %)
+        rest, _ = _sourced(num, (100.0 - num.value,), None, tol, ledger)
+        if rest is not None and rest.status == "sourced":
+            e = rest.match
+            return Finding(num, "derived", e,
+                           lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {_show(e)}")
     if taint is not None:
         return taint
     if mislabel is not None and num.datum is not None and \
@@ -1465,7 +1523,8 @@ def _classify(num: Number, ctx: _Context) -> Finding:
                                f"unit written contradicts it")
     # a recorded output truncated, not rounded (35.396 written as 35.39): the written digits
     # and one more unit in their last place, toward the larger magnitude
-    if not num.sig1 and num.tolerance > 0 and mislabel is None:
+    if not num.sig1 and num.tolerance > 0 and mislabel is None and \
+            num._src is not None and "." in num._src[num.nstart:num.nend]:
         up = tuple(v + math.copysign(num.tolerance, v) for v in values)
         hit, _ = _sourced(num, up, unit, num.tolerance, ledger)
         if hit is not None and hit.status == "sourced":
@@ -1949,7 +2008,12 @@ def _ranges(findings: list[Finding], ctx: _Context) -> None:
                 a.percent != b.percent:
             continue
         lo, hi = a.value - a.tolerance, b.value + b.tolerance
-        if not (a.value < b.value and b.value - a.value <= 0.25 * abs(b.value)):
+        # at most a quarter of its upper end wide, or two neighbours at the precision
+        # written ("between 0.2 and 0.3 m", "20-30 cm": the bracket of a one-figure reading)
+        step = 2.0 * max(a.boundary_tol, b.boundary_tol)
+        if not (a.value < b.value and (b.value - a.value <= 0.25 * abs(b.value) or
+                                       abs(b.value - a.value - step) <= 1e-9 * abs(b.value)
+                                       and a.boundary_tol == b.boundary_tol)):
             continue
         mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
                      b.end, (hi - lo) / 2, b.percent, b.negated, None)
