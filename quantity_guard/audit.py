@@ -280,7 +280,7 @@ def _read_unit_uncached(text: str, pos: int):
             break
         token = w.group()
         core = token.rstrip(".*_`")
-        if core == "in" and not spans and _INCH_AFTER.match(text, w.end()):
+        if core == "in" and not spans and _INCH_AFTER.match(text, w.start() + 2):
             spans.append(w.start() + 2)  # "48.72 in.", "49 in of freeboard": inches
             break
         if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
@@ -660,6 +660,11 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
                           "shows", "reads", "returns", "yields", "comes", "amounts", "totals",
                           "exceeds", "falls", "rises", "across", "towards", "besides",
                           "per", "cross", "process", "access", "bias", "basis", "status"})
+_HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
+                         r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
+_HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?)$",
+                          re.I)
+_OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
 _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
 # a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
@@ -695,6 +700,11 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return None
     if _PRECISION.match(text, e):
         return "a precision (2 d.p., 3 significant figures)"
+    if len(digits) == 3 and 100 <= int(digits) <= 599 and (
+            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
+        return "an HTTP status code"
+    if _OF_THEM.match(text, e):
+        return "a count (2 of them)"
     m = _COUNTED.match(text, e)
     if m is None:
         return None
@@ -1041,7 +1051,8 @@ class Audit:
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
-# ``discarded`` is accepted too, but explains nothing: it never stands for another number
+# ``discarded`` and ``hypothetical`` are accepted too, but explain nothing: they never stand
+# for another number
 # what the context may still explain (a factor, an operand, a range end); a tainted number
 # stays tainted: no formula written around it makes its source sound
 _REEXPLAIN = ("unsourced", "unit_mislabelled")
@@ -1079,11 +1090,112 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
+    if any(f.status in Audit.BAD for f in findings) and _MODAL.search(reading.text):
+        _hypothetical(findings, ctx)
     skipped = reading.skipped
     if any(f.status == "unsourced" and f.number.unit is not None and
            f.number.unit.dims == _TIME for f in findings):
         findings, skipped = _durations(findings, ctx, skipped)
     return Audit(findings, skipped)
+
+
+# a figure the answer does not claim: what a mistake would have given, or a what-if
+_MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
+_COUNTERFACTUAL = re.compile(
+    r"\bwould have\b|\bhad\b[^.;\n]{0,60}\b(?:been|read|used|passed|applied|taken|ignored)\b|"
+    r"\bwithout (?:the|a|its|any) (?:[\w\u2192>/ -]{0,30})?(?:conversion|correction|offset|unit|"
+    r"shift)|\b(?:which|that) (?:is|was|would be) (?:wrong|incorrect)|\bmix(?:es|ing)? (?:the )?"
+    r"datums|\bdirectly\b|\btoo (?:high|large|low|small|big)\b|\boverstat|\bunderstat|"
+    r"\bby mistake\b|\bwrongly\b|\bnaive(?:ly)?\b", re.I)
+_WHAT_IF = re.compile(
+    r"\bif\b|\bsustained\b|\bheld (?:for|over)\b|\bover (?:a|the) (?:full|whole)\b|\boverload|"
+    r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
+    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
+
+
+def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
+    """A figure in a sentence that says it is hypothetical is no claim of the answer, when
+    the answer also states its actual claim of that dimension elsewhere:
+
+    - what a mistake would have given ("had the 1,250 been read as m3/s, the result would have
+      been 3.6 mm/d"; "subtracting them directly would give 6.55 m, which mixes datums");
+    - a what-if: its premise, a percentage or a duration ("if the load rose 10%", "at 80%
+      load", "over a full 24 hours"), and its consequence when that is the actual figure
+      scaled by the premise (55,440 kWh = 50,400 kWh x 1.1; 315 A = 393.6 A x 0.8). A premise
+      that is a fact about the world ("if the load follows its usual evening peak of 9.1 MW")
+      is a claim, and stays one.
+
+    A modal alone ("abstracting would take 1.07%") is not enough: such figures are read as
+    claims."""
+    text = ctx.reading.text
+    kinds: dict = {}
+
+    def kind(n):
+        a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+        m = _SENTENCE_END.search(text, n.nend)
+        b = m.start() if m else len(text)
+        if (a, b) not in kinds:
+            part = text[a:b]
+            k = None
+            if _MODAL.search(part):
+                k = "counterfactual" if _COUNTERFACTUAL.search(part) else \
+                    "what-if" if _WHAT_IF.search(part) else None
+            kinds[(a, b)] = (k, a, b)
+        return kinds[(a, b)]
+
+    def dims_of(n):
+        return power_dims(n.unit.dims) if n.unit is not None else ("%" if n.percent else None)
+
+    actual: dict = {}
+    for g in findings:
+        if g.status in ("sourced", "derived", "quoted") and kind(g.number)[0] is None:
+            actual.setdefault(dims_of(g.number), []).append(g.number)
+    if not actual:
+        return
+    numbers = ctx.reading.numbers
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD:
+            continue
+        k, a, b = kind(n)
+        if k is None:
+            continue
+        d = dims_of(n)
+        if k == "counterfactual":
+            ok = d in actual or n.percent
+            why = "what a mistake would have given"
+        elif n.percent or d == _TIME:
+            ok, why = True, "the premise of a what-if"
+        else:
+            premises = [p for p in numbers if a <= p.nstart < b and p is not n and
+                        (p.percent or p.unit is not None and p.unit.dims == _TIME)]
+            ok = any(_scaled(n, base, premises, ctx) for base in actual.get(d, ()))
+            why = "the actual figure scaled by the premise of a what-if"
+        if ok:
+            findings[i] = Finding(n, "hypothetical", f.match,
+                                  f"{why}: not a figure the answer claims (its claim of this "
+                                  f"dimension is stated outside the sentence)")
+
+
+def _scaled(n: Number, base: Number, premises, ctx) -> bool:
+    """``n`` is ``base`` times a factor a premise gives: p% (x p/100, 1 + p/100, 1 - p/100) or a
+    duration (its ratio to a duration of the question or of the answer)."""
+    if not base.value:
+        return False
+    want = _si(n.value, n.unit) if n.unit is not None else n.value
+    have = _si(base.value, base.unit) if base.unit is not None else base.value
+    tol = max(n.tolerance * (n.unit.scale if n.unit is not None else 1.0), 0.005 * abs(want))
+    factors = []
+    durations = [q for q in ctx.quoted if q.unit is not None and q.unit.dims == _TIME] + \
+        [p for p in ctx.reading.numbers if p.unit is not None and p.unit.dims == _TIME]
+    for p in premises:
+        if p.percent:
+            factors += [p.value / 100.0, 1 + p.value / 100.0, 1 - p.value / 100.0]
+        else:
+            t = p.value * p.unit.scale
+            factors += [t / (q.value * q.unit.scale) for q in durations
+                        if q is not p and q.value]
+    return any(abs(have * c - want) <= tol for c in factors)
 
 
 def _durations(findings, ctx, skipped):
@@ -1523,8 +1635,9 @@ def _classify(num: Number, ctx: _Context) -> Finding:
                                f"unit written contradicts it")
     # a recorded output truncated, not rounded (35.396 written as 35.39): the written digits
     # and one more unit in their last place, toward the larger magnitude
-    if not num.sig1 and num.tolerance > 0 and mislabel is None and \
-            num._src is not None and "." in num._src[num.nstart:num.nend]:
+    if not num.sig1 and num.tolerance > 0 and mislabel is None and num._src is not None and \
+            ("." in num._src[num.nstart:num.nend] or num.tolerance == 0.5 and
+             not num.text.rstrip().endswith("0") and num._src[num.nend - 1:num.nend] != "0"):
         up = tuple(v + math.copysign(num.tolerance, v) for v in values)
         hit, _ = _sourced(num, up, unit, num.tolerance, ledger)
         if hit is not None and hit.status == "sourced":
@@ -2063,6 +2176,12 @@ def _factor_note(numbers, i, ctx):
         name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
         if name is not None:
             return f"{name}, written as a factor of the arithmetic"
+    # a factor in words: "the conversion divides the number by about 35", "multiply by 86,400"
+    if unit is None and not num.percent and num.value > 0 and \
+            _BY_WORDS.search(text, max(0, num.nstart - 60), num.nstart):
+        name = _known_factor(num.value, max(num.tolerance, 1e-9 * num.value), ctx)
+        if name is not None:
+            return f"{name}, named in words as a factor of the arithmetic"
     # one unit written in a smaller one, as an operand: "x 86,400 s" (one day), "/ 3600 s"
     if unit is not None and (num.op_before or num.op_after) and not unit.shift and \
             num.value > 1 and num.sign is None:
@@ -2113,6 +2232,9 @@ def _one_unit_named(text: str, num: Number):
     return None
 
 
+_BY_WORDS = re.compile(r"\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?"
+                       r"(?:about|roughly|approximately|around|some|nearly|almost|~|\u2248)?\s*$",
+                       re.I)
 _CONST_BEFORE = re.compile(r"(?:\u221a\s*\(?\s*(\d{1,2})\s*\)?|\bsqrt\s*\(?\s*(\d{1,2})\s*\)?|\u03c0|\bpi)"
                            r"\s*(?:=|\u2248|~|is about|is)\s*$", re.I)
 
