@@ -739,7 +739,8 @@ def _one_noun(w: str) -> bool:
 def _counted_noun(w: str) -> bool:
     """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs")."""
     return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
-        w not in _UNIT_STOP and _phrase(w) is None and _phrase(w[:-1]) is None
+        w not in _UNIT_STOP and w not in _BARE_DEGREE and _phrase(w) is None and \
+        _phrase(w[:-1]) is None
 
 
 _FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
@@ -1305,7 +1306,7 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
         n = f.number
         why = None
         if f.status == "tainted":
-            why = "the output of a call that ran on an input the boundary refused"
+            why = "the output of a call whose input was refused or has no source"
         else:
             if bad_inputs is None:
                 bad_inputs = _violating_inputs(ledger)
@@ -1633,17 +1634,6 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
                                f"unit written contradicts it")
-    # a recorded output truncated, not rounded (35.396 written as 35.39): the written digits
-    # and one more unit in their last place, toward the larger magnitude
-    if not num.sig1 and num.tolerance > 0 and mislabel is None and num._src is not None and \
-            ("." in num._src[num.nstart:num.nend] or num.tolerance == 0.5 and
-             not num.text.rstrip().endswith("0") and num._src[num.nend - 1:num.nend] != "0"):
-        up = tuple(v + math.copysign(num.tolerance, v) for v in values)
-        hit, _ = _sourced(num, up, unit, num.tolerance, ledger)
-        if hit is not None and hit.status == "sourced":
-            e = hit.match
-            return Finding(num, "sourced", e, lambda: f"{e.label} = {_show(e)}, truncated (its "
-                                                      f"digits cut, not rounded)")
     # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
@@ -1694,7 +1684,7 @@ def _sourced(num, values, unit, tol, ledger):
     that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
     finding, and only when no sound output matches."""
     mislabel = taint = None
-    tainted = ledger.tainted_calls() if ledger.violation_count else None
+    tainted = ledger.unsound_calls() if ledger.violation_count or ledger.call_inputs() else None
     view = ledger.si_view(unit.dims) if unit is not None else None
     converted = ledger.converted_elevations() if unit is not None else None
     for v in values:
@@ -1869,6 +1859,13 @@ def _direction_contradicts(num, e, ctx):
 def _tainted_note(e, ledger):
     def note():
         codes = sorted({v["code"] for v in ledger.violations if v["call"] == e.call})
+        if not codes:
+            i = ledger.unsupported_calls().get(e.call)
+            if i is not None:
+                return (f"{e.label} = {_show(e)}, but that call received {i.label} = {_show(i)}, "
+                        f"which no earlier output, question number or one-step sum or "
+                        f"difference supports: it is computed from a value of unknown "
+                        f"provenance")
         return (f"{e.label} = {_show(e)}, but that call ran with a recorded violation of its "
                 f"inputs ({', '.join(codes) or 'violation'}): it is computed from a value the "
                 f"boundary refused")
@@ -1877,7 +1874,7 @@ def _tainted_note(e, ledger):
 
 def _taints(hit, ledger):
     """The first operand of a derivation that is an output of a tainted call, or None."""
-    tainted = ledger.tainted_calls()
+    tainted = ledger.unsound_calls() if ledger.violation_count or ledger.call_inputs() else None
     if tainted:
         for e in hit[:2]:
             if getattr(e, "role", None) == "output" and e.call in tainted:
@@ -2093,6 +2090,35 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     if "=" in t or "\u2248" in t or "(" in t and _BRACKET_OP.search(t):
         _formula_operands(findings, ctx)
     _ranges(findings, ctx)
+    for i, f in enumerate(findings):
+        if f.status == "unsourced":
+            hit = _truncated(f.number, ctx.ledger)
+            if hit is not None:
+                findings[i] = hit
+
+
+def _truncated(num: Number, ledger):
+    """A recorded output with its digits cut, not rounded (35.396 written as 35.39, 0.102145
+    as 0.10214): four significant figures or more written, and the recorded value within one
+    unit of the last place written above it."""
+    src = num._src
+    if src is None or num.sig1 or num.tolerance <= 0 or \
+            "." not in src[num.nstart:num.nend]:
+        return None
+    digits = _WRITTEN_DIGITS.search(src, num.nstart, num.nend)
+    if digits is None or _significant(digits.group().replace(",", "")) < 4:
+        return None
+    values = (-num.value, num.value) if num.negated else (num.value,)
+    up = tuple(v + math.copysign(num.tolerance, v) for v in values)
+    hit, _ = _sourced(num, up, num.unit, num.tolerance, ledger)
+    if hit is None or hit.status != "sourced":
+        return None
+    e = hit.match
+    return Finding(num, "sourced", e,
+                   lambda: f"{e.label} = {_show(e)}, truncated (its digits cut, not rounded)")
+
+
+_WRITTEN_DIGITS = re.compile(r"\d[\d,]*\.\d+|\.\d+")
 
 
 _RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")

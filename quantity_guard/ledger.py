@@ -974,6 +974,71 @@ class Ledger:
             self._views[key] = view
         return view
 
+    def unsupported_calls(self) -> dict:
+        """{call index: input entry} for the calls (with no recorded violation) that received a
+        quantity which no earlier output (in any unit; an elevation carried by a recorded datum
+        offset too), no number of the question and no one-step sum or difference of outputs
+        supports, within the precision the model wrote it (at least 0.5%, at most 5%). Their
+        outputs are computed from a value of unknown provenance (a slipped factor, a hand
+        conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
+        check: the audit does not count them as a source (status ``tainted``)."""
+        key = ("unsupported", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = {}
+            inputs = self.call_inputs()
+            if inputs:
+                refused = {v["call"] for v in self.violations}
+                for call, entries in inputs.items():
+                    if call in refused:
+                        continue
+                    for e in entries:
+                        if e.magnitude.__class__ is float and not self._supported(e):
+                            view[call] = e
+                            break
+            self._views[key] = view
+        return view
+
+    def _supported(self, e: Entry) -> bool:
+        from .audit import written_tolerance
+        raw = e.raw
+        value = raw.get("value") if isinstance(raw, dict) else raw
+        if isinstance(value, str):
+            nums = extract_numbers(value)
+            value = nums[0].value if nums else None
+        rel = 0.005
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value:
+            rel = min(0.05, max(0.005, written_tolerance(raw) / abs(float(value))))
+        si, m = e.si, e.magnitude
+        tol = max(rel * abs(si), 1e-12)
+        keys, entries = self.si_view(e.unit.dims)
+        for o in entries[bisect_left(keys, si - tol):bisect_right(keys, si + tol)]:
+            if o.call < e.call and (o.datum is None or e.datum is None or o.datum == e.datum):
+                return True
+        for c in self.converted_elevations():
+            if c.call < e.call and c.unit.dims == e.unit.dims and abs(c.si - si) <= tol and \
+                    (e.datum is None or c.datum == e.datum):
+                return True
+        for num in self.context_numbers():
+            if num.unit is None:
+                if abs(num.value - m) <= max(num.tolerance, rel * abs(m)):
+                    return True
+            elif num.unit.dims == e.unit.dims:
+                nsi = num.value * num.unit.scale + num.unit.shift
+                if abs(nsi - si) <= max(num.tolerance * num.unit.scale, tol):
+                    return True
+        return self.find_derivation((m,), e.unit, rel * abs(m), datum=e.datum) is not None
+
+    def unsound_calls(self) -> frozenset:
+        """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
+        source for the audit."""
+        key = ("unsound", self._count, self.violation_count)
+        view = self._views.get(key)
+        if view is None:
+            view = self.tainted_calls() | frozenset(self.unsupported_calls())
+            self._views[key] = view
+        return view
+
     def call_inputs(self) -> dict:
         """{call index: [input entries]}: what each recorded call received (as converted), for
         the audit's rule that a derivation must not run a tool backwards."""

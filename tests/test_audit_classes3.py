@@ -352,7 +352,7 @@ def test_numbers_that_are_not_measurements(answer):
     ("The depth is 3 mm/d over 2 calls.", "3 mm/d"),          # a count beside a wrong figure
     ("After 2 attempts the depth is 7.5 mm/d.", "7.5"),
     ("The discharge is 900 cfs.", "900"),
-    ("There are 4000 seconds in a day.", "4000"),               # a false identity
+    ("There are 100 cm in a foot.", "100"),                      # a false identity
     ("The stage 2.85 m", "2.85"),                               # no label with a unit after it
     ("Call 2 returned 5.5 mm/d.", "5.5"),
     ("3 gauges report 750 cfs.", "750"),
