@@ -57,6 +57,8 @@ _NUM = re.compile(
     r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
     r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
     r"(?P<pct>\s?%|\s(?:per\s?cent|percent)\b)?")
+_FRACTIONS = {"\u00bc": 0.25, "\u00bd": 0.5, "\u00be": 0.75, "\u215b": 0.125, "\u215c": 0.375,
+              "\u215d": 0.625, "\u215e": 0.875}
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
@@ -327,7 +329,7 @@ def _phrase(phrase: str):
     return hit
 
 
-_A_PER = re.compile(r" an? (second|minute|hour|day|week|month|year)\b", re.I)
+_A_PER = re.compile(r" (?:an?|every|each) (second|minute|hour|day|week|month|year)\b", re.I)
 _PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
 _LENGTH = (1,) + (0,) * (N_AXES - 1)
 _TIME = (0, 0, 1) + (0,) * (N_AXES - 3)
@@ -542,6 +544,11 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         base = float(digits)
         value = base * 10.0 ** exp if exp else base
         tol = _written_tolerance(raw, exp)
+        frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
+        if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
+            value, tol = value + frac, 0.125
+            e += 1
+            nxt = text[e:e + 1]
         btol = _written_tolerance(raw, exp, 3)
         if gsup10 and raw == "10":
             value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
@@ -577,7 +584,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 end = word.end()
             elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
                 datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
-            if unit is not None and text[end:end + 3] in (" a ", " an"):
+            if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
                 rate = _A_PER.match(text, end)  # "45 megalitres a day"
                 if rate is not None:
                     per = _phrase(f"{unit.symbol}/{rate.group(1).lower()}")
@@ -639,7 +646,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
-    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text):
+    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text or "'" in text or
+                         "\u2032" in text):
         out = _feet_and_inches(original, text, out, starts, ends)
     if "|" in text:
         _table_units(text, out)
@@ -662,13 +670,16 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
                           "per", "cross", "process", "access", "bias", "basis", "status"})
 _HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
                          r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
-_HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?)$",
-                          re.I)
+_HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
+                          r"\b(?:error|status|code|response|failure)\s*\(\s*)$", re.I)
+_NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
 _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
 _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
 # a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
-_PROBABILITY = re.compile(r"\s*(?:confidence|CI\b|credible|probability|chance|likelihood|"
+_CONFIDENT_BEFORE = re.compile(r"\bconfiden(?:ce|t)\b[^.\n]{0,24}$", re.I)
+_PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
+                          r"certain|"
                           r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
 
 
@@ -681,8 +692,18 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         k -= 1
     if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
         return "an uncertainty (\u00b1 a tolerance)"
+    if integer and s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or \
+            integer and text[max(0, s - 2):s] == "[^":
+        return "a citation or footnote marker ([1])"
+    if integer and _NOTE_BEFORE.search(text, max(0, s - 12), s):
+        return "a citation or footnote marker (note 2, ref. 1)"
+    if integer and unit is None and s >= 3 and text[s - 1] == " " and _code_before(text, s - 1) \
+            and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
+            not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
+        return "an identifier (a code and its number: RRL 12)"
     if percent:
-        return "a probability or confidence level" if _PROBABILITY.match(text, end) else None
+        return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
+            _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
                 _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
@@ -691,12 +712,15 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
     if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
         return None
     if text[e:e + 1] == "-" and text[e + 1:e + 2].isalpha():
-        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"
+        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"; or a
+        # count: "a 3-phase system", "a 2-step check"
         word = _WORD.match(text, e + 1)
         w = word.group().lower().split("-")[0] if word else ""
         hit = _phrase(w) if w else None
         if hit is not None and hit[0].dims == _TIME or w in ("year", "month", "yr", "week"):
             return "an interval named as an adjective (a 7-day mean)"
+        if hit is None and w.isalpha() and len(w) > 2 and w not in _UNIT_STOP:
+            return "a compound adjective (a 3-phase system)"
         return None
     if _PRECISION.match(text, e):
         return "a precision (2 d.p., 3 significant figures)"
@@ -743,7 +767,7 @@ def _counted_noun(w: str) -> bool:
         _phrase(w[:-1]) is None
 
 
-_FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
+_FT_IN_GAP = re.compile(r"\s*(?:,|and|'|\u2032)?\s*$")
 _INCHES = re.compile(r"\s?(?:in\b\.?|inch(?:es)?\b|\u2033|\")")
 
 
@@ -764,6 +788,12 @@ def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None
                 m = _INCHES.match(text, b.nend)
                 inch = None if m is None else (m.end() if starts is None else
                                                ends[m.end() - 1])
+        if b is not None and a.unit is None and b.unit is None and \
+                text[a.nend:b.nstart] in ("'", "\u2032", "' ", "\u2032 ") and \
+                text[b.nend:b.nend + 1] in ('"', "\u2033"):
+            inch = b.nend + 1 if starts is None else ends[b.nend]   # 4'0.7": feet and inches
+            if a.unit is None:
+                a.unit = _phrase("ft")[0]
         if inch is not None and b is not None and 0 <= b.value < 12 and \
                 a.sign is None and b.sign is None and a.value == int(a.value) and \
                 b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
@@ -1094,6 +1124,10 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     if any(f.status in Audit.BAD for f in findings) and _MODAL.search(reading.text):
         _hypothetical(findings, ctx)
     skipped = reading.skipped
+    if any(f.status == "unsourced" for f in findings):
+        _per_period(findings, ctx)
+        if _GENERAL.search(reading.text):
+            findings, skipped = _general(findings, ctx, skipped)
     if any(f.status == "unsourced" and f.number.unit is not None and
            f.number.unit.dims == _TIME for f in findings):
         findings, skipped = _durations(findings, ctx, skipped)
@@ -1197,6 +1231,92 @@ def _scaled(n: Number, base: Number, premises, ctx) -> bool:
             factors += [t / (q.value * q.unit.scale) for q in durations
                         if q is not p and q.value]
     return any(abs(have * c - want) <= tol for c in factors)
+
+
+# background knowledge, not a figure of this case: "USGS rates most records as accurate to
+# within 5-10%", "protection is typically set at around 125%", "design guidance often calls
+# for at least 3 ft"
+_GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|as a rule|"
+                      r"rule of thumb|guidance|standard practice|in general|most (?:\w+ ){0,2}"
+                      r"(?:records|gauges|stations|utilities|levees|rivers|feeders|transformers)|"
+                      r"among the)\b", re.I)
+
+
+def _general(findings, ctx, skipped):
+    """A number in a sentence that states background knowledge (typically, usually, often,
+    guidance, as a rule) is about the world in general, not this case: nothing the ledger
+    could source. It is skipped with its reason when flagged ``unsourced``."""
+    text = ctx.reading.text
+    kept, skipped = [], list(skipped)
+    # never a figure of a dimension the tools return: "the flow is usually 11,500 cfs" is a
+    # claim about this gauge
+    recorded = {power_dims(e.unit.dims) for e in ctx.ledger.output_entries()}
+    for f in findings:
+        n = f.number
+        dims = power_dims(n.unit.dims) if n.unit is not None else _DIMENSIONLESS
+        if f.status == "unsourced" and dims not in recorded:
+            a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+            m = _SENTENCE_END.search(text, n.nend)
+            if _GENERAL.search(text, a, m.start() if m else len(text)):
+                skipped.append((n.text, "background knowledge (typically, usually, as a "
+                                        "rule), not a figure of this case"))
+                continue
+        kept.append(f)
+    return kept, skipped
+
+
+# a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
+# "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
+_PERIOD_AFTER = re.compile(r"\s*(?P<unit>[^\s\d/]{1,12})?\s*(?:/|per|a|an|each|every|over a|"
+                           r"in a)\s*(?P<n>\d{1,3}-day )?(?P<p>year|yr|annum|month|mo)\b", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:annuali[sz]ed|annual|yearly|per year|a year|monthly|"
+                            r"over a year|in a year)\b[^.\n]{0,44}$", re.I)
+_PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
+                "month": (28.0, 31.0), "mo": (28.0, 31.0)}
+
+
+def _per_period(findings: list[Finding], ctx: _Context) -> None:
+    """A rate recorded per day (or second) restated as an amount per month or year: the
+    amount over that period is the accepted rate times the period's days (a month 28 to 31
+    days, a year 365 or 366, or the N written: "a 30-day month")."""
+    text = ctx.reading.text
+    rates = [g for g in findings if g.status in ("sourced", "derived", "quoted") and
+             g.number.unit is not None]
+    if not rates:
+        return
+    day = 86400.0
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status != "unsourced":
+            continue
+        m = _PERIOD_AFTER.match(text, n.nend)
+        unit = n.unit
+        if m is not None and unit is None and m.group("unit"):
+            hit = _phrase(m.group("unit"))
+            unit = hit[0] if hit is not None else None
+        if m is not None:
+            lo, hi = _PERIOD_DAYS[m.group("p").lower()]
+            if m.group("n"):
+                lo = hi = float(m.group("n").split("-")[0])
+        elif unit is not None and _PERIOD_BEFORE.search(text, max(0, n.nstart - 40), n.nstart):
+            lo, hi = 365.0, 366.0
+        else:
+            continue
+        if unit is None or unit.shift:
+            continue
+        amount = n.value * unit.scale
+        tol = max(n.tolerance * unit.scale, 1e-12)
+        for g in rates:
+            r = g.number
+            rd = r.unit.dims
+            if tuple(x - y for x, y in zip(unit.dims, rd)) != _TIME:
+                continue
+            per_day = r.value * r.unit.scale * day
+            if per_day and lo * per_day - tol <= amount <= hi * per_day + tol:
+                findings[i] = Finding(n, "derived", g.match,
+                                      f"{r.text} over a {m.group('p') if m else 'year'} "
+                                      f"({lo:g}-{hi:g} days): an amount per period")
+                break
 
 
 def _durations(findings, ctx, skipped):
