@@ -441,8 +441,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         text, starts, ends = _normalise(original)
     else:
         text, starts, ends = original, None, None
-    if answer and "," in text and _DECIMAL_COMMA.search(text) and \
-            not _THOUSANDS_COMMA.search(text):
+    if answer and "," in text and _COMMA_IN_NUMBER.search(text) and \
+            _DECIMAL_COMMA.search(text) and not _THOUSANDS_COMMA.search(text):
         # a decimal comma ("0,25 m", "48,6 m3/s", "1,0717 %"): every comma between digits
         # of this answer is one (a convention is kept through an answer)
         if starts is None:
@@ -460,6 +460,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         if _PI.search(text):
             constants.add("pi")
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
+    plus_minus = "\u00b1" in text or "+/-" in text
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -496,11 +497,13 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
-        if not pct and not sign and not (gexp or gexp10 or gpow or gsup10) and (
-                integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(
-                    rev.lstrip(" \t*_#:")) or
-                answer and integer and _OF_LABEL.match(rev) or
-                answer and not integer and _DOTTED_LABEL_RX.match(rev.lstrip(" \t*_#:"))) and \
+        lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
+        if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
+                not (gexp or gexp10 or gpow or gsup10) and (
+                integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(lab) or
+                answer and not integer and _DOTTED_LABEL_RX.match(lab)) and \
+                _read_unit(text, e)[0] is None or \
+                answer and integer and lab[:3] == "fo " and _OF_LABEL.match(lab) and \
                 _read_unit(text, e)[0] is None:
             # (never with a unit written after it: "the stage 2.85 m" is a measurement)
             skipped.append((m.group(), "a step, list or section label"))
@@ -591,7 +594,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                     if per is not None:
                         unit, end = per[0], rate.end()
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
-                                 exp, factor, rev) if answer else None
+                                 exp, factor, rev) if answer and (
+            unit is None or percent or plus_minus or unit.dims == _TIME) else None
         if why is not None and value not in stated:
             skipped.append((m.group(), why))
             continue
@@ -1121,13 +1125,17 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
-    if any(f.status in Audit.BAD for f in findings) and _MODAL.search(reading.text):
-        _hypothetical(findings, ctx)
     skipped = reading.skipped
-    if any(f.status == "unsourced" for f in findings):
-        _per_period(findings, ctx)
-        if _GENERAL.search(reading.text):
-            findings, skipped = _general(findings, ctx, skipped)
+    if any(f.status in Audit.BAD for f in findings):
+        low = reading.text.lower()
+        if ("would" in low or "could" in low or "might" in low) and _MODAL.search(low):
+            _hypothetical(findings, ctx)
+        if any(f.status == "unsourced" for f in findings):
+            if ("year" in low or "yr" in low or "annu" in low or "month" in low) and \
+                    _PERIOD_WORD.search(low):
+                _per_period(findings, ctx)
+            if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
+                findings, skipped = _general(findings, ctx, skipped)
     if any(f.status == "unsourced" and f.number.unit is not None and
            f.number.unit.dims == _TIME for f in findings):
         findings, skipped = _durations(findings, ctx, skipped)
@@ -1240,6 +1248,11 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
                       r"rule of thumb|guidance|standard practice|in general|most (?:\w+ ){0,2}"
                       r"(?:records|gauges|stations|utilities|levees|rivers|feeders|transformers)|"
                       r"among the)\b", re.I)
+
+
+_GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
+                  "standard", "most ", "among")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month")
 
 
 def _general(findings, ctx, skipped):
@@ -1804,7 +1817,7 @@ def _sourced(num, values, unit, tol, ledger):
     that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
     finding, and only when no sound output matches."""
     mislabel = taint = None
-    tainted = ledger.unsound_calls() if ledger.violation_count or ledger.call_inputs() else None
+    tainted = ledger.unsound_calls()
     view = ledger.si_view(unit.dims) if unit is not None else None
     converted = ledger.converted_elevations() if unit is not None else None
     for v in values:
@@ -1994,7 +2007,7 @@ def _tainted_note(e, ledger):
 
 def _taints(hit, ledger):
     """The first operand of a derivation that is an output of a tainted call, or None."""
-    tainted = ledger.unsound_calls() if ledger.violation_count or ledger.call_inputs() else None
+    tainted = ledger.unsound_calls()
     if tainted:
         for e in hit[:2]:
             if getattr(e, "role", None) == "output" and e.call in tainted:
@@ -2324,6 +2337,7 @@ def _factor_note(numbers, i, ctx):
             return f"{name}, written as a factor of the arithmetic"
     # a factor in words: "the conversion divides the number by about 35", "multiply by 86,400"
     if unit is None and not num.percent and num.value > 0 and \
+            "by" in text[max(0, num.nstart - 60):num.nstart] and \
             _BY_WORDS.search(text, max(0, num.nstart - 60), num.nstart):
         name = _known_factor(num.value, max(num.tolerance, 1e-9 * num.value), ctx)
         if name is not None:
@@ -2361,7 +2375,7 @@ _ONE_BEFORE = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z][a-z ]{0,20}?)\s+
 def _one_unit_named(text: str, num: Number):
     """The unit named as "a <unit>" right after ("86,400 s in a day") or before ("a day has
     86,400 s") a number, or None."""
-    m = _ONE_AFTER.match(text, num.nend)
+    m = _ONE_AFTER.match(text, num.nend) if text[num.nend:num.nend + 1] == " " else None
     if m is not None:
         unit, _, end = _read_unit(text, m.end())
         if unit is not None:

@@ -637,6 +637,7 @@ class Ledger:
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers: "list | None" = None
+        self._unsound: "tuple | None" = None  # ((count, violations), unsound_calls())
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
@@ -1032,11 +1033,12 @@ class Ledger:
     def unsound_calls(self) -> frozenset:
         """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
         source for the audit."""
-        key = ("unsound", self._count, self.violation_count)
-        view = self._views.get(key)
-        if view is None:
-            view = self.tainted_calls() | frozenset(self.unsupported_calls())
-            self._views[key] = view
+        key = (self._count, self.violation_count)
+        held = self._unsound
+        if held is not None and held[0] == key:
+            return held[1]
+        view = self.tainted_calls() | frozenset(self.unsupported_calls())
+        self._unsound = (key, view)
         return view
 
     def call_inputs(self) -> dict:
