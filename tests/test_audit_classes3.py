@@ -391,3 +391,139 @@ def test_the_new_readers_never_raise(parts):
         assert text[f.number.start:f.number.end] == f.number.text
         assert isinstance(f.note, str)
     margin_ledger(0.25).audit_answer(text)
+
+
+# -- classes found on the third held-out set (phrasings written here) --------------------------
+def share_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 45.0, returns={"unit": "ML/d"}, name="get_licence_rate")()
+        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="get_river_flow")()
+        quantity_tool(lambda: 1.0717, returns={"unit": "%"}, name="abstraction_share")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # decimal commas, when the answer writes them
+    ("The licence would take 1,0717 % of the flow; the river runs at 48,6 m³/s.", True),
+    ("Share: 1,07 %. Flow 48,60 m3/s. FINAL ANSWER: 1,072 %", True),
+    ("Share: 1,07 %. Flow 46,60 m3/s.", False),
+    # the complement of a share
+    ("It takes 1.07% and leaves 98.93% of the flow in the river.", True),
+    ("It takes 1.07% and leaves 97.9% of the flow in the river.", False),
+    # amounts per year or month from a daily rate
+    ("45 Ml/d. Annual volume at the full rate: roughly 16,400 megalitres.", True),
+    ("45 Ml/d, about 1,350 Ml over a 30-day month.", True),
+    ("45 Ml/d, about 1,600 Ml over a 30-day month.", False),
+    # background knowledge of a dimension no tool returns
+    ("1.07%. Abstraction licences are typically reviewed every 6 years.", True),
+    ("1.07%. Licensed rates are usually 45 Ml/d or less.", True),   # 45 Ml/d is recorded
+    ("1.07%. The flow is usually 52 m3/s.", False),                   # a tool's dimension
+])
+def test_share_answers(answer, ok):
+    audit = share_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
+
+
+def level_ledger():
+    from quantity_guard import Q, register_station
+    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
+    with session() as ledger:
+        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
+                      name="get_river_level")(station_id="E21136")
+        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
+                      name="get_warning_threshold")(station_id="E21136")
+        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
+                      name="get_station_datum")(station_id="E21136")
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("Station datum: 6.30 m AOD.", True),          # the gauge zero's elevation on ODN
+    ("The gauge zero sits at 6.3 mAOD.", True),
+    ("Station datum: 6.30 m (NAVD88).", False),     # not the datum it is measured from
+    ("Station datum: 6.90 m AOD.", False),
+])
+def test_a_station_datum_height_written_on_its_reference(answer, ok):
+    audit = level_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
+
+
+def flow_ledger():
+    with session() as ledger:
+        read_discharge()
+        get_area()
+        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
+                      name="runoff_depth")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # truncated copies (four figures or more), not rounded
+    ("In SI the flow is 35.39 m³/s.", True),
+    ("The depth is 0.10214 mm/d.", True),
+    ("In SI the flow is 35.38 m³/s.", False),
+    # citations, footnotes, codes, compound adjectives, HTTP codes, confidence
+    ("0.102 mm/d [1]. Sources: the data service [1] and the site inventory [2].", True),
+    ("0.102 mm/d.[^1] (See note 2 on the data.) Ref. 3: the site service.", True),
+    ("A 5xx error (503) came back from the area service; 0.102 mm/d.", True),
+    ("I'm about 95% confident in 0.102 mm/d. Confidence: high (90%+).", True),
+    ("A 2-step calculation gives 0.102 mm/d.", True),
+    ("I tried the lookup 2 times; 0.102 mm/d.", True),
+    ("The flow was 3 times the mean.", False),      # a ratio, not a count
+    # hypothetical figures: what a mistake would have given, a what-if
+    ("0.102 mm/d. Had the 1,250 been read as m³/s, it would have been 3.6 mm/d.", True),
+    ("0.102 mm/d. (Without the cfs conversion you would get 3.61 mm/d, which is wrong.)", True),
+    ("The depth would be 3.61 mm/d.", False),      # a modal alone: a claim
+    ("If the flow rose 10%, the depth would be about 0.112 mm/d. Today: 0.102 mm/d.", True),
+    ("If the flow rose 10%, the depth would be about 0.150 mm/d. Today: 0.102 mm/d.", False),
+    ("If the flow follows its usual peak of 2,000 cfs the depth would be higher. 0.102 mm/d",
+     False),                                       # a premise stated as a fact
+    # amounts per period
+    ("0.1021 mm/d. Annualised: about 37 mm/yr.", True),
+    ("0.1021 mm/d, about 3.1 mm a month.", True),
+    ("0.1021 mm/d, about 5.1 mm a month.", False),
+    # durations no tool returns
+    ("The service updates every 15 minutes; 0.102 mm/d.", True),
+])
+def test_runoff_answers(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("That is 4'0.7\" of freeboard.", True),
+    ("Some 48¾ inches of freeboard.", True),
+    ("That is 48.72 in. About 49 in of freeboard.", True),
+    ("That is 4'3\" of freeboard.", False),
+    ("Some 52¾ inches of freeboard.", False),
+])
+def test_feet_and_inches_notations(answer, ok):
+    with session() as ledger:
+        quantity_tool(lambda: 4.06, returns={"unit": "ft"}, name="compute_freeboard")()
+    audit = ledger.audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
+
+
+def test_an_output_computed_from_an_unsupported_input_is_tainted():
+    # a factor slip passed to a tool that declares no sourced check: 3.5396 m3/s is no
+    # conversion of the 1250 cfs read, so the depth computed from it is no source
+    tool = quantity_tool(
+        lambda discharge, area: discharge.to("m3/s").magnitude / area.to("m2").magnitude
+        * 86400 * 1000,
+        params={"discharge": {"unit": "m3/s"}, "area": {"unit": "km2"}},
+        returns={"unit": "mm/d"}, name="runoff_depth")
+    with session() as ledger:
+        read_discharge()
+        get_area()
+        slipped = tool(discharge={"value": 3.5396, "unit": "m3/s"}, area=29940)
+    assert not ledger.violations
+    audit = ledger.audit_answer(f"The depth is {slipped.magnitude:.4f} mm/d.")
+    assert [f.status for f in audit.findings] == ["tainted"]
+    assert "runoff_depth.discharge" in audit.findings[0].note
+    with session() as good:
+        read_discharge()
+        get_area()
+        depth = tool(discharge={"value": 35.396, "unit": "m3/s"}, area=29940)   # converted
+        tool(discharge="1250 cfs", area=29940)                                 # with its unit
+    assert not good.unsupported_calls()
+    assert good.audit_answer(f"The depth is {depth.magnitude:.4f} mm/d.").ok
