@@ -1130,8 +1130,13 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         low = reading.text.lower()
         if ("would" in low or "could" in low or "might" in low) and _MODAL.search(low):
             _hypothetical(findings, ctx)
+        if any(f.status == "unsourced" for f in findings) and (" of every " in low or
+                                                               " of each " in low or
+                                                               " in " in low):
+            _odds(findings, ctx)
         if any(f.status == "unsourced" for f in findings):
-            if ("year" in low or "yr" in low or "annu" in low or "month" in low) and \
+            if ("year" in low or "yr" in low or "annu" in low or "month" in low or
+                    "day" in low or "hour" in low or "week" in low or "ly " in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
@@ -1153,6 +1158,7 @@ _COUNTERFACTUAL = re.compile(
 _WHAT_IF = re.compile(
     r"\bif\b|\bsustained\b|\bheld (?:for|over)\b|\bover (?:a|the) (?:full|whole)\b|\boverload|"
     r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
+    r"\S{1,6} ?% (?:rise|increase|drop|fall|decrease|cut|higher|lower|more|less|over|under)|"
     r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
 
 
@@ -1233,7 +1239,8 @@ def _scaled(n: Number, base: Number, premises, ctx) -> bool:
         [p for p in ctx.reading.numbers if p.unit is not None and p.unit.dims == _TIME]
     for p in premises:
         if p.percent:
-            factors += [p.value / 100.0, 1 + p.value / 100.0, 1 - p.value / 100.0]
+            f = p.value / 100.0
+            factors += [f, 1 + f, 1 - f] + ([1 / (1 + f), 1 / (1 - f)] if f < 1 else [])
         else:
             t = p.value * p.unit.scale
             factors += [t / (q.value * q.unit.scale) for q in durations
@@ -1252,7 +1259,40 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
 
 _GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
                   "standard", "most ", "among")
-_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour")
+
+
+_ODDS = re.compile(r"\s+(?:(?:out\s+)?of\s+(?:every|each)|in)\s+$", re.I)
+
+
+def _odds(findings: list[Finding], ctx: _Context) -> None:
+    """A share written as odds: "nearly 99 of every 100 litres stay in the river" (99 %, the
+    complement of 1.07 %), "roughly 1 in 93 litres" (1/93 = 1.07 %): both numbers are accepted
+    when their ratio, as a percentage, is a recorded percentage or its complement (the count
+    M is exact; N is read to its written place)."""
+    text = ctx.reading.text
+    numbers = ctx.reading.numbers
+    for i in range(len(numbers) - 1):
+        a, b = numbers[i], numbers[i + 1]
+        fa, fb = findings[i], findings[i + 1]
+        if fa.status not in _REEXPLAIN and fb.status not in _REEXPLAIN or a.unit is not None \
+                or a.percent or b.percent or not b.value or a.value >= b.value:
+            continue
+        if not _ODDS.match(text[a.nend:b.nstart]):
+            continue
+        pct = Number(f"{a.text} in {b.text}", 100.0 * a.value / b.value, None, None, a.start,
+                     b.end, 100.0 * (min(a.tolerance, a.boundary_tol) / b.value if a.value != 1
+                                     else b.boundary_tol / (b.value * b.value)),
+                     True, False)
+        pct._src = text
+        hit = _classify(pct, ctx)
+        if hit.status not in ("sourced", "derived"):
+            continue
+        for k, n in ((i, a), (i + 1, b)):
+            if findings[k].status in _REEXPLAIN:
+                findings[k] = Finding(n, "derived", hit.match,
+                                      f"a share written as odds ({a.text} of {b.text}, "
+                                      f"{pct.value:.4g} %): {hit.note}")
 
 
 def _general(findings, ctx, skipped):
@@ -1282,10 +1322,14 @@ def _general(findings, ctx, skipped):
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
 _PERIOD_AFTER = re.compile(r"\s*(?P<unit>[^\s\d/]{1,12})?\s*(?:/|per|a|an|each|every|over a|"
                            r"in a)\s*(?P<n>\d{1,3}-day )?(?P<p>year|yr|annum|month|mo)\b", re.I)
-_PERIOD_BEFORE = re.compile(r"\b(?:annuali[sz]ed|annual|yearly|per year|a year|monthly|"
-                            r"over a year|in a year)\b[^.\n]{0,44}$", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
+                            r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
+                            r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
-                "month": (28.0, 31.0), "mo": (28.0, 31.0)}
+                "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0)}
+_PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
+               "monthly": "month", "weekly": "week", "daily": "day", "hourly": "hour"}
 
 
 def _per_period(findings: list[Finding], ctx: _Context) -> None:
@@ -1293,8 +1337,9 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
     amount over that period is the accepted rate times the period's days (a month 28 to 31
     days, a year 365 or 366, or the N written: "a 30-day month")."""
     text = ctx.reading.text
-    rates = [g for g in findings if g.status in ("sourced", "derived", "quoted") and
-             g.number.unit is not None]
+    # the recorded rates (an answer may restate one it never wrote per day)
+    rates = [e for e in ctx.ledger.output_entries() if e.magnitude.__class__ is float and
+             not e.unit.shift and e.datum is None]
     if not rates:
         return
     day = 86400.0
@@ -1307,28 +1352,33 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
         if m is not None and unit is None and m.group("unit"):
             hit = _phrase(m.group("unit"))
             unit = hit[0] if hit is not None else None
+        period = None
         if m is not None:
-            lo, hi = _PERIOD_DAYS[m.group("p").lower()]
+            period = m.group("p").lower()
+            lo, hi = _PERIOD_DAYS[period]
             if m.group("n"):
                 lo = hi = float(m.group("n").split("-")[0])
-        elif unit is not None and _PERIOD_BEFORE.search(text, max(0, n.nstart - 40), n.nstart):
-            lo, hi = 365.0, 366.0
+        elif unit is not None:
+            b = _PERIOD_BEFORE.search(text, max(0, n.nstart - 48), n.nstart)
+            if b is None:
+                continue
+            period = (b.group("p") or _PERIOD_ADJ[b.group("adj").lower()]).lower()
+            lo, hi = _PERIOD_DAYS[period]
         else:
             continue
         if unit is None or unit.shift:
             continue
         amount = n.value * unit.scale
         tol = max(n.tolerance * unit.scale, 1e-12)
-        for g in rates:
-            r = g.number
-            rd = r.unit.dims
-            if tuple(x - y for x, y in zip(unit.dims, rd)) != _TIME:
+        dims = power_dims(unit.dims)
+        for r in rates:
+            if tuple(x - y for x, y in zip(dims, power_dims(r.unit.dims))) != _TIME:
                 continue
-            per_day = r.value * r.unit.scale * day
+            per_day = r.si * day
             if per_day and lo * per_day - tol <= amount <= hi * per_day + tol:
-                findings[i] = Finding(n, "derived", g.match,
-                                      f"{r.text} over a {m.group('p') if m else 'year'} "
-                                      f"({lo:g}-{hi:g} days): an amount per period")
+                findings[i] = Finding(n, "derived", r,
+                                      f"{_show(r)} over a {period} ({lo:g}-{hi:g} days): an "
+                                      f"amount per period")
                 break
 
 

@@ -418,6 +418,12 @@ def share_ledger():
     ("1.07%. Abstraction licences are typically reviewed every 6 years.", True),
     ("1.07%. Licensed rates are usually 45 Ml/d or less.", True),   # 45 Ml/d is recorded
     ("1.07%. The flow is usually 52 m3/s.", False),                   # a tool's dimension
+    # a share written as odds
+    ("1.07%: nearly 99 of every 100 litres stay in the river.", True),
+    ("A share of 1.07% (roughly 1 in 93 litres).", True),
+    ("Nearly 90 of every 100 litres stay in the river.", False),
+    ("Roughly 1 in 60 litres is taken.", False),
+    ("Over a year the licence allows about 16,425 Ml.", True),       # the recorded rate
 ])
 def test_share_answers(answer, ok):
     audit = share_ledger().audit_answer(answer)
@@ -527,3 +533,23 @@ def test_an_output_computed_from_an_unsupported_input_is_tainted():
         tool(discharge="1250 cfs", area=29940)                                 # with its unit
     assert not good.unsupported_calls()
     assert good.audit_answer(f"The depth is {depth.magnitude:.4f} mm/d.").ok
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("50,400 kWh. Per day at this load: about 201.6 MWh.", True),
+    ("50,400 kWh. Each hour adds 8,400 kWh.", True),
+    ("50,400 kWh. Over a year at this load it would be about 73.6 GWh.", True),
+    ("50,400 kWh. Per day at this load: about 300 MWh.", False),
+    ("50,400 kWh. A 5% rise in load would give about 52,920 kWh.", True),
+    ("50,400 kWh. A 5% rise in load would give about 60,000 kWh.", False),
+    ("50,400 kWh. Over a full 24 hours it would be 201,600 kWh.", True),
+    ("50,400 kWh. If the load follows its usual evening peak of 9.1 MW, it would be higher.",
+     False),
+])
+def test_energy_answers(answer, ok):
+    question = "How much energy, in kWh, will feeder F-207 deliver over the next 6 hours?"
+    with session(context=question) as ledger:
+        quantity_tool(lambda: 8.4, returns={"unit": "MW"}, name="get_feeder_load")()
+        quantity_tool(lambda: 50400.0, returns={"unit": "kWh"}, name="energy_delivered")()
+    audit = ledger.audit_answer(answer, context=question)
+    assert audit.ok is ok, (answer, statuses(audit))
