@@ -979,7 +979,8 @@ class Ledger:
         """{call index: input entry} for the calls (with no recorded violation) that received a
         quantity which no earlier output (in any unit; an elevation carried by a recorded datum
         offset too), no number of the question and no one-step sum or difference of outputs
-        supports, within the precision the model wrote it (at least 0.5%, at most 5%). Their
+        supports, within the precision the model wrote it (at least 0.1%, for a factor rounded
+        on the way, and at most 5%). Their
         outputs are computed from a value of unknown provenance (a slipped factor, a hand
         conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
         check: the audit does not count them as a source (status ``tainted``)."""
@@ -1007,9 +1008,9 @@ class Ledger:
         if isinstance(value, str):
             nums = extract_numbers(value)
             value = nums[0].value if nums else None
-        rel = 0.005
+        rel = 0.001
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value:
-            rel = min(0.05, max(0.005, written_tolerance(raw) / abs(float(value))))
+            rel = min(0.05, max(0.001, written_tolerance(raw) / abs(float(value))))
         si, m = e.si, e.magnitude
         tol = max(rel * abs(si), 1e-12)
         keys, entries = self.si_view(e.unit.dims)

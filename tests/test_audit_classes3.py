@@ -553,3 +553,44 @@ def test_energy_answers(answer, ok):
         quantity_tool(lambda: 50400.0, returns={"unit": "kWh"}, name="energy_delivered")()
     audit = ledger.audit_answer(answer, context=question)
     assert audit.ok is ok, (answer, statuses(audit))
+
+
+@pytest.mark.parametrize("crest,ok", [
+    (31.56, True),     # the crest carried to NAVD88 by the recorded offset
+    (31.6, True),      # rounded as written
+    (31.65, False),    # digits swapped: the freeboard computed from it is no source
+    (32.0, False),     # the NGVD29 crest passed as NAVD88 with no offset applied
+])
+def test_a_freeboard_computed_from_a_slipped_crest_is_tainted(crest, ok):
+    levee = quantity_tool(lambda: 32.0, returns={"unit": "ft", "datum": "NGVD29"},
+                          name="get_levee_crest")
+    stage = quantity_tool(lambda: 27.5, returns={"unit": "ft", "datum": "NAVD88"},
+                          name="get_stage_forecast")
+    offset = quantity_tool(lambda from_datum, to_datum: -0.44, returns={"unit": "ft"},
+                           name="get_datum_offset")
+    fb = quantity_tool(lambda crest_elevation, water_surface:
+                       crest_elevation.magnitude - water_surface.magnitude,
+                       params={"crest_elevation": {"unit": "ft", "datum": "NAVD88"},
+                               "water_surface": {"unit": "ft", "datum": "NAVD88"}},
+                       returns={"unit": "ft"}, name="compute_freeboard", enforcement="warn")
+    with session() as ledger, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        levee()
+        stage()
+        offset(from_datum="NGVD29", to_datum="NAVD88")
+        out = fb(crest_elevation={"value": crest, "unit": "ft", "datum": "NAVD88"},
+                 water_surface={"value": 27.5, "unit": "ft", "datum": "NAVD88"})
+    audit = ledger.audit_answer(f"The freeboard is {out.magnitude:.2f} ft.")
+    assert audit.ok is ok, statuses(audit)
+
+
+def test_a_conversion_with_a_rounded_factor_is_supported():
+    # 1250 x 0.0283 = 35.375 m3/s (0.06% from 35.396): a rounded factor, not a slip
+    tool = quantity_tool(lambda discharge: discharge.to("m3/s").magnitude * 2.0,
+                         params={"discharge": {"unit": "m3/s"}}, returns={"unit": "m3/s"},
+                         name="double_it")
+    with session() as ledger:
+        read_discharge()
+        out = tool(discharge={"value": 35.375, "unit": "m3/s"})
+    assert not ledger.unsupported_calls()
+    assert ledger.audit_answer(f"{out.magnitude:.2f} m3/s").ok
