@@ -2285,9 +2285,10 @@ def _truncated(num: Number, ledger):
     as 0.10214): four significant figures or more written, and the recorded value within one
     unit of the last place written above it."""
     src = num._src
-    if src is None or num.sig1 or num.tolerance <= 0 or \
+    if src is None or num.sig1 or not 0 < num.tolerance <= 5.001e-4 * abs(num.value) or \
             "." not in src[num.nstart:num.nend]:
-        return None
+        return None  # (four significant figures or more: half a unit in the last place
+        #              is at most 0.05% of the value)
     digits = _WRITTEN_DIGITS.search(src, num.nstart, num.nend)
     if digits is None or _significant(digits.group().replace(",", "")) < 4:
         return None
@@ -2425,14 +2426,14 @@ _ONE_BEFORE = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z][a-z ]{0,20}?)\s+
 def _one_unit_named(text: str, num: Number):
     """The unit named as "a <unit>" right after ("86,400 s in a day") or before ("a day has
     86,400 s") a number, or None."""
-    m = _ONE_AFTER.match(text, num.nend) if text[num.nend:num.nend + 1] == " " else None
+    m = _ONE_AFTER.match(text, num.nend) if text[num.nend + 1:num.nend + 4] in (
+        "in ", "per", "to ", "mak") else None
     if m is not None:
         unit, _, end = _read_unit(text, m.end())
         if unit is not None:
             return unit
-    tail = text[max(0, num.nstart - 10):num.nstart]
-    if not any(w in tail for w in ("has", "have", "is", "equals", "contains", "holds", "=",
-                                   "\u2248")):
+    if not text[max(0, num.nstart - 10):num.nstart].rstrip().endswith(
+            ("has", "have", "is", "equals", "contains", "holds", "=", "\u2248")):
         return None
     m = _ONE_BEFORE.search(text, max(0, num.nstart - 40), num.nstart)
     if m is not None:
