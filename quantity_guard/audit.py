@@ -650,6 +650,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
+    if answer and len(out) > 1 and "/" in text:
+        out = _slash_fractions(original, text, out, starts, ends)
     if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text or "'" in text or
                          "\u2032" in text):
         out = _feet_and_inches(original, text, out, starts, ends)
@@ -769,6 +771,28 @@ def _counted_noun(w: str) -> bool:
     return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
         w not in _UNIT_STOP and w not in _BARE_DEGREE and _phrase(w) is None and \
         _phrase(w[:-1]) is None
+
+
+def _slash_fractions(original, text, out, starts, ends) -> list:
+    """``3/4 in``: a fraction of a unit written with a slash (two small whole numbers, no
+    spaces), one number (0.75 in, read to half its denominator's step)."""
+    merged, skip_next = [], False
+    for k, a in enumerate(out):
+        if skip_next:
+            skip_next = False
+            continue
+        b = out[k + 1] if k + 1 < len(out) else None
+        if b is not None and a.unit is None and b.unit is not None and a.sign is None and \
+                text[a.nend:b.nstart] == "/" and a.value == int(a.value) and \
+                b.nstart == a.nend + 1 and 0 < a.value < b.value <= 64 and \
+                b.value == int(b.value) and not b.unit.shift:
+            frac = _number(original, text, starts, ends, a.nstart, b.nend, a.value / b.value,
+                           b.unit, b.datum, 0.5 / b.value, False, False, None, False)
+            merged.append(frac)
+            skip_next = True
+            continue
+        merged.append(a)
+    return merged
 
 
 _FT_IN_GAP = re.compile(r"\s*(?:,|and|'|\u2032)?\s*$")
@@ -1154,7 +1178,8 @@ _COUNTERFACTUAL = re.compile(
     r"\bwithout (?:the|a|its|any) (?:[\w\u2192>/ -]{0,30})?(?:conversion|correction|offset|unit|"
     r"shift)|\b(?:which|that) (?:is|was|would be) (?:wrong|incorrect)|\bmix(?:es|ing)? (?:the )?"
     r"datums|\bdirectly\b|\btoo (?:high|large|low|small|big)\b|\boverstat|\bunderstat|"
-    r"\bby mistake\b|\bwrongly\b|\bnaive(?:ly)?\b", re.I)
+    r"\bby mistake\b|\bwrongly\b|\bnaive(?:ly)?\b|\btoo (?:little|much|few|many)\b|"
+    r"\b(?:treat|tak|read|mistak)(?:ing|en|e|ed)? [^.;\n]{1,30} as\b", re.I)
 _WHAT_IF = re.compile(
     r"\bif\b|\bsustained\b|\bheld (?:for|over)\b|\bover (?:a|the) (?:full|whole)\b|\boverload|"
     r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
@@ -1320,8 +1345,8 @@ def _general(findings, ctx, skipped):
 
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
-_PERIOD_AFTER = re.compile(r"\s*(?P<unit>[^\s\d/]{1,12})?\s*(?:/|per|a|an|each|every|over a|"
-                           r"in a)\s*(?P<n>\d{1,3}-day )?(?P<p>year|yr|annum|month|mo)\b", re.I)
+_PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?[ \u00a0]*(?:/|per|a|an|each|"
+                           r"in a)[ \u00a0]*(?P<n>\d{1,3}-day )?(?P<p>year|yr|annum|month|mo)\b", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
                             r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
                             r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
@@ -2285,16 +2310,20 @@ def _truncated(num: Number, ledger):
     as 0.10214): four significant figures or more written, and the recorded value within one
     unit of the last place written above it."""
     src = num._src
-    if src is None or num.sig1 or not 0 < num.tolerance <= 5.001e-4 * abs(num.value) or \
-            "." not in src[num.nstart:num.nend]:
-        return None  # (four significant figures or more: half a unit in the last place
-        #              is at most 0.05% of the value)
-    digits = _WRITTEN_DIGITS.search(src, num.nstart, num.nend)
-    if digits is None or _significant(digits.group().replace(",", "")) < 4:
+    if src is None or num.sig1 or num.tolerance <= 0:
         return None
+    written = src[num.nstart:num.nend]
+    if "." in written:
+        if num.tolerance > 5.001e-4 * abs(num.value):
+            return None  # (four significant figures or more: half a unit in the last place
+            #              is at most 0.05% of the value)
+    elif not (num.tolerance == 0.5 and abs(num.value) >= 100 and
+              not _digits(written.split()[0]).endswith("0")):
+        return None  # a whole number of three figures or more, its last digit written
     values = (-num.value, num.value) if num.negated else (num.value,)
-    up = tuple(v + math.copysign(num.tolerance, v) for v in values)
-    hit, _ = _sourced(num, up, num.unit, num.tolerance, ledger)
+    half = 0.999 * num.tolerance  # [v, v + one unit): the next value up is no truncation of v
+    up = tuple(v + math.copysign(half, v) for v in values)
+    hit, _ = _sourced(num, up, num.unit, half, ledger)
     if hit is None or hit.status != "sourced":
         return None
     e = hit.match
@@ -2302,7 +2331,6 @@ def _truncated(num: Number, ledger):
                    lambda: f"{e.label} = {_show(e)}, truncated (its digits cut, not rounded)")
 
 
-_WRITTEN_DIGITS = re.compile(r"\d[\d,]*\.\d+|\.\d+")
 
 
 _RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")

@@ -468,6 +468,7 @@ def flow_ledger():
     ("In SI the flow is 35.39 m³/s.", True),
     ("The depth is 0.10214 mm/d.", True),
     ("In SI the flow is 35.38 m³/s.", False),
+    ("Over the area that is 29,939 km².", False),   # truncation is downward only
     # citations, footnotes, codes, compound adjectives, HTTP codes, confidence
     ("0.102 mm/d [1]. Sources: the data service [1] and the site inventory [2].", True),
     ("0.102 mm/d.[^1] (See note 2 on the data.) Ref. 3: the site service.", True),
@@ -500,6 +501,8 @@ def test_runoff_answers(answer, ok):
     ("That is 4'0.7\" of freeboard.", True),
     ("Some 48¾ inches of freeboard.", True),
     ("That is 48.72 in. About 49 in of freeboard.", True),
+    ("About 4 ft 3/4 in.", True),
+    ("About 4 ft 1/4 in.", False),
     ("That is 4'3\" of freeboard.", False),
     ("Some 52¾ inches of freeboard.", False),
 ])
@@ -540,6 +543,9 @@ def test_an_output_computed_from_an_unsupported_input_is_tainted():
     ("50,400 kWh. Each hour adds 8,400 kWh.", True),
     ("50,400 kWh. Over a year at this load it would be about 73.6 GWh.", True),
     ("50,400 kWh. Per day at this load: about 300 MWh.", False),
+    ("Per hour that is 8,400 kWh. Over a year at this load it would be about 73.6 GWh.", True),
+    ("50,400 kWh. (Treating 8.4 as kW would give 50.4 kWh, a thousand times too little.)", True),
+    ("50,400 kWh. Treating 8.4 as kW gives 50.4 kWh.", False),   # no modal: a claim
     ("50,400 kWh. A 5% rise in load would give about 52,920 kWh.", True),
     ("50,400 kWh. A 5% rise in load would give about 60,000 kWh.", False),
     ("50,400 kWh. Over a full 24 hours it would be 201,600 kWh.", True),
@@ -594,3 +600,15 @@ def test_a_conversion_with_a_rounded_factor_is_supported():
         out = tool(discharge={"value": 35.375, "unit": "m3/s"})
     assert not ledger.unsupported_calls()
     assert ledger.audit_answer(f"{out.magnitude:.2f} m3/s").ok
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("The current is 393 A.", True),     # 393.648 with its digits cut
+    ("The current is 392 A.", False),
+    ("The current is 394 A.", True),     # rounded
+    ("The current is 395 A.", False),
+])
+def test_a_whole_number_truncated_from_a_recorded_value(answer, ok):
+    with session() as ledger:
+        quantity_tool(lambda: 393.648, returns={"unit": "A"}, name="full_load_current")()
+    assert ledger.audit_answer(answer).ok is ok, answer
