@@ -2390,6 +2390,11 @@ def _factor_note(numbers, i, ctx):
             if _identity(a, b, text):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
+    # a unit identity as a share: "1 cfs is about 2.8% of a cubic metre per second"
+    for j in (i, i + 1):
+        if 1 <= j < len(numbers) and _share_identity(numbers[j - 1], numbers[j], text):
+            a, b = numbers[j - 1], numbers[j]
+            return f"a unit identity as a share ({a.text} is {b.text} of the other unit)"
     # a conversion table row: "| 1 ft³/s | m³/s | 0.028316846592 |" is 1 ft³/s = k m³/s
     if "|" in text:
         note = _table_identity(numbers, i, text)
@@ -2474,6 +2479,25 @@ def _one_unit_named(text: str, num: Number):
 _BY_WORDS = re.compile(r"\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?"
                        r"(?:about|roughly|approximately|around|some|nearly|almost|~|\u2248)?\s*$",
                        re.I)
+_SHARE_IS = re.compile(r"\s+(?:is|=|equals|makes)\s+(?:about|roughly|approximately|around|nearly|"
+                       r"just under|just over|~|\u2248)?\s*$", re.I)
+_SHARE_OF = re.compile(r"\s+of\s+(?:a|an|one|1)\s+", re.I)
+
+
+def _share_identity(a: Number, b: Number, text: str) -> bool:
+    """``1 X is P% of a Y``: P/100 = X/Y, checked by the kernel."""
+    if a.unit is None or a.value != 1.0 or not b.percent or b.value <= 0 or a.unit.shift or \
+            not _SHARE_IS.match(text[a.nend:b.nstart]):
+        return False
+    m = _SHARE_OF.match(text, b.nend)
+    if m is None:
+        return False
+    other, _, _ = _read_unit(text, m.end())
+    if other is None or other.dims != a.unit.dims or other.shift:
+        return False
+    return abs(b.value / 100.0 - a.unit.scale / other.scale) <= b.tolerance / 100.0 + 1e-12
+
+
 _CONST_BEFORE = re.compile(r"(?:\u221a\s*\(?\s*(\d{1,2})\s*\)?|\bsqrt\s*\(?\s*(\d{1,2})\s*\)?|\u03c0|\bpi)"
                            r"\s*(?:=|\u2248|~|is about|is)\s*$", re.I)
 

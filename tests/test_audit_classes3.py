@@ -468,6 +468,8 @@ def flow_ledger():
     ("In SI the flow is 35.39 m³/s.", True),
     ("The depth is 0.10214 mm/d.", True),
     ("In SI the flow is 35.38 m³/s.", False),
+    ("0.102 mm/d. 1 cfs is about 2.8% of a cubic metre per second.", True),
+    ("0.102 mm/d. 1 cfs is about 5% of a cubic metre per second.", False),
     ("Over the area that is 29,939 km².", False),   # truncation is downward only
     # citations, footnotes, codes, compound adjectives, HTTP codes, confidence
     ("0.102 mm/d [1]. Sources: the data service [1] and the site inventory [2].", True),
