@@ -7,7 +7,7 @@ Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the co
   every cross-datum answer (48/48) detected; no exception;
 - random acceptance against a 6-output ledger: 0.62% (round 2) with no constant written, 0.69% with
   the square root of 3 written, 0.94% with the square roots of 2 and 3 and pi all written
-  (products and ratios follow the constants an answer writes); 0.17% against 3 outputs
+  (products and ratios follow the constants an answer writes; round 3: 0.73% and 0.97%); 0.17% against 3 outputs
   (round 3: 0.65% against 6 outputs, since a flat round 3-figure probe such as "200" is a
   one-figure number, read as a rounding of a recorded output);
 - random acceptance of one-figure numbers stated flat ("The value is 400."): 4.52% against 3
