@@ -59,27 +59,30 @@ _NUM = re.compile(
     r"(?P<pct>\s?%|\s(?:per\s?cent|percent)\b)?")
 _FRACTIONS = {"\u00bc": 0.25, "\u00bd": 0.5, "\u00be": 0.75, "\u215b": 0.125, "\u215c": 0.375,
               "\u215d": 0.625, "\u215e": 0.875}
+_PER_MILLE = re.compile(r"\s?(\u2030|\u2031|per\s?mille\b|permille\b)", re.I)
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b))")
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
-             "utc", "gmt", "etc/gmt", "crs", "count", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+             "utc", "gmt", "etc/gmt", "crs", "count", "http/", "https/", "api", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
 _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
                 "option", "section", "appendix", "scenario", "row", "column", "phase")
 # labels read in an answer only ("call 2 returned ...", "version 2.1")
 _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "page", "chapter",
                        "clause", "paragraph", "case", "trial", "run", "rank", "priority", "batch",
-                       "tier")
+                       "tier", "point", "library", "build", "line", "bullet")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
 _DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
-                       "version", "release", "chapter", "clause", "paragraph", "step")
+                       "version", "release", "chapter", "clause", "paragraph", "step", "library",
+                       "build")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
@@ -574,6 +577,13 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         unit = datum = None
         end = e
         factor = None
+        if not percent and (nxt in " \u2030\u2031p") and (
+                "\u2030" in text or "\u2031" in text or "mille" in text):
+            pm = _PER_MILLE.match(text, e)
+            if pm is not None:  # "1.07 \u2030": a tenth of a percent (\u2031: a hundredth)
+                k = 100.0 if pm.group(1) == "\u2031" else 10.0
+                value, tol, btol = value / k, tol / k, btol / k
+                percent, end = True, pm.end()
         if not percent:
             word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
@@ -683,7 +693,11 @@ _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
 _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
 # a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
-_CONFIDENT_BEFORE = re.compile(r"\bconfiden(?:ce|t)\b[^.\n]{0,24}$", re.I)
+_CONFIDENT_BEFORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty|certain|sure|probability|"
+                               r"likelihood)\b[^.\n]{0,24}$", re.I)
+_OUT_OF_TEN = re.compile(r"\s?/\s?(?:10|100)\b[^.\n]{0,16}\b(?:confiden|certain|sure)", re.I)
+_CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
+_MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
                           r"certain|"
                           r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
@@ -707,9 +721,13 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
             not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
         return "an identifier (a code and its number: RRL 12)"
+    if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
+        return "a price or a sum of money"
     if percent:
         return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
             _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
+    if unit is None and _OUT_OF_TEN.match(text, e):
+        return "a probability or confidence level (9/10 confidence)"
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
                 _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
@@ -1277,6 +1295,7 @@ def _scaled(n: Number, base: Number, premises, ctx) -> bool:
 # within 5-10%", "protection is typically set at around 125%", "design guidance often calls
 # for at least 3 ft"
 _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|as a rule|"
+                      r"(?:is|are) (?:normal|typical|common|usual|standard)|"
                       r"rule of thumb|guidance|standard practice|in general|most (?:\w+ ){0,2}"
                       r"(?:records|gauges|stations|utilities|levees|rivers|feeders|transformers)|"
                       r"among the)\b", re.I)
@@ -1345,8 +1364,10 @@ def _general(findings, ctx, skipped):
 
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
-_PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?[ \u00a0]*(?:/|per|a|an|each|"
-                           r"in a)[ \u00a0]*(?P<n>\d{1,3}-day )?(?P<p>year|yr|annum|month|mo)\b", re.I)
+_PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
+                           r"[ \u00a0]*(?:/|per|a|an|each|every|over a|in a)[ \u00a0]*"
+                           r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
+                           r"(?P<p>year|yr|annum|month|mo|week|day|hour)s?\b", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
                             r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
                             r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
@@ -1383,6 +1404,8 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             lo, hi = _PERIOD_DAYS[period]
             if m.group("n"):
                 lo = hi = float(m.group("n").split("-")[0])
+            elif m.group("d"):  # "per 30 days"
+                lo, hi = lo * float(m.group("d")), hi * float(m.group("d"))
         elif unit is not None:
             b = _PERIOD_BEFORE.search(text, max(0, n.nstart - 48), n.nstart)
             if b is None:

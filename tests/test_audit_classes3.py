@@ -614,3 +614,34 @@ def test_a_whole_number_truncated_from_a_recorded_value(answer, ok):
     with session() as ledger:
         quantity_tool(lambda: 393.648, returns={"unit": "A"}, name="full_load_current")()
     assert ledger.audit_answer(answer).ok is ok, answer
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("0.102 mm/d. Certainty: 99% (values come straight from the tools).", True),
+    ("0.102 mm/d. I'd put this at 9/10 confidence.", True),
+    ("Area unavailable: HTTP/1.1 503 Service Unavailable.", True),
+    ("0.102 mm/d. As noted in point 2 above, the units were checked.", True),
+    ("0.102 mm/d (tool API 3, library 0.4).", True),
+    ("0.102 mm/d. Pulled at 14h05.", True),
+    ("0.102 mm/d, worth about £7,560 at £0.15 per unit.", True),
+    ("About 3,058,000 m³ flow past the gauge each day.", True),
+    ("About 3,500,000 m³ flow past the gauge each day.", False),
+    ("That is roughly 3 mm per 30 days.", True),
+    ("That is roughly 5 mm per 30 days.", False),
+    ("Losses of 3-4% are normal on schemes like this; 0.102 mm/d.", True),
+    ("V = 132 kV", False),                       # no identifier: a voltage nobody recorded
+])
+def test_fresh_runoff_answers(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("That is 1.07 \u2030 of the current flow.", False),   # per mille for a percentage
+    ("FINAL ANSWER: 1.072 \u2030", False),
+    ("It is 10.7 \u2030 of the flow.", True),
+    ("It is 10.72 per mille of the flow.", True),
+])
+def test_per_mille(answer, ok):
+    audit = share_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, statuses(audit))
