@@ -1202,6 +1202,7 @@ _WHAT_IF = re.compile(
     r"\bif\b|\bsustained\b|\bheld (?:for|over)\b|\bover (?:a|the) (?:full|whole)\b|\boverload|"
     r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
     r"\S{1,6} ?% (?:rise|increase|drop|fall|decrease|cut|higher|lower|more|less|over|under)|"
+    r"\bat (?:half|a quarter|a third|double|twice)\b|"
     r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
 
 
@@ -1261,7 +1262,8 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
         else:
             premises = [p for p in numbers if a <= p.nstart < b and p is not n and
                         (p.percent or p.unit is not None and p.unit.dims == _TIME)]
-            ok = any(_scaled(n, base, premises, ctx) for base in actual.get(d, ()))
+            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)]
+            ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
             why = "the actual figure scaled by the premise of a what-if"
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
@@ -1269,7 +1271,12 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
                                   f"dimension is stated outside the sentence)")
 
 
-def _scaled(n: Number, base: Number, premises, ctx) -> bool:
+_WORD_FACTOR = re.compile(r"\b(half|quarter|third|double|twice|triple)\b", re.I)
+_WORD_FACTORS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0, "twice": 2.0,
+                 "triple": 3.0}
+
+
+def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:
     """``n`` is ``base`` times a factor a premise gives: p% (x p/100, 1 + p/100, 1 - p/100) or a
     duration (its ratio to a duration of the question or of the answer)."""
     if not base.value:
@@ -1277,7 +1284,7 @@ def _scaled(n: Number, base: Number, premises, ctx) -> bool:
     want = _si(n.value, n.unit) if n.unit is not None else n.value
     have = _si(base.value, base.unit) if base.unit is not None else base.value
     tol = max(n.tolerance * (n.unit.scale if n.unit is not None else 1.0), 0.005 * abs(want))
-    factors = []
+    factors = list(words)  # "at half load"
     durations = [q for q in ctx.quoted if q.unit is not None and q.unit.dims == _TIME] + \
         [p for p in ctx.reading.numbers if p.unit is not None and p.unit.dims == _TIME]
     for p in premises:

@@ -645,3 +645,14 @@ def test_fresh_runoff_answers(answer, ok):
 def test_per_mille(answer, ok):
     audit = share_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, statuses(audit))
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("The current is 393.6 A. At half load it would be about 197 A.", True),
+    ("The current is 393.6 A. At half load it would be about 250 A.", False),
+    ("The current is 393.6 A. At double the load it would be about 787 A.", True),
+])
+def test_a_what_if_in_words(answer, ok):
+    with session() as ledger:
+        quantity_tool(lambda: 393.648, returns={"unit": "A"}, name="full_load_current")()
+    assert ledger.audit_answer(answer).ok is ok, answer
