@@ -746,6 +746,7 @@ class Ledger:
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers: "list | None" = None
+        self._unsound: "tuple | None" = None  # ((count, violations), unsound_calls())
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
@@ -1084,6 +1085,8 @@ class Ledger:
         view = self._views.get(key)
         if view is None:
             view = []
+            zeros: dict = {}
+            self._views[("zeros", self._count)] = zeros
             outputs = [e for e in self.entries if e.role == "output"]
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
@@ -1099,6 +1102,8 @@ class Ledger:
                         pair = _offset_datums(args)
                         if pair is None and stations and len(others) == 1:
                             pair = _station_datum_height(e, args, stations, next(iter(others)))
+                            if pair is not None:
+                                zeros[id(e)] = pair[1]
                         if pair is not None:
                             offsets.append((e, *pair))
                 self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
@@ -1117,6 +1122,13 @@ class Ledger:
         self.converted_elevations()
         return self._views.get(("offsets", self._count), frozenset())
 
+    def station_zeros(self) -> dict:
+        """{id of an output: datum} for the heights of station datums (see
+        ``converted_elevations``): the height is the elevation of the station's zero on that
+        datum, so "6.30 m AOD" writes it correctly."""
+        self.converted_elevations()
+        return self._views.get(("zeros", self._count), {})
+
     def tainted_calls(self) -> frozenset:
         """Indexes of the calls that ran although a violation of their inputs was recorded
         (warn or off mode: an unconverted carry-over, an unsourced or datum-blind input). Their
@@ -1127,6 +1139,73 @@ class Ledger:
         if view is None:
             view = frozenset(v["call"] for v in self.violations if not v.get("blocked"))
             self._views[key] = view
+        return view
+
+    def unsupported_calls(self) -> dict:
+        """{call index: input entry} for the calls (with no recorded violation) that received a
+        quantity which no earlier output (in any unit; an elevation carried by a recorded datum
+        offset too), no number of the question and no one-step sum or difference of outputs
+        supports, within the precision the model wrote it (at least 0.1%, for a factor rounded
+        on the way, and at most 5%). Their
+        outputs are computed from a value of unknown provenance (a slipped factor, a hand
+        conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
+        check: the audit does not count them as a source (status ``tainted``)."""
+        key = ("unsupported", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = {}
+            inputs = self.call_inputs()
+            if inputs:
+                refused = {v["call"] for v in self.violations}
+                for call, entries in inputs.items():
+                    if call in refused:
+                        continue
+                    for e in entries:
+                        if e.magnitude.__class__ is float and not self._supported(e):
+                            view[call] = e
+                            break
+            self._views[key] = view
+        return view
+
+    def _supported(self, e: Entry) -> bool:
+        from .audit import written_tolerance
+        raw = e.raw
+        value = raw.get("value") if isinstance(raw, dict) else raw
+        if isinstance(value, str):
+            nums = extract_numbers(value)
+            value = nums[0].value if nums else None
+        rel = 0.001
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value:
+            rel = min(0.05, max(0.001, written_tolerance(raw) / abs(float(value))))
+        si, m = e.si, e.magnitude
+        tol = max(rel * abs(si), 1e-12)
+        keys, entries = self.si_view(e.unit.dims)
+        for o in entries[bisect_left(keys, si - tol):bisect_right(keys, si + tol)]:
+            if o.call < e.call and (o.datum is None or e.datum is None or o.datum == e.datum):
+                return True
+        for c in self.converted_elevations():
+            if c.call < e.call and c.unit.dims == e.unit.dims and abs(c.si - si) <= tol and \
+                    (e.datum is None or c.datum == e.datum):
+                return True
+        for num in self.context_numbers():
+            if num.unit is None:
+                if abs(num.value - m) <= max(num.tolerance, rel * abs(m)):
+                    return True
+            elif num.unit.dims == e.unit.dims:
+                nsi = num.value * num.unit.scale + num.unit.shift
+                if abs(nsi - si) <= max(num.tolerance * num.unit.scale, tol):
+                    return True
+        return self.find_derivation((m,), e.unit, rel * abs(m), datum=e.datum) is not None
+
+    def unsound_calls(self) -> frozenset:
+        """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
+        source for the audit."""
+        key = (self._count, self.violation_count)
+        held = self._unsound
+        if held is not None and held[0] == key:
+            return held[1]
+        view = self.tainted_calls() | frozenset(self.unsupported_calls())
+        self._unsound = (key, view)
         return view
 
     def call_inputs(self) -> dict:
