@@ -1,0 +1,1317 @@
+"""A third held-out answer set for the answer audit (issue 11), in the shape real answers take.
+
+``python bench/holdout3.py`` writes ``tests/data/audit_holdout3.json``; ``--check`` rebuilds it
+and compares with the file (exit 1 on a difference). ``replay(record)`` runs a record's tool
+calls through the real bench tools (``bench.harness.tools.build_tools``) inside
+``quantity_guard.session(context=question)`` and returns the ledger, so every audit runs against
+a ledger the library itself recorded.
+
+The previous sets were dense in written working (formulas, factor tables, step labels). Real
+answers are mostly sparse: the final figure, one or two supporting numbers, numbers restated from
+the question (station ids, "the next 6 hours"), dates and counts, rounding as people round
+("about 400 A", "just under 1,300 cfs"), a refused first call quoted with its correction, a
+direction said in words in either order, and the usual dress (tables, bullets, echoed JSON,
+LaTeX, Unicode minus and superscripts, no-break spaces, decimal commas for UK tasks). Each of
+those is built here as a class of many answers, rendered in the habits of eight model families.
+
+Every record is labelled by construction: ``label`` (correct / incorrect), ``error`` (the kind
+of mistake), ``wrong_figures`` (the wrong figures exactly as written, primary first), ``style``
+(the class of writing), ``features`` (what the answer contains), ``scenario`` (the run whose
+calls are replayed) and ``condition`` (``schema_only``: warn, every call reaches its body;
+``guarded_repair``: strict, a refused call is answered with the repair text and nothing runs).
+The file holds no audit output.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))  # last: a PYTHONPATH pointing at another package copy wins
+
+DATA = ROOT / "tests" / "data" / "audit_holdout3.json"
+SEED = 20261130
+SCHEMA = "holdout3/1"
+
+FAMILIES = ("claude", "gpt", "gemini", "llama", "qwen", "deepseek", "mistral", "small")
+ERRORS = ("carry_over", "cross_datum", "invented", "wrong_arithmetic", "sign_flip",
+          "factor_slip")
+
+
+# -- replay -------------------------------------------------------------------------------------
+_SUITES: dict = {}
+
+
+def task_of(suite: str, task: str):
+    from bench.harness import suites as suites_mod
+    if suite not in _SUITES:
+        _SUITES[suite] = suites_mod.load(suite)
+    return _SUITES[suite].task(task)
+
+
+def replay(record: dict):
+    """The record's calls sent, in order, to the condition's tools in a fresh session; returns
+    ``(ledger, results)`` where results are ``(name, is_error, text)`` per call."""
+    from bench.harness.tools import build_tools, result_text
+    from quantity_guard import session, toolbox
+    task = task_of(record["suite"], record["task"])
+    box = toolbox(build_tools(task, record["condition"]))
+    results = []
+    with session(context=record["question"]) as ledger:
+        for call in record["calls"]:
+            res = box.invoke(call["name"], json.loads(json.dumps(call["arguments"])))
+            results.append((call["name"], bool(res.get("isError")), result_text(res)))
+    return ledger, results
+
+
+def audit(record: dict):
+    ledger, _ = replay(record)
+    return ledger.audit_answer(record["answer"], context=record["question"])
+
+
+# -- number writing ------------------------------------------------------------------------------
+UNITS = {
+    "cfs": {"sym": ["cfs", "ft³/s", "cfs", "CFS"], "ascii": ["cfs", "ft3/s", "ft^3/s"],
+            "word": ["cubic feet per second", "cubic feet per second"]},
+    "m3s": {"sym": ["m³/s", "m³/s", "m³ s⁻¹"], "ascii": ["m3/s", "m^3/s", "m3/s"],
+            "word": ["cubic metres per second", "cubic meters per second", "cumecs"]},
+    "km2": {"sym": ["km²"], "ascii": ["km2", "km^2", "sq km"], "word": ["square kilometres",
+                                                                         "square kilometers"]},
+    "mmd": {"sym": ["mm/day", "mm/d", "mm d⁻¹"], "ascii": ["mm/day", "mm/d"],
+            "word": ["millimetres per day", "millimeters per day", "mm per day"]},
+    "ft": {"sym": ["ft"], "ascii": ["ft"], "word": ["feet"]},
+    "m": {"sym": ["m"], "ascii": ["m"], "word": ["metres", "meters"]},
+    "pct": {"sym": ["%"], "ascii": ["%"], "word": ["percent", "per cent"]},
+    "mld": {"sym": ["Ml/d", "ML/d", "Ml/day"], "ascii": ["Ml/d", "ML/d", "MLD"],
+            "word": ["megalitres per day", "megalitres a day"]},
+    "mva": {"sym": ["MVA"], "ascii": ["MVA"], "word": ["MVA", "megavolt-amperes"]},
+    "kv": {"sym": ["kV"], "ascii": ["kV"], "word": ["kV", "kilovolts"]},
+    "va": {"sym": ["VA"], "ascii": ["VA"], "word": ["volt-amperes"]},
+    "v": {"sym": ["V"], "ascii": ["V"], "word": ["volts"]},
+    "a": {"sym": ["A"], "ascii": ["A"], "word": ["amperes", "amps"]},
+    "ka": {"sym": ["kA"], "ascii": ["kA"], "word": ["kiloamperes"]},
+    "mw": {"sym": ["MW"], "ascii": ["MW"], "word": ["megawatts", "MW"]},
+    "kw": {"sym": ["kW"], "ascii": ["kW"], "word": ["kilowatts", "kW"]},
+    "kwh": {"sym": ["kWh"], "ascii": ["kWh"], "word": ["kilowatt-hours", "kWh"]},
+    "mwh": {"sym": ["MWh"], "ascii": ["MWh"], "word": ["megawatt-hours", "MWh"]},
+    "h": {"sym": ["h", "hours"], "ascii": ["h", "hours"], "word": ["hours"]},
+    "cm": {"sym": ["cm"], "ascii": ["cm"], "word": ["centimetres", "cm"]},
+    "in": {"sym": ["in", "inches"], "ascii": ["in"], "word": ["inches"]},
+    "none": {"sym": [""], "ascii": [""], "word": [""]},
+}
+NO_SPACE = {"pct"}  # "1.07%" as often as "1.07 %"
+
+
+class Fmt:
+    """One answer's writing habits: separators, decimal mark, unit spelling, minus sign."""
+
+    def __init__(self, rng: random.Random, *, sep=",", dec=".", units="sym", minus="-",
+                 space=" ", bold=False):
+        self.rng = rng
+        self.sep, self.dec, self.units, self.minus, self.space = sep, dec, units, minus, space
+        self.bold = bold
+        self.written: dict[str, list[str]] = {}
+
+    def number(self, text: str) -> str:
+        """A canonical number ("29,940.5", "-0.44") in this answer's separators and minus."""
+        neg = text.startswith("-")
+        body = text[1:] if neg else text
+        if "e" in body or "×" in body or "^" in body:
+            out = body
+        else:
+            whole, _, frac = body.partition(".")
+            whole = whole.replace(",", "")
+            if len(whole) > 4 or (len(whole) == 4 and self.sep == ","):
+                groups = []
+                while len(whole) > 3:
+                    groups.insert(0, whole[-3:])
+                    whole = whole[:-3]
+                groups.insert(0, whole)
+                whole = self.sep.join(groups)
+            elif len(whole) == 4 and self.sep not in (",", ""):
+                # "1 250" is rarer than "1250" where a space groups: keep it plain
+                whole = whole
+            out = whole + (self.dec + frac if frac else "")
+        return (self.minus if neg else "") + out
+
+    def unit(self, key: str, spelling: str | None = None) -> str:
+        kind = spelling or self.units
+        return self.rng.choice(UNITS[key][kind])
+
+    def join(self, num: str, unit: str, key: str) -> str:
+        if not unit:
+            return num
+        if key in NO_SPACE and unit == "%":
+            return num + self.rng.choice(["%", "%", " %"])
+        if unit in ("percent", "per cent"):
+            return f"{num} {unit}"
+        return f"{num}{self.space}{unit}"
+
+
+class Qty:
+    """A figure an answer may write. ``forms``: accurate written forms (canonical separators);
+    ``hedged``: hedged roundings that are true of the value; ``full``: a float as a tool
+    printed it; ``sci``: scientific spellings."""
+
+    def __init__(self, value, unit, forms, hedged=(), full=None, sci=(), words=()):
+        self.value, self.unit, self.forms, self.hedged = value, unit, list(forms), list(hedged)
+        self.full = full
+        self.sci = list(sci)
+        self.words = list(words)
+
+
+HEDGE_BEFORE = ["about", "roughly", "approximately", "around", "~", "≈", "some", "close to"]
+
+
+def render(template: str, facts: dict, fmt: Fmt) -> str:
+    """Fill ``«KEY»`` / ``«KEY:mode»``; modes: (none) number+unit, ``v`` number only, ``h``
+    hedged, ``hv`` hedged number only, ``full`` float as printed, ``sci``, ``w`` unit in words,
+    ``mag`` magnitude of a negative, ``u`` unit only, ``W`` number in words."""
+    def sub(m):
+        key, _, mode = m.group(1).partition(":")
+        q = facts[key]
+        rng = fmt.rng
+        if mode == "u":
+            return fmt.unit(q.unit)
+        if mode in ("h", "hv") and q.hedged:
+            phrase = rng.choice(q.hedged)
+            if phrase[0].isdigit() or phrase[0] == "-":
+                phrase = (rng.choice(HEDGE_BEFORE) + " " + phrase).replace("~ ", "~")
+            words = phrase.split(" ")
+            num = fmt.number(words[-1])
+            text = " ".join(words[:-1] + [num])
+            fmt.written.setdefault(key, []).append(num)
+            return text if mode == "hv" else fmt.join(text, fmt.unit(q.unit), q.unit)
+        if mode == "W" and q.words:
+            text = rng.choice(q.words)
+            fmt.written.setdefault(key, []).append(text)
+            return text
+        if mode == "full" and q.full is not None:
+            num = repr(q.full) if fmt.dec == "." else repr(q.full).replace(".", fmt.dec)
+        elif mode == "sci" and q.sci:
+            num = rng.choice(q.sci)
+        else:
+            num = fmt.number(rng.choice(q.forms))
+        if mode == "mag":
+            num = num.lstrip("-−")
+        fmt.written.setdefault(key, []).append(num)
+        if mode in ("v", "mag_v"):
+            return num
+        unit = fmt.unit(q.unit, "word" if mode == "w" else None)
+        text = fmt.join(num, unit, q.unit)
+        return text
+    return re.sub(r"«([A-Za-z_0-9]+(?::[A-Za-z]+)?)»", sub, template)
+UNITS.update({
+    "mmyr": {"sym": ["mm/yr", "mm per year", "mm/year"], "ascii": ["mm/yr", "mm/year"],
+             "word": ["millimetres per year", "mm a year"]},
+    "m3d": {"sym": ["m³/day", "m³ per day", "m³/d"], "ascii": ["m3/day", "m3/d"],
+            "word": ["cubic metres a day", "cubic metres per day"]},
+    "ls": {"sym": ["l/s", "L/s"], "ascii": ["l/s", "L/s"], "word": ["litres per second"]},
+})
+
+
+# -- calls ---------------------------------------------------------------------------------------
+def C(name, **arguments):
+    return {"name": name, "arguments": arguments}
+
+
+def V(value, unit, datum=None):
+    out = {"value": value, "unit": unit}
+    if datum:
+        out["datum"] = datum
+    return out
+
+
+RUNOFF_SCEN = {
+    "careful_obj": ("schema_only", [C("runoff_depth", discharge=V(1250, "cfs"),
+                                      area=V(29940, "km2"))]),
+    "careful_str": ("schema_only", [C("runoff_depth", discharge="1250 ft3/s", area=29940)]),
+    "careful_si": ("schema_only", [C("runoff_depth", discharge=V(35.396, "m3/s"), area=29940)]),
+    "careful_bare_si": ("schema_only", [C("runoff_depth", discharge=35.39605824,
+                                          area=29940.0)]),
+    "refused": ("guarded_repair", [C("runoff_depth", discharge=1250, area=29940),
+                                   C("runoff_depth", discharge=V(1250, "cfs"), area=29940)]),
+    "warn_retry": ("schema_only", [C("runoff_depth", discharge=1250, area=29940),
+                                   C("runoff_depth", discharge=V(1250, "cfs"), area=29940)]),
+    "naive": ("schema_only", [C("runoff_depth", discharge=1250, area=29940)]),
+    "hand": ("schema_only", []),
+}
+
+
+def runoff_calls(station="01646500"):
+    base = [C("read_discharge", station_id=station), C("get_drainage_area", station_id=station)]
+    return {k: (cond, base + calls) for k, (cond, calls) in RUNOFF_SCEN.items()}
+
+
+OFF = C("get_datum_offset", location="RRL-12", from_datum="NGVD29", to_datum="NAVD88")
+OFF_W = C("get_datum_offset", location="SHVL1", from_datum="NGVD29", to_datum="NAVD88")
+FB_BASE = [C("get_levee_crest", levee_id="RRL-12"), C("get_stage_forecast", forecast_point="SHVL1")]
+FREEBOARD_SCEN = {
+    "careful_obj": ("schema_only", FB_BASE + [OFF, C(
+        "compute_freeboard", crest_elevation=V(31.56, "ft", "NAVD88"),
+        water_surface=V(27.5, "ft", "NAVD88"))]),
+    "careful_bare": ("schema_only", FB_BASE + [OFF, C(
+        "compute_freeboard", crest_elevation=31.56, water_surface=27.5)]),
+    "careful_shvl": ("schema_only", FB_BASE + [OFF_W, C(
+        "compute_freeboard", crest_elevation=V(31.56, "ft", "NAVD88"), water_surface=27.5)]),
+    "refused": ("guarded_repair", FB_BASE + [
+        C("compute_freeboard", crest_elevation=32.0, water_surface=27.5), OFF,
+        C("compute_freeboard", crest_elevation=V(31.56, "ft", "NAVD88"), water_surface=27.5)]),
+    "warn_retry": ("schema_only", FB_BASE + [
+        C("compute_freeboard", crest_elevation=32.0, water_surface=27.5), OFF,
+        C("compute_freeboard", crest_elevation=31.56, water_surface=27.5)]),
+    "blind_tool": ("schema_only", FB_BASE + [
+        C("compute_freeboard", crest_elevation=32.0, water_surface=27.5)]),
+    "blind_hand": ("schema_only", list(FB_BASE)),
+    "flip_tool": ("schema_only", FB_BASE + [OFF, C(
+        "compute_freeboard", crest_elevation=32.44, water_surface=27.5)]),
+    "hand": ("schema_only", FB_BASE + [OFF]),
+}
+
+SHARE_BASE = [C("get_licence_rate", licence_id="6/33/12/*S/0041"),
+              C("get_river_flow", station_id="2604TH")]
+SHARE_SCEN = {
+    "careful_obj": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction=V(45, "Ml/d"), river_flow=V(48.6, "m3/s"))]),
+    "careful_str": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction="45 ML/d", river_flow=48.6)]),
+    "careful_bare_si": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction=0.520833, river_flow=48.6)]),
+    "refused": ("guarded_repair", SHARE_BASE + [
+        C("abstraction_share", abstraction=45, river_flow=48.6),
+        C("abstraction_share", abstraction=V(45, "ML/d"), river_flow=48.6)]),
+    "warn_retry": ("schema_only", SHARE_BASE + [
+        C("abstraction_share", abstraction=45, river_flow=48.6),
+        C("abstraction_share", abstraction=V(45, "Ml/d"), river_flow=48.6)]),
+    "naive": ("schema_only", SHARE_BASE + [
+        C("abstraction_share", abstraction=45, river_flow=48.6)]),
+    "hand": ("schema_only", list(SHARE_BASE)),
+}
+
+LV_BASE = [C("get_river_level", station_id="E21136"),
+           C("get_warning_threshold", station_id="E21136")]
+ZERO = C("get_station_datum", station_id="E21136")
+LEVEL_SCEN = {
+    "careful_obj": ("schema_only", LV_BASE + [ZERO, C(
+        "level_below_threshold", level=V(9.15, "m", "ODN"), threshold=V(9.4, "m", "ODN"))]),
+    "careful_bare": ("schema_only", LV_BASE + [ZERO, C(
+        "level_below_threshold", level=9.15, threshold=9.4)]),
+    "refused": ("guarded_repair", LV_BASE + [
+        C("level_below_threshold", level=2.85, threshold=9.4), ZERO,
+        C("level_below_threshold", level=V(9.15, "m", "ODN"), threshold=9.4)]),
+    "warn_retry": ("schema_only", LV_BASE + [
+        C("level_below_threshold", level=2.85, threshold=9.4), ZERO,
+        C("level_below_threshold", level=9.15, threshold=9.4)]),
+    "blind_tool": ("schema_only", LV_BASE + [
+        C("level_below_threshold", level=2.85, threshold=9.4)]),
+    "blind_hand": ("schema_only", list(LV_BASE)),
+    "flip_tool": ("schema_only", LV_BASE + [ZERO, C(
+        "level_below_threshold", level=-3.45, threshold=9.4)]),
+    "hand": ("schema_only", LV_BASE + [ZERO]),
+}
+
+FLC_BASE = [C("get_transformer_rating", transformer_id="HT-T2"),
+            C("get_bus_voltage", bus_id="HT-HV")]
+FLC_SCEN = {
+    "careful_obj": ("schema_only", FLC_BASE + [C(
+        "full_load_current", apparent_power=V(90, "MVA"), line_voltage=V(132, "kV"))]),
+    "careful_str": ("schema_only", FLC_BASE + [C(
+        "full_load_current", apparent_power="90 MVA", line_voltage="132 kV")]),
+    "careful_bare_si": ("schema_only", FLC_BASE + [C(
+        "full_load_current", apparent_power=90000000, line_voltage=132000)]),
+    "refused": ("guarded_repair", FLC_BASE + [
+        C("full_load_current", apparent_power=90, line_voltage=132),
+        C("full_load_current", apparent_power=V(90, "MVA"), line_voltage=V(132, "kV"))]),
+    "warn_retry": ("schema_only", FLC_BASE + [
+        C("full_load_current", apparent_power=90, line_voltage=132),
+        C("full_load_current", apparent_power=90e6, line_voltage=132e3)]),
+    "naive": ("schema_only", FLC_BASE + [
+        C("full_load_current", apparent_power=90, line_voltage=132)]),
+    "hand": ("schema_only", list(FLC_BASE)),
+}
+
+EN_BASE = [C("get_feeder_load", feeder_id="F-207")]
+ENERGY_SCEN = {
+    "careful_obj": ("schema_only", EN_BASE + [C("energy_delivered", power=V(8.4, "MW"),
+                                                duration=6)]),
+    "careful_obj2": ("schema_only", EN_BASE + [C("energy_delivered", power=V(8.4, "MW"),
+                                                 duration=V(6, "h"))]),
+    "careful_bare_si": ("schema_only", EN_BASE + [C("energy_delivered", power=8400,
+                                                    duration=6)]),
+    "refused": ("guarded_repair", EN_BASE + [
+        C("energy_delivered", power=8.4, duration=6),
+        C("energy_delivered", power=V(8.4, "MW"), duration=6)]),
+    "warn_retry": ("schema_only", EN_BASE + [
+        C("energy_delivered", power=8.4, duration=6),
+        C("energy_delivered", power=8400, duration=6)]),
+    "naive": ("schema_only", EN_BASE + [C("energy_delivered", power=8.4, duration=6)]),
+    "hand": ("schema_only", list(EN_BASE)),
+}
+
+FAB_BASE = [C("read_discharge", station_id="07374000"),
+            C("get_drainage_area", station_id="07374000")]
+FAB_SCEN = {
+    "careful": ("schema_only", list(FAB_BASE)),
+    "retry": ("schema_only", FAB_BASE + [C("get_drainage_area", station_id="USGS-07374000")]),
+    "retry_guarded": ("guarded_repair", FAB_BASE + [
+        C("get_drainage_area", station_id="7374000")]),
+    "fab_tool": ("schema_only", FAB_BASE + [C("runoff_depth", discharge=V(234000, "cfs"),
+                                              area=2915830)]),
+    "fab_hand": ("schema_only", list(FAB_BASE)),
+}
+
+
+# -- what each task's answers say ----------------------------------------------------------------
+# Pieces: lead (states the result), support (one or two supporting numbers), restate (numbers
+# from the question), context (dates, times, counts, step numbers), rounding (hedged and
+# re-expressed figures), refused (a refused first call and its correction), retry (a wrong first
+# result quoted and corrected), contrast (the wrong alternative named), direction (a difference
+# said in words), hand (the result worked by hand), rows (label, key) for tables and bullets,
+# latex (formula lines).
+
+RUNOFF_FACTS = {
+    "Q": Qty(1250, "cfs", ["1,250", "1250", "1,250"], ["about 1,250", "just under 1,300",
+                                                      "a little over 1,200", "around 1,250"],
+             full=1250.0, sci=["1.25 × 10³", "1.25e3", "1.25×10^3"],
+             words=["twelve hundred and fifty"]),
+    "Qm": Qty(35.396, "m3s", ["35.4", "35.40", "35.396", "35.3961"],
+              ["about 35", "~35", "roughly 35", "just over 35", "about 35.4"],
+              full=35.39605824, sci=["3.54 × 10¹", "3.54e1"]),
+    "A": Qty(29940, "km2", ["29,940", "29,940", "29940"],
+             ["about 30,000", "roughly 30,000", "just under 30,000", "nearly 30,000"],
+             full=29940.0, sci=["2.994 × 10⁴", "2.994e4", "2.994×10^4"]),
+    "D": Qty(0.10214493760641284, "mmd", ["0.102", "0.1021", "0.10214", "0.1021", "0.102"],
+             ["about 0.1", "roughly 0.10", "~0.1", "just over 0.1", "about 0.102"],
+             full=0.10214493760641284, sci=["1.02 × 10⁻¹", "1.021e-1", "1.02×10^-1"]),
+    "Dy": Qty(37.28, "mmyr", ["37.3", "37.3"], ["about 37", "roughly 37", "~37"]),
+    "Vd": Qty(3058220, "m3d", ["3,058,220", "3,058,000"], ["about 3.1 million",
+                                                         "roughly 3 million"]),
+    "Dbad": Qty(3.607214428857716, "mmd", ["3.61", "3.607", "3.6"], ["about 3.6"],
+                full=3.607214428857716),
+}
+RUNOFF_PLACE = {
+    "runoff": ("01646500", "Potomac River near Washington, DC"),
+}
+
+
+def runoff_pools(station="01646500", place="the Potomac River near Washington, DC"):
+    return {
+        "lead": ["The runoff depth is «D».", "Runoff depth over the basin works out to «D».",
+                 "That gives a runoff depth of «D» over the drainage area.",
+                 "Runoff depth ≈ «D».", f"The runoff depth at {station} is «D».",
+                 "So the basin is shedding «D» of runoff at the current flow.",
+                 "The depth-equivalent runoff is «D:v» «D:u»."],
+        "support": ["This uses the latest discharge of «Q» («Qm») and a drainage area of «A».",
+                    "The gauge reports «Q», which is «Qm»; spread over «A» that is «D».",
+                    "Discharge «Q» → «Qm»; area «A».",
+                    "Converted to SI, the flow is «Qm».",
+                    "(Drainage area: «A».)",
+                    "The station's latest reading is «Q» and it drains «A».",
+                    "Latest flow: «Q». Drainage area: «A»."],
+        "restate": [f"For USGS station {station} ({place}):",
+                    f"I looked up station {station}, {place}.",
+                    f"You asked for the runoff depth in mm/day at USGS {station}.",
+                    f"Using USGS gauge {station} on {place},",
+                    f"Station {station} ({place}) — latest data:"],
+        "context": ["I made 3 tool calls: the discharge, the drainage area, then the depth.",
+                    "This is the latest instantaneous value (a 15-minute reading), not a "
+                    "daily mean.",
+                    "Values as returned on 30 Nov 2026 at 14:00 UTC.",
+                    "The gauge has records back to 1930, but only the latest reading is used "
+                    "here.",
+                    "Step 2 of 3 converted the flow; step 3 divided by the area.",
+                    "Over a 24-hour day the depth is the same «D», since the rate is per day.",
+                    "Both lookups succeeded on the first try."],
+        "rounding": ["In round numbers the river is carrying «Qm:h», or «Q:h».",
+                     "That is «D:h», a very small depth because the basin is large "
+                     "(«A:h»).",
+                     "«Qm:h» over «A:h» comes to «D:h».",
+                     "If that rate held for a year it would be «Dy:h».",
+                     "The daily volume is «Vd:h».",
+                     "The flow is «Qm:w» («Q:w»).",
+                     "In scientific notation the depth is «D:sci».",
+                     "The area is «A:sci»."],
+        "refused": ["My first call passed «Q:v» without a unit and was refused (the tool "
+                    "expects m³/s); I resent it as «Q» and the tool converted it to «Qm».",
+                    "The first attempt was rejected: I had passed the bare number «Q:v», "
+                    "which the tool would have read as «Q:v» m³/s. Passing «Q» with its unit "
+                    "fixed it.",
+                    "Note: runoff_depth refused my first call («Q:v» with no unit). After "
+                    "giving the unit, the discharge is «Qm» and the result is «D».",
+                    "(First call refused: unconverted discharge «Q:v». Corrected to «Qm».)"],
+        "retry": ["My first call sent «Q:v» as if it were m³/s and returned «Dbad»; that is "
+                  "about 35 times too large, so I redid it with «Q».",
+                  "A first attempt gave «Dbad» (cfs passed as m³/s). Corrected: «D».",
+                  "Ignore the «Dbad:v» from my first call: I had not converted the cfs."],
+        "contrast": ["Had the «Q:v» been read as m³/s, the result would have been «Dbad», "
+                     "about 35× too high.",
+                     "(Without the cfs → m³/s conversion you would get «Dbad», which is "
+                     "wrong.)"],
+        "hand": ["Converting «Q» to «Qm» and dividing by «A» gives «D».",
+                 "«Q» × 0.0283168 = «Qm»; «Qm» ÷ «A» → «D».",
+                 "Working it by hand: «Qm» / «A» = «D»."],
+        "rows": [("Discharge (latest)", "Q"), ("Discharge (SI)", "Qm"),
+                 ("Drainage area", "A"), ("Runoff depth", "D")],
+        "latex": [r"$$d = \frac{Q}{A} = \frac{«Qm:v»\ \text{m}^3/\text{s}}{«A:v»\ "
+                  r"\text{km}^2} \approx «D:v»\ \text{mm/day}$$",
+                  r"\( d = Q/A \), with \( Q = «Qm:v» \) m³/s and \( A = «A:v» \) km², "
+                  r"so \( d \approx «D:v» \) mm/day.",
+                  r"$$\text{depth} = \frac{«Q:v»\,\text{cfs} \times 0.0283168}{«A:v»\,"
+                  r"\text{km}^2} \approx \boxed{«D:v»\ \text{mm/d}}$$"],
+    }
+
+
+def q(value, unit, forms, hedged=(), **kw):
+    return Qty(value, unit, forms, hedged, **kw)
+
+
+NO_FIX = {"refused": [], "retry": [], "contrast": []}
+
+
+def runoff_wrong():
+    drop = {"Dbad": None, "Dy": None, "Vd": None}
+    return [
+        dict(error="carry_over", scen=["naive"], wrong=["D", "Qm"], pools=NO_FIX, facts={
+            **drop, "D": q(3.607214428857716, "mmd", ["3.61", "3.607", "3.6072"], ["about 3.6"],
+                           full=3.607214428857716),
+            "Qm": q(1250, "m3s", ["1,250", "1250"])}),
+        dict(error="carry_over", scen=["naive"], wrong=["D"], pools=NO_FIX, facts={
+            **drop, "Qm": None, "D": q(3.607, "mmd", ["3.61", "3.607"], ["about 3.6", "~3.6"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["D"], pools=NO_FIX, facts={
+            **drop, "D": q(102.14, "mmd", ["102", "102.1"], ["about 100", "roughly 102"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["D"], pools=NO_FIX, facts={
+            **drop, "D": q(1.0214e-4, "mmd", ["0.000102", "0.0001021"],
+                           sci=["1.02 × 10⁻⁴", "1.02e-4"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["D"], pools=NO_FIX, facts={
+            **drop, "D": q(0.118, "mmd", ["0.118"], ["about 0.12"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["D"], pools=NO_FIX, facts={
+            **drop, "D": q(0.0934, "mmd", ["0.0934", "0.093"], ["about 0.09"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["D", "Qm"], pools=NO_FIX, facts={
+            **drop, "Qm": q(44.2, "m3s", ["44.2"], ["about 44"]),
+            "D": q(0.1275, "mmd", ["0.128", "0.1275"], ["about 0.13"])}),
+        dict(error="invented", scen=["hand"], wrong=["D"], pools={
+            **NO_FIX, "hand": ["Assuming typical autumn conditions, the depth is «D»."],
+            "support": ["(The basin is «A».)"]}, facts={
+            **drop, "Qm": None, "D": q(0.35, "mmd", ["0.35"], ["about 0.35"])}),
+        dict(error="invented", scen=["careful_obj"], wrong=["Q"], pools=NO_FIX, facts={
+            **drop, "Q": q(1520, "cfs", ["1,520"], ["about 1,500"]), "Qm": None}),
+    ]
+
+
+FB_FACTS = {
+    "C": q(32.0, "ft", ["32.0", "32", "32.00"], ["about 32"]),
+    "W": q(27.5, "ft", ["27.5", "27.50"], ["about 27.5", "roughly 27.5"]),
+    "O": q(-0.44, "ft", ["-0.44"], full=-0.44),
+    "Cn": q(31.56, "ft", ["31.56"], ["about 31.6", "roughly 31.6"]),
+    "F": q(4.06, "ft", ["4.06", "4.06", "4.060"], ["about 4", "just over 4", "roughly 4.1",
+                                                  "a little over 4"], full=4.059999999999999),
+    "Fm": q(1.2375, "m", ["1.24", "1.237"], ["about 1.2", "roughly 1.24"]),
+    "Fin": q(48.72, "in", ["48.7", "48.72"], ["about 49"]),
+    "Fbad": q(4.5, "ft", ["4.5", "4.50"]),
+}
+FB_POOLS = {
+    "lead": ["The levee will have «F» of freeboard at the forecast crest.",
+             "Freeboard at the forecast crest: «F».", "The freeboard is «F».",
+             "Expected freeboard is «F» once both elevations are on NAVD88.",
+             "At the forecast crest, RRL-12 keeps «F» of freeboard."],
+    "support": ["The crest is «C» NGVD29, which is «Cn» NAVD88; the forecast crest is «W» "
+                "NAVD88.",
+                "Crest «Cn» (NAVD88) minus forecast «W» gives «F».",
+                "The datum offset at RRL-12 is «O» (NGVD29 → NAVD88).",
+                "(Crest «C» NGVD29 → «Cn» NAVD88.)",
+                "Forecast water surface: «W» NAVD88."],
+    "restate": ["For levee segment RRL-12 beside forecast point SHVL1:",
+                "You asked about RRL-12 and the SHVL1 crest forecast.",
+                "Using the river forecast centre's crest forecast at SHVL1 and the levee "
+                "inventory for RRL-12,"],
+    "context": ["The forecast crest is expected Tuesday 1 December around 06:00 CST.",
+                "This is for the single forecast crest, not the hourly hydrograph.",
+                "I used 4 tools in total; the datum offset was the 3rd call.",
+                "NGVD29 and NAVD88 differ here by under half a foot, but at a levee that "
+                "matters.",
+                "The inventory survey dates from 1987, so the crest is on NGVD 1929."],
+    "rounding": ["That is «F:h» of freeboard.", "Roughly «Fm:h» in metric.",
+                 "About «Fin:h» of freeboard.", "In metres, «Fm».",
+                 "The crest sits «F:h» above the forecast water surface."],
+    "direction": ["The forecast crest is «F» below the top of the levee.",
+                  "The levee crest sits «F» above the forecast water surface.",
+                  "On NAVD88 the crest is «O:mag» lower than its NGVD29 figure.",
+                  "The datum conversion is a drop of «O:mag» in the crest elevation.",
+                  "Converting to NAVD88 lowers the crest by «O:mag», from «C» to «Cn».",
+                  "The water would have to rise another «F» to overtop the levee."],
+    "refused": ["My first compute_freeboard call passed the NGVD29 crest («C:v») as if it "
+                "were NAVD88 and was refused; after applying the «O» offset the crest is «Cn».",
+                "The tool rejected my first attempt (crest still on NGVD29). With the "
+                "offset «O», the crest is «Cn» NAVD88 and the freeboard «F».",
+                "(First call refused: datum mismatch. Corrected crest: «Cn».)"],
+    "retry": ["My first call mixed datums and returned «Fbad»; that overstates the freeboard "
+              "by «O:mag». Corrected: «F».",
+              "An initial result of «Fbad» ignored the datum difference; the right figure is "
+              "«F»."],
+    "contrast": ["Subtracting the raw numbers («C» − «W») would give «Fbad», which mixes "
+                 "datums and overstates the freeboard by «O:mag».",
+                 "(Ignoring the datums gives «Fbad», which is wrong.)"],
+    "hand": ["«C» + («O») = «Cn»; «Cn» − «W» = «F».",
+             "Crest on NAVD88: «Cn». Freeboard: «Cn» − «W» = «F».",
+             "Adjusting the crest by «O» gives «Cn», and subtracting the «W» forecast "
+             "leaves «F»."],
+    "rows": [("Levee crest (NGVD29)", "C"), ("Datum offset", "O"), ("Levee crest (NAVD88)", "Cn"),
+             ("Forecast crest (NAVD88)", "W"), ("Freeboard", "F")],
+    "latex": [r"$$F = (C + \Delta) - W = («C:v» - 0.44) - «W:v» = «F:v»\ \text{ft}$$",
+              r"\( F = «Cn:v» - «W:v» = «F:v» \) ft",
+              r"$$\boxed{F \approx «F:v»\ \text{ft}}$$"],
+}
+
+
+def fb_wrong():
+    drop = {"Fbad": None, "Cn": None, "O": None, "Fm": None, "Fin": None}
+    blind = {"support": ["Crest «C» minus forecast crest «W» gives «F».",
+                         "The levee crest is «C» and the forecast crest «W».",
+                         "(Levee crest: «C»; forecast: «W».)"],
+             "hand": ["«C» − «W» = «F».", "Freeboard = crest − water surface = «C» − «W» = "
+                      "«F»."],
+             "rows": [("Levee crest", "C"), ("Forecast crest", "W"), ("Freeboard", "F")],
+             "latex": [r"$$F = «C:v» - «W:v» = «F:v»\ \text{ft}$$"], **NO_FIX}
+    return [
+        dict(error="cross_datum", scen=["blind_tool", "blind_hand"], wrong=["F"], pools=blind,
+             facts={**drop, "F": q(4.5, "ft", ["4.5", "4.50", "4.5"], ["about 4.5"])}),
+        dict(error="cross_datum", scen=["blind_hand"], wrong=["F"], pools=blind,
+             facts={**drop, "F": q(4.5, "ft", ["4.5"]),
+                    "Fm": q(1.37, "m", ["1.37"], ["about 1.4"])}),
+        dict(error="sign_flip", scen=["flip_tool", "hand"], wrong=["F", "Cn"], pools={
+            **NO_FIX, "hand": ["«C» + 0.44 = «Cn»; «Cn» − «W» = «F»."]}, facts={
+            "Fbad": None, "Fm": None, "Fin": None,
+            "Cn": q(32.44, "ft", ["32.44"]), "F": q(4.94, "ft", ["4.94"], ["about 4.9"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["F"], pools=NO_FIX, facts={
+            "Fbad": None, "Fm": None, "Fin": None,
+            "F": q(4.16, "ft", ["4.16"], ["about 4.2"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["F"], pools=NO_FIX, facts={
+            "Fbad": None, "Fm": None, "Fin": None,
+            "F": q(3.96, "ft", ["3.96"], ["just under 4"])}),
+        dict(error="invented", scen=["blind_hand"], wrong=["O", "F"], pools=NO_FIX, facts={
+            "Fbad": None, "Fm": None, "Fin": None,
+            "O": q(-0.8, "ft", ["-0.8", "-0.80"]), "Cn": q(31.2, "ft", ["31.2", "31.20"]),
+            "F": q(3.7, "ft", ["3.7", "3.70"])}),
+        dict(error="factor_slip", scen=["careful_obj"], wrong=["Fm"], pools={
+            **NO_FIX, "lead": ["The freeboard is «Fm» («F»)."]}, facts={
+            "Fbad": None, "Fin": None, "Fm": q(13.3, "m", ["13.3", "13.32"])}),
+    ]
+
+
+SHARE_FACTS = {
+    "L": q(45, "mld", ["45", "45.0"], ["about 45"]),
+    "Lm": q(0.520833, "m3s", ["0.521", "0.5208", "0.52083"], ["about 0.52", "just over 0.5",
+                                                             "roughly 0.52"],
+            full=0.5208333333333334),
+    "Ls": q(520.8, "ls", ["520.8", "521"], ["about 520"]),
+    "F": q(48.6, "m3s", ["48.6", "48.60"], ["about 49", "nearly 49", "just under 49"]),
+    "S": q(1.071673525377229, "pct", ["1.07", "1.072", "1.0717", "1.07"],
+           ["about 1", "just over 1", "roughly 1.1", "a little over 1"],
+           full=1.071673525377229),
+    "Sc": q(98.93, "pct", ["98.93", "98.9"], ["about 99", "nearly 99", "roughly 98.9"]),
+    "Sbad": q(92.59, "pct", ["92.6", "92.59"], ["about 93"]),
+}
+SHARE_POOLS = {
+    "lead": ["At its full licensed rate the licence would take «S» of the river flow.",
+             "The abstraction would be «S» of the latest flow at 2604TH.",
+             "Share of river flow: «S».", "That is «S» of the flow.",
+             "Abstracting at the full licensed rate would take «S:v»«S:u» of the river."],
+    "support": ["The licence allows «L» («Lm»), against a river flow of «F».",
+                "«L» is «Lm»; the river is running at «F».",
+                "Licensed rate «L»; latest flow «F».",
+                "(Licence rate: «L», i.e. «Ls».)",
+                "The river flow at 2604TH is «F»."],
+    "restate": ["For licence 6/33/12/*S/0041 against gauging station 2604TH:",
+                "You asked what share of the flow at 2604TH licence 6/33/12/*S/0041 would "
+                "take.",
+                "Licence 6/33/12/*S/0041 and station 2604TH:"],
+    "context": ["The flow is the latest 15-minute reading, so the share will move through the "
+                "day.",
+                "Licence conditions may include hands-off flows; I only used the 2 values "
+                "asked for.",
+                "Data retrieved 30/11/2026 at 09:15 GMT.",
+                "This assumes abstraction around the clock, 24 hours a day.",
+                "I called 3 tools in sequence."],
+    "rounding": ["That is «S:h» of the flow.", "The licence is worth «Lm:h».",
+                 "The river is carrying «F:h».", "Roughly «Ls:h».",
+                 "In other words about 1 part in 93."],
+    "direction": ["It would leave «Sc» of the flow in the river.",
+                  "About «Sc:h» of the river would remain after abstraction.",
+                  "The abstraction is a drop of «S» in the river's flow.",
+                  "Flow would fall from «F» to about 48.08 m³/s."],
+    "refused": ["My first call passed «L:v» as if it were m³/s and was refused; giving the "
+                "unit as «L» let the tool convert it to «Lm».",
+                "The tool refused the bare «L:v» (it expects m³/s). Resent as «L»: the share is "
+                "«S».",
+                "(First call refused: Ml/d passed as m³/s. Corrected to «Lm».)"],
+    "retry": ["My first call returned «Sbad» because I passed «L:v» Ml/d as m³/s; corrected, "
+              "the share is «S».",
+              "Ignore the first result («Sbad»): the licence rate was not converted."],
+    "contrast": ["(Passing «L:v» as m³/s would have suggested «Sbad», which is wrong.)",
+                 "Without the unit conversion you would get «Sbad», an absurd figure."],
+    "hand": ["«L» ÷ 86.4 = «Lm»; «Lm» ÷ «F» × 100 = «S».",
+             "Converting «L» to «Lm» and dividing by «F» gives «S».",
+             "«Lm» / «F» = «S»."],
+    "rows": [("Licensed rate", "L"), ("Licensed rate (m³/s)", "Lm"), ("River flow", "F"),
+             ("Share of flow", "S")],
+    "latex": [r"$$\text{share} = \frac{«Lm:v»}{«F:v»} \times 100\% \approx «S:v»\%$$",
+              r"\( «L:v»\ \text{Ml/d} = «Lm:v»\ \text{m}^3/\text{s} \), so the share is "
+              r"\( «S:v»\% \).",
+              r"$$\boxed{«S:v»\,\%}$$"],
+}
+
+
+def share_wrong():
+    drop = {"Sbad": None, "Sc": None}
+    return [
+        dict(error="carry_over", scen=["naive"], wrong=["S", "Lm"], pools=NO_FIX, facts={
+            **drop, "Ls": None, "S": q(92.59, "pct", ["92.6", "92.59", "92.593"], ["about 93"]),
+            "Lm": q(45, "m3s", ["45"])}),
+        dict(error="carry_over", scen=["naive"], wrong=["S"], pools=NO_FIX, facts={
+            **drop, "Ls": None, "Lm": None, "S": q(92.59, "pct", ["92.6", "92.59"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["S"], pools=NO_FIX, facts={
+            **drop, "S": q(0.0107, "pct", ["0.0107", "0.01072"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["Lm", "S"], pools=NO_FIX, facts={
+            **drop, "Ls": None, "Lm": q(5.208, "m3s", ["5.21", "5.208"]),
+            "S": q(10.72, "pct", ["10.7", "10.72"], ["about 11"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["S"], pools=NO_FIX, facts={
+            **drop, "S": q(1.17, "pct", ["1.17"], ["about 1.2"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["Lm", "S"], pools=NO_FIX, facts={
+            **drop, "Ls": None, "Lm": q(0.625, "m3s", ["0.625"]),
+            "S": q(1.286, "pct", ["1.29", "1.286"])}),
+        dict(error="invented", scen=["hand"], wrong=["S"], pools=NO_FIX, facts={
+            **drop, "Lm": None, "Ls": None, "S": q(2.5, "pct", ["2.5"], ["about 2.5"])}),
+    ]
+
+
+LEVEL_FACTS = {
+    "Lv": q(2.85, "m", ["2.85", "2.850"], ["about 2.9"]),
+    "T": q(9.4, "m", ["9.4", "9.40"], ["about 9.4"]),
+    "Z": q(6.3, "m", ["6.3", "6.30"]),
+    "La": q(9.15, "m", ["9.15", "9.150"], ["about 9.2"]),
+    "M": q(0.25, "m", ["0.25", "0.250", "0.25"], ["about 0.25", "roughly a quarter of a",
+                                                 "about 0.25"], full=0.25),
+    "Mcm": q(25, "cm", ["25"], ["about 25", "roughly 25"]),
+    "Mbad": q(6.55, "m", ["6.55"]),
+}
+LEVEL_POOLS = {
+    "lead": ["The river is «M» below its flood warning threshold.",
+             "Margin below the warning threshold: «M».",
+             "E21136 is currently «M» below the warning level.",
+             "The level is «M» under the threshold.",
+             "It is «M:v» «M:u» below the flood warning threshold."],
+    "support": ["The level is «Lv» above the station datum, which sits «Z» above Ordnance "
+                "Datum, so «La» mAOD; the threshold is «T» mAOD.",
+                "Level «Lv» mASD + datum «Z» = «La» mAOD, against a threshold of «T» mAOD.",
+                "Threshold «T» mAOD; current level «La» mAOD.",
+                "(Station datum: «Z» AOD.)",
+                "The reading is «Lv» on the local gauge."],
+    "restate": ["For Environment Agency station E21136:",
+                "You asked how far below the flood warning threshold E21136 is.",
+                "Station E21136, latest reading:"],
+    "context": ["Reading taken at 08:45 on 30 November 2026.",
+                "Levels are 15-minute readings; the trend over the last 6 hours is not in the "
+                "tools.",
+                "I used 4 tool calls; the station datum was the 3rd.",
+                "mASD and mAOD are different references, so step 2 converts before comparing."],
+    "rounding": ["That is «M:h», or «Mcm:h».", "The river needs to rise only «Mcm:h».",
+                 "The gauge reads «Lv:h» locally.", "Roughly «M:h» of headroom."],
+    "direction": ["The level is «M» below the threshold.",
+                  "The threshold is «M» above the current level.",
+                  "The river would need to rise «M» to reach the warning threshold.",
+                  "A rise of «Mcm» would trigger the warning.",
+                  "It sits «Mcm» under the warning level."],
+    "refused": ["My first call passed the mASD level («Lv:v») as if it were mAOD and was "
+                "refused; adding the station datum «Z» gives «La» mAOD.",
+                "The tool refused my first attempt (level on the station datum). Corrected "
+                "level: «La» mAOD, so the margin is «M».",
+                "(First call refused: datum mismatch. Level on ODN: «La».)"],
+    "retry": ["My first call compared the mASD level with the mAOD threshold and gave "
+              "«Mbad»; that is wrong. With the station datum: «M».",
+              "Ignore the «Mbad» from my first attempt (datums mixed)."],
+    "contrast": ["(Subtracting «Lv» from «T» directly would give «Mbad», which mixes datums.)",
+                 "Comparing the raw numbers would wrongly suggest «Mbad» of headroom."],
+    "hand": ["«Lv» + «Z» = «La»; «T» − «La» = «M».",
+             "Converting the level to mAOD («La») and subtracting from «T» gives «M».",
+             "«T» − «La» = «M»."],
+    "rows": [("River level (mASD)", "Lv"), ("Station datum (mAOD)", "Z"),
+             ("River level (mAOD)", "La"), ("Warning threshold (mAOD)", "T"),
+             ("Margin below threshold", "M")],
+    "latex": [r"$$\Delta = T - (L + z_0) = «T:v» - («Lv:v» + «Z:v») = «M:v»\ \text{m}$$",
+              r"\( «T:v» - «La:v» = «M:v» \) m",
+              r"$$\boxed{«M:v»\ \text{m}}$$"],
+}
+
+
+def level_wrong():
+    drop = {"Mbad": None, "La": None, "Z": None}
+    blind = {"support": ["The level is «Lv» and the threshold «T».",
+                         "Threshold «T» minus level «Lv» gives «M»."],
+             "hand": ["«T» − «Lv» = «M»."], "rows": [("River level", "Lv"),
+                                                    ("Warning threshold", "T"),
+                                                    ("Margin", "M")],
+             "latex": [r"$$«T:v» - «Lv:v» = «M:v»\ \text{m}$$"], **NO_FIX}
+    flip_dir = {**NO_FIX, "lead": ["The river is «M» above its flood warning threshold.",
+                                   "E21136 is already «M» over the warning level."],
+                "direction": ["The level is «M» above the threshold.",
+                              "The threshold is «M» below the current level."],
+                "rounding": [], "latex": []}
+    return [
+        dict(error="cross_datum", scen=["blind_tool", "blind_hand"], wrong=["M"], pools=blind,
+             facts={**drop, "Mcm": None, "M": q(6.55, "m", ["6.55", "6.550"], ["about 6.5"])}),
+        dict(error="sign_flip", scen=["careful_obj"], wrong=["M"], pools=flip_dir,
+             facts={"Mbad": None, "Mcm": None}),
+        dict(error="sign_flip", scen=["flip_tool", "hand"], wrong=["La", "M"], pools={
+            **NO_FIX, "hand": ["«Lv» − «Z» = «La»; «T» − («La») = «M»."]}, facts={
+            "Mbad": None, "Mcm": None, "La": q(-3.45, "m", ["-3.45"]),
+            "M": q(12.85, "m", ["12.85"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["M"], pools=NO_FIX, facts={
+            "Mbad": None, "Mcm": q(35, "cm", ["35"]), "M": q(0.35, "m", ["0.35"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["La", "M"], pools=NO_FIX, facts={
+            "Mbad": None, "Mcm": None, "La": q(9.05, "m", ["9.05"]),
+            "M": q(0.35, "m", ["0.35"])}),
+        dict(error="invented", scen=["blind_hand"], wrong=["Z", "M"], pools=NO_FIX, facts={
+            "Mbad": None, "Mcm": None, "Z": q(5.9, "m", ["5.9"]), "La": q(8.75, "m", ["8.75"]),
+            "M": q(0.65, "m", ["0.65"])}),
+        dict(error="factor_slip", scen=["careful_obj"], wrong=["Mcm"], pools={
+            **NO_FIX, "lead": ["The river is «Mcm» below its flood warning threshold."]},
+             final="Mcm", facts={"Mbad": None, "Mcm": q(2.5, "cm", ["2.5"])}),
+    ]
+
+
+FLC_FACTS = {
+    "S": q(90, "mva", ["90", "90.0"]),
+    "Vv": q(132, "kv", ["132", "132.0"]),
+    "VA": q(90e6, "va", ["90,000,000"], sci=["9 × 10⁷", "9e7", "90×10^6"]),
+    "Vb": q(132000, "v", ["132,000"], sci=["1.32 × 10⁵", "1.32e5"]),
+    "I": q(393.6479108111085, "a", ["393.6", "393.65", "394", "393.6", "393.648"],
+           ["about 394", "roughly 400", "just under 400", "nearly 400", "about 390"],
+           full=393.6479108111085, words=[]),
+    "Ik": q(0.3936, "ka", ["0.394", "0.3936"], ["about 0.39", "roughly 0.4"]),
+    "Ibad": q(0.3936479108111085, "a", ["0.394", "0.3936"]),
+}
+FLC_POOLS = {
+    "lead": ["The full-load HV line current of HT-T2 is «I».",
+             "Full-load current: «I».", "HT-T2 draws «I» per phase at full load on the 132 kV "
+             "side.", "The transformer's rated line current is «I».",
+             "At its rating, the HV-side current is «I:v» «I:u»."],
+    "support": ["It is rated «S» on a «Vv» busbar.",
+                "Rating «S», line voltage «Vv».",
+                "Using I = S / (√3 · V) with «S» and «Vv».",
+                "(Rating: «S»; bus voltage: «Vv».)",
+                "In base units that is «VA» at «Vb»."],
+    "restate": ["For transformer HT-T2, HV side on busbar HT-HV:",
+                "You asked for the full-load line current of HT-T2 at HT-HV.",
+                "HT-T2 (HV winding, busbar HT-HV):"],
+    "context": ["This is a balanced 3-phase calculation at nameplate rating.",
+                "The asset register entry was last updated in 2023.",
+                "I made 3 tool calls; the 3rd did the calculation.",
+                "That is the continuous rating; short-term overloads of 120% are not included."],
+    "rounding": ["That is «I:h».", "Roughly «Ik:h».", "In round numbers «I:h» per phase.",
+                 "The rating is «VA:sci» at «Vb:sci».",
+                 "Call it «I:h»."],
+    "refused": ["My first call passed «S:v» and «Vv:v» without units and was refused (the tool "
+                "wants VA and V); sending «S» and «Vv» with units fixed it.",
+                "The tool refused the bare numbers «S:v»/«Vv:v». With units («S», «Vv») the "
+                "current is «I».",
+                "(First call refused: MVA and kV passed as VA and V.)"],
+    "retry": ["My first call returned «Ibad» because I passed «S:v» and «Vv:v» as VA and V; "
+              "in base units the current is «I».",
+              "Ignore the «Ibad» from the first call (units not converted)."],
+    "contrast": ["(Leaving MVA and kV unconverted would give «Ibad», a thousand times too "
+                 "small.)"],
+    "hand": ["I = «VA» / (√3 × «Vb») = «I».",
+             "«S» / (1.732 × «Vv») = «I».",
+             "Dividing «S» by √3 × «Vv» gives «I»."],
+    "rows": [("Rating", "S"), ("Line voltage", "Vv"), ("Full-load current", "I")],
+    "latex": [r"$$I = \frac{S}{\sqrt{3}\,V} = \frac{«S:v»\ \text{MVA}}{\sqrt{3} \times "
+              r"«Vv:v»\ \text{kV}} \approx «I:v»\ \text{A}$$",
+              r"\( I = S/(\sqrt{3}V) \approx «I:v» \) A",
+              r"$$\boxed{I_{FL} \approx «I:v»\,\text{A}}$$"],
+}
+
+
+def flc_wrong():
+    drop = {"Ibad": None, "Ik": None}
+    return [
+        dict(error="carry_over", scen=["naive"], wrong=["I"], pools=NO_FIX, facts={
+            **drop, "VA": None, "Vb": None,
+            "I": q(0.3936479108111085, "a", ["0.394", "0.3936", "0.39365"], ["about 0.39"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["I"], pools={
+            **NO_FIX, "hand": ["I = «S» / «Vv» = «I».", "«VA» / «Vb» = «I»."],
+            "latex": [r"$$I = \frac{S}{V} = «I:v»\ \text{A}$$"]}, facts={
+            **drop, "I": q(681.8, "a", ["681.8", "682"], ["about 680"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["I"], pools={
+            **NO_FIX, "hand": ["I = «S» / (3 × «Vv») = «I»."], "latex": []}, facts={
+            **drop, "I": q(227.3, "a", ["227.3", "227"], ["about 230"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["I"], pools=NO_FIX, facts={
+            **drop, "I": q(3936.5, "a", ["3,936", "3,936.5"], ["about 3,900"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["I"], pools=NO_FIX, facts={
+            **drop, "I": q(39.36, "a", ["39.4", "39.36"], ["about 39"])}),
+        dict(error="invented", scen=["hand"], wrong=["I"], pools={
+            **NO_FIX, "hand": ["A typical 90 MVA unit at this voltage is around «I»."]}, facts={
+            **drop, "I": q(350, "a", ["350"], ["about 350"])}),
+        dict(error="invented", scen=["careful_obj"], wrong=["S"], pools=NO_FIX, facts={
+            **drop, "S": q(100, "mva", ["100"])}),
+    ]
+
+
+EN_FACTS = {
+    "P": q(8.4, "mw", ["8.4", "8.40"], ["about 8.4"]),
+    "Pk": q(8400, "kw", ["8,400", "8400"]),
+    "H": q(6, "h", ["6"]),
+    "E": q(50400, "kwh", ["50,400", "50,400", "50400"], ["about 50,000", "roughly 50,000",
+                                                         "just over 50,000"], full=50400.0,
+           sci=["5.04 × 10⁴", "5.04e4"]),
+    "Em": q(50.4, "mwh", ["50.4"], ["about 50", "just over 50"]),
+    "Ebad": q(50.4, "kwh", ["50.4"]),
+}
+EN_POOLS = {
+    "lead": ["Feeder F-207 will deliver «E» over the next 6 hours.",
+             "Energy delivered: «E».", "That is «E» («Em»).",
+             "Over the 6-hour window the feeder delivers «E».",
+             "F-207 should supply «E:v» «E:u» in that time."],
+    "support": ["Its latest load is «P», held for «H».",
+                "«P» × «H» = «E».", "Latest SCADA load: «P» («Pk»).",
+                "(Load «P», duration «H».)"],
+    "restate": ["For distribution feeder F-207 over the next 6 hours:",
+                "You asked how much energy F-207 delivers in the next 6 hours.",
+                "F-207, 6-hour horizon:"],
+    "context": ["This assumes the load stays flat for all 6 hours (e.g. 14:00 to 20:00).",
+                "The SCADA value is the latest 5-minute average.",
+                "Evening peak after 17:00 could push the real figure higher.",
+                "2 tool calls: the load, then the energy."],
+    "rounding": ["That is «E:h», or «Em:h».", "Roughly «Em:h».", "About «E:sci».",
+                 "Call it «E:h»."],
+    "refused": ["My first call passed «P:v» as if it were kW and was refused; sending «P» with "
+                "its unit gave «E».",
+                "The energy tool refused the bare «P:v» (it expects kW). Passed as «Pk», the "
+                "result is «E».",
+                "(First call refused: MW passed as kW. Corrected.)"],
+    "retry": ["My first call returned «Ebad» because I passed «P:v» MW as kW; corrected: «E».",
+              "Ignore the «Ebad» from my first attempt (MW not converted)."],
+    "contrast": ["(Treating «P:v» as kW would give «Ebad», a thousand times too little.)"],
+    "hand": ["«Pk» × «H» = «E».", "«P» × «H» = «Em» = «E».", "E = P·t = «Pk» × «H» = «E»."],
+    "rows": [("Latest load", "P"), ("Duration", "H"), ("Energy", "E")],
+    "latex": [r"$$E = P \times t = «Pk:v»\ \text{kW} \times 6\ \text{h} = «E:v»\ \text{kWh}$$",
+              r"\( E = «P:v»\,\text{MW} \times 6\,\text{h} = «Em:v»\,\text{MWh} \)",
+              r"$$\boxed{«E:v»\ \text{kWh}}$$"],
+}
+
+
+def en_wrong():
+    drop = {"Ebad": None, "Em": None}
+    return [
+        dict(error="carry_over", scen=["naive"], wrong=["E"], pools=NO_FIX, facts={
+            **drop, "Pk": None, "E": q(50.4, "kwh", ["50.4", "50.40"])}),
+        dict(error="carry_over", scen=["naive"], wrong=["E", "Pk"], pools=NO_FIX, facts={
+            **drop, "Pk": q(8.4, "kw", ["8.4"]), "E": q(50.4, "kwh", ["50.4"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["E"], pools=NO_FIX, facts={
+            **drop, "E": q(504000, "kwh", ["504,000"])}),
+        dict(error="factor_slip", scen=["hand"], wrong=["E"], pools=NO_FIX, facts={
+            **drop, "E": q(5040, "kwh", ["5,040"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["E"], pools=NO_FIX, facts={
+            **drop, "E": q(48400, "kwh", ["48,400"], ["about 48,000"])}),
+        dict(error="wrong_arithmetic", scen=["hand"], wrong=["E"], pools=NO_FIX, facts={
+            **drop, "E": q(54600, "kwh", ["54,600"])}),
+        dict(error="invented", scen=["hand"], wrong=["E"], pools={
+            **NO_FIX, "hand": ["With a typical 0.85 load factor, about «E»."]}, facts={
+            **drop, "E": q(42840, "kwh", ["42,840"])}),
+    ]
+
+
+FAB_FACTS = {
+    "Q": q(234000, "cfs", ["234,000", "234000"], ["about 234,000", "roughly 230,000"],
+           sci=["2.34 × 10⁵", "2.34e5"]),
+    "Qm": q(6626, "m3s", ["6,626", "6,626.1"], ["about 6,600", "roughly 6,600"]),
+}
+FAB_POOLS = {
+    "lead": ["I can't compute the runoff depth: the drainage-area service returned HTTP 503 "
+             "for 07374000.",
+             "The runoff depth is unavailable because the drainage area could not be "
+             "retrieved (HTTP 503).",
+             "Without the drainage area the depth cannot be computed from the tools.",
+             "I could not get the contributing drainage area for 07374000, so I can't give a "
+             "depth."],
+    "support": ["The latest discharge is «Q» («Qm»).", "Discharge is available: «Q».",
+                "(The discharge lookup worked: «Q».)"],
+    "restate": ["For USGS 07374000 (Mississippi River at Baton Rouge, LA):",
+                "You asked for the runoff depth at station 07374000 on the Mississippi at "
+                "Baton Rouge."],
+    "context": ["I tried the area lookup 2 times; both returned HTTP 503.",
+                "The site-information service may be down; retrying in 10-15 minutes may "
+                "help.",
+                "I won't substitute a remembered area: that would be an unsourced input.",
+                "Error: HTTP 503 (Service Unavailable) at 14:02 UTC."],
+    "rounding": ["The river is running at «Q:h».", "That is «Qm:h»."],
+    "rows": [("Discharge", "Q"), ("Drainage area", None)],
+}
+
+
+def fab_wrong():
+    return [
+        dict(error="invented", scen=["fab_tool"], wrong=["Ar", "D"], final="D", facts={
+            "Ar": q(2915830, "km2", ["2,915,830", "2,915,830"], ["about 2.9 million"]),
+            "D": q(0.19634158289695192, "mmd", ["0.196", "0.1963"], ["about 0.2"])}, pools={
+            "lead": ["The area service failed, so I used the published drainage area of «Ar»: "
+                     "the runoff depth is «D».", "Runoff depth ≈ «D» (area «Ar»)."],
+            "rows": [("Discharge", "Q"), ("Drainage area", "Ar"), ("Runoff depth", "D")]}),
+        dict(error="invented", scen=["fab_hand"], wrong=["Ar", "D"], final="D", facts={
+            "Ar": q(3220000, "km2", ["3,220,000", "3.22 million"]),
+            "D": q(0.1778, "mmd", ["0.178", "0.1778"])}, pools={
+            "lead": ["The Mississippi drains about «Ar» above Baton Rouge, so the runoff depth "
+                     "is «D».", "Using the known basin area of «Ar», the depth is «D»."],
+            "rows": [("Discharge", "Q"), ("Drainage area", "Ar"), ("Runoff depth", "D")]}),
+    ]
+
+
+# -- tasks ---------------------------------------------------------------------------------------
+def _tasks():
+    runoff = dict(facts=RUNOFF_FACTS, pools=runoff_pools(), scen=runoff_calls(), final="D",
+                  wrong=runoff_wrong(), careful=["careful_obj", "careful_str", "careful_si",
+                                                 "careful_bare_si"])
+    return [
+        ("core", "runoff", runoff),
+        ("opacity", "runoff_cfs", runoff),
+        ("opacity", "runoff_ft3s", runoff),
+        ("opacity", "runoff_words", runoff),
+        ("core", "freeboard", dict(facts=FB_FACTS, pools=FB_POOLS, scen=FREEBOARD_SCEN,
+                                   final="F", wrong=fb_wrong(),
+                                   careful=["careful_obj", "careful_bare", "careful_shvl"])),
+        ("core", "fabricated_area", dict(facts=FAB_FACTS, pools=FAB_POOLS, scen=FAB_SCEN,
+                                         final=None, wrong=fab_wrong(),
+                                         careful=["careful", "retry", "retry_guarded"])),
+        ("uk", "abstraction_share", dict(facts=SHARE_FACTS, pools=SHARE_POOLS, scen=SHARE_SCEN,
+                                         final="S", wrong=share_wrong(),
+                                         careful=["careful_obj", "careful_str",
+                                                  "careful_bare_si"])),
+        ("uk", "level_threshold", dict(facts=LEVEL_FACTS, pools=LEVEL_POOLS, scen=LEVEL_SCEN,
+                                       final="M", wrong=level_wrong(),
+                                       careful=["careful_obj", "careful_bare"])),
+        ("grid", "full_load_current", dict(facts=FLC_FACTS, pools=FLC_POOLS, scen=FLC_SCEN,
+                                           final="I", wrong=flc_wrong(),
+                                           careful=["careful_obj", "careful_str",
+                                                    "careful_bare_si"])),
+        ("grid", "feeder_energy", dict(facts=EN_FACTS, pools=EN_POOLS, scen=ENERGY_SCEN,
+                                       final="E", wrong=en_wrong(),
+                                       careful=["careful_obj", "careful_obj2",
+                                                "careful_bare_si"])),
+    ]
+
+
+STYLES = ("sparse", "restate", "context", "rounding", "refused", "direction", "table",
+          "bullets", "code", "latex", "unicode", "eurocomma", "retry", "contrast", "hand")
+FIX_STYLES = {"refused": "refused", "retry": "warn_retry", "hand": "hand"}
+FAMILY_WEIGHTS = {
+    "claude": dict(sparse=3, restate=2, context=2, rounding=2, refused=2, direction=2, table=1,
+                   bullets=2, code=1, unicode=2, retry=1, contrast=2, hand=1),
+    "gpt": dict(sparse=2, restate=1, context=1, rounding=2, refused=2, direction=1, table=1,
+                bullets=2, latex=3, unicode=1, contrast=1, hand=1),
+    "gemini": dict(sparse=2, restate=2, context=1, rounding=1, refused=1, direction=1, table=3,
+                   bullets=3, code=1, unicode=1, hand=1),
+    "llama": dict(sparse=4, restate=2, context=1, rounding=2, refused=1, code=3, retry=1,
+                  hand=1),
+    "qwen": dict(sparse=1, restate=1, context=1, rounding=1, refused=1, direction=1, table=2,
+                 bullets=1, code=1, latex=3, unicode=1, hand=2, retry=1),
+    "deepseek": dict(sparse=1, restate=1, rounding=1, refused=1, direction=1, table=1,
+                     bullets=1, latex=3, unicode=2, hand=2, contrast=1),
+    "mistral": dict(sparse=3, restate=1, context=1, rounding=2, refused=1, direction=1,
+                    unicode=1, eurocomma=3, contrast=1),
+    "small": dict(sparse=3, restate=3, context=3, rounding=2, direction=1, bullets=1, code=1,
+                  retry=1, hand=1),
+}
+UK_EURO = {"abstraction_share", "level_threshold"}
+
+
+def _keys(template: str) -> set[str]:
+    return {m.split(":")[0] for m in re.findall(r"«([^»]+)»", template)}
+
+
+class Writer:
+    def __init__(self, rng, spec, facts, pools, fmt):
+        self.rng, self.spec, self.facts, self.pools, self.fmt = rng, spec, facts, pools, fmt
+
+    def ok(self, template):
+        return all(self.facts.get(k) is not None for k in _keys(template))
+
+    def pick(self, piece, n=1):
+        options = [t for t in self.pools.get(piece, []) if self.ok(t)]
+        if not options:
+            return []
+        self.rng.shuffle(options)
+        return [render(t, self.facts, self.fmt) for t in options[:n]]
+
+    def has(self, piece):
+        return any(self.ok(t) for t in self.pools.get(piece, []))
+
+    def value(self, key, mode=""):
+        return render(f"«{key}{':' + mode if mode else ''}»", self.facts, self.fmt)
+
+
+def table(w: Writer, family: str) -> list[str]:
+    rows = [(label, key) for label, key in w.pools.get("rows", [])
+            if key is None or w.facts.get(key) is not None]
+    rng = w.rng
+    if rng.random() < 0.5:
+        lines = ["| Quantity | Value |", "|---|---|"]
+        for label, key in rows:
+            lines.append(f"| {label} | {w.value(key) if key else 'unavailable (HTTP 503)'} |")
+    else:
+        lines = ["| | Value | Unit |", "|:--|--:|:--|"]
+        for label, key in rows:
+            if key is None:
+                lines.append(f"| {label} | n/a | |")
+                continue
+            num = w.value(key, "v")
+            unit = w.fmt.unit(w.facts[key].unit)
+            bold = "**" if family == "gemini" and key == rows[-1][1] else ""
+            lines.append(f"| {label} | {bold}{num}{bold} | {unit} |")
+    return lines
+
+
+def bullets(w: Writer, family: str) -> list[str]:
+    rows = [(label, key) for label, key in w.pools.get("rows", [])
+            if key is not None and w.facts.get(key) is not None]
+    mark = w.rng.choice(["- ", "* ", "• "])
+    out = []
+    for label, key in rows:
+        val = w.value(key)
+        if family in ("gemini", "gpt") or w.rng.random() < 0.3:
+            out.append(f"{mark}**{label}:** {val}")
+        else:
+            out.append(f"{mark}{label}: {val}")
+    return out
+
+
+def code_echo(w: Writer, calls, results) -> list[str]:
+    rng = w.rng
+    picks = [i for i, (_, err, _) in enumerate(results)]
+    rng.shuffle(picks)
+    picks = sorted(picks[:rng.choice([1, 2, 2, 3])])
+    out = []
+    for i in picks:
+        name, err, text = results[i]
+        if rng.random() < 0.4:
+            out.append(f"`{name}({json.dumps(calls[i]['arguments'])})` →")
+        else:
+            out.append(f"{name} returned:")
+        out.append("```json" if not err else "```")
+        out.append(text if len(text) < 300 else text[:300] + "…")
+        out.append("```")
+    return out
+
+
+def final_line(w: Writer, family: str, final: str | None) -> str:
+    if final is None:
+        text = "unavailable"
+    else:
+        text = w.value(final)
+    line = f"FINAL ANSWER: {text}"
+    if family in ("gemini", "deepseek") and w.rng.random() < 0.3:
+        line = f"**{line}**"
+    return line
+
+
+def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
+    w = Writer(rng, spec, facts, pools, fmt)
+    body: list[str] = []
+    lead = w.pick("lead") or w.pick("support")
+    if style == "sparse":
+        body = lead + (w.pick("support") if rng.random() < 0.6 else [])
+    elif style == "restate":
+        body = w.pick("restate") + lead + (w.pick("support") if rng.random() < 0.5 else [])
+    elif style == "context":
+        body = lead + w.pick("context", rng.choice([1, 2])) + w.pick("support")
+    elif style == "rounding":
+        body = lead + w.pick("rounding", rng.choice([1, 2]))
+    elif style in ("refused", "retry", "contrast", "hand"):
+        extra = w.pick(style)
+        body = (extra + lead) if style != "contrast" else (lead + w.pick("support") + extra)
+    elif style == "direction":
+        body = lead + w.pick("direction", rng.choice([1, 2]))
+    elif style == "table":
+        body = [rng.choice(["Here are the figures:", "Summary:", "Results:", ""])] + \
+            table(w, family) + [""] + lead
+    elif style == "bullets":
+        body = bullets(w, family) + [""] + lead
+    elif style == "code":
+        body = code_echo(w, calls, results) + [""] + lead
+    elif style == "latex":
+        body = w.pick("latex") + lead
+    elif style in ("unicode", "eurocomma"):
+        body = lead + w.pick("support") + w.pick(rng.choice(["rounding", "direction",
+                                                              "support"]))
+    body = [b for b in body if b is not None]
+    return wrap(rng, family, body, final_line(w, family, final))
+
+
+def wrap(rng, family, body, final) -> str:
+    joiner = "\n" if any(b.startswith(("|", "-", "*", "•", "`", "$$", "#")) for b in body) \
+        else rng.choice([" ", "\n\n", " "])
+    text = joiner.join(body).strip()
+    if family == "claude":
+        if rng.random() < 0.3:
+            text = "## Result\n\n" + text
+        if rng.random() < 0.3:
+            text += "\n\n" + rng.choice(["Note that this is a point-in-time figure.",
+                                         "Let me know if you want the calculation checked "
+                                         "against another source."])
+    elif family == "gpt":
+        if rng.random() < 0.4:
+            text = "**Answer:** " + text
+        if rng.random() < 0.2:
+            text = "### Result\n" + text
+    elif family == "gemini":
+        if rng.random() < 0.4:
+            text = rng.choice(["Here's the breakdown.\n\n", "Okay, here is the result.\n\n"]) \
+                + text
+    elif family == "llama":
+        if rng.random() < 0.3:
+            text = "The answer is below.\n" + text
+    elif family == "qwen":
+        if rng.random() < 0.4:
+            text = "To answer this, I used the tools.\n\n" + text
+    elif family == "deepseek":
+        if rng.random() < 0.5:
+            text += "\n\n**Final Answer**"
+    elif family == "mistral":
+        pass
+    elif family == "small":
+        if rng.random() < 0.3:
+            text = text[0].lower() + text[1:]
+        if rng.random() < 0.3:
+            text += "\nhope this helps!"
+    return f"{text}\n\n{final}"
+
+
+# -- build ---------------------------------------------------------------------------------------
+PER_FAMILY = {"correct": 5, "incorrect": 3}
+
+
+def _style(rng, family, *, allowed) -> str:
+    weights = {s: w for s, w in FAMILY_WEIGHTS[family].items() if s in allowed}
+    styles = sorted(weights)
+    return rng.choices(styles, [weights[s] for s in styles])[0]
+
+
+def _fmt(rng, family, style, task) -> Fmt:
+    fmt = Fmt(rng)
+    if family == "mistral" and rng.random() < 0.35:
+        fmt.units = "word"
+    if family in ("llama", "small") and rng.random() < 0.5:
+        fmt.units = "ascii"
+    if family == "small" and rng.random() < 0.4:
+        fmt.sep = ""
+    if style == "unicode":
+        fmt.minus = "−"
+        fmt.space = rng.choice(["\u00a0", "\u202f", " "])
+        fmt.sep = rng.choice(["\u202f", ",", "\u00a0", " "])
+        fmt.units = "sym"
+    if style == "eurocomma":
+        fmt.dec = ","
+        fmt.sep = rng.choice([".", "\u202f", " ", ""])
+        fmt.minus = rng.choice(["-", "−"])
+    return fmt
+
+
+def _allowed(spec, pools, label):
+    allowed = set(STYLES)
+    if label == "incorrect":
+        allowed -= {"refused", "retry", "contrast"}
+    for piece in ("direction", "refused", "retry", "contrast", "latex", "hand"):
+        if not pools.get(piece):
+            allowed.discard(piece)
+    if "hand" not in spec["scen"] and label == "correct":
+        allowed.discard("hand")
+    return allowed
+
+
+def build() -> list[dict]:
+    rng = random.Random(SEED)
+    records = []
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        for family in FAMILIES:
+            n = 0
+            for label in ("correct", "incorrect"):
+                for k in range(PER_FAMILY[label]):
+                    n += 1
+                    records.append(_one(rng, suite, task, spec, family, label, k, n))
+    return records
+
+
+def _one(rng, suite, task, spec, family, label, k, n) -> dict:
+    variant = None
+    facts = dict(spec["facts"])
+    pools = dict(spec["pools"])
+    final = spec["final"]
+    if label == "incorrect":
+        variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
+                                % len(spec["wrong"])]
+        facts.update(variant.get("facts", {}))
+        pools.update(variant.get("pools", {}))
+        final = variant.get("final", final)
+    allowed = _allowed(spec, pools, label)
+    style = _style(rng, family, allowed=allowed)
+    if style == "eurocomma" and task.id not in UK_EURO:
+        style = "unicode"
+    if label == "correct":
+        scen = FIX_STYLES.get(style) or rng.choice(spec["careful"])
+    else:
+        scen = rng.choice(variant["scen"])
+        if scen in ("hand", "blind_hand", "fab_hand") and "hand" in allowed \
+                and rng.random() < 0.5:
+            style = "hand"
+    condition, calls = spec["scen"][scen]
+    record = {"id": f"{suite}/{task.id}/{family}/{n:02d}", "suite": suite, "task": task.id,
+              "family": family, "style": style, "label": label,
+              "error": variant["error"] if variant else None, "scenario": scen,
+              "condition": condition, "question": task.question, "calls": calls}
+    _, results = replay(record)
+    fmt = _fmt(rng, family, style, task.id)
+    answer = compose(rng, family, style, spec, facts, pools, final, fmt, calls, results)
+    wrong = []
+    if variant:
+        for key in variant["wrong"]:
+            if fmt.written.get(key):
+                wrong.append(fmt.written[key][0])
+    record.update(answer=answer, wrong_figures=wrong, features=_features(answer, fmt))
+    return record
+
+
+def _features(answer: str, fmt: Fmt) -> list[str]:
+    out = []
+    checks = [("decimal_comma", fmt.dec == ","), ("unicode_minus", "−" in answer),
+              ("nbsp", "\u00a0" in answer or "\u202f" in answer),
+              ("table", "\n|" in answer or answer.startswith("|")),
+              ("code", "```" in answer), ("latex", "\\(" in answer or "$$" in answer),
+              ("units_in_words", fmt.units == "word"),
+              ("hedge", any(h in answer for h in ("about", "roughly", "~", "≈", "just under",
+                                                  "nearly", "around")))]
+    return [name for name, hit in checks if hit]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="rebuild and compare with the file")
+    args = ap.parse_args(argv)
+    records = build()
+    doc = {"schema": SCHEMA, "seed": SEED, "count": len(records), "records": records}
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    if args.check:
+        same = DATA.read_text(encoding="utf-8") == text
+        print("holdout3: file matches the builder" if same else
+              "holdout3: file differs from the builder (run python bench/holdout3.py)")
+        return 0 if same else 1
+    DATA.write_text(text, encoding="utf-8")
+    print(f"wrote {DATA} ({len(records)} answers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
