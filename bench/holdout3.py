@@ -170,23 +170,29 @@ HEDGE_BEFORE = ["about", "roughly", "approximately", "around", "~", "≈", "some
 
 def render(template: str, facts: dict, fmt: Fmt) -> str:
     """Fill ``«KEY»`` / ``«KEY:mode»``; modes: (none) number+unit, ``v`` number only, ``h``
-    hedged, ``hv`` hedged number only, ``full`` float as printed, ``sci``, ``w`` unit in words,
-    ``mag`` magnitude of a negative, ``u`` unit only, ``W`` number in words."""
+    hedged, ``hv`` hedged number only, ``r`` the hedged rounding without its hedge word,
+    ``full`` float as printed, ``sci``, ``w`` unit in words, ``mag`` magnitude of a negative,
+    ``u`` unit only, ``W`` number in words."""
     def sub(m):
         key, _, mode = m.group(1).partition(":")
         q = facts[key]
         rng = fmt.rng
         if mode == "u":
             return fmt.unit(q.unit)
-        if mode in ("h", "hv") and q.hedged:
+        if mode in ("h", "hv", "r") and q.hedged:
             phrase = rng.choice(q.hedged)
-            if phrase[0].isdigit() or phrase[0] == "-":
+            if mode == "r":
+                phrase = phrase.split(" ")[-1]
+            elif phrase[0].isdigit() or phrase[0] == "-":
                 phrase = (rng.choice(HEDGE_BEFORE) + " " + phrase).replace("~ ", "~")
             words = phrase.split(" ")
             num = fmt.number(words[-1])
             text = " ".join(words[:-1] + [num])
             fmt.written.setdefault(key, []).append(num)
-            return text if mode == "hv" else fmt.join(text, fmt.unit(q.unit), q.unit)
+            if mode == "hv":
+                return text
+            return fmt.join(text, fmt.unit(q.unit, "word" if fmt.units == "word" else None),
+                            q.unit)
         if mode == "W" and q.words:
             text = rng.choice(q.words)
             fmt.written.setdefault(key, []).append(text)
@@ -455,6 +461,12 @@ def runoff_pools(station="01646500", place="the Potomac River near Washington, D
         "hand": ["Converting «Q» to «Qm» and dividing by «A» gives «D».",
                  "«Q» × 0.0283168 = «Qm»; «Qm» ÷ «A» → «D».",
                  "Working it by hand: «Qm» / «A» = «D»."],
+        "range": ["That puts the depth between 0.10 and 0.11 mm/day.",
+                  "So roughly 0.10–0.11 mm/d, depending on rounding.",
+                  "The figure is in the 0.1-0.11 mm per day range."],
+        "change": ["In cfs terms that is twelve hundred and fifty cubic feet every second.",
+                   "The conversion alone divides the number by about 35."],
+        "looked": {"Q", "A"},
         "rows": [("Discharge (latest)", "Q"), ("Discharge (SI)", "Qm"),
                  ("Drainage area", "A"), ("Runoff depth", "D")],
         "latex": [r"$$d = \frac{Q}{A} = \frac{«Qm:v»\ \text{m}^3/\text{s}}{«A:v»\ "
@@ -513,6 +525,7 @@ FB_FACTS = {
     "Fm": q(1.2375, "m", ["1.24", "1.237"], ["about 1.2", "roughly 1.24"]),
     "Fin": q(48.72, "in", ["48.7", "48.72"], ["about 49"]),
     "Fbad": q(4.5, "ft", ["4.5", "4.50"]),
+    "Wg": q(27.94, "ft", ["27.94"]),
 }
 FB_POOLS = {
     "lead": ["The levee will have «F» of freeboard at the forecast crest.",
@@ -535,8 +548,8 @@ FB_POOLS = {
                 "NGVD29 and NAVD88 differ here by under half a foot, but at a levee that "
                 "matters.",
                 "The inventory survey dates from 1987, so the crest is on NGVD 1929."],
-    "rounding": ["That is «F:h» of freeboard.", "Roughly «Fm:h» in metric.",
-                 "About «Fin:h» of freeboard.", "In metres, «Fm».",
+    "rounding": ["That is «F:h» of freeboard.", "Roughly «Fm:r» in metric.",
+                 "About «Fin:r» of freeboard.", "In metres, «Fm».",
                  "The crest sits «F:h» above the forecast water surface."],
     "direction": ["The forecast crest is «F» below the top of the levee.",
                   "The levee crest sits «F» above the forecast water surface.",
@@ -557,9 +570,16 @@ FB_POOLS = {
                  "datums and overstates the freeboard by «O:mag».",
                  "(Ignoring the datums gives «Fbad», which is wrong.)"],
     "hand": ["«C» + («O») = «Cn»; «Cn» − «W» = «F».",
+             "Putting the forecast on NGVD29 instead: «W» + «O:mag» = «Wg»; «C» − «Wg» = «F».",
+             "On NGVD29 the forecast crest is «Wg», so the freeboard is «C» − «Wg» = «F».",
              "Crest on NAVD88: «Cn». Freeboard: «Cn» − «W» = «F».",
              "Adjusting the crest by «O» gives «Cn», and subtracting the «W» forecast "
              "leaves «F»."],
+    "range": ["So the freeboard is between 4 and 4.1 ft.", "Expect roughly 4–4.1 ft.",
+              "That is a little over 4 ft (4 ft 0.7 in).", "About 4 ft 1 in of freeboard."],
+    "change": ["The datum correction reduces the freeboard by 0.44 ft, about 10%.",
+               "The 0.44 ft datum shift is about a tenth of the freeboard, so it matters."],
+    "looked": {"C", "W", "O"},
     "rows": [("Levee crest (NGVD29)", "C"), ("Datum offset", "O"), ("Levee crest (NAVD88)", "Cn"),
              ("Forecast crest (NAVD88)", "W"), ("Freeboard", "F")],
     "latex": [r"$$F = (C + \Delta) - W = («C:v» - 0.44) - «W:v» = «F:v»\ \text{ft}$$",
@@ -583,6 +603,19 @@ def fb_wrong():
         dict(error="cross_datum", scen=["blind_hand"], wrong=["F"], pools=blind,
              facts={**drop, "F": q(4.5, "ft", ["4.5"]),
                     "Fm": q(1.37, "m", ["1.37"], ["about 1.4"])}),
+        dict(error="cross_datum", scen=["hand"], wrong=["F"], pools={
+            **blind, "support": ["The NGVD29→NAVD88 offset is «O» but both elevations are in "
+                                 "feet, so the freeboard is «C» − «W» = «F».",
+                                 "Crest «C», forecast «W» (the «O:mag» datum offset is small "
+                                 "and was not applied)."]},
+             facts={"Fbad": None, "Cn": None, "Fm": None, "Fin": None,
+                    "F": q(4.5, "ft", ["4.5", "4.50"])}),
+        dict(error="cross_datum", scen=["hand"], wrong=["F"], pools={
+            **blind, "support": ["Shifting the forecast by «O» to «Wx» and subtracting from "
+                                 "the crest «Cn» gives «F»."],
+            "hand": ["«Cn» − «Wx» = «F»."]},
+             facts={"Fbad": None, "Fm": None, "Fin": None, "Wx": q(27.06, "ft", ["27.06"]),
+                    "F": q(4.5, "ft", ["4.5", "4.50"])}),
         dict(error="sign_flip", scen=["flip_tool", "hand"], wrong=["F", "Cn"], pools={
             **NO_FIX, "hand": ["«C» + 0.44 = «Cn»; «Cn» − «W» = «F»."]}, facts={
             "Fbad": None, "Fm": None, "Fin": None,
@@ -596,6 +629,7 @@ def fb_wrong():
         dict(error="invented", scen=["blind_hand"], wrong=["O", "F"], pools=NO_FIX, facts={
             "Fbad": None, "Fm": None, "Fin": None,
             "O": q(-0.8, "ft", ["-0.8", "-0.80"]), "Cn": q(31.2, "ft", ["31.2", "31.20"]),
+            "Wg": None,
             "F": q(3.7, "ft", ["3.7", "3.70"])}),
         dict(error="factor_slip", scen=["careful_obj"], wrong=["Fm"], pools={
             **NO_FIX, "lead": ["The freeboard is «Fm» («F»)."]}, facts={
@@ -638,10 +672,10 @@ SHARE_POOLS = {
                 "This assumes abstraction around the clock, 24 hours a day.",
                 "I called 3 tools in sequence."],
     "rounding": ["That is «S:h» of the flow.", "The licence is worth «Lm:h».",
-                 "The river is carrying «F:h».", "Roughly «Ls:h».",
+                 "The river is carrying «F:h».", "Roughly «Ls:r».",
                  "In other words about 1 part in 93."],
     "direction": ["It would leave «Sc» of the flow in the river.",
-                  "About «Sc:h» of the river would remain after abstraction.",
+                  "About «Sc:r» of the river would remain after abstraction.",
                   "The abstraction is a drop of «S» in the river's flow.",
                   "Flow would fall from «F» to about 48.08 m³/s."],
     "refused": ["My first call passed «L:v» as if it were m³/s and was refused; giving the "
@@ -657,6 +691,11 @@ SHARE_POOLS = {
     "hand": ["«L» ÷ 86.4 = «Lm»; «Lm» ÷ «F» × 100 = «S».",
              "Converting «L» to «Lm» and dividing by «F» gives «S».",
              "«Lm» / «F» = «S»."],
+    "range": ["Between 1.0% and 1.1% of the flow.", "About 1–1.1% of the river.",
+              "A share of 1.07% (roughly 1 in 93 litres)."],
+    "change": ["The river flow would drop by about 1.07%, from 48.6 to about 48.08 m³/s.",
+               "Flow downstream would fall by about 0.52 m³/s, a 1.07% reduction."],
+    "looked": {"L", "F"},
     "rows": [("Licensed rate", "L"), ("Licensed rate (m³/s)", "Lm"), ("River flow", "F"),
              ("Share of flow", "S")],
     "latex": [r"$$\text{share} = \frac{«Lm:v»}{«F:v»} \times 100\% \approx «S:v»\%$$",
@@ -698,6 +737,7 @@ LEVEL_FACTS = {
                                                  "about 0.25"], full=0.25),
     "Mcm": q(25, "cm", ["25"], ["about 25", "roughly 25"]),
     "Mbad": q(6.55, "m", ["6.55"]),
+    "Tg": q(3.1, "m", ["3.1", "3.10"]),
 }
 LEVEL_POOLS = {
     "lead": ["The river is «M» below its flood warning threshold.",
@@ -706,9 +746,9 @@ LEVEL_POOLS = {
              "The level is «M» under the threshold.",
              "It is «M:v» «M:u» below the flood warning threshold."],
     "support": ["The level is «Lv» above the station datum, which sits «Z» above Ordnance "
-                "Datum, so «La» mAOD; the threshold is «T» mAOD.",
-                "Level «Lv» mASD + datum «Z» = «La» mAOD, against a threshold of «T» mAOD.",
-                "Threshold «T» mAOD; current level «La» mAOD.",
+                "Datum, so «La:v» mAOD; the threshold is «T:v» mAOD.",
+                "Level «Lv:v» mASD + datum «Z» = «La:v» mAOD, against a threshold of «T:v» mAOD.",
+                "Threshold «T:v» mAOD; current level «La:v» mAOD.",
                 "(Station datum: «Z» AOD.)",
                 "The reading is «Lv» on the local gauge."],
     "restate": ["For Environment Agency station E21136:",
@@ -720,16 +760,16 @@ LEVEL_POOLS = {
                 "I used 4 tool calls; the station datum was the 3rd.",
                 "mASD and mAOD are different references, so step 2 converts before comparing."],
     "rounding": ["That is «M:h», or «Mcm:h».", "The river needs to rise only «Mcm:h».",
-                 "The gauge reads «Lv:h» locally.", "Roughly «M:h» of headroom."],
+                 "The gauge reads «Lv:h» locally.", "Roughly «M:r» of headroom."],
     "direction": ["The level is «M» below the threshold.",
                   "The threshold is «M» above the current level.",
                   "The river would need to rise «M» to reach the warning threshold.",
                   "A rise of «Mcm» would trigger the warning.",
                   "It sits «Mcm» under the warning level."],
     "refused": ["My first call passed the mASD level («Lv:v») as if it were mAOD and was "
-                "refused; adding the station datum «Z» gives «La» mAOD.",
+                "refused; adding the station datum «Z» gives «La:v» mAOD.",
                 "The tool refused my first attempt (level on the station datum). Corrected "
-                "level: «La» mAOD, so the margin is «M».",
+                "level: «La:v» mAOD, so the margin is «M».",
                 "(First call refused: datum mismatch. Level on ODN: «La».)"],
     "retry": ["My first call compared the mASD level with the mAOD threshold and gave "
               "«Mbad»; that is wrong. With the station datum: «M».",
@@ -737,8 +777,15 @@ LEVEL_POOLS = {
     "contrast": ["(Subtracting «Lv» from «T» directly would give «Mbad», which mixes datums.)",
                  "Comparing the raw numbers would wrongly suggest «Mbad» of headroom."],
     "hand": ["«Lv» + «Z» = «La»; «T» − «La» = «M».",
+             "On the station datum the threshold is «T» − «Z» = «Tg», and «Tg» − «Lv» = «M».",
+             "Working in mASD instead: threshold «Tg», level «Lv», margin «M».",
              "Converting the level to mAOD («La») and subtracting from «T» gives «M».",
              "«T» − «La» = «M»."],
+    "range": ["It is between 0.2 and 0.3 m below the threshold.",
+              "About 25 cm (0.2–0.3 m) of headroom.", "Somewhere around 0.25 m, i.e. 20-30 cm."],
+    "change": ["The level is at about 97% of the threshold (9.15 of 9.4 mAOD).",
+               "A rise of about 2.7% would reach the threshold."],
+    "looked": {"Lv", "T", "Z"},
     "rows": [("River level (mASD)", "Lv"), ("Station datum (mAOD)", "Z"),
              ("River level (mAOD)", "La"), ("Warning threshold (mAOD)", "T"),
              ("Margin below threshold", "M")],
@@ -764,6 +811,17 @@ def level_wrong():
     return [
         dict(error="cross_datum", scen=["blind_tool", "blind_hand"], wrong=["M"], pools=blind,
              facts={**drop, "Mcm": None, "M": q(6.55, "m", ["6.55", "6.550"], ["about 6.5"])}),
+        dict(error="cross_datum", scen=["hand"], wrong=["M"], pools={
+            **blind, "support": ["The station datum is «Z» AOD; the level is «Lv» and the "
+                                 "threshold «T», so the margin is «M».",
+                                 "Threshold «T» less level «Lv» = «M» (station datum «Z»)."]},
+             facts={"Mbad": None, "La": None, "Mcm": None,
+                    "M": q(6.55, "m", ["6.55"], ["about 6.5"])}),
+        dict(error="cross_datum", scen=["hand"], wrong=["M"], pools={
+            **blind, "support": ["The threshold on the station datum is «Tg»; the level on "
+                                 "ODN is «La»; the difference is «M»."],
+            "hand": ["«La» − «Tg» = «M»."]},
+             facts={"Mbad": None, "Mcm": None, "M": q(6.05, "m", ["6.05"])}),
         dict(error="sign_flip", scen=["careful_obj"], wrong=["M"], pools=flip_dir,
              facts={"Mbad": None, "Mcm": None}),
         dict(error="sign_flip", scen=["flip_tool", "hand"], wrong=["La", "M"], pools={
@@ -777,6 +835,7 @@ def level_wrong():
             "M": q(0.35, "m", ["0.35"])}),
         dict(error="invented", scen=["blind_hand"], wrong=["Z", "M"], pools=NO_FIX, facts={
             "Mbad": None, "Mcm": None, "Z": q(5.9, "m", ["5.9"]), "La": q(8.75, "m", ["8.75"]),
+            "Tg": None,
             "M": q(0.65, "m", ["0.65"])}),
         dict(error="factor_slip", scen=["careful_obj"], wrong=["Mcm"], pools={
             **NO_FIX, "lead": ["The river is «Mcm» below its flood warning threshold."]},
@@ -812,7 +871,7 @@ FLC_POOLS = {
                 "The asset register entry was last updated in 2023.",
                 "I made 3 tool calls; the 3rd did the calculation.",
                 "That is the continuous rating; short-term overloads of 120% are not included."],
-    "rounding": ["That is «I:h».", "Roughly «Ik:h».", "In round numbers «I:h» per phase.",
+    "rounding": ["That is «I:h».", "Roughly «Ik:r».", "In round numbers «I:h» per phase.",
                  "The rating is «VA:sci» at «Vb:sci».",
                  "Call it «I:h»."],
     "refused": ["My first call passed «S:v» and «Vv:v» without units and was refused (the tool "
@@ -828,6 +887,10 @@ FLC_POOLS = {
     "hand": ["I = «VA» / (√3 × «Vb») = «I».",
              "«S» / (1.732 × «Vv») = «I».",
              "Dividing «S» by √3 × «Vv» gives «I»."],
+    "range": ["Roughly 390–400 A.", "Between 393 and 394 A.", "In the 390-395 A range."],
+    "change": ["At 80% load it would be about 315 A.",
+               "A 10% overload would take it to about 433 A."],
+    "looked": {"S", "Vv"},
     "rows": [("Rating", "S"), ("Line voltage", "Vv"), ("Full-load current", "I")],
     "latex": [r"$$I = \frac{S}{\sqrt{3}\,V} = \frac{«S:v»\ \text{MVA}}{\sqrt{3} \times "
               r"«Vv:v»\ \text{kV}} \approx «I:v»\ \text{A}$$",
@@ -886,7 +949,7 @@ EN_POOLS = {
                 "The SCADA value is the latest 5-minute average.",
                 "Evening peak after 17:00 could push the real figure higher.",
                 "2 tool calls: the load, then the energy."],
-    "rounding": ["That is «E:h», or «Em:h».", "Roughly «Em:h».", "About «E:sci».",
+    "rounding": ["That is «E:h», or «Em:h».", "Roughly «Em:r».", "About «E:sci».",
                  "Call it «E:h»."],
     "refused": ["My first call passed «P:v» as if it were kW and was refused; sending «P» with "
                 "its unit gave «E».",
@@ -897,6 +960,11 @@ EN_POOLS = {
               "Ignore the «Ebad» from my first attempt (MW not converted)."],
     "contrast": ["(Treating «P:v» as kW would give «Ebad», a thousand times too little.)"],
     "hand": ["«Pk» × «H» = «E».", "«P» × «H» = «Em» = «E».", "E = P·t = «Pk» × «H» = «E»."],
+    "range": ["Between 50 and 51 MWh.", "About 50–51 MWh.",
+              "50,000-51,000 kWh depending on load variation."],
+    "change": ["That is 25% of a full day's 201,600 kWh at the same load.",
+               "Over a full 24 hours it would be four times as much, 201,600 kWh."],
+    "looked": {"P"},
     "rows": [("Latest load", "P"), ("Duration", "H"), ("Energy", "E")],
     "latex": [r"$$E = P \times t = «Pk:v»\ \text{kW} \times 6\ \text{h} = «E:v»\ \text{kWh}$$",
               r"\( E = «P:v»\,\text{MW} \times 6\,\text{h} = «Em:v»\,\text{MWh} \)",
@@ -949,6 +1017,7 @@ FAB_POOLS = {
                 "I won't substitute a remembered area: that would be an unsourced input.",
                 "Error: HTTP 503 (Service Unavailable) at 14:02 UTC."],
     "rounding": ["The river is running at «Q:h».", "That is «Qm:h»."],
+    "looked": {"Q"},
     "rows": [("Discharge", "Q"), ("Drainage area", None)],
 }
 
@@ -1004,10 +1073,11 @@ def _tasks():
     ]
 
 
-STYLES = ("sparse", "restate", "context", "rounding", "refused", "direction", "table",
-          "bullets", "code", "latex", "unicode", "eurocomma", "retry", "contrast", "hand")
+STYLES = ("sparse", "mixed", "steps", "restate", "context", "rounding", "range", "refused",
+          "direction", "table", "bullets", "code", "latex", "unicode", "eurocomma", "retry",
+          "contrast", "hand")
 FIX_STYLES = {"refused": "refused", "retry": "warn_retry", "hand": "hand"}
-FAMILY_WEIGHTS = {
+FAMILY_WEIGHTS = {  # mixed and steps are added to every family below
     "claude": dict(sparse=3, restate=2, context=2, rounding=2, refused=2, direction=2, table=1,
                    bullets=2, code=1, unicode=2, retry=1, contrast=2, hand=1),
     "gpt": dict(sparse=2, restate=1, context=1, rounding=2, refused=2, direction=1, table=1,
@@ -1025,6 +1095,10 @@ FAMILY_WEIGHTS = {
     "small": dict(sparse=3, restate=3, context=3, rounding=2, direction=1, bullets=1, code=1,
                   retry=1, hand=1),
 }
+for _family, _w in FAMILY_WEIGHTS.items():
+    _w.setdefault("mixed", 4)
+    _w.setdefault("steps", {"qwen": 3, "deepseek": 3, "small": 3, "gpt": 2}.get(_family, 1))
+    _w.setdefault("range", {"mistral": 2, "claude": 2, "gpt": 1}.get(_family, 1))
 UK_EURO = {"abstraction_share", "level_threshold"}
 
 
@@ -1106,6 +1180,28 @@ def code_echo(w: Writer, calls, results) -> list[str]:
     return out
 
 
+STEP_MARKS = ["{n}. ", "{n}) ", "Step {n}: ", "**Step {n}** – ", "**{n}.** ", "({n}) "]
+STEP_VERBS = ["Looked up", "Got", "Retrieved", "Fetched", "Read"]
+CALC_VERBS = ["Converted", "Computed", "Calculated", "Worked out"]
+
+
+def steps(w: Writer) -> list[str]:
+    rows = [(label, key) for label, key in w.pools.get("rows", [])
+            if key is not None and w.facts.get(key) is not None]
+    mark = w.rng.choice(STEP_MARKS)
+    inline = w.rng.random() < 0.25
+    out = []
+    looked = w.pools.get("looked", set())
+    for n, (label, key) in enumerate(rows, 1):
+        if key == "H":
+            verb = "Took the duration from the question"
+        else:
+            verb = w.rng.choice(STEP_VERBS if key in looked else CALC_VERBS)
+        label = label[0].lower() + label[1:]
+        out.append(mark.format(n=n) + f"{verb} the {label}: {w.value(key)}.")
+    return [" ".join(out)] if inline else out
+
+
 def final_line(w: Writer, family: str, final: str | None) -> str:
     if final is None:
         text = "unavailable"
@@ -1134,6 +1230,17 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
         body = (extra + lead) if style != "contrast" else (lead + w.pick("support") + extra)
     elif style == "direction":
         body = lead + w.pick("direction", rng.choice([1, 2]))
+    elif style == "range":
+        body = lead + w.pick("range") + (w.pick("support") if rng.random() < 0.5 else [])
+    elif style == "steps":
+        body = steps(w) + [""] + lead
+    elif style == "mixed":
+        body = (w.pick("restate") if rng.random() < 0.4 else []) + lead + w.pick("support")
+        extras = [p for p in ("context", "rounding", "range", "change", "direction")
+                  if w.has(p)]
+        rng.shuffle(extras)
+        for piece in extras[:rng.choice([1, 1, 2])]:
+            body += w.pick(piece)
     elif style == "table":
         body = [rng.choice(["Here are the figures:", "Summary:", "Results:", ""])] + \
             table(w, family) + [""] + lead
@@ -1153,6 +1260,8 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
 def wrap(rng, family, body, final) -> str:
     joiner = "\n" if any(b.startswith(("|", "-", "*", "•", "`", "$$", "#")) for b in body) \
         else rng.choice([" ", "\n\n", " "])
+    if joiner != "\n":
+        body = [b for b in body if b.strip()]
     text = joiner.join(body).strip()
     if family == "claude":
         if rng.random() < 0.3:
@@ -1186,11 +1295,12 @@ def wrap(rng, family, body, final) -> str:
             text = text[0].lower() + text[1:]
         if rng.random() < 0.3:
             text += "\nhope this helps!"
+    text = re.sub(r"\n{3,}", "\n\n", text)
     return f"{text}\n\n{final}"
 
 
 # -- build ---------------------------------------------------------------------------------------
-PER_FAMILY = {"correct": 5, "incorrect": 3}
+PER_FAMILY = {"correct": 6, "incorrect": 4}
 
 
 def _style(rng, family, *, allowed) -> str:
@@ -1231,11 +1341,24 @@ def _allowed(spec, pools, label):
     return allowed
 
 
+def _check_truth(task, spec) -> None:
+    """Every written form of a correct final figure is within 1% of the task's truth."""
+    if spec["final"] is None:
+        return
+    truth = task.reference().truth.magnitude
+    qty = spec["facts"][spec["final"]]
+    for form in qty.forms:
+        got = float(form.replace(",", ""))
+        if abs(got - truth) > 0.01 * abs(truth):
+            raise AssertionError(f"{task.id}: form {form} is not within 1% of {truth}")
+
+
 def build() -> list[dict]:
     rng = random.Random(SEED)
     records = []
     for suite, task_id, spec in _tasks():
         task = task_of(suite, task_id)
+        _check_truth(task, spec)
         for family in FAMILIES:
             n = 0
             for label in ("correct", "incorrect"):
@@ -1254,6 +1377,7 @@ def _one(rng, suite, task, spec, family, label, k, n) -> dict:
         variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
                                 % len(spec["wrong"])]
         facts.update(variant.get("facts", {}))
+        pools.update({"range": [], "change": []})  # true statements of the right figure
         pools.update(variant.get("pools", {}))
         final = variant.get("final", final)
     allowed = _allowed(spec, pools, label)
@@ -1273,15 +1397,43 @@ def _one(rng, suite, task, spec, family, label, k, n) -> dict:
               "error": variant["error"] if variant else None, "scenario": scen,
               "condition": condition, "question": task.question, "calls": calls}
     _, results = replay(record)
-    fmt = _fmt(rng, family, style, task.id)
-    answer = compose(rng, family, style, spec, facts, pools, final, fmt, calls, results)
+    for attempt in range(50):  # an incorrect answer must write its primary wrong figure
+        if attempt == 10:
+            style = "mixed"
+            record["style"] = style
+        fmt = _fmt(rng, family, style, task.id)
+        answer = compose(rng, family, style, spec, facts, pools, final, fmt, calls, results)
+        if not variant or fmt.written.get(variant["wrong"][0]):
+            break
+    else:
+        raise RuntimeError(f"{record['id']}: no rendering writes {variant['wrong'][0]}")
     wrong = []
     if variant:
         for key in variant["wrong"]:
             if fmt.written.get(key):
                 wrong.append(fmt.written[key][0])
-    record.update(answer=answer, wrong_figures=wrong, features=_features(answer, fmt))
+    record.update(answer=answer, wrong_figures=wrong,
+                  wrong_recorded=_recorded(variant, facts, results),
+                  features=_features(answer, fmt))
     return record
+
+
+def _recorded(variant, facts, results) -> str | None:
+    """``output`` when the primary wrong figure is a value a tool returned (a wrong value
+    passed to a tool: sourcing alone cannot catch it), else None."""
+    if not variant:
+        return None
+    value = facts[variant["wrong"][0]].value
+    for _, err, text in results:
+        if err:
+            continue
+        try:
+            got = json.loads(text)["value"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if abs(got - value) <= 0.002 * max(abs(value), 1e-12):
+            return "output"
+    return None
 
 
 def _features(answer: str, fmt: Fmt) -> list[str]:

@@ -46,7 +46,7 @@ def judge(record: dict) -> dict:
                 "on_figure": False, "statuses": []}
     flagged = [(f.number.text, f.status) for f in result.findings if f.status in BAD]
     statuses = [(f.number.text, f.status) for f in result.findings]
-    on_figure = any(any(w in text or text in w for w in record["wrong_figures"])
+    on_figure = any(any(w in text for w in record["wrong_figures"])
                     for text, _ in flagged) if record["wrong_figures"] else False
     return {"error": None, "ok": bool(result.ok), "flagged": flagged, "on_figure": on_figure,
             "statuses": statuses}
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
         print(f"\n== misses ({len(missed)})")
         for rec, res in missed:
             said = "; ".join(f"{t!r} {s}" for t, s in res["statuses"]
-                             if any(w in t or t in w for w in rec["wrong_figures"]))
+                             if any(w in t for w in rec["wrong_figures"]))
             print(f"{rec['id']} [{rec['error']}/{rec['style']}/{rec['scenario']}] wrong "
                   f"{rec['wrong_figures']}: {said or 'no finding holds the wrong figure'}")
     return 0
