@@ -385,7 +385,7 @@ RUNOFF_FACTS = {
                                                       "a little over 1,200", "around 1,250"],
              full=1250.0, sci=["1.25 × 10³", "1.25e3", "1.25×10^3"],
              words=["twelve hundred and fifty"]),
-    "Qm": Qty(35.396, "m3s", ["35.4", "35.40", "35.396", "35.3961"],
+    "Qm": Qty(35.396, "m3s", ["35.4", "35.40", "35.396", "35.3961", "35.39"],
               ["about 35", "~35", "roughly 35", "just over 35", "about 35.4"],
               full=35.39605824, sci=["3.54 × 10¹", "3.54e1"]),
     "A": Qty(29940, "km2", ["29,940", "29,940", "29940"],
@@ -441,6 +441,7 @@ def runoff_pools(station="01646500", place="the Potomac River near Washington, D
                      "The daily volume is «Vd:h».",
                      "The flow is «Qm:w» («Q:w»).",
                      "In scientific notation the depth is «D:sci».",
+                     "In round figures, «D:r».", "That's «Qm:r» of flow.",
                      "The area is «A:sci»."],
         "refused": ["My first call passed «Q:v» without a unit and was refused (the tool "
                     "expects m³/s); I resent it as «Q» and the tool converted it to «Qm».",
@@ -548,7 +549,7 @@ FB_POOLS = {
                 "NGVD29 and NAVD88 differ here by under half a foot, but at a levee that "
                 "matters.",
                 "The inventory survey dates from 1987, so the crest is on NGVD 1929."],
-    "rounding": ["That is «F:h» of freeboard.", "Roughly «Fm:r» in metric.",
+    "rounding": ["That is «F:h» of freeboard.", "In round numbers, «F:r» of freeboard.", "Roughly «Fm:r» in metric.",
                  "About «Fin:r» of freeboard.", "In metres, «Fm».",
                  "The crest sits «F:h» above the forecast water surface."],
     "direction": ["The forecast crest is «F» below the top of the levee.",
@@ -671,7 +672,7 @@ SHARE_POOLS = {
                 "Data retrieved 30/11/2026 at 09:15 GMT.",
                 "This assumes abstraction around the clock, 24 hours a day.",
                 "I called 3 tools in sequence."],
-    "rounding": ["That is «S:h» of the flow.", "The licence is worth «Lm:h».",
+    "rounding": ["That is «S:h» of the flow.", "Call it «S:r» of the river.", "The licence is worth «Lm:h».",
                  "The river is carrying «F:h».", "Roughly «Ls:r».",
                  "In other words about 1 part in 93."],
     "direction": ["It would leave «Sc» of the flow in the river.",
@@ -759,7 +760,7 @@ LEVEL_POOLS = {
                 "tools.",
                 "I used 4 tool calls; the station datum was the 3rd.",
                 "mASD and mAOD are different references, so step 2 converts before comparing."],
-    "rounding": ["That is «M:h», or «Mcm:h».", "The river needs to rise only «Mcm:h».",
+    "rounding": ["That is «M:h», or «Mcm:h».", "So «Mcm:r» to spare.", "The river needs to rise only «Mcm:h».",
                  "The gauge reads «Lv:h» locally.", "Roughly «M:r» of headroom."],
     "direction": ["The level is «M» below the threshold.",
                   "The threshold is «M» above the current level.",
@@ -848,7 +849,7 @@ FLC_FACTS = {
     "Vv": q(132, "kv", ["132", "132.0"]),
     "VA": q(90e6, "va", ["90,000,000"], sci=["9 × 10⁷", "9e7", "90×10^6"]),
     "Vb": q(132000, "v", ["132,000"], sci=["1.32 × 10⁵", "1.32e5"]),
-    "I": q(393.6479108111085, "a", ["393.6", "393.65", "394", "393.6", "393.648"],
+    "I": q(393.6479108111085, "a", ["393.6", "393.65", "394", "393.6", "393.648", "393"],
            ["about 394", "roughly 400", "just under 400", "nearly 400", "about 390"],
            full=393.6479108111085, words=[]),
     "Ik": q(0.3936, "ka", ["0.394", "0.3936"], ["about 0.39", "roughly 0.4"]),
@@ -871,7 +872,7 @@ FLC_POOLS = {
                 "The asset register entry was last updated in 2023.",
                 "I made 3 tool calls; the 3rd did the calculation.",
                 "That is the continuous rating; short-term overloads of 120% are not included."],
-    "rounding": ["That is «I:h».", "Roughly «Ik:r».", "In round numbers «I:h» per phase.",
+    "rounding": ["That is «I:h».", "In round numbers: «I:r».", "Roughly «Ik:r».", "In round numbers «I:h» per phase.",
                  "The rating is «VA:sci» at «Vb:sci».",
                  "Call it «I:h»."],
     "refused": ["My first call passed «S:v» and «Vv:v» without units and was refused (the tool "
@@ -949,7 +950,7 @@ EN_POOLS = {
                 "The SCADA value is the latest 5-minute average.",
                 "Evening peak after 17:00 could push the real figure higher.",
                 "2 tool calls: the load, then the energy."],
-    "rounding": ["That is «E:h», or «Em:h».", "Roughly «Em:r».", "About «E:sci».",
+    "rounding": ["That is «E:h», or «Em:h».", "So «Em:r», give or take.", "Roughly «Em:r».", "About «E:sci».",
                  "Call it «E:h»."],
     "refused": ["My first call passed «P:v» as if it were kW and was refused; sending «P» with "
                 "its unit gave «E».",
@@ -1082,7 +1083,7 @@ FAMILY_WEIGHTS = {  # mixed and steps are added to every family below
                    bullets=2, code=1, unicode=2, retry=1, contrast=2, hand=1),
     "gpt": dict(sparse=2, restate=1, context=1, rounding=2, refused=2, direction=1, table=1,
                 bullets=2, latex=3, unicode=1, contrast=1, hand=1),
-    "gemini": dict(sparse=2, restate=2, context=1, rounding=1, refused=1, direction=1, table=3,
+    "gemini": dict(eurocomma=1, sparse=2, restate=2, context=1, rounding=1, refused=1, direction=1, table=3,
                    bullets=3, code=1, unicode=1, hand=1),
     "llama": dict(sparse=4, restate=2, context=1, rounding=2, refused=1, code=3, retry=1,
                   hand=1),
@@ -1091,8 +1092,8 @@ FAMILY_WEIGHTS = {  # mixed and steps are added to every family below
     "deepseek": dict(sparse=1, restate=1, rounding=1, refused=1, direction=1, table=1,
                      bullets=1, latex=3, unicode=2, hand=2, contrast=1),
     "mistral": dict(sparse=3, restate=1, context=1, rounding=2, refused=1, direction=1,
-                    unicode=1, eurocomma=3, contrast=1),
-    "small": dict(sparse=3, restate=3, context=3, rounding=2, direction=1, bullets=1, code=1,
+                    unicode=1, eurocomma=8, contrast=1),
+    "small": dict(eurocomma=2, sparse=3, restate=3, context=3, rounding=2, direction=1, bullets=1, code=1,
                   retry=1, hand=1),
 }
 for _family, _w in FAMILY_WEIGHTS.items():
@@ -1239,7 +1240,7 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
         extras = [p for p in ("context", "rounding", "range", "change", "direction")
                   if w.has(p)]
         rng.shuffle(extras)
-        for piece in extras[:rng.choice([1, 1, 2])]:
+        for piece in extras[:rng.choice([0, 1, 1, 2])]:
             body += w.pick(piece)
     elif style == "table":
         body = [rng.choice(["Here are the figures:", "Summary:", "Results:", ""])] + \
@@ -1333,7 +1334,7 @@ def _allowed(spec, pools, label):
     allowed = set(STYLES)
     if label == "incorrect":
         allowed -= {"refused", "retry", "contrast"}
-    for piece in ("direction", "refused", "retry", "contrast", "latex", "hand"):
+    for piece in ("direction", "refused", "retry", "contrast", "latex", "hand", "range"):
         if not pools.get(piece):
             allowed.discard(piece)
     if "hand" not in spec["scen"] and label == "correct":
@@ -1381,9 +1382,9 @@ def _one(rng, suite, task, spec, family, label, k, n) -> dict:
         pools.update(variant.get("pools", {}))
         final = variant.get("final", final)
     allowed = _allowed(spec, pools, label)
+    if task.id not in UK_EURO:
+        allowed.discard("eurocomma")
     style = _style(rng, family, allowed=allowed)
-    if style == "eurocomma" and task.id not in UK_EURO:
-        style = "unicode"
     if label == "correct":
         scen = FIX_STYLES.get(style) or rng.choice(spec["careful"])
     else:
@@ -1436,8 +1437,41 @@ def _recorded(variant, facts, results) -> str | None:
     return None
 
 
+FEATURES = [  # what an answer holds besides the figures it was built from (found in its text)
+    ("count", r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times)\b|"
+              r"\b\d(st|nd|rd|th) call\b|\bstep \d\b|\b\d tool"),
+    ("clock_time", r"\b\d{1,2}:\d{2}\b"),
+    ("date", r"\b\d{1,2}(st|nd|rd|th)? (Nov|November|December|Dec)\b|\d{2}/\d{2}/\d{4}"),
+    ("year", r"\b(19|20)\d{2}\b"),
+    ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b"),
+    ("question_number", r"01646500|07374000|E21136|2604TH|6/33/12|HT-T2|F-207|RRL-12|SHVL1"),
+    ("what_if", r"80% load|10% overload|120%|full day|four times|201,600"),
+    ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of"),
+    ("per_year", r"per year|mm/yr|mm/year|a year|mm a year"),
+    ("million", r"million"),
+    ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
+    ("inches", r"\b\d+(\.\d+)? in(ches)?\b(?! (the|a|metric))"),
+    ("centimetres", r"\d+ ?cm\b|centimetres"),
+    ("reversed_direction", r"threshold is [\d.,\s\u00a0\u202f]+(m|cm) above|"
+                           r"crest sits [\w.,\s\u00a0\u202f]+ above|would have to rise|"
+                           r"need to rise|would need to rise"),
+    ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
+    ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by"),
+    ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
+    ("datum_height_aod", r"m AOD|metres AOD|meters AOD"),
+    ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
+                            r"Ignore the|would have been|would give|would have suggested|"
+                            r"would wrongly|you would get|would have read"),
+    ("http_status", r"\b503\b"),
+    ("sci_notation", r"×\s?10|\de[-+]?\d|\\times 10"),
+    ("step_markers", r"(^|\n)\s*(\*\*)?(Step )?\d[.)]|\(\d\) |Step \d"),
+    ("number_in_words", r"twelve hundred"),
+    ("float_copy", r"\d\.\d{9,}"),
+]
+
+
 def _features(answer: str, fmt: Fmt) -> list[str]:
-    out = []
+    out = [name for name, rx in FEATURES if re.search(rx, answer)]
     checks = [("decimal_comma", fmt.dec == ","), ("unicode_minus", "−" in answer),
               ("nbsp", "\u00a0" in answer or "\u202f" in answer),
               ("table", "\n|" in answer or answer.startswith("|")),
@@ -1445,7 +1479,7 @@ def _features(answer: str, fmt: Fmt) -> list[str]:
               ("units_in_words", fmt.units == "word"),
               ("hedge", any(h in answer for h in ("about", "roughly", "~", "≈", "just under",
                                                   "nearly", "around")))]
-    return [name for name, hit in checks if hit]
+    return out + [name for name, hit in checks if hit]
 
 
 def main(argv=None) -> int:
