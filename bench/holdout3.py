@@ -385,7 +385,7 @@ RUNOFF_FACTS = {
                                                       "a little over 1,200", "around 1,250"],
              full=1250.0, sci=["1.25 × 10³", "1.25e3", "1.25×10^3"],
              words=["twelve hundred and fifty"]),
-    "Qm": Qty(35.396, "m3s", ["35.4", "35.40", "35.396", "35.3961", "35.39"],
+    "Qm": Qty(35.396, "m3s", ["35.4", "35.40", "35.396", "35.3961"],
               ["about 35", "~35", "roughly 35", "just over 35", "about 35.4"],
               full=35.39605824, sci=["3.54 × 10¹", "3.54e1"]),
     "A": Qty(29940, "km2", ["29,940", "29,940", "29940"],
@@ -849,7 +849,7 @@ FLC_FACTS = {
     "Vv": q(132, "kv", ["132", "132.0"]),
     "VA": q(90e6, "va", ["90,000,000"], sci=["9 × 10⁷", "9e7", "90×10^6"]),
     "Vb": q(132000, "v", ["132,000"], sci=["1.32 × 10⁵", "1.32e5"]),
-    "I": q(393.6479108111085, "a", ["393.6", "393.65", "394", "393.6", "393.648", "393"],
+    "I": q(393.6479108111085, "a", ["393.6", "393.65", "394", "393.6", "393.648"],
            ["about 394", "roughly 400", "just under 400", "nearly 400", "about 390"],
            full=393.6479108111085, words=[]),
     "Ik": q(0.3936, "ka", ["0.394", "0.3936"], ["about 0.39", "roughly 0.4"]),
@@ -1254,6 +1254,17 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
     elif style in ("unicode", "eurocomma"):
         body = lead + w.pick("support") + w.pick(rng.choice(["rounding", "direction",
                                                               "support"]))
+    elif style.startswith("c:"):
+        cls = style[2:]
+        if cls in FMT_CLASSES:
+            body = lead + w.pick("support") + (w.pick("rounding") if rng.random() < 0.5
+                                               else [])
+        else:
+            extra = w.pick(cls, rng.choice([1, 1, 2]))
+            if rng.random() < 0.3:
+                body = extra + lead
+            else:
+                body = lead + (w.pick("support") if rng.random() < 0.5 else []) + extra
     body = [b for b in body if b is not None]
     return wrap(rng, family, body, final_line(w, family, final))
 
@@ -1300,6 +1311,191 @@ def wrap(rng, family, body, final) -> str:
     return f"{text}\n\n{final}"
 
 
+# -- targeted classes ----------------------------------------------------------------------------
+# Each class is built deliberately, many answers per class over every task it applies to: the
+# answer states its result and carries one or two sentences of the class. Literal numbers in
+# these sentences are true of the task (counts of calls made, times and dates of a reading,
+# ranges that hold the truth, percentages computed from the recorded values).
+COMMON_CLASSES = {
+    "count": ["I made «N» tool calls to get this.", "This took «N» steps.",
+              "All «N» calls succeeded on the first try.",
+              "Answer based on «N» tool results."],
+    "clock_time": ["Data as of 14:00 UTC.", "Latest reading: 13:45 local time.",
+                   "Values retrieved at 10:36am.", "(Reading time 09:15 GMT.)",
+                   "Checked at 16:20."],
+    "date": ["Reading dated 30 November 2026.", "As of 2026-11-30.",
+             "Data retrieved Nov 30, 2026.", "(Valid for Monday 30th November.)",
+             "Snapshot from 30/11/2026."],
+    "duration": ["This is the latest instantaneous value, not a 24-hour mean.",
+                 "The reading is a 15-minute value.",
+                 "Values over the last 7 days may differ; only the latest is used.",
+                 "The data service updates every 5 minutes."],
+}
+CLASS_POOLS = {
+    "runoff": {
+        "year": ["USGS has published this station's record since 1930.",
+                 "The drainage area is the 2019 site-inventory value.",
+                 "The gauge was installed in 1930 and the area has not changed since."],
+        "hedged": ["That is «D:h».", "The river carries «Qm:h» («Q:h»).",
+                   "The basin is «A:h».", "«Qm:h» over «A:h»."],
+        "unhedged": ["In round numbers: «Du», from «Qmu» over «Au».",
+                     "The flow is «Qmu» over a «Au» basin, so the depth is «Du».",
+                     "That is «Du» of runoff.", "The river is running at «Qu»."],
+        "truncation": ["The flow converts to «Qmt».", "Discharge: «Qmt» («Q»)."],
+        "sci": ["That is «D:sci».", "The basin is «A:sci».", "Discharge «Q:sci».",
+                "In square metres the area is 2.994 × 10¹⁰ m²."],
+        "ratio": ["The conversion divides the number by about 35.",
+                  "1 cfs is about 2.8% of a cubic metre per second.",
+                  "The flow in m³/s is roughly 1/35 of the cfs figure."],
+        "per_year": ["At this rate that is «Dy» over a year.", "Annualised: «Dy:h».",
+                     "Sustained for a year it would be «Dy»."],
+        "magnitude_words": ["That is about 3.06 million cubic metres a day.",
+                            "Roughly 35 thousand litres per second.",
+                            "The basin covers nearly 30 thousand km²."],
+        "float_copy": ["runoff_depth returned «D:full».", "The tool's value is «D:full»."],
+    },
+    "freeboard": {
+        "year": ["The crest survey dates from 1987 (NGVD 1929 datum).",
+                 "The NAVD 88 datum replaced NGVD 29 in 1991.",
+                 "The levee inventory was last updated in 2022."],
+        "hedged": ["That is «F:h» of freeboard.", "The crest is «Cn:h» on NAVD88.",
+                   "The forecast crest is «W:h»."],
+        "unhedged": ["In round numbers: «Fu» of freeboard.", "That leaves «Fu».",
+                     "About «Fu» — enough, but not generous."],
+        "sci": [],
+        "ratio": ["The 0.44 ft datum shift is about a tenth of the freeboard.",
+                  "The offset is roughly 11% of the freeboard, so it matters."],
+        "inches": ["That is «Fin».", "About «Fin:r» of freeboard.", "In inches: «Fin»."],
+        "feet_inches": ["That is about 4 ft 0.7 in.", "Roughly 4 ft 1 in of freeboard.",
+                        "4.06 ft is 4 feet and about three-quarters of an inch."],
+        "metric": ["In metres: «Fm».", "That is «Fm:h».", "(«Fm».)"],
+        "dir_forward": ["The forecast crest is «F» below the top of the levee.",
+                        "The water surface will be «F» below the crest."],
+        "dir_reverse": ["The levee crest sits «F» above the forecast water surface.",
+                        "The crest is «F» higher than the forecast crest.",
+                        "The water would have to rise another «F» to overtop the levee."],
+        "dir_magnitude": ["On NAVD88 the crest is «O:mag» lower than its NGVD29 figure.",
+                          "The datum conversion is a drop of «O:mag» in the crest elevation.",
+                          "Converting to NAVD88 lowers the crest by «O:mag».",
+                          "The NAVD88 crest is «O:mag» below the NGVD29 number."],
+        "pct_change": ["The datum correction reduces the freeboard by about 10%.",
+                       "Without the correction the freeboard would be overstated by about 11%."],
+        "float_copy": ["compute_freeboard returned «F:full».", "The tool gave «F:full»."],
+    },
+    "share": {
+        "year": ["The licence was issued in 2014.", "It is a 2019 licence renewal.",
+                 "(Licence terms as on the register for 2026.)"],
+        "hedged": ["That is «S:h» of the flow.", "The licence is worth «Lm:h».",
+                   "The river is carrying «F:h»."],
+        "unhedged": ["In round numbers: «Su».", "That is «Su» of the river.",
+                     "The licence is «Lmu» against «Fu»."],
+        "truncation": ["The share is «St».", "Share: «St» of the river."],
+        "sci": ["The licence is 5.21 × 10⁻¹ m³/s.", "In litres per second: 5.208e2 L/s."],
+        "ratio": ["That is about 1 part in 93.", "Roughly one litre in every 93.",
+                  "The river flow is about 93 times the licensed rate."],
+        "per_year": ["Over a year the licence allows about 16,425 Ml.",
+                     "Annual volume at the full rate: roughly 16,400 megalitres."],
+        "magnitude_words": ["45 Ml/d is 45 million litres a day.",
+                            "That is about 521 litres every second.",
+                            "The river carries 48.6 thousand litres per second."],
+        "dir_forward": ["It would leave «Sc» of the flow in the river.",
+                        "About «Sc:r» of the flow would remain."],
+        "dir_magnitude": ["The abstraction is a drop of «Lm» in the river's flow.",
+                          "Flow downstream would fall by «Lm»."],
+        "pct_change": ["The river flow would drop by about 1.07%, to roughly 48.08 m³/s.",
+                       "That is a 1.07% reduction in flow."],
+        "float_copy": ["abstraction_share returned «S:full».", "The tool gave «S:full»."],
+    },
+    "level": {
+        "year": ["The warning threshold was last reviewed in 2021.",
+                 "Station E21136 has reported levels since 1998."],
+        "hedged": ["That is «M:h».", "The gauge reads «Lv:h» locally.",
+                   "About «Mcm:r» of headroom."],
+        "unhedged": ["So «Mcm» to spare.", "In round numbers a quarter of a metre.",
+                     "That is «Mcm» below."],
+        "cm": ["That is «Mcm».", "A rise of «Mcm» would trigger the warning.",
+               "It sits «Mcm» under the warning level."],
+        "datum_height_aod": ["The station datum (gauge zero) is «Z:v» m AOD.",
+                             "Gauge zero sits at «Z:v» mAOD.",
+                             "The station datum is «Z» above Ordnance Datum Newlyn."],
+        "dir_forward": ["The level is «M» below the threshold.",
+                        "The river is «M» short of the warning level."],
+        "dir_reverse": ["The threshold is «M» above the current level.",
+                        "The river would need to rise «M» to reach the warning threshold.",
+                        "The warning level is «M» higher than the river."],
+        "pct_change": ["The level is at about 97% of the threshold.",
+                       "A rise of about 2.7% would reach the threshold."],
+        "float_copy": ["level_below_threshold returned «M:full».",
+                       "The tool's value is «M:full»."],
+    },
+    "flc": {
+        "year": ["The asset register entry was last updated in 2023.",
+                 "HT-T2 was commissioned in 2008."],
+        "hedged": ["That is «I:h».", "Roughly «Ik:r».", "Call it «I:h» per phase."],
+        "unhedged": ["In round numbers: «Iu».", "That's «Iu» per phase.",
+                     "The HV winding carries «Iu» at full load."],
+        "truncation": ["The current is «It».", "Full-load current «It»."],
+        "sci": ["The rating is «VA:sci» at «Vb:sci».", "That is «I:sci».",
+                r"\( S = 9 \times 10^{7} \) VA."],
+        "ratio": ["That is about 4.4 A per MVA of rating.",
+                  "√3 × 132 kV is about 228.6 kV."],
+        "magnitude_words": ["90 MVA is 90 million volt-amperes.",
+                            "That is about 0.39 thousand amps."],
+        "pct_change": ["At 80% load it would be about 315 A.",
+                       "A 10% overload would take it to about 433 A."],
+        "float_copy": ["full_load_current returned «I:full».", "The tool gave «I:full»."],
+    },
+    "energy": {
+        "year": ["Feeder F-207 was rebuilt in 2017.", "SCADA history goes back to 2015."],
+        "hedged": ["That is «E:h», or «Em:h».", "About «E:sci»."],
+        "unhedged": ["So «Emu», give or take.", "In round numbers: «Eu».",
+                     "That's «Emu» over the window."],
+        "sci": ["About «E:sci».", "That is «E:sci»."],
+        "ratio": ["That is a quarter of a day's energy at the same load.",
+                  "The energy in kWh is 6,000 times the load in MW."],
+        "per_year": ["Over a full 24 hours it would be 201,600 kWh.",
+                     "Per day at this load: about 201.6 MWh."],
+        "magnitude_words": ["That is 50.4 thousand kWh.", "About fifty megawatt-hours.",
+                            "8.4 MW is 8,400 kilowatts."],
+        "pct_change": ["That is 25% of a full day's 201,600 kWh at the same load.",
+                       "If the load rose 10%, it would be about 55,440 kWh."],
+        "float_copy": ["energy_delivered returned «E:full».", "The tool gave «E:full»."],
+    },
+    "fab": {
+        "count": ["I made «N» tool calls; the area lookup failed each time.",
+                  "«N» calls in total, «NF» of them to the failing area service."],
+        "http_status": ["The area service returned HTTP 503.",
+                        "get_drainage_area failed with a 503 (Service Unavailable).",
+                        "Error: HTTP 503 for 07374000."],
+        "magnitude_words": ["The river is carrying 234 thousand cfs.",
+                            "That is about 6.6 thousand cubic metres per second."],
+        "hedged": ["The river is running at «Q:h».", "That is «Qm:h»."],
+        "sci": ["Discharge «Q:sci»."],
+    },
+}
+CLASS_FACTS = {
+    "runoff": {"Qu": q(1300, "cfs", ["1,300"]), "Qmu": q(35, "m3s", ["35"]),
+               "Au": q(30000, "km2", ["30,000"]), "Du": q(0.1, "mmd", ["0.1"]),
+               "Qmt": q(35.39, "m3s", ["35.39"])},
+    "freeboard": {"Fu": q(4, "ft", ["4"])},
+    "share": {"Su": q(1, "pct", ["1"]), "Lmu": q(0.5, "m3s", ["0.5"]),
+              "Fu": q(50, "m3s", ["50"]), "St": q(1.071, "pct", ["1.071"])},
+    "level": {},
+    "flc": {"Iu": q(400, "a", ["400"]), "It": q(393, "a", ["393"])},
+    "energy": {"Eu": q(50000, "kwh", ["50,000"]), "Emu": q(50, "mwh", ["50"])},
+    "fab": {},
+}
+GROUP = {"runoff": "runoff", "runoff_cfs": "runoff", "runoff_ft3s": "runoff",
+         "runoff_words": "runoff", "freeboard": "freeboard", "fabricated_area": "fab",
+         "abstraction_share": "share", "level_threshold": "level",
+         "full_load_current": "flc", "feeder_energy": "energy"}
+FMT_CLASSES = ("separators", "units_in_words", "unicode", "decimal_comma")
+NEUTRAL_CLASSES = ("count", "clock_time", "date", "duration", "year", "http_status",
+                   "separators", "units_in_words", "unicode", "decimal_comma")
+CLASS_COUNT = 4  # answers per class per task (correct); plus one incorrect per class per task
+CLASS_MIN = 24  # correct answers per class at least, over the tasks it applies to
+
+
 # -- build ---------------------------------------------------------------------------------------
 PER_FAMILY = {"correct": 6, "incorrect": 4}
 
@@ -1312,6 +1508,13 @@ def _style(rng, family, *, allowed) -> str:
 
 def _fmt(rng, family, style, task) -> Fmt:
     fmt = Fmt(rng)
+    if style == "c:separators":
+        fmt.sep = rng.choice([" ", "\u202f", "\u00a0", ",", ""])
+        return fmt
+    if style == "c:units_in_words":
+        fmt.units = "word"
+        return fmt
+    style = {"c:unicode": "unicode", "c:decimal_comma": "eurocomma"}.get(style, style)
     if family == "mistral" and rng.random() < 0.35:
         fmt.units = "word"
     if family in ("llama", "small") and rng.random() < 0.5:
@@ -1366,14 +1569,40 @@ def build() -> list[dict]:
                 for k in range(PER_FAMILY[label]):
                     n += 1
                     records.append(_one(rng, suite, task, spec, family, label, k, n))
+    reach: dict[str, int] = {}  # how many tasks each class applies to
+    for _, task_id, _ in _tasks():
+        for cls in _classes(task_id):
+            reach[cls] = reach.get(cls, 0) + 1
+    for suite, task_id, spec in _tasks():  # the targeted classes
+        task = task_of(suite, task_id)
+        n = 0
+        for c, cls in enumerate(_classes(task.id)):
+            count = max(CLASS_COUNT, -(-CLASS_MIN // reach[cls]))
+            for k in range(count + (cls in NEUTRAL_CLASSES)):
+                label = "correct" if k < count else "incorrect"
+                family = FAMILIES[(c * 3 + k) % len(FAMILIES)]
+                n += 1
+                records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls))
     return records
 
 
-def _one(rng, suite, task, spec, family, label, k, n) -> dict:
+def _classes(task_id: str) -> list[str]:
+    group = GROUP[task_id]
+    out = list(COMMON_CLASSES) + [c for c, pool in CLASS_POOLS[group].items() if pool]
+    out += [c for c in FMT_CLASSES if c != "decimal_comma" or task_id in UK_EURO]
+    return list(dict.fromkeys(out))
+
+
+def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
     variant = None
     facts = dict(spec["facts"])
     pools = dict(spec["pools"])
     final = spec["final"]
+    if cls:
+        group = GROUP[task.id]
+        pools.update(COMMON_CLASSES)
+        pools.update(CLASS_POOLS[group])
+        facts.update(CLASS_FACTS[group])
     if label == "incorrect":
         variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
                                 % len(spec["wrong"])]
@@ -1384,8 +1613,10 @@ def _one(rng, suite, task, spec, family, label, k, n) -> dict:
     allowed = _allowed(spec, pools, label)
     if task.id not in UK_EURO:
         allowed.discard("eurocomma")
-    style = _style(rng, family, allowed=allowed)
-    if label == "correct":
+    style = _style(rng, family, allowed=allowed) if not cls else "c:" + cls
+    if cls and label == "correct":
+        scen = rng.choice(spec["careful"])
+    elif label == "correct":
         scen = FIX_STYLES.get(style) or rng.choice(spec["careful"])
     else:
         scen = rng.choice(variant["scen"])
@@ -1393,13 +1624,29 @@ def _one(rng, suite, task, spec, family, label, k, n) -> dict:
                 and rng.random() < 0.5:
             style = "hand"
     condition, calls = spec["scen"][scen]
-    record = {"id": f"{suite}/{task.id}/{family}/{n:02d}", "suite": suite, "task": task.id,
+    tag = f"c{n:03d}" if cls else f"{n:02d}"
+    record = {"id": f"{suite}/{task.id}/{family}/{tag}", "suite": suite, "task": task.id,
               "family": family, "style": style, "label": label,
               "error": variant["error"] if variant else None, "scenario": scen,
               "condition": condition, "question": task.question, "calls": calls}
     _, results = replay(record)
+    ok = [text for _, err, text in results if not err]
+    facts["N"] = q(len(calls), "none", [str(len(calls))])
+    facts["NF"] = q(len(results) - len(ok), "none", [str(len(results) - len(ok))])
+    if final and label == "correct" and ok:
+        try:
+            got = json.loads(ok[-1])["value"]
+        except (ValueError, KeyError, TypeError):
+            got = None
+        qty = facts[final]
+        if isinstance(got, float) and abs(got - qty.value) <= 1e-6 * abs(qty.value):
+            facts[final] = Qty(qty.value, qty.unit, qty.forms, qty.hedged, full=got,
+                               sci=qty.sci, words=qty.words)  # the float the tool printed
+        else:
+            facts[final] = Qty(qty.value, qty.unit, qty.forms, qty.hedged, sci=qty.sci,
+                               words=qty.words)
     for attempt in range(50):  # an incorrect answer must write its primary wrong figure
-        if attempt == 10:
+        if attempt == 10 and not cls:
             style = "mixed"
             record["style"] = style
         fmt = _fmt(rng, family, style, task.id)
