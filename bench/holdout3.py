@@ -246,6 +246,7 @@ RUNOFF_SCEN = {
                                    C("runoff_depth", discharge=V(1250, "cfs"), area=29940)]),
     "naive": ("schema_only", [C("runoff_depth", discharge=1250, area=29940)]),
     "hand": ("schema_only", []),
+    "slip_tool": ("schema_only", [C("runoff_depth", discharge=V(3.54, "m3/s"), area=29940)]),
 }
 
 
@@ -277,6 +278,8 @@ FREEBOARD_SCEN = {
     "flip_tool": ("schema_only", FB_BASE + [OFF, C(
         "compute_freeboard", crest_elevation=32.44, water_surface=27.5)]),
     "hand": ("schema_only", FB_BASE + [OFF]),
+    "slip_tool": ("schema_only", FB_BASE + [OFF, C(
+        "compute_freeboard", crest_elevation=V(31.65, "ft", "NAVD88"), water_surface=27.5)]),
 }
 
 SHARE_BASE = [C("get_licence_rate", licence_id="6/33/12/*S/0041"),
@@ -297,6 +300,8 @@ SHARE_SCEN = {
     "naive": ("schema_only", SHARE_BASE + [
         C("abstraction_share", abstraction=45, river_flow=48.6)]),
     "hand": ("schema_only", list(SHARE_BASE)),
+    "slip_tool": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction=V(5.208, "m3/s"), river_flow=48.6)]),
 }
 
 LV_BASE = [C("get_river_level", station_id="E21136"),
@@ -319,6 +324,8 @@ LEVEL_SCEN = {
     "flip_tool": ("schema_only", LV_BASE + [ZERO, C(
         "level_below_threshold", level=-3.45, threshold=9.4)]),
     "hand": ("schema_only", LV_BASE + [ZERO]),
+    "slip_tool": ("schema_only", LV_BASE + [ZERO, C(
+        "level_below_threshold", level=V(9.05, "m", "ODN"), threshold=9.4)]),
 }
 
 FLC_BASE = [C("get_transformer_rating", transformer_id="HT-T2"),
@@ -339,6 +346,8 @@ FLC_SCEN = {
     "naive": ("schema_only", FLC_BASE + [
         C("full_load_current", apparent_power=90, line_voltage=132)]),
     "hand": ("schema_only", list(FLC_BASE)),
+    "slip_tool": ("schema_only", FLC_BASE + [C(
+        "full_load_current", apparent_power=V(90, "kVA"), line_voltage=V(132, "kV"))]),
 }
 
 EN_BASE = [C("get_feeder_load", feeder_id="F-207")]
@@ -357,6 +366,8 @@ ENERGY_SCEN = {
         C("energy_delivered", power=8400, duration=6)]),
     "naive": ("schema_only", EN_BASE + [C("energy_delivered", power=8.4, duration=6)]),
     "hand": ("schema_only", list(EN_BASE)),
+    "slip_tool": ("schema_only", EN_BASE + [C("energy_delivered", power=V(840, "kW"),
+                                              duration=6)]),
 }
 
 FAB_BASE = [C("read_discharge", station_id="07374000"),
@@ -513,6 +524,9 @@ def runoff_wrong():
             **drop, "Qm": None, "D": q(0.35, "mmd", ["0.35"], ["about 0.35"])}),
         dict(error="invented", scen=["careful_obj"], wrong=["Q"], pools=NO_FIX, facts={
             **drop, "Q": q(1520, "cfs", ["1,520"], ["about 1,500"]), "Qm": None}),
+        dict(error="factor_slip", scen=["slip_tool"], wrong=["D", "Qm"], pools=NO_FIX, facts={
+            **drop, "Qm": q(3.54, "m3s", ["3.54"]),
+            "D": q(0.010215, "mmd", ["0.0102", "0.01022"], ["about 0.01"])}),
     ]
 
 
@@ -632,6 +646,9 @@ def fb_wrong():
             "O": q(-0.8, "ft", ["-0.8", "-0.80"]), "Cn": q(31.2, "ft", ["31.2", "31.20"]),
             "Wg": None,
             "F": q(3.7, "ft", ["3.7", "3.70"])}),
+        dict(error="wrong_arithmetic", scen=["slip_tool"], wrong=["F", "Cn"], pools=NO_FIX,
+             facts={"Fbad": None, "Fm": None, "Fin": None, "Wg": None,
+                    "Cn": q(31.65, "ft", ["31.65"]), "F": q(4.15, "ft", ["4.15"])}),
         dict(error="factor_slip", scen=["careful_obj"], wrong=["Fm"], pools={
             **NO_FIX, "lead": ["The freeboard is «Fm» («F»)."]}, facts={
             "Fbad": None, "Fin": None, "Fm": q(13.3, "m", ["13.3", "13.32"])}),
@@ -726,6 +743,9 @@ def share_wrong():
             "S": q(1.286, "pct", ["1.29", "1.286"])}),
         dict(error="invented", scen=["hand"], wrong=["S"], pools=NO_FIX, facts={
             **drop, "Lm": None, "Ls": None, "S": q(2.5, "pct", ["2.5"], ["about 2.5"])}),
+        dict(error="factor_slip", scen=["slip_tool"], wrong=["S", "Lm"], pools=NO_FIX, facts={
+            **drop, "Ls": None, "Lm": q(5.208, "m3s", ["5.208", "5.21"]),
+            "S": q(10.716, "pct", ["10.72", "10.7"], ["about 11"])}),
     ]
 
 
@@ -838,6 +858,9 @@ def level_wrong():
             "Mbad": None, "Mcm": None, "Z": q(5.9, "m", ["5.9"]), "La": q(8.75, "m", ["8.75"]),
             "Tg": None,
             "M": q(0.65, "m", ["0.65"])}),
+        dict(error="wrong_arithmetic", scen=["slip_tool"], wrong=["M", "La"], pools=NO_FIX,
+             facts={"Mbad": None, "Tg": None, "Mcm": q(35, "cm", ["35"]),
+                    "La": q(9.05, "m", ["9.05"]), "M": q(0.35, "m", ["0.35", "0.350"])}),
         dict(error="factor_slip", scen=["careful_obj"], wrong=["Mcm"], pools={
             **NO_FIX, "lead": ["The river is «Mcm» below its flood warning threshold."]},
              final="Mcm", facts={"Mbad": None, "Mcm": q(2.5, "cm", ["2.5"])}),
@@ -922,6 +945,9 @@ def flc_wrong():
             **drop, "I": q(350, "a", ["350"], ["about 350"])}),
         dict(error="invented", scen=["careful_obj"], wrong=["S"], pools=NO_FIX, facts={
             **drop, "S": q(100, "mva", ["100"])}),
+        dict(error="factor_slip", scen=["slip_tool"], wrong=["I"], pools=NO_FIX, facts={
+            **drop, "VA": q(90000, "va", ["90,000"]), "Vb": None,
+            "I": q(0.3936479108111085, "a", ["0.394", "0.3936"])}),
     ]
 
 
@@ -991,6 +1017,8 @@ def en_wrong():
         dict(error="invented", scen=["hand"], wrong=["E"], pools={
             **NO_FIX, "hand": ["With a typical 0.85 load factor, about «E»."]}, facts={
             **drop, "E": q(42840, "kwh", ["42,840"])}),
+        dict(error="factor_slip", scen=["slip_tool"], wrong=["E", "Pk"], pools=NO_FIX, facts={
+            **drop, "Pk": q(840, "kw", ["840"]), "E": q(5040, "kwh", ["5,040"])}),
     ]
 
 
@@ -1523,8 +1551,8 @@ def _fmt(rng, family, style, task) -> Fmt:
         fmt.sep = ""
     if style == "unicode":
         fmt.minus = "−"
-        fmt.space = rng.choice(["\u00a0", "\u202f", " "])
-        fmt.sep = rng.choice(["\u202f", ",", "\u00a0", " "])
+        fmt.space = rng.choice(["\u00a0", "\u202f"])
+        fmt.sep = rng.choice(["\u202f", "\u00a0"])
         fmt.units = "sym"
     if style == "eurocomma":
         fmt.dec = ","

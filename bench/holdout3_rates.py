@@ -99,11 +99,14 @@ def main(argv=None) -> int:
     print(f"detection (incorrect answers not ok):  {pct(len(inc) - len(missed), len(inc))}")
     print(f"detection on the wrong figure itself:  "
           f"{pct(sum(r['on_figure'] for _, r in inc), len(inc))}")
+    table("part", lambda r: ["targeted" if r["style"].startswith("c:") else "mix"], ok_rows)
     table("family", lambda r: [r["family"]], ok_rows)
     table("style", lambda r: [r["style"]], ok_rows)
     table("task", lambda r: [f"{r['suite']}/{r['task']}"], ok_rows)
     table("error", lambda r: [r["error"] or "-"], ok_rows)
     table("scenario", lambda r: [r["scenario"]], ok_rows)
+    table("wrong_recorded", lambda r: [r.get("wrong_recorded") or "-"],
+          [(rec, res) for rec, res in ok_rows if rec["label"] == "incorrect"])
     table("feature", lambda r: r["features"] or ["(none)"], ok_rows)
     for rec, res in errors:
         print(f"\nEXCEPTION {rec['id']}\n{res['error']}")
