@@ -1713,7 +1713,8 @@ def _recorded(variant, facts, results) -> str | None:
 
 
 FEATURES = [  # what an answer holds besides the figures it was built from (found in its text)
-    ("count", r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times)\b|"
+    ("count", r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times|steps"
+              r"|tool results)\b|"
               r"\b\d(st|nd|rd|th) call\b|\bstep \d\b|\b\d tool"),
     ("clock_time", r"\b\d{1,2}:\d{2}\b"),
     ("date", r"\b\d{1,2}(st|nd|rd|th)? (Nov|November|December|Dec)\b|\d{2}/\d{2}/\d{4}"),
@@ -1721,7 +1722,11 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b"),
     ("question_number", r"01646500|07374000|E21136|2604TH|6/33/12|HT-T2|F-207|RRL-12|SHVL1"),
     ("what_if", r"80% load|10% overload|120%|full day|four times|201,600"),
-    ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of"),
+    ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of|\d times|"
+                    r"per MVA|1/35|93 times"),
+    ("complement", r"98[.,]9|\b99 ?(%|percent|per cent)|would remain"),
+    ("unhedged_one_figure", r"\b400[\s\u00a0\u202f]?A\b|\b50 m(³|\^3|3)|\b0[.,]1 mm|"
+                            r"\b1,300 cfs|\b50 MWh|\b50,000 kWh|\b4 ft\b"),
     ("per_year", r"per year|mm/yr|mm/year|a year|mm a year"),
     ("million", r"million"),
     ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
@@ -1733,7 +1738,7 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
     ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by"),
     ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
-    ("datum_height_aod", r"m AOD|metres AOD|meters AOD"),
+    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD"),
     ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
                             r"Ignore the|would have been|would give|would have suggested|"
                             r"would wrongly|you would get|would have read"),
@@ -1742,6 +1747,8 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("step_markers", r"(^|\n)\s*(\*\*)?(Step )?\d[.)]|\(\d\) |Step \d"),
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
+    ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b"),
+    ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
 ]
 
 
@@ -1753,7 +1760,9 @@ def _features(answer: str, fmt: Fmt) -> list[str]:
               ("code", "```" in answer), ("latex", "\\(" in answer or "$$" in answer),
               ("units_in_words", fmt.units == "word"),
               ("hedge", any(h in answer for h in ("about", "roughly", "~", "≈", "just under",
-                                                  "nearly", "around")))]
+                                                  "nearly", "around", "just over",
+                                                  "a little over", "close to",
+                                                  "approximately")))]
     return out + [name for name, hit in checks if hit]
 
 
