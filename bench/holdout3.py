@@ -186,8 +186,12 @@ def render(template: str, facts: dict, fmt: Fmt) -> str:
             elif phrase[0].isdigit() or phrase[0] == "-":
                 phrase = (rng.choice(HEDGE_BEFORE) + " " + phrase).replace("~ ", "~")
             words = phrase.split(" ")
-            num = fmt.number(words[-1])
-            text = " ".join(words[:-1] + [num])
+            at = max(i for i, word in enumerate(words) if word[:1].isdigit() or
+                     word[:1] == "-" or word[:1] in "~≈" and word[1:2].isdigit())
+            lead = words[at][0] if words[at][0] in "~≈" else ""
+            num = fmt.number(words[at][len(lead):])
+            words[at] = lead + num
+            text = " ".join(words)
             fmt.written.setdefault(key, []).append(num)
             if mode == "hv":
                 return text
@@ -754,7 +758,7 @@ LEVEL_FACTS = {
     "T": q(9.4, "m", ["9.4", "9.40"], ["about 9.4"]),
     "Z": q(6.3, "m", ["6.3", "6.30"]),
     "La": q(9.15, "m", ["9.15", "9.150"], ["about 9.2"]),
-    "M": q(0.25, "m", ["0.25", "0.250", "0.25"], ["about 0.25", "roughly a quarter of a",
+    "M": q(0.25, "m", ["0.25", "0.250", "0.25"], ["about 0.25", "roughly 0.25",
                                                  "about 0.25"], full=0.25),
     "Mcm": q(25, "cm", ["25"], ["about 25", "roughly 25"]),
     "Mbad": q(6.55, "m", ["6.55"]),
@@ -1727,16 +1731,21 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("complement", r"98[.,]9|\b99 ?(%|percent|per cent)|would remain"),
     ("unhedged_one_figure", r"\b400[\s\u00a0\u202f]?A\b|\b50 m(³|\^3|3)|\b0[.,]1 mm|"
                             r"\b1,300 cfs|\b50 MWh|\b50,000 kWh|\b4 ft\b"),
-    ("per_year", r"per year|mm/yr|mm/year|a year|mm a year"),
-    ("million", r"million"),
+    ("per_period", r"per year|mm/yr|mm/year|a year|mm a year|[Aa]nnual|[Pp]er day at|"
+                   r"full 24 hours|a day's|full day"),
+    ("magnitude_words", r"million|thousand|litres (every|per) second|megalitres"),
+    ("unit_identity", r"\b1 (cfs|MW|Ml/d|ft|kWh)\b"),
+    ("hedge", r"\b(about|roughly|approximately|around|nearly|just under|just over|"
+              r"a little over|close to)\b|~|≈"),
     ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
     ("inches", r"\b\d+(\.\d+)? in(ches)?\b(?! (the|a|metric))"),
     ("centimetres", r"\d+ ?cm\b|centimetres"),
     ("reversed_direction", r"threshold is [\d.,\s\u00a0\u202f]+(m|cm) above|"
                            r"crest sits [\w.,\s\u00a0\u202f]+ above|would have to rise|"
-                           r"need to rise|would need to rise"),
+                           r"need to rise|would need to rise|higher than"),
     ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
-    ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by"),
+    ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by|\d ?% of the freeboard|"
+                       r"by about \d+ ?%|rose \d+ ?%"),
     ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
     ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD"),
     ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
@@ -1747,6 +1756,8 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("step_markers", r"(^|\n)\s*(\*\*)?(Step )?\d[.)]|\(\d\) |Step \d"),
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
+    ("echoed_call", r"`\w+\(\{"),
+    ("three_phase", r"3-phase|three-phase"),
     ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b"),
     ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
 ]
@@ -1759,10 +1770,7 @@ def _features(answer: str, fmt: Fmt) -> list[str]:
               ("table", "\n|" in answer or answer.startswith("|")),
               ("code", "```" in answer), ("latex", "\\(" in answer or "$$" in answer),
               ("units_in_words", fmt.units == "word"),
-              ("hedge", any(h in answer for h in ("about", "roughly", "~", "≈", "just under",
-                                                  "nearly", "around", "just over",
-                                                  "a little over", "close to",
-                                                  "approximately")))]
+              ]
     return out + [name for name, hit in checks if hit]
 
 

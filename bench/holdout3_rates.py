@@ -43,13 +43,15 @@ def judge(record: dict) -> dict:
         result = holdout3.audit(record)
     except Exception:  # noqa: BLE001 - counted and printed: the audit must never raise
         return {"error": traceback.format_exc(limit=3), "ok": None, "flagged": [],
-                "on_figure": False, "statuses": []}
+                "on_figure": False, "statuses": [], "where": {}}
     flagged = [(f.number.text, f.status) for f in result.findings if f.status in BAD]
+    where = {f.number.text: getattr(f.number, "start", None) for f in result.findings
+             if f.status in BAD}
     statuses = [(f.number.text, f.status) for f in result.findings]
     on_figure = any(any(w in text for w in record["wrong_figures"])
                     for text, _ in flagged) if record["wrong_figures"] else False
     return {"error": None, "ok": bool(result.ok), "flagged": flagged, "on_figure": on_figure,
-            "statuses": statuses}
+            "statuses": statuses, "where": where}
 
 
 def pct(a, b):
@@ -71,6 +73,62 @@ def table(title, keyfn, rows):
               f"{pct(sum(r['on_figure'] for r in inc), len(inc)):>16}")
 
 
+def sentence(answer: str, text: str, at: int | None = None) -> str:
+    """The sentence (or line) of ``answer`` that holds ``text`` (at ``at`` when the finding
+    says where it was read)."""
+    import re
+    if at is None or answer[at:at + len(text)] != text:
+        m = re.search(r"(?<![\w.,^⁰¹²³⁴⁵⁶⁷⁸⁹⁻])" + re.escape(text) + r"(?!\d|[.,]\d)",
+                      answer)
+        if m is None:
+            return text
+        at = m.start()
+    starts = [answer.rfind(sep, 0, at) for sep in (". ", "\n", "; ")]
+    start = max(starts) + 1
+    ends = [e for e in (answer.find(sep, at + len(text)) for sep in (". ", "\n")) if e >= 0]
+    end = min(ends) + 1 if ends else len(answer)
+    return answer[start:end].strip()
+
+
+FMT_FEATURES = ("decimal_comma", "nbsp", "units_in_words")
+
+
+def flag_classes(rec: dict, text: str, at: int | None = None) -> list[str]:
+    """The features of the sentence that holds a flagged number (plus the answer's writing
+    habits: decimal commas, no-break spaces, units in words)."""
+    import re
+    snippet = sentence(rec["answer"], text, at)
+    out = [name for name, rx in holdout3.FEATURES if re.search(rx, snippet)]
+    out += [f for f in FMT_FEATURES if f in rec["features"]]
+    return out or ["(none)"]
+
+
+def examples(fa, n: int) -> None:
+    by_feature = defaultdict(list)
+    for rec, res in fa:
+        classes = set()
+        for text, _ in res["flagged"]:
+            classes.update(flag_classes(rec, text, res["where"].get(text)))
+        for feat in classes:
+            by_feature[feat].append((rec, res))
+    print("\n== false alarms per class of the flagged sentence, with examples")
+    for feat in sorted(by_feature, key=lambda f: -len(by_feature[f])):
+        items = by_feature[feat]
+        print(f"\n{feat}: {len(items)}")
+        seen = set()
+        for rec, res in items:
+            hits = [(t, s) for t, s in res["flagged"]
+                    if feat in flag_classes(rec, t, res["where"].get(t))]
+            text, status = hits[0]
+            snippet = sentence(rec["answer"], text, res["where"].get(text))
+            if snippet in seen:
+                continue
+            seen.add(snippet)
+            print(f"  {rec['id']}: {text!r} {status} in: {snippet!r}")
+            if len(seen) >= n:
+                break
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", help="another set in the same format")
@@ -78,6 +136,8 @@ def main(argv=None) -> int:
     ap.add_argument("--family", action="append")
     ap.add_argument("--style", action="append")
     ap.add_argument("--quiet", action="store_true", help="no per-answer listing")
+    ap.add_argument("--examples", type=int, default=0, metavar="N",
+                    help="per feature, N false alarms with the sentence holding the flag")
     args = ap.parse_args(argv)
     import quantity_guard
     print(f"quantity_guard from {Path(quantity_guard.__file__).parent}")
@@ -108,6 +168,8 @@ def main(argv=None) -> int:
     table("wrong_recorded", lambda r: [r.get("wrong_recorded") or "-"],
           [(rec, res) for rec, res in ok_rows if rec["label"] == "incorrect"])
     table("feature", lambda r: r["features"] or ["(none)"], ok_rows)
+    if args.examples:
+        examples(fa, args.examples)
     for rec, res in errors:
         print(f"\nEXCEPTION {rec['id']}\n{res['error']}")
     if not args.quiet:
