@@ -1087,7 +1087,7 @@ def _tasks():
                                    careful=["careful_obj", "careful_bare", "careful_shvl"])),
         ("core", "fabricated_area", dict(facts=FAB_FACTS, pools=FAB_POOLS, scen=FAB_SCEN,
                                          final=None, wrong=fab_wrong(),
-                                         careful=["careful", "retry", "retry_guarded"])),
+                                         careful=["retry", "retry_guarded"])),
         ("uk", "abstraction_share", dict(facts=SHARE_FACTS, pools=SHARE_POOLS, scen=SHARE_SCEN,
                                          final="S", wrong=share_wrong(),
                                          careful=["careful_obj", "careful_str",
@@ -1622,6 +1622,8 @@ def _classes(task_id: str) -> list[str]:
     group = GROUP[task_id]
     out = list(COMMON_CLASSES) + [c for c, pool in CLASS_POOLS[group].items() if pool]
     out += [c for c in FMT_CLASSES if c != "decimal_comma" or task_id in UK_EURO]
+    if group != "fab":
+        out.append("refused")
     return list(dict.fromkeys(out))
 
 
@@ -1647,7 +1649,7 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
         allowed.discard("eurocomma")
     style = _style(rng, family, allowed=allowed) if not cls else "c:" + cls
     if cls and label == "correct":
-        scen = rng.choice(spec["careful"])
+        scen = FIX_STYLES.get(cls) or rng.choice(spec["careful"])
     elif label == "correct":
         scen = FIX_STYLES.get(style) or rng.choice(spec["careful"])
     else:
