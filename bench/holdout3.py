@@ -1529,7 +1529,7 @@ CLASS_MIN = 24  # correct answers per class at least, over the tasks it applies 
 
 
 # -- build ---------------------------------------------------------------------------------------
-PER_FAMILY = {"correct": 6, "incorrect": 4}
+PER_FAMILY = {"correct": 6, "incorrect": 5}
 
 
 def _style(rng, family, *, allowed) -> str:
@@ -1776,13 +1776,20 @@ def _features(answer: str, fmt: Fmt) -> list[str]:
     return out + [name for name, hit in checks if hit]
 
 
+def dumps(records: list[dict]) -> str:
+    """The file's text: a header, then one record per line (diffs stay readable)."""
+    head = json.dumps({"schema": SCHEMA, "seed": SEED, "count": len(records)},
+                      ensure_ascii=False)[:-1]
+    lines = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
+    return head + ', "records": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="rebuild and compare with the file")
     args = ap.parse_args(argv)
     records = build()
-    doc = {"schema": SCHEMA, "seed": SEED, "count": len(records), "records": records}
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    text = dumps(records)
     if args.check:
         same = DATA.read_text(encoding="utf-8") == text
         print("holdout3: file matches the builder" if same else
