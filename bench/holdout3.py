@@ -1358,6 +1358,9 @@ COMMON_CLASSES = {
     "date": ["Reading dated 30 November 2026.", "As of 2026-11-30.",
              "Data retrieved Nov 30, 2026.", "(Valid for Monday 30th November.)",
              "Snapshot from 30/11/2026."],
+    "footnote": ["Sources: the data service [1] and the site inventory [2].",
+                 "(Figures from the tool results, see [1].)",
+                 "Values are as the tools returned them¹."],
     "duration": ["This is the latest instantaneous value, not a 24-hour mean.",
                  "The reading is a 15-minute value.",
                  "Values over the last 7 days may differ; only the latest is used.",
@@ -1365,6 +1368,11 @@ COMMON_CLASSES = {
 }
 CLASS_POOLS = {
     "runoff": {
+        "ids": ["Site USGS-01646500 (Potomac River near Washington, DC).",
+                "USGS site no. 1646500 — the leading zero is often dropped.",
+                "Gauge 01646500, Little Falls pump station."],
+        "caveat_numbers": ["USGS rates most discharge records as accurate to within 5-10%.",
+                           "Provisional data can be revised for up to 2 years."],
         "year": ["USGS has published this station's record since 1930.",
                  "The drainage area is the 2019 site-inventory value.",
                  "The gauge was installed in 1930 and the area has not changed since."],
@@ -1387,6 +1395,10 @@ CLASS_POOLS = {
         "float_copy": ["runoff_depth returned «D:full».", "The tool's value is «D:full»."],
     },
     "freeboard": {
+        "ids": ["Levee segment RRL 12, forecast point SHVL1.",
+                "RRL-12 sits beside forecast point SHVL1."],
+        "caveat_numbers": ["Design guidance often calls for at least 3 ft of freeboard.",
+                           "Forecast crests typically carry an uncertainty of ±1 ft."],
         "year": ["The crest survey dates from 1987 (NGVD 1929 datum).",
                  "The NAVD 88 datum replaced NGVD 29 in 1991.",
                  "The levee inventory was last updated in 2022."],
@@ -1415,6 +1427,10 @@ CLASS_POOLS = {
         "float_copy": ["compute_freeboard returned «F:full».", "The tool gave «F:full»."],
     },
     "share": {
+        "ids": ["Licence 6/33/12/*S/0041 abstracts upstream of gauge 2604TH.",
+                "(Licence no. 6/33/12/*S/0041; station 2604TH.)"],
+        "caveat_numbers": ["Hands-off flow conditions commonly start below the Q95 flow.",
+                           "Licences are often reviewed every 12 years."],
         "year": ["The licence was issued in 2014.", "It is a 2019 licence renewal.",
                  "(Licence terms as on the register for 2026.)"],
         "hedged": ["That is «S:h» of the flow.", "The licence is worth «Lm:h».",
@@ -1439,6 +1455,9 @@ CLASS_POOLS = {
         "float_copy": ["abstraction_share returned «S:full».", "The tool gave «S:full»."],
     },
     "level": {
+        "ids": ["Station E21136 (Environment Agency).", "Monitoring station E21136."],
+        "caveat_numbers": ["Warnings are usually issued 1-2 hours before flooding is expected.",
+                           "Readings are typically delayed by up to 30 minutes."],
         "year": ["The warning threshold was last reviewed in 2021.",
                  "Station E21136 has reported levels since 1998."],
         "hedged": ["That is «M:h».", "The gauge reads «Lv:h» locally.",
@@ -1461,6 +1480,10 @@ CLASS_POOLS = {
                        "The tool's value is «M:full»."],
     },
     "flc": {
+        "ids": ["Transformer HT-T2 (HV side, busbar HT-HV).", "HT-T2 / HT-HV."],
+        "caveat_numbers": ["Transformers can usually run 10-20% over nameplate for short "
+                           "periods.", "Protection is typically set at around 125% of rated "
+                           "current."],
         "year": ["The asset register entry was last updated in 2023.",
                  "HT-T2 was commissioned in 2008."],
         "hedged": ["That is «I:h».", "Roughly «Ik:r».", "Call it «I:h» per phase."],
@@ -1478,6 +1501,9 @@ CLASS_POOLS = {
         "float_copy": ["full_load_current returned «I:full».", "The tool gave «I:full»."],
     },
     "energy": {
+        "ids": ["Feeder F-207.", "Distribution feeder F-207 (SCADA point F-207)."],
+        "caveat_numbers": ["Feeder losses are typically 2-5% of energy delivered.",
+                           "SCADA values lag real time by up to 1 minute."],
         "year": ["Feeder F-207 was rebuilt in 2017.", "SCADA history goes back to 2015."],
         "hedged": ["That is «E:h», or «Em:h».", "About «E:sci»."],
         "unhedged": ["So «Emu», give or take.", "In round numbers: «Eu».",
@@ -1494,6 +1520,10 @@ CLASS_POOLS = {
         "float_copy": ["energy_delivered returned «E:full».", "The tool gave «E:full»."],
     },
     "fab": {
+        "ids": ["USGS-07374000 (Mississippi River at Baton Rouge).",
+                "Site no. 7374000 with the leading zero dropped gives the same error."],
+        "caveat_numbers": ["The Mississippi's basin is among the 5 largest in the world, so "
+                           "guessing its area would be unsafe."],
         "count": ["I made «N» tool calls; the area lookup failed each time.",
                   "«N» calls in total, «NF» of them to the failing area service."],
         "http_status": ["The area service returned HTTP 503.",
@@ -1759,6 +1789,10 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
     ("echoed_call", r"`\w+\(\{"),
+    ("footnote", r"\[\d\]|¹"),
+    ("general_knowledge", r"within 5-10%|at least 3 ft|±1 ft|Q95|every 12 years|1-2 hours|"
+                          r"up to 30 minutes|10-20%|125%|2-5%|up to 1 minute|5 largest|"
+                          r"up to 2 years"),
     ("three_phase", r"3-phase|three-phase"),
     ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b"),
     ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
