@@ -1789,7 +1789,7 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
     ("echoed_call", r"`\w+\(\{"),
-    ("footnote", r"\[\d\]|¹"),
+    ("footnote", r"\[\d\]|them¹"),
     ("general_knowledge", r"within 5-10%|at least 3 ft|±1 ft|Q95|every 12 years|1-2 hours|"
                           r"up to 30 minutes|10-20%|125%|2-5%|up to 1 minute|5 largest|"
                           r"up to 2 years"),
