@@ -28,7 +28,18 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
-from bench import holdout3  # noqa: E402
+def _load_builder():
+    """``bench/holdout3.py`` beside this script, loaded by path: a ``PYTHONPATH`` pointing at
+    another worktree (to measure its ``quantity_guard``) must not hide it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("holdout3", HERE / "holdout3.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["holdout3"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
 
@@ -140,7 +151,9 @@ def main(argv=None) -> int:
                     help="per feature, N false alarms with the sentence holding the flag")
     args = ap.parse_args(argv)
     import quantity_guard
-    print(f"quantity_guard from {Path(quantity_guard.__file__).parent}")
+    from bench import harness
+    print(f"quantity_guard from {Path(quantity_guard.__file__).parent}; "
+          f"bench tools from {Path(harness.__file__).parent}")
     records = load(args.data)
     for name in ("suite", "family", "style"):
         wanted = getattr(args, name)
