@@ -1286,7 +1286,7 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
     elif style in ("unicode", "eurocomma"):
         body = lead + w.pick("support") + w.pick(rng.choice(["rounding", "direction",
                                                               "support"]))
-    elif style.startswith("c:"):
+    elif style.startswith(("c:", "f:")):
         cls = style[2:]
         if cls in FMT_CLASSES:
             body = lead + w.pick("support") + (w.pick("rounding") if rng.random() < 0.5
@@ -1558,6 +1558,94 @@ CLASS_COUNT = 4  # answers per class per task (correct); plus one incorrect per 
 CLASS_MIN = 24  # correct answers per class at least, over the tasks it applies to
 
 
+# -- fresh classes -------------------------------------------------------------------------------
+# Written after the audit's round-3 fixes were seen, in new words, to check that those fixes
+# hold for a class and not only for the sentences above. Built with their own seed, after
+# everything else, so the records above do not change.
+FRESH_COMMON = {
+    "count_words": ["Three lookups were enough here.", "It took «N» requests in all.",
+                    "After «N» tool calls I had everything I needed.",
+                    "Only one calculation was needed after the lookups."],
+    "ordinal": ["The 1st call was a lookup.", "My 1st request went to the data service.",
+                "On the first try the lookups answered."],
+    "timezone": ["Retrieved 14:05 UTC (09:05 EST).", "Timestamp: 2026-11-30T14:05:00Z.",
+                 "Reading at 08:45 GMT+0."],
+    "duration2": ["The reading is from the past hour.", "Data are published hourly.",
+                  "Over the last 48 hours the trend is not in the tools.",
+                  "Values refresh every 15 min."],
+    "footnote2": ["[^1]: as returned by the tool.", "Ref. 1: the data service.",
+                  "(See note 2 on data quality.)"],
+    "confidence": ["I'm about 95% confident in this figure.", "Confidence: high (90%+)."],
+}
+FRESH = {
+    "runoff": {
+        "url": ["Source: https://waterdata.usgs.gov/monitoring-location/01646500/",
+                "(Data: waterdata.usgs.gov, site 01646500.)"],
+        "per_period2": ["That is about 3.1 mm a month.", "Roughly 0.7 mm per week."],
+        "ratio2": ["Each cfs is 0.0283 m³/s, so the flow is «Qm» in SI.",
+                   "Depth is just flow divided by area, then scaled to mm/day."],
+        "unhedged2": ["A tenth of a millimetre a day.", "35 cumecs spread over 30,000 km²."],
+        "magnitude2": ["That's over 3 billion litres a day.",
+                       "A flow of roughly 35,400 litres per second."],
+        "caveat2": ["Gauge ratings typically carry ±8% uncertainty.",
+                    "Rating curves are usually revised every 1-2 years."],
+    },
+    "freeboard": {
+        "inches2": ["That is 4'0.7\" of freeboard.", "About 4 ft 3/4 in.",
+                    "Some 48¾ inches of freeboard."],
+        "dir_reverse2": ["The crest stands «F» clear of the water.",
+                         "There is «F» of levee above the forecast water surface.",
+                         "The water peaks «F» short of the crest."],
+        "pct2": ["The datum correction is 9.8% of the uncorrected figure.",
+                 "The 0.44 ft shift eats roughly a tenth of the margin."],
+        "caveat2": ["Many levee standards ask for 2-3 ft of freeboard at the design flood.",
+                    "Forecast crests are usually given to the nearest 0.1 ft."],
+        "metric2": ["That is 1.24 metres (124 cm).", "In SI: «Fm», or about 124 cm."],
+    },
+    "share": {
+        "url": ["Source: https://environment.data.gov.uk/flood-monitoring/id/stations/2604TH"],
+        "truncation2": ["The share is 1.0716 %.", "Share of flow: 1.0716%."],
+        "per_period2": ["That is about 1,350 Ml over a 30-day month."],
+        "complement2": ["The river keeps just under 99% of its flow.",
+                        "Nearly 99 of every 100 litres stay in the river."],
+        "ratio2": ["The licensed rate is about 1/93 of the flow."],
+        "caveat2": ["Licence meters usually have a ±5% tolerance."],
+    },
+    "level": {
+        "url": ["Source: https://environment.data.gov.uk/flood-monitoring/id/stations/E21136"],
+        "datum2": ["Gauge zero is at +6.30 m ODN.", "The station datum sits at 6.3 mOD."],
+        "dir_reverse2": ["You have «M» of headroom before the warning level.",
+                         "The warning level sits «M» over the current river level.",
+                         "The river can rise another «Mcm» before the warning."],
+        "pct2": ["The river is at 97.3% of the warning level."],
+        "caveat2": ["Warnings are typically issued 2-3 hours ahead of flooding."],
+    },
+    "flc": {
+        "truncation2": ["Rated current 393.64 A.", "I = 393.64 A (truncated)."],
+        "pct2": ["At 90% load it would be about 354 A.",
+                 "A 5% overvoltage would bring it down to about 375 A."],
+        "ratio2": ["Each MVA of rating gives about 4.37 A on this bus."],
+        "caveat2": ["Cable ratings are often derated by 10-15% in summer."],
+        "magnitude2": ["132 kV is 132 thousand volts."],
+    },
+    "energy": {
+        "per_period2": ["Over a year at this load it would be about 73.6 GWh.",
+                        "Per hour that is 8,400 kWh."],
+        "pct2": ["A 5% rise in load would give about 52,920 kWh."],
+        "ratio2": ["Each hour adds 8,400 kWh."],
+        "caveat2": ["Feeder load typically swings 10-20% over an evening."],
+    },
+    "fab": {
+        "url": ["Source: https://waterdata.usgs.gov/monitoring-location/07374000/"],
+        "http2": ["The service answered with status 503.", "A 5xx error (503) came back."],
+        "caveat2": ["The basin above Baton Rouge is roughly 3 million km², but a remembered "
+                    "figure is not a tool result."],
+    },
+}
+FRESH_NEUTRAL = ("count_words", "ordinal", "timezone", "duration2", "footnote2", "url",
+                 "confidence")
+
+
 # -- build ---------------------------------------------------------------------------------------
 PER_FAMILY = {"correct": 6, "incorrect": 5}
 
@@ -1645,7 +1733,26 @@ def build() -> list[dict]:
                 family = FAMILIES[(c * 3 + k) % len(FAMILIES)]
                 n += 1
                 records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls))
+    rng = random.Random(SEED + 1)  # the fresh classes: their own draws
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        group = GROUP[task.id]
+        n = 0
+        classes = list(FRESH_COMMON) + list(FRESH[group])
+        for c, cls in enumerate(classes):
+            count = max(CLASS_COUNT, -(-CLASS_MIN // _fresh_reach(cls)))
+            for k in range(count + (cls in FRESH_NEUTRAL)):
+                label = "correct" if k < count else "incorrect"
+                family = FAMILIES[(c * 5 + k) % len(FAMILIES)]
+                n += 1
+                records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls,
+                                    fresh=True))
     return records
+
+
+def _fresh_reach(cls: str) -> int:
+    return sum(1 for _, task_id, _ in _tasks()
+               if cls in FRESH_COMMON or cls in FRESH[GROUP[task_id]])
 
 
 def _classes(task_id: str) -> list[str]:
@@ -1657,7 +1764,7 @@ def _classes(task_id: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
+def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> dict:
     variant = None
     facts = dict(spec["facts"])
     pools = dict(spec["pools"])
@@ -1667,6 +1774,9 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
         pools.update(COMMON_CLASSES)
         pools.update(CLASS_POOLS[group])
         facts.update(CLASS_FACTS[group])
+        if fresh:
+            pools.update(FRESH_COMMON)
+            pools.update(FRESH[group])
     if label == "incorrect":
         variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
                                 % len(spec["wrong"])]
@@ -1677,7 +1787,8 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
     allowed = _allowed(spec, pools, label)
     if task.id not in UK_EURO:
         allowed.discard("eurocomma")
-    style = _style(rng, family, allowed=allowed) if not cls else "c:" + cls
+    style = _style(rng, family, allowed=allowed) if not cls else \
+        ("f:" if fresh else "c:") + cls
     if cls and label == "correct":
         scen = FIX_STYLES.get(cls) or rng.choice(spec["careful"])
     elif label == "correct":
@@ -1688,7 +1799,7 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None) -> dict:
                 and rng.random() < 0.5:
             style = "hand"
     condition, calls = spec["scen"][scen]
-    tag = f"c{n:03d}" if cls else f"{n:02d}"
+    tag = (f"f{n:03d}" if fresh else f"c{n:03d}") if cls else f"{n:02d}"
     record = {"id": f"{suite}/{task.id}/{family}/{tag}", "suite": suite, "task": task.id,
               "family": family, "style": style, "label": label,
               "error": variant["error"] if variant else None, "scenario": scen,
@@ -1749,37 +1860,41 @@ def _recorded(variant, facts, results) -> str | None:
 
 
 FEATURES = [  # what an answer holds besides the figures it was built from (found in its text)
-    ("count", r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times|steps"
+    ("count", r"\b(Three|Two|Four) lookups|\d requests|"
+              r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times|steps"
               r"|tool results)\b|"
               r"\b\d(st|nd|rd|th) call\b|\bstep \d\b|\b\d tool"),
     ("clock_time", r"\b\d{1,2}:\d{2}\b"),
     ("date", r"\b\d{1,2}(st|nd|rd|th)? (Nov|November|December|Dec)\b|\d{2}/\d{2}/\d{4}"),
     ("year", r"\b(19|20)\d{2}\b"),
-    ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b"),
+    ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b|past hour|hourly|"
+                       r"48 hours|15 min\b"),
     ("question_number", r"01646500|07374000|E21136|2604TH|6/33/12|HT-T2|F-207|RRL-12|SHVL1"),
     ("what_if", r"80% load|10% overload|120%|full day|four times|201,600"),
     ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of|\d times|"
-                    r"per MVA|1/35|93 times"),
-    ("complement", r"98[.,]9|\b99 ?(%|percent|per cent)|would remain"),
+                    r"per MVA|1/35|93 times|1/93|Each MVA|Each cfs|Each hour"),
+    ("complement", r"98[.,]9|\b99 ?(%|percent|per cent)|would remain|of every 100"),
     ("unhedged_one_figure", r"\b400[\s\u00a0\u202f]?A\b|\b50 m(³|\^3|3)|\b0[.,]1 mm|"
                             r"\b1,300 cfs|\b50 MWh|\b50,000 kWh|\b4 ft\b"),
     ("per_period", r"per year|mm/yr|mm/year|a year|mm a year|[Aa]nnual|[Pp]er day at|"
-                   r"full 24 hours|a day's|full day"),
+                   r"full 24 hours|a day's|full day|a month|per week|[Pp]er hour|Each hour|"
+                   r"30-day month"),
     ("magnitude_words", r"million|thousand|litres (every|per) second|megalitres"),
     ("unit_identity", r"\b1 (cfs|MW|Ml/d|ft|kWh)\b"),
     ("hedge", r"\b(about|roughly|approximately|around|nearly|just under|just over|"
               r"a little over|close to)\b|~|≈"),
     ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
-    ("inches", r"\b\d+(\.\d+)? in(ches)?\b(?! (the|a|metric))"),
+    ("inches", r"\b\d+(\.\d+)? in(ches)?\b(?! (the|a|metric))|\d'\d|¾|3/4 in"),
     ("centimetres", r"\d+ ?cm\b|centimetres"),
     ("reversed_direction", r"threshold is [\d.,\s\u00a0\u202f]+(m|cm) above|"
                            r"crest sits [\w.,\s\u00a0\u202f]+ above|would have to rise|"
                            r"need to rise|would need to rise|higher than"),
     ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
     ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by|\d ?% of the freeboard|"
-                       r"by about \d+ ?%|rose \d+ ?%"),
+                       r"by about \d+ ?%|rose \d+ ?%|9\.8%|97\.3%|\d+% load|\d% overvoltage|"
+                       r"\d% rise"),
     ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
-    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD"),
+    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD|m ODN|mOD\b"),
     ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
                             r"Ignore the|would have been|would give|would have suggested|"
                             r"would wrongly|you would get|would have read"),
@@ -1789,12 +1904,18 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
     ("echoed_call", r"`\w+\(\{"),
-    ("footnote", r"\[\d\]|them¹"),
+    ("footnote", r"\[\d\]|them¹|\[\^\d\]|note \d|Ref\. \d|(^|\s)\d: "),
+    ("confidence", r"confident|Confidence"),
+    ("url", r"https?://|waterdata\.usgs\.gov"),
+    ("ordinal", r"\b\d(st|nd|rd|th)\b"),
+    ("timezone", r"UTC|GMT|EST|\d{4}-\d{2}-\d{2}T"),
     ("general_knowledge", r"within 5-10%|at least 3 ft|±1 ft|Q95|every 12 years|1-2 hours|"
                           r"up to 30 minutes|10-20%|125%|2-5%|up to 1 minute|5 largest|"
-                          r"up to 2 years"),
+                          r"up to 2 years|±8%|1-2 years|2-3 ft|nearest 0\.1 ft|±5%|2-3 hours|"
+                          r"10-15%|3 million km"),
     ("three_phase", r"3-phase|three-phase"),
-    ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b"),
+    ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b|"
+                   r"393\.64\b|1\.0716\b"),
     ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
 ]
 

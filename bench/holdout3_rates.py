@@ -42,6 +42,7 @@ def _load_builder():
 holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
+PARTS = {"c:": "targeted", "f:": "fresh"}
 
 
 def load(path=None) -> list[dict]:
@@ -172,7 +173,7 @@ def main(argv=None) -> int:
     print(f"detection (incorrect answers not ok):  {pct(len(inc) - len(missed), len(inc))}")
     print(f"detection on the wrong figure itself:  "
           f"{pct(sum(r['on_figure'] for _, r in inc), len(inc))}")
-    table("part", lambda r: ["targeted" if r["style"].startswith("c:") else "mix"], ok_rows)
+    table("part", lambda r: [PARTS.get(r["style"][:2], "mix")], ok_rows)
     table("family", lambda r: [r["family"]], ok_rows)
     table("style", lambda r: [r["style"]], ok_rows)
     table("task", lambda r: [f"{r['suite']}/{r['task']}"], ok_rows)
