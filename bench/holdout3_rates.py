@@ -42,7 +42,13 @@ def _load_builder():
 holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
-PARTS = {"c:": "targeted", "f:": "fresh"}
+PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix"}
+
+
+def part(record: dict) -> str:
+    """Which part of the set built a record, from its id (``.../01`` mix, ``.../c001``
+    targeted classes, ``f`` and ``g`` the fresh batches, ``m`` the mix in new wording)."""
+    return PARTS.get(record["id"].rsplit("/", 1)[1][0], "mix")
 
 
 def load(path=None) -> list[dict]:
@@ -173,7 +179,7 @@ def main(argv=None) -> int:
     print(f"detection (incorrect answers not ok):  {pct(len(inc) - len(missed), len(inc))}")
     print(f"detection on the wrong figure itself:  "
           f"{pct(sum(r['on_figure'] for _, r in inc), len(inc))}")
-    table("part", lambda r: [PARTS.get(r["style"][:2], "mix")], ok_rows)
+    table("part", lambda r: [part(r)], ok_rows)
     table("family", lambda r: [r["family"]], ok_rows)
     table("style", lambda r: [r["style"]], ok_rows)
     table("task", lambda r: [f"{r['suite']}/{r['task']}"], ok_rows)
