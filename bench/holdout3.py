@@ -20,6 +20,20 @@ of mistake), ``wrong_figures`` (the wrong figures exactly as written, primary fi
 calls are replayed) and ``condition`` (``schema_only``: warn, every call reaches its body;
 ``guarded_repair``: strict, a refused call is answered with the repair text and nothing runs).
 The file holds no audit output.
+
+The set has five parts, told apart by the last component of a record's id:
+
+- the mix (``.../07``): per task and family, answers in the styles the family writes;
+- targeted classes (``.../c012``): a plain answer plus one or two sentences of one class
+  (counts, dates, durations, roundings, ratios, directions, datum heights, ...);
+- fresh classes (``.../f012``): the same idea in new words, written after the audit's first fixes
+  against this set were seen;
+- fresh2 classes (``.../g012``) and the mix in new words (``.../m012``, with rounded conversions
+  passed to tools and right-magnitude-wrong-unit answers): written before the audit's last round
+  was seen and committed after it, so they measure it blind.
+
+Each part has its own random draws, appended after the ones before, so adding a part never
+changes an earlier record.
 """
 from __future__ import annotations
 
@@ -251,6 +265,8 @@ RUNOFF_SCEN = {
     "naive": ("schema_only", [C("runoff_depth", discharge=1250, area=29940)]),
     "hand": ("schema_only", []),
     "slip_tool": ("schema_only", [C("runoff_depth", discharge=V(3.54, "m3/s"), area=29940)]),
+    "careful_round": ("schema_only", [C("runoff_depth", discharge=V(35.4, "m3/s"), area=29940)]),
+    "careful_round2": ("schema_only", [C("runoff_depth", discharge=35.375, area=29940)]),
 }
 
 
@@ -306,6 +322,10 @@ SHARE_SCEN = {
     "hand": ("schema_only", list(SHARE_BASE)),
     "slip_tool": ("schema_only", SHARE_BASE + [C(
         "abstraction_share", abstraction=V(5.208, "m3/s"), river_flow=48.6)]),
+    "careful_round": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction=V(0.521, "m3/s"), river_flow=48.6)]),
+    "careful_round2": ("schema_only", SHARE_BASE + [C(
+        "abstraction_share", abstraction=0.5208, river_flow=48.6)]),
 }
 
 LV_BASE = [C("get_river_level", station_id="E21136"),
@@ -352,6 +372,8 @@ FLC_SCEN = {
     "hand": ("schema_only", list(FLC_BASE)),
     "slip_tool": ("schema_only", FLC_BASE + [C(
         "full_load_current", apparent_power=V(90, "kVA"), line_voltage=V(132, "kV"))]),
+    "careful_round": ("schema_only", FLC_BASE + [C(
+        "full_load_current", apparent_power=V(90000, "kVA"), line_voltage=132000)]),
 }
 
 EN_BASE = [C("get_feeder_load", feeder_id="F-207")]
@@ -372,6 +394,8 @@ ENERGY_SCEN = {
     "hand": ("schema_only", list(EN_BASE)),
     "slip_tool": ("schema_only", EN_BASE + [C("energy_delivered", power=V(840, "kW"),
                                               duration=6)]),
+    "careful_round": ("schema_only", EN_BASE + [C("energy_delivered", power=V(8400, "kW"),
+                                                  duration=V(360, "min"))]),
 }
 
 FAB_BASE = [C("read_discharge", station_id="07374000"),
@@ -1286,7 +1310,7 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
     elif style in ("unicode", "eurocomma"):
         body = lead + w.pick("support") + w.pick(rng.choice(["rounding", "direction",
                                                               "support"]))
-    elif style.startswith(("c:", "f:")):
+    elif style.startswith(("c:", "f:", "g:")):
         cls = style[2:]
         if cls in FMT_CLASSES:
             body = lead + w.pick("support") + (w.pick("rounding") if rng.random() < 0.5
@@ -1646,6 +1670,187 @@ FRESH_NEUTRAL = ("count_words", "ordinal", "timezone", "duration2", "footnote2",
                  "confidence")
 
 
+# -- fresh classes, second batch -----------------------------------------------------------------
+# Written before the audit's last round was seen, in new words again, to measure the final audit
+# on sentences its fixes were not written against (own seed, appended last).
+FRESH2_COMMON = {
+    "count3": ["«N» tool calls in total.", "That's from «N» tool calls.",
+               "The work took «N» round trips to the tools.", "In all, «N» calls were made."],
+    "ordinal2": ["The 2nd tool call is the one that matters here.",
+                 "First call: a lookup; 2nd call: the next step."],
+    "time2": ["Data timestamp 2:05 pm UTC.", "(As of 09:30 this morning.)", "Pulled at 14h05."],
+    "duration3": ["This is a point reading, not a daily average over 24 h.",
+                  "It refreshes roughly every quarter hour (15 minutes).",
+                  "No data for the previous 3 days were requested."],
+    "footnote3": ["¹ Tool output.", "Sources [a], [b]; see footnote 1.",
+                  "(1) Data as returned by the service."],
+    "confidence2": ["Certainty: 99% (values come straight from the tools).",
+                    "I'd put this at 9/10 confidence."],
+    "version": ["Computed with version 2 of the tool schema.",
+                "(Tool API v3, library 0.4.)"],
+    "list_refs": ["As noted in point 2 above, the units were checked.",
+                  "See item 3 of the list for the inputs."],
+    "precision_note": ["(Rounded to 3 significant figures.)", "Given to two decimal places.",
+                       "Figures are to 3 s.f."],
+    "headings": ["## 1) Inputs\nAll from the tools.\n## 2) Result", "### Step 2 — result"],
+}
+FRESH2 = {
+    "runoff": {
+        "per_period3": ["That is roughly 3 mm per 30 days.",
+                        "Over a week that's about 0.72 mm."],
+        "ratio3": ["Multiply cfs by 0.0283 to get m³/s."],
+        "caveat3": ["Discharge measurements are usually good to ±5% at best."],
+        "magnitude3": ["About 3,058,000 m³ flow past the gauge each day."],
+        "nospace": ["Depth: «D:v»mm/d from «Qm:v»m³/s.", "(«A:v»km² basin.)"],
+        "sci_upper": ["That is 1.02E-01 mm/d.", "Area 2.994E+04 km²."],
+        "ascii_x": ["1250 cfs x 0.0283 = 35.4 m3/s.", "35.4 m3/s / 29940 km2 x 86.4 = "
+                    "0.102 mm/d."],
+    },
+    "freeboard": {
+        "inches3": ["4 feet, 0.72 inches.", "≈ 4 ft ¾ in."],
+        "dir3": ["Water will sit «F» beneath the crest.",
+                 "The levee tops the forecast crest by «F»."],
+        "caveat3": ["Freeboard under 3 ft usually triggers closer monitoring."],
+        "pct3": ["The datum shift is about 11% of the final freeboard."],
+        "nospace": ["Freeboard «F:v»ft (crest «Cn:v»ft, water «W:v»ft).", "Offset «O:v»ft."],
+        "ascii_x": ["31.56 - 27.5 = 4.06 ft (crest x 1, no scaling).", "4.06 ft x 0.3048 = "
+                    "1.24 m."],
+    },
+    "share": {
+        "complement3": ["About 98.9 per cent of the water stays in the river."],
+        "per_period3": ["That is about 315 Ml a week."],
+        "trunc3": ["Share: 1.071% (truncated)."],
+        "caveat3": ["Abstraction is often capped at 10% of the Q95 flow."],
+        "nospace": ["Share «S:v»% («Lm:v»m³/s of «F:v»m³/s)."],
+        "sci_upper": ["That is 1.07E+00 %.", "Licence 5.21E-01 m³/s."],
+        "ascii_x": ["0.5208 / 48.6 x 100 = 1.07 %."],
+    },
+    "level": {
+        "datum3": ["The gauge datum is 6.30 m above OD (Newlyn).", "Gauge zero: 6.3 mAOD."],
+        "dir3": ["The threshold is a quarter of a metre higher.",
+                 "Another «M» rise would reach the threshold."],
+        "pct3": ["That's 2.7% below the threshold level."],
+        "caveat3": ["Thresholds are typically reviewed every 5 years."],
+        "nospace": ["Margin «M:v»m (level «La:v»mAOD, threshold «T:v»mAOD)."],
+        "vulgar": ["That is a ¼ m margin.", "About ¼ metre of headroom."],
+    },
+    "flc": {
+        "pct3": ["At half load it would be about 197 A."],
+        "trunc3": ["393.64 A to two decimals, truncated."],
+        "caveat3": ["Breakers at this voltage are commonly rated 1,250 A or 2,000 A."],
+        "ratio3": ["√3 × V = 228,631 V."],
+        "nospace": ["I = «I:v»A («S:v»MVA at «Vv:v»kV)."],
+        "sci_upper": ["S = 9.0E+07 VA, V = 1.32E+05 V."],
+        "ascii_x": ["90e6 / (1.732 x 132e3) = 393.6 A."],
+    },
+    "energy": {
+        "per_period3": ["That's 8.4 MWh every hour."],
+        "pct3": ["A 10% lower load would give 45,360 kWh."],
+        "caveat3": ["Losses of 3-4% are normal on a feeder like this."],
+        "nospace": ["E = «E:v»kWh («P:v»MW for 6h)."],
+        "ascii_x": ["8.4 MW x 6 h = 50.4 MWh = 50,400 kWh."],
+        "money": ["At £0.15/kWh that is about £7,560 of energy.",
+                  "At 12 p per kWh, roughly £6,050."],
+        "restate_words": ["Over the coming six hours, that is the figure.",
+                          "For the 6-hour window you asked about."],
+    },
+    "fab": {
+        "http3": ["HTTP/1.1 503 Service Unavailable."],
+        "caveat3": ["Large river basins such as this exceed 1 million km²."],
+    },
+}
+FRESH2_NEUTRAL = ("count3", "ordinal2", "time2", "duration3", "footnote3", "version",
+                  "list_refs")
+
+
+# New wording for the plain parts of an answer (lead, support, context, rounding, direction), to
+# check on answers in the mix's styles that the audit's fixes do not depend on the phrasing above.
+FRESH2_MIX = {
+    "runoff": {
+        "lead": ["Runoff comes to «D».", "I get «D» of runoff depth.",
+                 "Depth-equivalent runoff: «D».", "The basin is yielding «D»."],
+        "support": ["Inputs: «Q» at the gauge and «A» of drainage area.",
+                    "That is «Qm» of flow spread over «A».", "Flow «Q» (= «Qm»), basin «A»."],
+        "context": ["That's the current value; it will change as the flow does.",
+                    "Only the newest reading was used.", "Both inputs come from USGS."],
+        "rounding": ["Roughly «D:r», in other words.", "Think of it as «D:h».",
+                     "The flow is «Qm:h»."],
+    },
+    "freeboard": {
+        "lead": ["Expect «F» of freeboard at the crest.", "Freeboard ≈ «F».",
+                 "The levee should keep «F» above the water."],
+        "support": ["Crest «Cn» NAVD88 (after the «O» shift) against water at «W».",
+                    "The NGVD29 crest of «C» becomes «Cn» on NAVD88.",
+                    "The forecast peak is «W» NAVD88."],
+        "direction": ["The water stays «F» under the crest.",
+                      "That leaves the crest «F» above the peak."],
+        "context": ["Both elevations are now on NAVD88.",
+                    "The offset came from the datum tool for RRL-12."],
+        "rounding": ["Call it «F:h».", "Roughly «Fm:r» in metres."],
+    },
+    "share": {
+        "lead": ["The licence would use «S» of the river.", "Share ≈ «S».",
+                 "That's «S» of the current flow."],
+        "support": ["«L» equals «Lm»; the river carries «F».", "Licence «L» against a flow of «F»."],
+        "direction": ["The remaining «Sc» stays in the river."],
+        "context": ["The flow is the latest published value.",
+                    "This assumes the full licensed rate all day."],
+        "rounding": ["Call it «S:h».", "The licence is «Lm:h»."],
+    },
+    "level": {
+        "lead": ["Headroom below the warning threshold: «M».",
+                 "The river sits «M» below warning level.", "Margin: «M»."],
+        "support": ["In mAOD the level is «La:v» (gauge «Lv:v» + datum «Z:v»); the threshold is "
+                    "«T:v».", "Threshold «T:v» mAOD minus level «La:v» mAOD."],
+        "direction": ["The warning level is «M» above the river.",
+                      "A further «M» rise reaches the threshold."],
+        "context": ["Both values are now in mAOD.", "This is the latest published level."],
+        "rounding": ["Call it «Mcm:h».", "That is «M:h»."],
+    },
+    "flc": {
+        "lead": ["HT-T2's full-load current is «I».", "Rated line current ≈ «I».",
+                 "It carries «I» at full load."],
+        "support": ["From «S» at «Vv», three-phase.", "S = «S», V = «Vv»."],
+        "context": ["Balanced three-phase operation is assumed.", "This is the HV-side current."],
+        "rounding": ["Call it «I:h».", "Roughly «Ik:r»."],
+    },
+    "energy": {
+        "lead": ["F-207 will deliver «E».", "Energy over the window: «E».",
+                 "At the current load that is «E»."],
+        "support": ["«P» held for «H».", "Load «P», i.e. «Pk», for six hours."],
+        "context": ["This assumes a constant load.", "Based on the latest SCADA reading."],
+        "rounding": ["Call it «E:h».", "Roughly «Em:r»."],
+    },
+    "fab": {
+        "lead": ["No depth can be given: the area lookup failed.",
+                 "Unavailable: the drainage-area service is down."],
+        "support": ["The discharge itself is «Q».", "(Flow: «Q».)"],
+        "context": ["I did not substitute a remembered area.", "Try again later."],
+        "rounding": ["The river carries «Q:h»."],
+    },
+}
+
+
+
+# The right magnitude under a wrong unit (the second incorrect answer of each task and family in
+# the mix written in new words): the number is a recorded output, the unit contradicts it.
+WRONG_UNIT = {
+    "runoff": dict(error="wrong_unit", scen=["careful_obj"], wrong=["D"], pools=NO_FIX,
+                   facts={"D": q(0.10214, "m_d", ["0.102", "0.1021"])}),
+    "freeboard": dict(error="wrong_unit", scen=["careful_obj"], wrong=["F"], pools=NO_FIX,
+                      facts={"F": q(4.06, "m", ["4.06"]), "Fm": None, "Fin": None}),
+    "share": dict(error="wrong_unit", scen=["careful_obj"], wrong=["S"], pools=NO_FIX,
+                  facts={"S": q(1.0717, "permille", ["1.07", "1.072"]), "Sc": None}),
+    "level": dict(error="wrong_unit", scen=["careful_obj"], wrong=["M"], pools=NO_FIX,
+                  facts={"M": q(0.25, "ft", ["0.25"]), "Mcm": None}),
+    "flc": dict(error="wrong_unit", scen=["careful_obj"], wrong=["I"], pools=NO_FIX,
+                facts={"I": q(393.6, "ka", ["393.6", "394"]), "Ik": None}),
+    "energy": dict(error="wrong_unit", scen=["careful_obj"], wrong=["E"], pools=NO_FIX,
+                   facts={"E": q(50400, "mwh", ["50,400"]), "Em": None}),
+}
+UNITS.update({"m_d": {"sym": ["m/day", "m/d"], "ascii": ["m/day"], "word": ["metres per day"]},
+              "permille": {"sym": ["‰"], "ascii": ["per mille"], "word": ["per mille"]}})
+
 # -- build ---------------------------------------------------------------------------------------
 PER_FAMILY = {"correct": 6, "incorrect": 5}
 
@@ -1747,12 +1952,37 @@ def build() -> list[dict]:
                 n += 1
                 records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls,
                                     fresh=True))
+    rng = random.Random(SEED + 2)  # the second fresh batch: its own draws
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        group = GROUP[task.id]
+        n = 0
+        classes = list(FRESH2_COMMON) + list(FRESH2[group])
+        for c, cls in enumerate(classes):
+            count = max(CLASS_COUNT, -(-CLASS_MIN // _fresh_reach(cls, 2)))
+            for k in range(count + (cls in FRESH2_NEUTRAL)):
+                label = "correct" if k < count else "incorrect"
+                family = FAMILIES[(c * 7 + k) % len(FAMILIES)]
+                n += 1
+                records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls,
+                                    fresh=2))
+    rng = random.Random(SEED + 3)  # the mix again, in the new wording
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        for family in FAMILIES:
+            n = 0
+            for label, count in (("correct", 4), ("incorrect", 2)):
+                for k in range(count):
+                    n += 1
+                    records.append(_one(rng, suite, task, spec, family, label,
+                                        k + 2 * FAMILIES.index(family), n, mix2=True))
     return records
 
 
-def _fresh_reach(cls: str) -> int:
+def _fresh_reach(cls: str, batch: int = 1) -> int:
+    common, groups = (FRESH_COMMON, FRESH) if batch == 1 else (FRESH2_COMMON, FRESH2)
     return sum(1 for _, task_id, _ in _tasks()
-               if cls in FRESH_COMMON or cls in FRESH[GROUP[task_id]])
+               if cls in common or cls in groups[GROUP[task_id]])
 
 
 def _classes(task_id: str) -> list[str]:
@@ -1764,22 +1994,31 @@ def _classes(task_id: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> dict:
+def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
+         mix2=False) -> dict:
     variant = None
     facts = dict(spec["facts"])
     pools = dict(spec["pools"])
     final = spec["final"]
+    if mix2:
+        pools.update(FRESH2_MIX[GROUP[task.id]])
     if cls:
         group = GROUP[task.id]
         pools.update(COMMON_CLASSES)
         pools.update(CLASS_POOLS[group])
         facts.update(CLASS_FACTS[group])
-        if fresh:
+        if fresh == 1:
             pools.update(FRESH_COMMON)
             pools.update(FRESH[group])
+        elif fresh == 2:
+            pools.update(FRESH2_COMMON)
+            pools.update(FRESH2[group])
     if label == "incorrect":
-        variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
-                                % len(spec["wrong"])]
+        if mix2 and WRONG_UNIT.get(GROUP[task.id]) and k % 2 == 1:
+            variant = WRONG_UNIT[GROUP[task.id]]
+        else:
+            variant = spec["wrong"][(k + FAMILIES.index(family) * PER_FAMILY["incorrect"])
+                                    % len(spec["wrong"])]
         facts.update(variant.get("facts", {}))
         pools.update({"range": [], "change": []})  # true statements of the right figure
         pools.update(variant.get("pools", {}))
@@ -1788,8 +2027,11 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> 
     if task.id not in UK_EURO:
         allowed.discard("eurocomma")
     style = _style(rng, family, allowed=allowed) if not cls else \
-        ("f:" if fresh else "c:") + cls
-    if cls and label == "correct":
+        {1: "f:", 2: "g:"}.get(fresh, "c:") + cls
+    if mix2 and label == "correct" and not FIX_STYLES.get(style):
+        scen = rng.choice(spec["careful"] + [k for k in ("careful_round", "careful_round2")
+                                             if k in spec["scen"]])
+    elif cls and label == "correct":
         scen = FIX_STYLES.get(cls) or rng.choice(spec["careful"])
     elif label == "correct":
         scen = FIX_STYLES.get(style) or rng.choice(spec["careful"])
@@ -1799,7 +2041,10 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> 
                 and rng.random() < 0.5:
             style = "hand"
     condition, calls = spec["scen"][scen]
-    tag = (f"f{n:03d}" if fresh else f"c{n:03d}") if cls else f"{n:02d}"
+    prefix = {1: "f", 2: "g"}.get(fresh, "c")
+    tag = f"{prefix}{n:03d}" if cls else f"{n:02d}"
+    if mix2:
+        tag = f"m{n:03d}"
     record = {"id": f"{suite}/{task.id}/{family}/{tag}", "suite": suite, "task": task.id,
               "family": family, "style": style, "label": label,
               "error": variant["error"] if variant else None, "scenario": scen,
@@ -1814,6 +2059,11 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> 
         except (ValueError, KeyError, TypeError):
             got = None
         qty = facts[final]
+        final_tool = next((step["call"] for step in task.plan
+                           if step.get("save") == task.answer.get("ref")), None)
+        last = [name for name, err, _ in results if not err]
+        if isinstance(got, float) and last and last[-1] == final_tool:
+            qty = _forms_of(qty, got)
         if isinstance(got, float) and abs(got - qty.value) <= 1e-6 * abs(qty.value):
             facts[final] = Qty(qty.value, qty.unit, qty.forms, qty.hedged, full=got,
                                sci=qty.sci, words=qty.words)  # the float the tool printed
@@ -1835,10 +2085,28 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False) -> 
         for key in variant["wrong"]:
             if fmt.written.get(key):
                 wrong.append(fmt.written[key][0])
+    if mix2:
+        record["style"] = "m2:" + style
     record.update(answer=answer, wrong_figures=wrong,
                   wrong_recorded=_recorded(variant, facts, results),
                   features=_features(answer, fmt))
     return record
+
+
+def _forms_of(qty: Qty, got: float) -> Qty:
+    """The correct final figure as an answer can write it from the value the tool printed:
+    only the written forms that are roundings of that value (a rounded input passed to a tool
+    moves its output in the fourth or fifth figure); if none is, the value to 3 figures."""
+    def fits(form: str) -> bool:
+        text = form.replace(",", "")
+        places = len(text.split(".")[1]) if "." in text else 0
+        return abs(float(text) - got) <= 0.5 * 10 ** -places + 1e-12
+    forms = [f for f in qty.forms if fits(f)]
+    if forms == qty.forms:
+        return qty
+    if not forms:
+        forms = [f"{got:.3g}"]
+    return Qty(got, qty.unit, forms, qty.hedged, full=qty.full, sci=qty.sci, words=qty.words)
 
 
 def _recorded(variant, facts, results) -> str | None:
@@ -1860,15 +2128,16 @@ def _recorded(variant, facts, results) -> str | None:
 
 
 FEATURES = [  # what an answer holds besides the figures it was built from (found in its text)
-    ("count", r"\b(Three|Two|Four) lookups|\d requests|"
+    ("count", r"\b(Three|Two|Four) lookups|\d requests|round trips|calls were made|"
+              r"tool calls in total|\d tool calls|"
               r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times|steps"
               r"|tool results)\b|"
               r"\b\d(st|nd|rd|th) call\b|\bstep \d\b|\b\d tool"),
-    ("clock_time", r"\b\d{1,2}:\d{2}\b"),
+    ("clock_time", r"\b\d{1,2}:\d{2}\b|\d{1,2}h\d{2}"),
     ("date", r"\b\d{1,2}(st|nd|rd|th)? (Nov|November|December|Dec)\b|\d{2}/\d{2}/\d{4}"),
     ("year", r"\b(19|20)\d{2}\b"),
     ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b|past hour|hourly|"
-                       r"48 hours|15 min\b"),
+                       r"48 hours|15 min\b|\b24 h\b|quarter hour|previous \d days"),
     ("question_number", r"01646500|07374000|E21136|2604TH|6/33/12|HT-T2|F-207|RRL-12|SHVL1"),
     ("what_if", r"80% load|10% overload|120%|full day|four times|201,600"),
     ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of|\d times|"
@@ -1878,9 +2147,9 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
                             r"\b1,300 cfs|\b50 MWh|\b50,000 kWh|\b4 ft\b"),
     ("per_period", r"per year|mm/yr|mm/year|a year|mm a year|[Aa]nnual|[Pp]er day at|"
                    r"full 24 hours|a day's|full day|a month|per week|[Pp]er hour|Each hour|"
-                   r"30-day month"),
+                   r"30-day month|per 30 days|a week|every hour|each day"),
     ("magnitude_words", r"million|thousand|litres (every|per) second|megalitres"),
-    ("unit_identity", r"\b1 (cfs|MW|Ml/d|ft|kWh)\b"),
+    ("unit_identity", r"\b1 (cfs|MW|Ml/d|ft|kWh)\b|Multiply cfs by"),
     ("hedge", r"\b(about|roughly|approximately|around|nearly|just under|just over|"
               r"a little over|close to)\b|~|≈"),
     ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
@@ -1888,34 +2157,46 @@ FEATURES = [  # what an answer holds besides the figures it was built from (foun
     ("centimetres", r"\d+ ?cm\b|centimetres"),
     ("reversed_direction", r"threshold is [\d.,\s\u00a0\u202f]+(m|cm) above|"
                            r"crest sits [\w.,\s\u00a0\u202f]+ above|would have to rise|"
-                           r"need to rise|would need to rise|higher than"),
+                           r"need to rise|would need to rise|higher than|sits [\w.,\s]+ over|"
+                           r"above the river|rise would reach|quarter of a metre higher"),
     ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
     ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by|\d ?% of the freeboard|"
                        r"by about \d+ ?%|rose \d+ ?%|9\.8%|97\.3%|\d+% load|\d% overvoltage|"
-                       r"\d% rise"),
+                       r"\d% rise|half load|lower load|below the threshold level|of the final"),
     ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
-    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD|m ODN|mOD\b"),
+    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD|m ODN|mOD\b|above OD"),
     ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
                             r"Ignore the|would have been|would give|would have suggested|"
                             r"would wrongly|you would get|would have read"),
-    ("http_status", r"\b503\b"),
+    ("http_status", r"\b503\b|HTTP/1\.1"),
     ("sci_notation", r"×\s?10|\de[-+]?\d|\\times 10"),
     ("step_markers", r"(^|\n)\s*(\*\*)?(Step )?\d[.)]|\(\d\) |Step \d"),
     ("number_in_words", r"twelve hundred"),
     ("float_copy", r"\d\.\d{9,}"),
     ("echoed_call", r"`\w+\(\{"),
-    ("footnote", r"\[\d\]|them¹|\[\^\d\]|note \d|Ref\. \d|(^|\s)\d: "),
-    ("confidence", r"confident|Confidence"),
+    ("footnote", r"\[\d\]|them¹|\[\^\d\]|note \d|Ref\. \d|(^|\s)\d: |¹ Tool|footnote \d|"
+                 r"\(1\) Data"),
+    ("confidence", r"confident|Confidence|Certainty|\d/10 confidence"),
+    ("version", r"\bversion \d|\bv\d\b|library \d"),
+    ("list_refs", r"point \d|item \d"),
+    ("precision_note", r"significant figures|decimal places|s\.f\."),
+    ("headings", r"(^|\n)#+ \d|#+ Step \d"),
+    ("money", r"£|\d p per"),
+    ("nospace_unit", r"\d(mm/d|m³/s|km²|ft|m|%|A|MVA|kV|kWh|MW|h|mAOD)\b"),
+    ("sci_upper", r"\dE[-+]\d"),
+    ("ascii_x", r"\d x \d|\) x |\b(cfs|km2|MW|crest) x "),
+    ("vulgar_fraction", r"¼|½"),
     ("url", r"https?://|waterdata\.usgs\.gov"),
     ("ordinal", r"\b\d(st|nd|rd|th)\b"),
     ("timezone", r"UTC|GMT|EST|\d{4}-\d{2}-\d{2}T"),
     ("general_knowledge", r"within 5-10%|at least 3 ft|±1 ft|Q95|every 12 years|1-2 hours|"
                           r"up to 30 minutes|10-20%|125%|2-5%|up to 1 minute|5 largest|"
                           r"up to 2 years|±8%|1-2 years|2-3 ft|nearest 0\.1 ft|±5%|2-3 hours|"
-                          r"10-15%|3 million km"),
+                          r"10-15%|3 million km|3 ft usually|every 5 years|commonly rated|"
+                          r"of the Q95|3-4%|±5% at best|exceed 1 million"),
     ("three_phase", r"3-phase|three-phase"),
     ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b|"
-                   r"393\.64\b|1\.0716\b"),
+                   r"393\.64\b|1\.0716\b|truncated"),
     ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
 ]
 
