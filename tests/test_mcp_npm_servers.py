@@ -230,11 +230,12 @@ EVERYTHING_CALLS: list[tuple[str, dict]] = [
     ("trigger-sampling-request", {"prompt": "two plus two?", "maxTokens": 7}),
     ("trigger-elicitation-request", {}),
     ("get-roots-list", {}),
+    ("trigger-long-running-operation", {"duration": 0.2, "steps": 2}),
     ("get-sum", {"a": "2"}),                                      # refused by the server
 ]
 
 
-async def everything_session(server, mode: str, *, calls=EVERYTHING_CALLS, extra=()) -> dict:
+async def everything_session(server, mode: str, calls: list) -> dict:
     """One whole session against server-everything, as data."""
     rec = Recorder()
     t: dict = {}
@@ -255,21 +256,14 @@ async def everything_session(server, mode: str, *, calls=EVERYTHING_CALLS, extra
             ("resource-prompt", {"resourceType": "Text", "resourceId": "3"}))]
         t["completions"] = [dump(await c.complete(types.PromptReference(
             type="ref/prompt", name="completable-prompt"), {"name": "department", "value": "E"}))]
-        t["calls"] = [plain(await c.call_tool(n, a)) for n, a in calls]
-        progress: list = []
+        t["calls"] = []
+        for name, args in calls:
+            progress: list = []
 
-        async def on_progress(p, total, message):
-            progress.append((p, total, message))
-        t["long"] = [plain(await c.call_tool("trigger-long-running-operation",
-                                             {"duration": 0.2, "steps": 2},
-                                             progress_callback=on_progress)), progress]
-        t["extra"] = []
-        for name, args in extra:
-            got: list = []
-
-            async def on(p, total, message, got=got):
-                got.append((p, total, message))
-            t["extra"].append([plain(await c.call_tool(name, args, progress_callback=on)), got])
+            async def on_progress(p, total, message, progress=progress):
+                progress.append([p, total, message])
+            result = await c.call_tool(name, args, progress_callback=on_progress)
+            t["calls"].append({**plain(result), "progress": progress})
         # logging and subscriptions: each toggle sends its first message at once
         await c.set_logging_level("debug")
         t["logging"] = [scrub(plain(await c.call_tool("toggle-simulated-logging", {}))
@@ -281,6 +275,10 @@ async def everything_session(server, mode: str, *, calls=EVERYTHING_CALLS, extra
                                ["content"][0]["text"])
         await rec.updated.wait()
         await c.unsubscribe_resource(uri)
+        # toggled off again, or the server's timers keep node alive after stdin closes and the
+        # client waits 2 s before terminating it
+        t["toggled_off"] = [scrub(plain(await c.call_tool(n, {}))["content"][0]["text"])
+                            for n in ("toggle-simulated-logging", "toggle-subscriber-updates")]
     # server-everything asks for the roots on a timer 350 ms after initialisation, and again
     # from get-roots-list if that first answer has not arrived yet: where the request (and its
     # log line) falls among the rest, and whether it came once or twice, differs between any two
@@ -296,16 +294,108 @@ def everything_stdio() -> list[str]:
     return [NODE or "node", entry("server-everything"), "stdio"]
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_everything_passes_through_unchanged(mode):
-    direct = run(lambda: everything_session(params(everything_stdio()), mode))
-    guarded = run(lambda: everything_session(params(proxy("--", *everything_stdio())), mode))
-    same(direct, guarded)
-    # the transcript holds what it claims to (a broken session would compare equal too)
+# Annotations a user might write for server-everything: temperatures in kelvin for get-sum, the
+# documented seconds of the long-running operation, a count, and the units of the weather
+# result (its outputSchema says "Temperature in celsius" and "Humidity percentage").
+EVERYTHING_ANNOTATIONS = """
+[tools."get-sum".params]
+a = "K"
+b = "K"
+[tools."trigger-long-running-operation".params]
+duration = "s"
+steps = "1"
+[tools."get-resource-links".params]
+count = "1"
+[tools."get-structured-content"]
+returns = { temperature = "degC", humidity = "%" }
+"""
+ANNOTATED_TOOLS = {"get-sum", "trigger-long-running-operation", "get-resource-links",
+                   "get-structured-content"}
+
+# (tool, arguments through the proxy, the arguments the direct run sends or None, check)
+ANNOTATED_CASES: list[tuple] = [
+    ("get-sum", {"a": 2, "b": 3.5}, {"a": 2, "b": 3.5}, "same"),  # bare: the declared unit
+    ("get-sum", {"a": "20 degC", "b": {"value": 10, "unit": "degC"}},
+     {"a": 293.15, "b": 283.15}, "same"),
+    ("trigger-long-running-operation", {"duration": "0.005 min", "steps": "2"},
+     {"duration": 0.3, "steps": 2}, "same"),                      # with its progress
+    ("trigger-long-running-operation", {"duration": {"value": 200, "unit": "ms"}},
+     {"duration": 0.2}, "same"),                                  # steps left to the server
+    ("get-resource-links", {"count": "2"}, {"count": 2}, "same"),
+    ("get-structured-content", {"location": "New York"}, {"location": "New York"},
+     "labelled"),                                                 # 33 degC, 82 %
+    ("get-sum", {"a": 33, "b": 1}, None, ("refused", "degC")),    # copied from the result
+    ("get-sum", {"a": "33 degC", "b": 1}, {"a": 306.15, "b": 1}, "same"),
+    ("get-sum", {"a": "3 m", "b": 1}, None, ("refused", "K")),
+    ("trigger-long-running-operation", {"duration": "2 kg"}, None, ("refused", "s")),
+    ("get-sum", {"a": "20 degC"}, None, ("refused", "b")),        # required, asked for
+]
+DIRECT_CALLS = EVERYTHING_CALLS + [c[2] and (c[0], c[2]) for c in ANNOTATED_CASES if c[2]]
+# the base calls an annotated run makes unchanged (get-sum's are under annotation there)
+UNTOUCHED = [i for i, c in enumerate(EVERYTHING_CALLS) if c[0] not in ANNOTATED_TOOLS]
+
+
+@pytest.fixture(scope="module")
+def everything_direct() -> dict:
+    """The direct transcript every proxied run is compared with (the TypeScript SDK 1.x server
+    speaks the 2025 revisions: an ``auto`` client settles on the same handshake as ``legacy``,
+    which ``test_everything_passes_through_unchanged[auto]`` checks through the proxy)."""
+    return run(lambda: everything_session(params(everything_stdio()), "legacy", DIRECT_CALLS))
+
+
+def check_everything_direct(direct: dict) -> None:
+    """The transcript holds what it claims to (a broken session on both sides would compare
+    equal)."""
     assert direct["server"][0]["name"] == "mcp-servers/everything"
-    assert direct["long"][1] == [[1.0, 2.0, None], [2.0, 2.0, None]]
+    assert direct["server"][1] == "2025-11-25"
+    long = next(c for (n, _), c in zip(DIRECT_CALLS, direct["calls"])
+                if n == "trigger-long-running-operation")
+    assert long["progress"] == [[1.0, 2.0, None], [2.0, 2.0, None]]
     assert {json.loads(r)[0] for r in direct["requests"]} >= {"sampling", "elicitation", "roots"}
     assert '{"simulated": true}' in direct["logged"] and direct["updated"]
-    assert direct["calls"][-1]["isError"] is True               # "a": "2" refused upstream
+    assert direct["calls"][len(EVERYTHING_CALLS) - 1]["isError"] is True  # "a": "2" upstream
     kinds = {c["type"] for call in direct["calls"] for c in call["content"]}
     assert kinds >= {"text", "image", "resource_link", "resource"}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_everything_passes_through_unchanged(mode, everything_direct):
+    check_everything_direct(everything_direct)
+    guarded = run(lambda: everything_session(params(proxy("--", *everything_stdio())), mode,
+                                             DIRECT_CALLS))
+    same(everything_direct, guarded)
+
+
+def test_everything_annotated(everything_direct, tmp_path):
+    ann = tmp_path / "everything.toml"
+    ann.write_text(EVERYTHING_ANNOTATIONS)
+    calls = [EVERYTHING_CALLS[i] for i in UNTOUCHED] + [(c[0], c[1]) for c in ANNOTATED_CASES]
+    guarded = run(lambda: everything_session(
+        params(proxy("--annotations", str(ann), "--", *everything_stdio())), "legacy", calls))
+    direct = everything_direct
+    # nothing the annotations do not name changes
+    same({k: v for k, v in direct.items() if k not in ("tools", "calls")},
+         {k: v for k, v in guarded.items() if k not in ("tools", "calls")})
+    d_tools = {t["name"]: t for t in direct["tools"]}
+    g_tools = {t["name"]: t for t in guarded["tools"]}
+    assert list(d_tools) == list(g_tools)
+    same({n: t for n, t in d_tools.items() if n not in ANNOTATED_TOOLS},
+         {n: t for n, t in g_tools.items() if n not in ANNOTATED_TOOLS})
+    same([direct["calls"][i] for i in UNTOUCHED], guarded["calls"][:len(UNTOUCHED)])
+    # the annotated calls
+    d_extra = iter(direct["calls"][len(EVERYTHING_CALLS):])
+    for (tool, args, d_args, check), got in zip(ANNOTATED_CASES, guarded["calls"][len(UNTOUCHED):]):
+        where = f"{tool}({args})"
+        want = next(d_extra) if d_args else None
+        if check == "same":
+            same(want, got)
+            assert not got["isError"], where
+        elif check == "labelled":
+            assert not got["isError"] and got["structuredContent"] == want["structuredContent"]
+            assert json.loads(got["content"][0]["text"]) == {**want["structuredContent"],
+                "temperature": {"value": 33, "unit": "degC"},
+                "humidity": {"value": 82, "unit": "%"}}, where
+        else:
+            assert got["isError"] is True, where
+            text = got["content"][0]["text"]
+            assert check[1] in text, (where, text)
