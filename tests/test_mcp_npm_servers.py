@@ -30,6 +30,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -235,8 +236,12 @@ EVERYTHING_CALLS: list[tuple[str, dict]] = [
 ]
 
 
-async def everything_session(server, mode: str, calls: list) -> dict:
-    """One whole session against server-everything, as data."""
+async def everything_session(server, mode: str, calls: list, standalone: bool = True) -> dict:
+    """One whole session against server-everything, as data. ``standalone=False`` leaves out
+    the messages the server sends outside any request (logs, resource updates), which over
+    Streamable HTTP travel on the optional GET stream: the SDK's HTTP client opens it after the
+    handshake, and server-everything drops what it sends before that (the next one comes 5 s
+    later), so whether the first arrives differs between any two direct runs."""
     rec = Recorder()
     t: dict = {}
     async with rec.client(server, mode) as c:
@@ -268,12 +273,14 @@ async def everything_session(server, mode: str, calls: list) -> dict:
         await c.set_logging_level("debug")
         t["logging"] = [scrub(plain(await c.call_tool("toggle-simulated-logging", {}))
                               ["content"][0]["text"])]
-        await rec.logged.wait()
+        if standalone:
+            await rec.logged.wait()
         uri = "demo://resource/dynamic/text/1"
         await c.subscribe_resource(uri)
         t["subscribe"] = scrub(plain(await c.call_tool("toggle-subscriber-updates", {}))
                                ["content"][0]["text"])
-        await rec.updated.wait()
+        if standalone:
+            await rec.updated.wait()
         await c.unsubscribe_resource(uri)
         # toggled off again, or the server's timers keep node alive after stdin closes and the
         # client waits 2 s before terminating it
@@ -287,6 +294,8 @@ async def everything_session(server, mode: str, calls: list) -> dict:
     t["requests"] = sorted({json.dumps(r, sort_keys=True) for r in rec.requests})
     t["updated"] = [n for n in rec.notes if n[0] == "notifications/resources/updated"][:1]
     t["notes"] = sorted({n[0] for n in rec.notes})
+    if not standalone:
+        del t["logged"], t["updated"], t["notes"]
     return unclocked(t)
 
 
@@ -399,3 +408,73 @@ def test_everything_annotated(everything_direct, tmp_path):
             assert got["isError"] is True, where
             text = got["content"][0]["text"]
             assert check[1] in text, (where, text)
+
+
+# ------------------------------------------------------------------ over HTTP
+
+class Started:
+    """A process that says on stderr when it is ready; the rest of its stderr is drained."""
+
+    def __init__(self, argv: list[str], ready: str, **extra: str) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, env=env(**extra))
+        seen = []
+        for line in self.proc.stderr:
+            seen.append(line)
+            if ready in line:
+                self.line = line.strip()
+                break
+        else:
+            raise AssertionError(f"{argv} exited before saying {ready!r}: {''.join(seen)}")
+        threading.Thread(target=self.proc.stderr.read, daemon=True).start()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def everything_http():
+    port = free_port()
+    server = Started([NODE or "node", entry("server-everything"), "streamableHttp"],
+                     "listening on port", PORT=str(port))
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.stop()
+
+
+
+
+def test_everything_http_upstream(everything_http):
+    """A stdio client -> the proxy -> server-everything's Streamable HTTP endpoint."""
+    direct = run(lambda: everything_session(everything_http, "legacy", DIRECT_CALLS, False))
+    guarded = run(lambda: everything_session(
+        params(proxy("--upstream", everything_http)), "legacy", DIRECT_CALLS, False))
+    same(direct, guarded)
+    assert direct["server"][0]["name"] == "mcp-servers/everything"
+    assert {json.loads(r)[0] for r in direct["requests"]} >= {"sampling", "elicitation", "roots"}
+    long = direct["calls"][DIRECT_CALLS.index(("trigger-long-running-operation",
+                                                {"duration": 0.2, "steps": 2}))]
+    assert long["progress"] == [[1.0, 2.0, None], [2.0, 2.0, None]]
+
+
+@pytest.mark.parametrize("mode", ["legacy"])
+def test_everything_behind_listen(mode, everything_direct):
+    """The SDK's HTTP client -> the proxy's --listen -> the stdio server."""
+    check_everything_direct(everything_direct)
+    listener = Started(proxy("--listen", "0", "--", *everything_stdio()), "serving MCP")
+    try:
+        url = listener.line.rsplit(" ", 1)[1]
+        guarded = run(lambda: everything_session(url, mode, DIRECT_CALLS))
+    finally:
+        listener.stop()
+    same(everything_direct, guarded)
