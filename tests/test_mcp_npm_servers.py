@@ -478,3 +478,146 @@ def test_everything_behind_listen(mode, everything_direct):
     finally:
         listener.stop()
     same(everything_direct, guarded)
+
+
+# ------------------------------------------------------------------ server-memory, server-filesystem
+
+async def sequence(server, mode: str, calls: list, root: str) -> dict:
+    """The tool listing and each call's result, the run's own folder written as <root>."""
+    async with Client(server, mode=mode, read_timeout_seconds=TIMEOUT) as c:
+        tools = await every(c.list_tools, "tools")
+        results = [plain(await c.call_tool(n, a)) for n, a in calls]
+    return json.loads(json.dumps({"tools": tools, "calls": results}).replace(root, "<root>"))
+
+
+MEMORY_CALLS: list[tuple[str, dict]] = [
+    ("create_entities", {"entities": [
+        {"name": "Gauge 07374000", "entityType": "river_gauge",
+         "observations": ["Mississippi River at Baton Rouge", "discharge in ft³/s"]},
+        {"name": "Baton Rouge", "entityType": "city", "observations": ["population 220 000"]}]}),
+    ("create_relations", {"relations": [
+        {"from": "Gauge 07374000", "to": "Baton Rouge", "relationType": "located_in"}]}),
+    ("add_observations", {"observations": [
+        {"entityName": "Baton Rouge", "contents": ["elevation 17 m NAVD88", "ünïcödé ✓"]}]}),
+    ("read_graph", {}),
+    ("search_nodes", {"query": "river"}),
+    ("open_nodes", {"names": ["Baton Rouge", "nowhere"]}),
+    ("delete_observations", {"deletions": [
+        {"entityName": "Baton Rouge", "observations": ["population 220 000"]}]}),
+    ("delete_relations", {"relations": [
+        {"from": "Gauge 07374000", "to": "Baton Rouge", "relationType": "located_in"}]}),
+    ("delete_entities", {"entityNames": ["Gauge 07374000"]}),
+    ("read_graph", {}),
+    ("create_entities", {"entities": [{"name": 3}]}),            # refused by the server
+]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_memory_server_passes_through_unchanged(mode, tmp_path):
+    argv = [NODE or "node", entry("server-memory")]
+    runs = {}
+    for label, command in (("direct", argv), ("guarded", proxy("--", *argv))):
+        root = tmp_path / label
+        root.mkdir()
+        server = params(command, MEMORY_FILE_PATH=str(root / "memory.jsonl"))
+        runs[label] = run(lambda: sequence(server, mode, MEMORY_CALLS, str(root)))
+        assert (root / "memory.jsonl").is_file()          # the graph went where it was told
+    same(runs["direct"], runs["guarded"])
+    final = runs["direct"]["calls"][-2]["structuredContent"]
+    assert [e["name"] for e in final["entities"]] == ["Baton Rouge"]
+    assert final["entities"][0]["observations"] == ["elevation 17 m NAVD88", "ünïcödé ✓"]
+    assert runs["direct"]["calls"][-1]["isError"] is True
+    assert all(not c["isError"] for c in runs["direct"]["calls"][:-1])
+
+
+FS_ANNOTATIONS = """
+[tools.read_text_file.params]
+head = "1"
+tail = "1"
+"""
+
+
+def fs_calls(root: Path, annotated: bool) -> list[tuple]:
+    """(tool, arguments through the proxy, arguments direct or None, check)"""
+    r = str(root)
+    lines = "".join(f"reading {i}: {i * 0.25} m\n" for i in range(12))
+    cases = [
+        ("list_allowed_directories", {}, {}, "same"),
+        ("create_directory", {"path": f"{r}/data"}, {"path": f"{r}/data"}, "same"),
+        ("write_file", {"path": f"{r}/data/stage.txt", "content": lines},
+         {"path": f"{r}/data/stage.txt", "content": lines}, "same"),
+        ("write_file", {"path": f"{r}/data/b.txt", "content": "β\n"},
+         {"path": f"{r}/data/b.txt", "content": "β\n"}, "same"),
+        ("read_text_file", {"path": f"{r}/data/stage.txt"}, {"path": f"{r}/data/stage.txt"},
+         "same"),
+        ("read_text_file", {"path": f"{r}/data/stage.txt", "head": 2},
+         {"path": f"{r}/data/stage.txt", "head": 2}, "same"),
+        ("read_multiple_files", {"paths": [f"{r}/data/b.txt", f"{r}/data/none.txt"]},
+         {"paths": [f"{r}/data/b.txt", f"{r}/data/none.txt"]}, "same"),
+        ("edit_file", {"path": f"{r}/data/b.txt", "edits": [{"oldText": "β", "newText": "γ"}]},
+         {"path": f"{r}/data/b.txt", "edits": [{"oldText": "β", "newText": "γ"}]}, "same"),
+        ("list_directory", {"path": f"{r}/data"}, {"path": f"{r}/data"}, "same"),
+        ("list_directory_with_sizes", {"path": f"{r}/data", "sortBy": "size"},
+         {"path": f"{r}/data", "sortBy": "size"}, "same"),
+        ("directory_tree", {"path": r}, {"path": r}, "same"),
+        ("search_files", {"path": r, "pattern": "*.txt"}, {"path": r, "pattern": "*.txt"},
+         "same"),
+        ("move_file", {"source": f"{r}/data/b.txt", "destination": f"{r}/c.txt"},
+         {"source": f"{r}/data/b.txt", "destination": f"{r}/c.txt"}, "same"),
+        ("read_text_file", {"path": "/etc/hostname"}, {"path": "/etc/hostname"}, "same"),
+    ]
+    if annotated:
+        p = f"{r}/data/stage.txt"
+        cases += [
+            ("read_text_file", {"path": p, "tail": "3"}, {"path": p, "tail": 3}, "same"),
+            ("read_text_file", {"path": p, "head": {"value": 1, "unit": "1"}},
+             {"path": p, "head": 1}, "same"),
+            ("read_text_file", {"path": p, "head": "2 m"}, None, ("refused", "dimensionless")),
+        ]
+    return cases
+
+
+@pytest.mark.parametrize("annotated", [False, True])
+def test_filesystem_server(annotated, tmp_path):
+    argv = [NODE or "node", entry("server-filesystem")]
+    opts = []
+    if annotated:
+        (tmp_path / "fs.toml").write_text(FS_ANNOTATIONS)
+        opts = ["--annotations", str(tmp_path / "fs.toml")]
+    runs = {}
+    for label in ("direct", "guarded"):
+        root = (tmp_path / label).resolve()
+        root.mkdir()
+        cases = fs_calls(root, annotated)
+        if label == "direct":
+            server, calls = params([*argv, str(root)]), [(c[0], c[2]) for c in cases if c[2]
+                                                        is not None]
+        else:
+            server = params(proxy(*opts, "--", *argv, str(root)))
+            calls = [(c[0], c[1]) for c in cases]
+        runs[label] = run(lambda: sequence(server, "legacy", calls, str(root)))
+        assert (root / "c.txt").read_text() == "γ\n"   # the run really wrote its folder
+    d, g = runs["direct"], runs["guarded"]
+    cases = fs_calls(Path("<root>"), annotated)
+    direct = iter(d["calls"])
+    for (tool, args, d_args, check), got in zip(cases, g["calls"], strict=True):
+        want = next(direct) if d_args is not None else None
+        if check == "same":
+            same(want, got)
+        else:
+            assert got["isError"] is True and check[1] in got["content"][0]["text"], got
+    denied = d["calls"][13]
+    assert denied["isError"] and "outside allowed directories" in denied["content"][0]["text"]
+    assert d["calls"][5]["structuredContent"]["content"] == "reading 0: 0.0 m\nreading 1: 0.25 m"
+    if not annotated:
+        same(d["tools"], g["tools"])
+    else:
+        d_tools = {t["name"]: t for t in d["tools"]}
+        g_tools = {t["name"]: t for t in g["tools"]}
+        same({n: t for n, t in d_tools.items() if n != "read_text_file"},
+             {n: t for n, t in g_tools.items() if n != "read_text_file"})
+        gp = g_tools["read_text_file"]["inputSchema"]
+        assert gp["required"] == d_tools["read_text_file"]["inputSchema"]["required"]
+        assert gp["properties"]["head"]["x-unit"] == "1"
+        assert g_tools["read_text_file"]["outputSchema"] == \
+            d_tools["read_text_file"]["outputSchema"]
