@@ -51,6 +51,9 @@ PACKAGES = {"server-everything": "2026.8.31", "server-memory": "2026.8.31",
             "server-filesystem": "2026.8.31"}
 
 pytestmark = [
+    # the client warns that logging and resources/subscribe are gone from 2026-07-28; these
+    # servers speak 2025-11-25, where both are current
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
     pytest.mark.skipif(NODE is None, reason="node is not installed here (Node 20+ runs the npm "
                                             "reference servers)"),
     pytest.mark.skipif(not NPM_ROOT, reason="QG_NPM_SERVERS is not set: `npm install --prefix DIR "
@@ -82,6 +85,20 @@ def run(fn):
         with anyio.fail_after(TIMEOUT * 2):
             return await fn()
     return anyio.run(bounded)
+
+
+def run_both(fa, fb) -> tuple:
+    """Two sessions at once (the direct and the proxied run of a test); their results."""
+    out: list = [None, None]
+
+    async def both():
+        async def one(i, fn):
+            out[i] = await fn()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one, 0, fa)
+            tg.start_soon(one, 1, fb)
+    run(both)
+    return out[0], out[1]
 
 
 def dump(model) -> object:
@@ -194,9 +211,9 @@ def scrub(text: str) -> str:
 
 
 def unclocked(x):
-    """The transcript with the server's clock taken out: dynamic resources say when they were
-    made ("created at 5:52:11 PM", in text and inside base64 blobs), which differs between any
-    two runs."""
+    """The transcript with the server's clock and random ids taken out: dynamic resources say
+    when they were made ("created at 5:52:11 PM", in text and inside base64 blobs), a URL
+    elicitation has a random id; both differ between any two runs."""
     if isinstance(x, dict):
         out = {}
         for k, v in x.items():
@@ -209,7 +226,7 @@ def unclocked(x):
         return out
     if isinstance(x, (list, tuple)):
         return [unclocked(v) for v in x]
-    return CLOCK.sub("<time>", x) if isinstance(x, str) else x
+    return scrub(CLOCK.sub("<time>", x)) if isinstance(x, str) else x
 
 
 # ------------------------------------------------------------------ server-everything
@@ -230,6 +247,7 @@ EVERYTHING_CALLS: list[tuple[str, dict]] = [
     ("gzip-file-as-resource", {"name": "t.txt.gz", "data": "data:text/plain,hello%20world"}),
     ("trigger-sampling-request", {"prompt": "two plus two?", "maxTokens": 7}),
     ("trigger-elicitation-request", {}),
+    ("trigger-url-elicitation", {"url": "https://example.org/consent?x=1"}),
     ("get-roots-list", {}),
     ("trigger-long-running-operation", {"duration": 0.2, "steps": 2}),
     ("get-sum", {"a": "2"}),                                      # refused by the server
@@ -259,8 +277,18 @@ async def everything_session(server, mode: str, calls: list, standalone: bool = 
             ("args-prompt", {"city": "Oslo", "state": "Viken"}),
             ("completable-prompt", {"department": "Engineering", "name": "Alice"}),
             ("resource-prompt", {"resourceType": "Text", "resourceId": "3"}))]
-        t["completions"] = [dump(await c.complete(types.PromptReference(
-            type="ref/prompt", name="completable-prompt"), {"name": "department", "value": "E"}))]
+        ref = types.PromptReference(type="ref/prompt", name="completable-prompt")
+        t["completions"] = [dump(await c.complete(ref, {"name": "department", "value": "E"})),
+                            dump(await c.complete(ref, {"name": "name", "value": ""},
+                                                  context_arguments={"department": "Sales"}))]
+        t["ping"] = dump(await c.send_ping())
+        # a call the client gives up on: it sends notifications/cancelled, and the session goes on
+        try:
+            await c.call_tool("trigger-long-running-operation", {"duration": 1, "steps": 1},
+                              read_timeout_seconds=0.3)
+            t["cancelled"] = "answered"
+        except mcp.MCPError as e:
+            t["cancelled"] = type(e).__name__
         t["calls"] = []
         for name, args in calls:
             progress: list = []
@@ -456,9 +484,10 @@ def everything_http():
 
 def test_everything_http_upstream(everything_http):
     """A stdio client -> the proxy -> server-everything's Streamable HTTP endpoint."""
-    direct = run(lambda: everything_session(everything_http, "legacy", DIRECT_CALLS, False))
-    guarded = run(lambda: everything_session(
-        params(proxy("--upstream", everything_http)), "legacy", DIRECT_CALLS, False))
+    direct, guarded = run_both(
+        lambda: everything_session(everything_http, "legacy", DIRECT_CALLS, False),
+        lambda: everything_session(params(proxy("--upstream", everything_http)), "legacy",
+                                   DIRECT_CALLS, False))
     same(direct, guarded)
     assert direct["server"][0]["name"] == "mcp-servers/everything"
     assert {json.loads(r)[0] for r in direct["requests"]} >= {"sampling", "elicitation", "roots"}
@@ -467,7 +496,7 @@ def test_everything_http_upstream(everything_http):
     assert long["progress"] == [[1.0, 2.0, None], [2.0, 2.0, None]]
 
 
-@pytest.mark.parametrize("mode", ["legacy"])
+@pytest.mark.parametrize("mode", ["auto"])
 def test_everything_behind_listen(mode, everything_direct):
     """The SDK's HTTP client -> the proxy's --listen -> the stdio server."""
     check_everything_direct(everything_direct)
@@ -515,13 +544,17 @@ MEMORY_CALLS: list[tuple[str, dict]] = [
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_memory_server_passes_through_unchanged(mode, tmp_path):
     argv = [NODE or "node", entry("server-memory")]
-    runs = {}
+    sessions = []
     for label, command in (("direct", argv), ("guarded", proxy("--", *argv))):
         root = tmp_path / label
         root.mkdir()
         server = params(command, MEMORY_FILE_PATH=str(root / "memory.jsonl"))
-        runs[label] = run(lambda: sequence(server, mode, MEMORY_CALLS, str(root)))
-        assert (root / "memory.jsonl").is_file()          # the graph went where it was told
+        sessions.append(lambda server=server, root=root: sequence(server, mode, MEMORY_CALLS,
+                                                                   str(root)))
+    direct, guarded = run_both(*sessions)
+    runs = {"direct": direct, "guarded": guarded}
+    for label in runs:                                    # the graph went where it was told
+        assert (tmp_path / label / "memory.jsonl").is_file()
     same(runs["direct"], runs["guarded"])
     final = runs["direct"]["calls"][-2]["structuredContent"]
     assert [e["name"] for e in final["entities"]] == ["Baton Rouge"]
@@ -584,7 +617,7 @@ def test_filesystem_server(annotated, tmp_path):
     if annotated:
         (tmp_path / "fs.toml").write_text(FS_ANNOTATIONS)
         opts = ["--annotations", str(tmp_path / "fs.toml")]
-    runs = {}
+    sessions = []
     for label in ("direct", "guarded"):
         root = (tmp_path / label).resolve()
         root.mkdir()
@@ -595,9 +628,11 @@ def test_filesystem_server(annotated, tmp_path):
         else:
             server = params(proxy(*opts, "--", *argv, str(root)))
             calls = [(c[0], c[1]) for c in cases]
-        runs[label] = run(lambda: sequence(server, "legacy", calls, str(root)))
-        assert (root / "c.txt").read_text() == "γ\n"   # the run really wrote its folder
-    d, g = runs["direct"], runs["guarded"]
+        sessions.append(lambda server=server, calls=calls, root=root: sequence(
+            server, "legacy", calls, str(root)))
+    d, g = run_both(*sessions)
+    for label in ("direct", "guarded"):                   # each run really wrote its folder
+        assert (tmp_path / label / "c.txt").read_text() == "γ\n"
     cases = fs_calls(Path("<root>"), annotated)
     direct = iter(d["calls"])
     for (tool, args, d_args, check), got in zip(cases, g["calls"], strict=True):
