@@ -46,9 +46,10 @@ from mcp import Client, StdioServerParameters, types  # noqa: E402
 TIMEOUT = 30
 NODE = shutil.which("node")
 NPM_ROOT = os.environ.get("QG_NPM_SERVERS")
-# the versions .ci/run installs (and these tests were written against)
-PACKAGES = {"server-everything": "2026.8.31", "server-memory": "2026.8.31",
-            "server-filesystem": "2026.8.31"}
+# the versions .ci/run installs (npm ci of tests/mcp_peers/npm, which its lock file pins)
+PACKAGES = {name.split("/")[1]: version for name, version in json.loads(
+    (Path(__file__).parent / "mcp_peers" / "npm" / "package.json").read_text())
+    ["dependencies"].items()}
 
 pytestmark = [
     # the client warns that logging and resources/subscribe are gone from 2026-07-28; these
