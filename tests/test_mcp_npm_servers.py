@@ -88,18 +88,18 @@ def run(fn):
     return anyio.run(bounded)
 
 
-def run_both(fa, fb) -> tuple:
-    """Two sessions at once (the direct and the proxied run of a test); their results."""
-    out: list = [None, None]
+def run_all(*sessions) -> list:
+    """Sessions at once (the direct and the proxied runs of a test); their results."""
+    out: list = [None] * len(sessions)
 
-    async def both():
+    async def all_of():
         async def one(i, fn):
             out[i] = await fn()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(one, 0, fa)
-            tg.start_soon(one, 1, fb)
-    run(both)
-    return out[0], out[1]
+            for i, fn in enumerate(sessions):
+                tg.start_soon(one, i, fn)
+    run(all_of)
+    return out
 
 
 def dump(model) -> object:
@@ -404,14 +404,21 @@ def test_everything_passes_through_unchanged(mode, everything_direct):
     same(everything_direct, guarded)
 
 
+ANNOTATED_RUN = [EVERYTHING_CALLS[i] for i in UNTOUCHED] + [(c[0], c[1]) for c in ANNOTATED_CASES]
+
+
 def test_everything_annotated(everything_direct, tmp_path):
     ann = tmp_path / "everything.toml"
     ann.write_text(EVERYTHING_ANNOTATIONS)
-    calls = [EVERYTHING_CALLS[i] for i in UNTOUCHED] + [(c[0], c[1]) for c in ANNOTATED_CASES]
     guarded = run(lambda: everything_session(
-        params(proxy("--annotations", str(ann), "--", *everything_stdio())), "legacy", calls))
-    direct = everything_direct
-    # nothing the annotations do not name changes
+        params(proxy("--annotations", str(ann), "--", *everything_stdio())), "legacy",
+        ANNOTATED_RUN))
+    check_annotated(everything_direct, guarded)
+
+
+def check_annotated(direct: dict, guarded: dict) -> None:
+    """The annotated run against the direct one: conversions, labels and refusals where the
+    annotations ask for them, the rest unchanged."""
     same({k: v for k, v in direct.items() if k not in ("tools", "calls")},
          {k: v for k, v in guarded.items() if k not in ("tools", "calls")})
     d_tools = {t["name"]: t for t in direct["tools"]}
@@ -419,24 +426,39 @@ def test_everything_annotated(everything_direct, tmp_path):
     assert list(d_tools) == list(g_tools)
     same({n: t for n, t in d_tools.items() if n not in ANNOTATED_TOOLS},
          {n: t for n, t in g_tools.items() if n not in ANNOTATED_TOOLS})
+    for name in ANNOTATED_TOOLS:       # required, defaults and the output schema's shape kept
+        d, g = d_tools[name], g_tools[name]
+        assert g["inputSchema"].get("required") == d["inputSchema"].get("required")
+        for k, dp in d["inputSchema"]["properties"].items():
+            if "default" in dp:
+                assert g["inputSchema"]["properties"][k]["default"] == dp["default"]
+    sc = g_tools["get-structured-content"]["outputSchema"]
+    assert sc["required"] == d_tools["get-structured-content"]["outputSchema"]["required"]
+    assert sc["properties"]["temperature"]["x-unit"] == "degC"
+    assert g_tools["trigger-long-running-operation"]["inputSchema"]["properties"]["duration"][
+        "x-unit"] == "s"
     same([direct["calls"][i] for i in UNTOUCHED], guarded["calls"][:len(UNTOUCHED)])
-    # the annotated calls
     d_extra = iter(direct["calls"][len(EVERYTHING_CALLS):])
-    for (tool, args, d_args, check), got in zip(ANNOTATED_CASES, guarded["calls"][len(UNTOUCHED):]):
+    for (tool, args, d_args, check), got in zip(ANNOTATED_CASES, guarded["calls"][len(UNTOUCHED):],
+                                                strict=True):
         where = f"{tool}({args})"
         want = next(d_extra) if d_args else None
-        if check == "same":
+        if check == "same":            # the converted value reached the server
             same(want, got)
             assert not got["isError"], where
-        elif check == "labelled":
+        elif check == "labelled":      # the structured content the outputSchema declares, as
+            # sent (the client validated it); the text labels each declared field
             assert not got["isError"] and got["structuredContent"] == want["structuredContent"]
             assert json.loads(got["content"][0]["text"]) == {**want["structuredContent"],
                 "temperature": {"value": 33, "unit": "degC"},
                 "humidity": {"value": 82, "unit": "%"}}, where
-        else:
+        else:                          # refused by the proxy, saying what to send
             assert got["isError"] is True, where
             text = got["content"][0]["text"]
-            assert check[1] in text, (where, text)
+            assert check[1] in text and "Send instead" in text, (where, text)
+    carried = guarded["calls"][len(UNTOUCHED) + 6]["content"][0]["text"]
+    assert "get-structured-content.return.temperature returned 33 degC" in carried
+    assert '{"value": 33, "unit": "degC"}' in carried and "306.15 K" in carried
 
 
 # ------------------------------------------------------------------ over HTTP
@@ -483,18 +505,25 @@ def everything_http():
 
 
 
-def test_everything_http_upstream(everything_http):
-    """A stdio client -> the proxy -> server-everything's Streamable HTTP endpoint."""
-    direct, guarded = run_both(
+def test_everything_http_upstream(everything_http, tmp_path):
+    """A stdio client -> the proxy -> server-everything's Streamable HTTP endpoint, without
+    and with annotations."""
+    ann = tmp_path / "everything.toml"
+    ann.write_text(EVERYTHING_ANNOTATIONS)
+    direct, guarded, annotated = run_all(
         lambda: everything_session(everything_http, "legacy", DIRECT_CALLS, False),
         lambda: everything_session(params(proxy("--upstream", everything_http)), "legacy",
-                                   DIRECT_CALLS, False))
+                                   DIRECT_CALLS, False),
+        lambda: everything_session(params(proxy("--annotations", str(ann), "--upstream",
+                                                everything_http)), "legacy", ANNOTATED_RUN,
+                                   False))
     same(direct, guarded)
     assert direct["server"][0]["name"] == "mcp-servers/everything"
     assert {json.loads(r)[0] for r in direct["requests"]} >= {"sampling", "elicitation", "roots"}
     long = direct["calls"][DIRECT_CALLS.index(("trigger-long-running-operation",
                                                 {"duration": 0.2, "steps": 2}))]
     assert long["progress"] == [[1.0, 2.0, None], [2.0, 2.0, None]]
+    check_annotated(direct, annotated)
 
 
 @pytest.mark.parametrize("mode", ["auto"])
@@ -552,7 +581,7 @@ def test_memory_server_passes_through_unchanged(mode, tmp_path):
         server = params(command, MEMORY_FILE_PATH=str(root / "memory.jsonl"))
         sessions.append(lambda server=server, root=root: sequence(server, mode, MEMORY_CALLS,
                                                                    str(root)))
-    direct, guarded = run_both(*sessions)
+    direct, guarded = run_all(*sessions)
     runs = {"direct": direct, "guarded": guarded}
     for label in runs:                                    # the graph went where it was told
         assert (tmp_path / label / "memory.jsonl").is_file()
@@ -631,7 +660,7 @@ def test_filesystem_server(annotated, tmp_path):
             calls = [(c[0], c[1]) for c in cases]
         sessions.append(lambda server=server, calls=calls, root=root: sequence(
             server, "legacy", calls, str(root)))
-    d, g = run_both(*sessions)
+    d, g = run_all(*sessions)
     for label in ("direct", "guarded"):                   # each run really wrote its folder
         assert (tmp_path / label / "c.txt").read_text() == "γ\n"
     cases = fs_calls(Path("<root>"), annotated)
