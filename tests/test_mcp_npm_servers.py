@@ -51,16 +51,19 @@ PACKAGES = {name.split("/")[1]: version for name, version in json.loads(
     (Path(__file__).parent / "mcp_peers" / "npm" / "package.json").read_text())
     ["dependencies"].items()}
 
-pytestmark = [
-    # the client warns that logging and resources/subscribe are gone from 2026-07-28; these
-    # servers speak 2025-11-25, where both are current
-    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
-    pytest.mark.skipif(NODE is None, reason="node is not installed here (Node 20+ runs the npm "
-                                            "reference servers)"),
-    pytest.mark.skipif(not NPM_ROOT, reason="QG_NPM_SERVERS is not set: `npm install --prefix DIR "
-                       + " ".join(f"@modelcontextprotocol/{p}@{v}" for p, v in PACKAGES.items())
-                       + "` and set QG_NPM_SERVERS=DIR/node_modules"),
-]
+# the client warns that logging and resources/subscribe are gone from 2026-07-28; these servers
+# speak 2025-11-25, where both are current
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+def needs_npm(fn):
+    """Skipped, saying why, without node or without the installed servers."""
+    fn = pytest.mark.skipif(not NPM_ROOT, reason=(
+        "QG_NPM_SERVERS is not set: `npm install --prefix DIR "
+        + " ".join(f"@modelcontextprotocol/{p}@{v}" for p, v in PACKAGES.items())
+        + "` and set QG_NPM_SERVERS=DIR/node_modules"))(fn)
+    return pytest.mark.skipif(NODE is None, reason="node is not installed here (Node 20+ runs "
+                                                   "the npm reference servers)")(fn)
 
 
 def entry(package: str) -> str:
@@ -396,6 +399,7 @@ def check_everything_direct(direct: dict) -> None:
     assert kinds >= {"text", "image", "resource_link", "resource"}
 
 
+@needs_npm
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_everything_passes_through_unchanged(mode, everything_direct):
     check_everything_direct(everything_direct)
@@ -407,6 +411,7 @@ def test_everything_passes_through_unchanged(mode, everything_direct):
 ANNOTATED_RUN = [EVERYTHING_CALLS[i] for i in UNTOUCHED] + [(c[0], c[1]) for c in ANNOTATED_CASES]
 
 
+@needs_npm
 def test_everything_annotated(everything_direct, tmp_path):
     ann = tmp_path / "everything.toml"
     ann.write_text(EVERYTHING_ANNOTATIONS)
@@ -505,6 +510,7 @@ def everything_http():
 
 
 
+@needs_npm
 def test_everything_http_upstream(everything_http, tmp_path):
     """A stdio client -> the proxy -> server-everything's Streamable HTTP endpoint, without
     and with annotations."""
@@ -526,6 +532,7 @@ def test_everything_http_upstream(everything_http, tmp_path):
     check_annotated(direct, annotated)
 
 
+@needs_npm
 @pytest.mark.parametrize("mode", ["auto"])
 def test_everything_behind_listen(mode, everything_direct):
     """The SDK's HTTP client -> the proxy's --listen -> the stdio server."""
@@ -571,6 +578,7 @@ MEMORY_CALLS: list[tuple[str, dict]] = [
 ]
 
 
+@needs_npm
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_memory_server_passes_through_unchanged(mode, tmp_path):
     argv = [NODE or "node", entry("server-memory")]
@@ -640,6 +648,7 @@ def fs_calls(root: Path, annotated: bool) -> list[tuple]:
     return cases
 
 
+@needs_npm
 @pytest.mark.parametrize("annotated", [False, True])
 def test_filesystem_server(annotated, tmp_path):
     argv = [NODE or "node", entry("server-filesystem")]
@@ -686,3 +695,50 @@ def test_filesystem_server(annotated, tmp_path):
         assert gp["properties"]["head"]["x-unit"] == "1"
         assert g_tools["read_text_file"]["outputSchema"] == \
             d_tools["read_text_file"]["outputSchema"]
+
+
+# ------------------------------------------------------------------ --check sees what a client sees
+
+CHECK_ANNOTATIONS = """
+[tools."trigger-sampling-request".params]
+maxTokens = "1"
+[tools."get-sum".params]
+a = "K"
+"""
+
+
+@needs_npm
+def test_check_sees_the_conditional_tools(everything_http, tmp_path):
+    """server-everything lists trigger-sampling-request (and three more) only to clients that
+    declare sampling (elicitation, roots); --check declares them, so annotating such a tool is
+    not reported as a tool the server lacks (it was: exit 5)."""
+    ann = tmp_path / "check.toml"
+    ann.write_text(CHECK_ANNOTATIONS)
+    for where in (["--", *everything_stdio()], ["--upstream", everything_http]):
+        r = subprocess.run(proxy("--annotations", str(ann), "--check", *where),
+                           capture_output=True, text=True, env=env(), timeout=TIMEOUT)
+        assert r.returncode == 0, (where, r.stdout, r.stderr)
+        assert "guarded   trigger-sampling-request(maxTokens [1])" in r.stdout
+        for name in ("get-roots-list", "trigger-elicitation-request", "trigger-url-elicitation"):
+            assert f"untouched {name}\n" in r.stdout, (where, r.stdout)
+
+
+def test_check_declares_what_a_full_client_declares_and_answers_honestly(tmp_path):
+    """The same without node: a server listing tools by capability, and asking the checking
+    client for roots, an elicitation and a sample, which it answers without inventing any."""
+    ann = tmp_path / "cap.toml"
+    ann.write_text('[tools.ask_model.params]\nn = "m"\n[tools.show_roots.params]\nn = "s"\n')
+    answers = tmp_path / "answers.jsonl"
+    server = [sys.executable, str(Path(__file__).parent / "mcp_peers" / "capability_server.py"),
+              str(answers)]
+    r = subprocess.run(proxy("--annotations", str(ann), "--check", "--", *server),
+                       capture_output=True, text=True, env=env(), timeout=TIMEOUT)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert r.stdout.splitlines() == [
+        "guarded   ask_model(n [m])", "guarded   show_roots(n [s])", "untouched always",
+        "untouched ask_user", "annotations match the server"]
+    got = [json.loads(line) for line in answers.read_text().splitlines()]
+    assert got == [{"roots/list": {"roots": []}},
+                   {"elicitation/create": {"action": "decline"}},
+                   {"sampling/createMessage": {
+                       "code": -1, "message": "quantity-guard-mcp --check does not sample"}}]
