@@ -533,17 +533,27 @@ def test_everything_http_upstream(everything_http, tmp_path):
 
 
 @needs_npm
-@pytest.mark.parametrize("mode", ["auto"])
-def test_everything_behind_listen(mode, everything_direct):
-    """The SDK's HTTP client -> the proxy's --listen -> the stdio server."""
+def test_everything_behind_listen(everything_direct, tmp_path):
+    """The SDK's HTTP client -> the proxy's --listen -> the stdio server: unannotated (the
+    client in ``auto`` mode) and annotated (``legacy``), side by side."""
     check_everything_direct(everything_direct)
-    listener = Started(proxy("--listen", "0", "--", *everything_stdio()), "serving MCP")
+    ann = tmp_path / "everything.toml"
+    ann.write_text(EVERYTHING_ANNOTATIONS)
+    plain_l = Started(proxy("--listen", "0", "--", *everything_stdio()), "serving MCP")
     try:
-        url = listener.line.rsplit(" ", 1)[1]
-        guarded = run(lambda: everything_session(url, mode, DIRECT_CALLS))
+        guarded_l = Started(proxy("--annotations", str(ann), "--listen", "0", "--",
+                                  *everything_stdio()), "serving MCP")
+        try:
+            guarded, annotated = run_all(
+                lambda: everything_session(plain_l.line.rsplit(" ", 1)[1], "auto", DIRECT_CALLS),
+                lambda: everything_session(guarded_l.line.rsplit(" ", 1)[1], "legacy",
+                                           ANNOTATED_RUN))
+        finally:
+            guarded_l.stop()
     finally:
-        listener.stop()
+        plain_l.stop()
     same(everything_direct, guarded)
+    check_annotated(everything_direct, annotated)
 
 
 # ------------------------------------------------------------------ server-memory, server-filesystem
@@ -579,7 +589,7 @@ MEMORY_CALLS: list[tuple[str, dict]] = [
 
 
 @needs_npm
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["legacy"])  # auto: server-everything's tests
 def test_memory_server_passes_through_unchanged(mode, tmp_path):
     argv = [NODE or "node", entry("server-memory")]
     sessions = []
@@ -714,13 +724,16 @@ def test_check_sees_the_conditional_tools(everything_http, tmp_path):
     not reported as a tool the server lacks (it was: exit 5)."""
     ann = tmp_path / "check.toml"
     ann.write_text(CHECK_ANNOTATIONS)
-    for where in (["--", *everything_stdio()], ["--upstream", everything_http]):
-        r = subprocess.run(proxy("--annotations", str(ann), "--check", *where),
-                           capture_output=True, text=True, env=env(), timeout=TIMEOUT)
-        assert r.returncode == 0, (where, r.stdout, r.stderr)
-        assert "guarded   trigger-sampling-request(maxTokens [1])" in r.stdout
+    checks = {where[0]: subprocess.Popen(proxy("--annotations", str(ann), "--check", *where),
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True, env=env())
+              for where in (["--", *everything_stdio()], ["--upstream", everything_http])}
+    for where, p in checks.items():    # over stdio and over HTTP, run side by side
+        out, err = p.communicate(timeout=TIMEOUT)
+        assert p.returncode == 0, (where, out, err)
+        assert "guarded   trigger-sampling-request(maxTokens [1])" in out
         for name in ("get-roots-list", "trigger-elicitation-request", "trigger-url-elicitation"):
-            assert f"untouched {name}\n" in r.stdout, (where, r.stdout)
+            assert f"untouched {name}\n" in out, (where, out)
 
 
 def test_check_declares_what_a_full_client_declares_and_answers_honestly(tmp_path):
