@@ -371,7 +371,7 @@ ANNOTATED_CASES: list[tuple] = [
     ("trigger-long-running-operation", {"duration": "2 kg"}, None, ("refused", "s")),
     ("get-sum", {"a": "20 degC"}, None, ("refused", "b")),        # required, asked for
 ]
-DIRECT_CALLS = EVERYTHING_CALLS + [c[2] and (c[0], c[2]) for c in ANNOTATED_CASES if c[2]]
+DIRECT_CALLS = EVERYTHING_CALLS + [(c[0], c[2]) for c in ANNOTATED_CASES if c[2]]
 # the base calls an annotated run makes unchanged (get-sum's are under annotation there)
 UNTOUCHED = [i for i, c in enumerate(EVERYTHING_CALLS) if c[0] not in ANNOTATED_TOOLS]
 
@@ -395,6 +395,8 @@ def check_everything_direct(direct: dict) -> None:
     assert {json.loads(r)[0] for r in direct["requests"]} >= {"sampling", "elicitation", "roots"}
     assert '{"simulated": true}' in direct["logged"] and direct["updated"]
     assert direct["calls"][len(EVERYTHING_CALLS) - 1]["isError"] is True  # "a": "2" upstream
+    assert direct["cancelled"] == "MCPError" and direct["ping"] == {}
+    assert direct["completions"][0]["completion"]["values"] == ["Engineering"]
     kinds = {c["type"] for call in direct["calls"] for c in call["content"]}
     assert kinds >= {"text", "image", "resource_link", "resource"}
 
