@@ -417,10 +417,17 @@ ANNOTATED_RUN = [EVERYTHING_CALLS[i] for i in UNTOUCHED] + [(c[0], c[1]) for c i
 def test_everything_annotated(everything_direct, tmp_path):
     ann = tmp_path / "everything.toml"
     ann.write_text(EVERYTHING_ANNOTATIONS)
+    log = tmp_path / "guard.jsonl"      # with --log a refusal once hung the proxy
     guarded = run(lambda: everything_session(
-        params(proxy("--annotations", str(ann), "--", *everything_stdio())), "legacy",
-        ANNOTATED_RUN))
+        params(proxy("--annotations", str(ann), "--log", str(log), "--", *everything_stdio())),
+        "legacy", ANNOTATED_RUN))
     check_annotated(everything_direct, guarded)
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    refused = [c for c in ANNOTATED_CASES if c[2] is None]
+    assert [(e["tool"], e["violation"]["code"]) for e in events if e["event"] == "violation"] \
+        == [(c[0], code) for c, code in zip(refused, (
+            "unconverted_carry_over", "dimensionality_error", "dimensionality_error",
+            "invalid_arguments"))]
 
 
 def check_annotated(direct: dict, guarded: dict) -> None:
@@ -757,3 +764,31 @@ def test_check_declares_what_a_full_client_declares_and_answers_honestly(tmp_pat
                    {"elicitation/create": {"action": "decline"}},
                    {"sampling/createMessage": {
                        "code": -1, "message": "quantity-guard-mcp --check does not sample"}}]
+
+
+# ------------------------------------------------------------------ --log with a refused call
+
+def test_a_refused_call_is_answered_and_logged_with_log(tmp_path):
+    """With --log, a refused call used to hang the proxy for good: the refusal was logged while
+    the policy's (non-reentrant) lock was held, and writing the log takes that lock. Found with
+    server-everything (get-sum a carried over from a degC result); pinned here without node."""
+    from quantity_guard.mcp.policy import build_policy
+    ann = tmp_path / "a.toml"
+    ann.write_text('[tools.add.params]\na = "m"\n')
+    log = tmp_path / "guard.jsonl"
+    policy = build_policy(str(ann), log_path=str(log))
+    out: list = []
+    done = threading.Event()
+
+    def decide() -> None:
+        out.append(policy.check_call("add", {"a": "3 kg"}))
+        out.append(policy.check_call("add", {"a": "3 km"}))
+        done.set()
+    threading.Thread(target=decide, daemon=True).start()
+    assert done.wait(10), "check_call never returned: a refusal deadlocked with --log"
+    policy.close()
+    assert out[0].action == "refuse" and "kg" in out[0].payload["content"][0]["text"]
+    assert out[1] == ("forward", {"a": 3000})
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in events] == ["violation", "call"]
+    assert events[0]["violation"]["code"] == "dimensionality_error"

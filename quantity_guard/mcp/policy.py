@@ -221,12 +221,15 @@ class QuantityPolicy:
                                 call.finish(ok=False)
                                 raise violation from None
                             forwarded[pname] = arguments[pname]
-            except GuardViolation as violation:
-                self._write_log("violation", tool_name, arguments, violation=violation)
-                result = tool_error(violation.repair())
-                result["_meta"] = {VIOLATION_META: {"code": violation.code,
-                                                    "field": violation.field}}
-                return Decision.refuse(result)
+            except GuardViolation as exc:
+                refused: GuardViolation | None = exc
+            else:
+                refused = None
+        if refused is not None:  # logged once the lock is released (_write_log takes it)
+            self._write_log("violation", tool_name, arguments, violation=refused)
+            result = tool_error(refused.repair())
+            result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
+            return Decision.refuse(result)
         if ann.returns is not None:
             with self._lock:  # remember which call record these forwarded arguments belong to
                 self._inflight[id(forwarded)] = (forwarded, call)
