@@ -136,10 +136,12 @@ def _write_sig(x: float, sig: int = 3) -> str:
 
 
 def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
-                      seed: int = SEED, preamble: str = "") -> dict:
-    """The fraction of random 3-significant-figure numbers accepted as sourced or derived.
-    ``preamble`` is written before each probe (e.g. "With √3 and π: ", so that the
-    constants an answer writes join the products and ratios)."""
+                      seed: int = SEED, preamble: str = "", sig: int = 3) -> dict:
+    """The fraction of random ``sig``-significant-figure numbers accepted as sourced or
+    derived. ``preamble`` is written before each probe (e.g. "With √3 and π: ", so that the
+    constants an answer writes join the products and ratios). With ``sig=1`` the probes are
+    one-figure numbers stated flat ("The value is 400."), which the audit reads as roundings
+    (half the last place, at most 10%)."""
     from quantity_guard import quantity_tool, session
     tools = {u: quantity_tool(lambda value: value, returns={"unit": u}, name=f"read_{u}")
              for u in COMMON_UNITS}
@@ -150,7 +152,7 @@ def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
             for _ in range(n_outputs):
                 tools[rng.choice(COMMON_UNITS)](_round_sig(_log_uniform(rng), 4))
         for _ in range(probes):
-            text = _write_sig(_log_uniform(rng))
+            text = _write_sig(_log_uniform(rng), sig)
             unit = rng.choice(COMMON_UNITS)
             for kind, answer in (("bare", f"{preamble}The value is {text}."),
                                  ("unit", f"{preamble}The value is {text} {unit}.")):
@@ -323,6 +325,7 @@ def figures(*, generated: bool = True, sizes=RANDOM_SIZES, generated_path: Path 
     out["scenarios"] = len({r["scenario"] for r in rows})
     out["random"] = {n: random_acceptance(n, ledgers=300 if n <= 6 else 100)
                      for n in sorted(set(sizes) | {3, 6})}
+    out["random_sig1"] = {n: random_acceptance(n, sig=1) for n in (3, 6)}
     if generated and Path(generated_path).exists():
         rows = run_generated(load_generated(Path(generated_path)))
         out["generated"] = generated_rates(rows)
@@ -410,6 +413,11 @@ def main(argv=None) -> None:
     print(f"random acceptance (sourced or derived; log-uniform over {RANGE[0]:g}..{RANGE[1]:g}, "
           f"3 significant figures; units {', '.join(COMMON_UNITS)}):")
     for n, r in f["random"].items():
+        print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
+              f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
+    print("random acceptance of one-figure numbers stated flat (\"The value is 400.\"; read as "
+          "roundings: half the last place, at most 10%):")
+    for n, r in f["random_sig1"].items():
         print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
               f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
     if args.json:

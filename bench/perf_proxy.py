@@ -5,7 +5,7 @@
 
 Everything runs over real pipes against a stdlib upstream (``quantity_guard.mcp.server`` with two
 trivial tools), driven by a raw JSON-RPC client, so the figures are the proxy's own cost: two
-extra pipe hops, two thread wake-ups and the guard's parsing. Reported medians:
+extra pipe hops, the proxy's wake-ups and the guard's parsing. Reported medians:
 
 * ``call_direct_us`` / ``call_passthrough_us``: one tools/call round trip, direct and through the
   proxy without annotations; ``added_passthrough_us`` is the difference.
@@ -23,7 +23,9 @@ extra pipe hops, two thread wake-ups and the guard's parsing. Reported medians:
   checkout of this project) and ``--annotations``, the same figures for that checkout's proxy,
   timed in the same interleaved run.
 * ``guard_passthrough_us`` / ``guard_guarded_us``: the guard alone, in process, for one request
-  plus its response (no pipes): the CPU part of the added latency.
+  plus its response (no pipes): the CPU part of the added latency. ``guard_settle_us``: the
+  bookkeeping the guarded path puts off until the answer is written (recording the labelled
+  result in the ledger), which the relay does while it waits for the next message.
 * ``startup_direct_ms`` / ``startup_proxied_ms``: from spawning the process to the answer to the
   first tools/list (initialize and tools/list are written at once); ``startup_added_ms`` is the
   difference, the proxy's own start-up. Bytecode is cached (in a temporary directory, even
@@ -104,6 +106,11 @@ class DemoPolicy:
 
 
 _PYCACHE = tempfile.mkdtemp(prefix="qg-perf-pycache-")
+# Every process runs in an empty directory: ``python -m`` puts the working directory first on
+# sys.path, so run from a checkout it would import that checkout's package whatever PYTHONPATH
+# says (and a --baseline run would time the current code twice).
+_CWD = os.path.join(_PYCACHE, "cwd")
+os.makedirs(_CWD, exist_ok=True)
 
 
 def _env() -> dict:
@@ -133,7 +140,7 @@ class _Raw:
     def __init__(self, argv: list[str]) -> None:
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=_env(), bufsize=0)
+                                     stderr=subprocess.DEVNULL, env=_env(), bufsize=0, cwd=_CWD)
         self.out = self.proc.stdout
         self.fd = self.proc.stdin.fileno()
         self.reader = os.fdopen(os.dup(self.out.fileno()), "rb")
@@ -223,21 +230,29 @@ def _startup(argv: list[str]) -> float:
         client.close()
 
 
-def _guard_alone(policy: Any, tool: str, n: int) -> float:
+def _guard_alone(policy: Any, tool: str, n: int) -> tuple[float, float]:
+    """Medians (us) of the guard's work on the answer's path for one request and its result,
+    and of the bookkeeping it puts off until the answer is written (``Guard.settle``, which the
+    relay runs while it waits for the next message)."""
     from quantity_guard.mcp.guard import C2S, S2C, Guard
 
     guard = Guard(policy)
     guard.receive(C2S, INIT.split(b"\n")[0])
     result = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"1209.6"}]}}'
-    samples = []
+    settle = getattr(guard, "settle", None)  # (a --baseline checkout may not have it)
+    samples, later = [], []
     for i in range(n):
         req = _call_line(i + 10, tool)
         res = result % (i + 10)
         t = time.perf_counter_ns()
         guard.receive(C2S, req)
         guard.receive(S2C, res)
-        samples.append((time.perf_counter_ns() - t) / 1000.0)
-    return statistics.median(samples[n // 10:])
+        t1 = time.perf_counter_ns()
+        if settle is not None:
+            settle()
+        later.append((time.perf_counter_ns() - t1) / 1000.0)
+        samples.append((t1 - t) / 1000.0)
+    return statistics.median(samples[n // 10:]), statistics.median(later[n // 10:])
 
 
 def _load_factory(spec: str) -> Callable[[], Any]:
@@ -261,6 +276,10 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     command-line policy instead.
     """
     upstream = _upstream()
+    if annotations is not None:
+        annotations = str(Path(annotations).resolve())
+    if baseline is not None:
+        baseline = str(Path(baseline).resolve())
     med = statistics.median
     out: dict[str, Any] = {"n": n, "python": sys.version.split()[0]}
     pairs = [(upstream, "add"), (_proxy(upstream), "add")]
@@ -276,7 +295,7 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     out["call_direct_us"] = med(samples[0])
     out["call_passthrough_us"] = med(samples[1])
     out["added_passthrough_us"] = med([b - a for a, b in zip(samples[0], samples[1])])
-    out["guard_passthrough_us"] = _guard_alone(None, "add", max(n, 2000))
+    out["guard_passthrough_us"] = _guard_alone(None, "add", max(n, 2000))[0]
     if guarded:
         out["policy"] = annotations or policy_factory
         out["call_direct_converted_us"] = med(samples[2])
@@ -294,7 +313,7 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
             policy = build_policy(annotations)
         else:
             policy = _load_factory(policy_factory)()  # type: ignore[arg-type]
-        out["guard_guarded_us"] = _guard_alone(policy, "guarded", max(n, 2000))
+        out["guard_guarded_us"], out["guard_settle_us"] = _guard_alone(policy, "guarded", max(n, 2000))
     # interleave the start-up runs so that machine load affects both alike (after one run each
     # to fill the bytecode cache)
     _startup(upstream), _startup(_proxy(upstream))
@@ -365,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             ("  added per list, guarded, baseline checkout", "added_list_baseline_us", "us"),
             ("guard alone, request+result, pass-through", "guard_passthrough_us", "us"),
             ("guard+policy alone, request+result, guarded", "guard_guarded_us", "us"),
+            ("  and put off until the answer is written", "guard_settle_us", "us"),
             ("start-up to first tools/list, direct", "startup_direct_ms", "ms"),
             ("start-up to first tools/list, proxied", "startup_proxied_ms", "ms"),
             ("  added start-up                [budget 150]", "startup_added_ms", "ms")]

@@ -57,20 +57,32 @@ _NUM = re.compile(
     r"|(?:\^|\*\*)(?P<pow>[-+\u2212]?\d{1,3})(?![\d.])"
     r"|(?<=10)(?P<sup10>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}))?"
     r"(?P<pct>\s?%|\s(?:per\s?cent|percent)\b)?")
+_FRACTIONS = {"\u00bc": 0.25, "\u00bd": 0.5, "\u00be": 0.75, "\u215b": 0.125, "\u215c": 0.375,
+              "\u215d": 0.625, "\u215e": 0.875}
+_PER_MILLE = re.compile(r"\s?(\u2030|\u2031|per\s?mille\b|permille\b)", re.I)
 _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u2212",
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b))")
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
              "monitoring location", "location", "nwis", "huc", "code", "parameter", "site_no",
              "station_id", "site_id", "sta", "epsg", "srid", "iso", "rfc", "iec", "ieee", "astm",
-             "utc", "gmt", "etc/gmt", "crs", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
+             "utc", "gmt", "etc/gmt", "crs", "count", "http/", "https/", "api", "wgs", "http", "https", "status", "error", "nad", "navd", "ngvd", "osgb", "itrf", "utm")
 _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.", "equation",
                 "option", "section", "appendix", "scenario", "row", "column", "phase")
+# labels read in an answer only ("call 2 returned ...", "version 2.1")
+_ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "page", "chapter",
+                       "clause", "paragraph", "case", "trial", "run", "rank", "priority", "batch",
+                       "tier", "point", "library", "build", "line", "bullet")
+# labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
+_DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
+                       "version", "release", "chapter", "clause", "paragraph", "step", "library",
+                       "build")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
@@ -81,7 +93,9 @@ _BARE_DEGREE = frozenset({"deg", "degree", "degrees", "\u00b0"})
 _HEDGE_WORDS = ("about", "approximately", "approx", "approx.", "roughly", "around", "nearly",
                 "almost", "some", "circa", "ca.", "~", "\u2248", "\u223c", "order of", "under",
                 "over", "up to", "less than", "more than", "at least", "at most", "close to",
-                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly")
+                "near", "within", "below", "above", "just", "estimate", "estimated", "roundly",
+                "call it", "say", "round numbers", "round figures", "rounded", "rounding",
+                "round terms", "ballpark", "order", "or so", "about ~", "some")
 _RANGE_SEP = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*$")
 _MUL_OPS = "\u00d7*/\u00f7\u00b7\u22c5x"
 _MAX_EXP = 300  # beyond 1e300 a float overflows: such a literal is not a measurement
@@ -185,7 +199,8 @@ class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol")
+                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol",
+                 "flat")
 
     def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
                  sign=None) -> None:
@@ -199,6 +214,10 @@ class Number:
         self.sign = sign  # the sign character written, if any
         self.nstart, self.nend = start, end  # the span in the normalised text (LaTeX read)
         self.sig1 = False
+        #: for a one-significant-figure number stated without a hedge ("400 A", "0.4 m"): the
+        #: tolerance of its next place (400 -> 5, 0.4 -> 0.005), used when the answer also
+        #: writes the precise figure it would round (then it is a separate claim); else 0.0
+        self.flat = 0.0
         #: the tolerance the tool-boundary checks read (``written_tolerance``): half a unit in
         #: the last place, at most 3 trailing zeros counted, no one-significant-figure cap
         self.boundary_tol = tolerance
@@ -211,6 +230,7 @@ class Number:
         for name in Number.__slots__:
             object.__setattr__(other, name, getattr(self, name))
         other.tolerance = tolerance
+        other.flat = 0.0  # read at the tolerance given, for every look-up
         return other
 
     @property
@@ -265,6 +285,9 @@ def _read_unit_uncached(text: str, pos: int):
             break
         token = w.group()
         core = token.rstrip(".*_`")
+        if core == "in" and not spans and _INCH_AFTER.match(text, w.start() + 2):
+            spans.append(w.start() + 2)  # "48.72 in.", "49 in of freeboard": inches
+            break
         if core in _UNIT_STOP:  # case kept: "393.6 A" is amperes, "a" an article
             break
         if spans and (token[0].isdigit() or token[0] in "-+\u2212" and token[1:2].isdigit()):
@@ -280,6 +303,7 @@ def _read_unit_uncached(text: str, pos: int):
     return None, None, pos
 
 
+_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]]|\.(?:\s|$)|of\b|\()")
 _PHRASES: dict[str, tuple | None] = {}
 
 
@@ -308,9 +332,10 @@ def _phrase(phrase: str):
     return hit
 
 
-_A_PER = re.compile(r" an? (second|minute|hour|day|week|month|year)\b", re.I)
+_A_PER = re.compile(r" (?:an?|every|each) (second|minute|hour|day|week|month|year)\b", re.I)
 _PAREN_DATUM = re.compile(r"\s?\(\s*([A-Za-z][\w :.-]{1,30}?)\s*\)")
 _LENGTH = (1,) + (0,) * (N_AXES - 1)
+_TIME = (0, 0, 1) + (0,) * (N_AXES - 3)
 
 
 def _paren_datum(text: str, end: int, unit):
@@ -393,6 +418,11 @@ class _Reading:
         self.numbers, self.skipped, self.constants, self.text = numbers, skipped, constants, text
 
 
+# a comma that can only be a decimal comma: one, two or four and more digits after it, or
+# a leading "0,"; a thousands comma has groups of three ("1,250", "234,000,000", "1,250.5")
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?:0,\d+|\d+,(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
+_THOUSANDS_COMMA = re.compile(r"\d,\d{3}(?:,\d{3}|\.\d)")
+_COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
@@ -403,13 +433,24 @@ def extract_numbers(text: str) -> list[Number]:
     return _scan(text).numbers if text else []
 
 
-def _scan(original: str) -> _Reading:
+def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
+    """Read ``original``. ``answer``: it is an answer to audit, not a question or an argument
+    (``extract_numbers``): then counts, precisions, periods, uncertainties, probabilities and
+    more labels are skipped too, and a one-significant-figure number is read as a rounding
+    (a question states every number it has; the boundary and the grader read them all)."""
     if not original:
         return _Reading([], [], frozenset(), "")
     if _needs_normalising(original):
         text, starts, ends = _normalise(original)
     else:
         text, starts, ends = original, None, None
+    if answer and "," in text and _COMMA_IN_NUMBER.search(text) and \
+            _DECIMAL_COMMA.search(text) and not _THOUSANDS_COMMA.search(text):
+        # a decimal comma ("0,25 m", "48,6 m3/s", "1,0717 %"): every comma between digits
+        # of this answer is one (a convention is kept through an answer)
+        if starts is None:
+            starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
+        text = _COMMA_IN_NUMBER.sub(".", text)
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
@@ -422,6 +463,7 @@ def _scan(original: str) -> _Reading:
         if _PI.search(text):
             constants.add("pi")
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
+    plus_minus = "\u00b1" in text or "+/-" in text
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -449,17 +491,29 @@ def _scan(original: str) -> _Reading:
             t = id_rev.lstrip()
             if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
                 id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+        if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
+                not pct and not sign:
+            skipped.append((m.group(), "a string in code or JSON (an identifier), not a number"))
+            continue
         if _ID_RX.match(id_rev) or (
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
             continue
+        lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
+        if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
+                not (gexp or gexp10 or gpow or gsup10) and (
+                integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(lab) or
+                answer and not integer and _DOTTED_LABEL_RX.match(lab)) and \
+                _read_unit(text, e)[0] is None or \
+                answer and integer and lab[:3] == "fo " and _OF_LABEL.match(lab) and \
+                _read_unit(text, e)[0] is None:
+            # (never with a unit written after it: "the stage 2.85 m" is a measurement)
+            skipped.append((m.group(), "a step, list or section label"))
+            continue
         if integer and not pct:
-            if _LABEL_RX.match(rev.lstrip(" \t*_#:")):
-                skipped.append((m.group(), "a step, list or section label"))
-                continue
-            if len(digits) <= 2 and nxt in ".)" and nxt and text[e + 1:e + 2].isspace() and \
-                    _is_marker(text, s, e, nxt):
+            if len(digits) <= 2 and nxt in ".)" and nxt and \
+                    text[e + 1:e + 4].lstrip("*_")[:1].isspace() and _is_marker(text, s, e, nxt):
                 skipped.append((m.group(), "a list marker"))
                 continue
             if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
@@ -496,6 +550,11 @@ def _scan(original: str) -> _Reading:
         base = float(digits)
         value = base * 10.0 ** exp if exp else base
         tol = _written_tolerance(raw, exp)
+        frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
+        if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
+            value, tol = value + frac, 0.125
+            e += 1
+            nxt = text[e:e + 1]
         btol = _written_tolerance(raw, exp, 3)
         if gsup10 and raw == "10":
             value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
@@ -518,6 +577,13 @@ def _scan(original: str) -> _Reading:
         unit = datum = None
         end = e
         factor = None
+        if not percent and (nxt in " \u2030\u2031p") and (
+                "\u2030" in text or "\u2031" in text or "mille" in text):
+            pm = _PER_MILLE.match(text, e)
+            if pm is not None:  # "1.07 \u2030": a tenth of a percent (\u2031: a hundredth)
+                k = 100.0 if pm.group(1) == "\u2031" else 10.0
+                value, tol, btol = value / k, tol / k, btol / k
+                percent, end = True, pm.end()
         if not percent:
             word = _WORD.match(text, e + (1 if nxt == " " else 0))
             factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
@@ -531,23 +597,35 @@ def _scan(original: str) -> _Reading:
                 end = word.end()
             elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
                 datum = _paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
-            if unit is not None and text[end:end + 3] in (" a ", " an"):
+            if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
                 rate = _A_PER.match(text, end)  # "45 megalitres a day"
                 if rate is not None:
                     per = _phrase(f"{unit.symbol}/{rate.group(1).lower()}")
                     if per is not None:
                         unit, end = per[0], rate.end()
+        why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
+                                 exp, factor, rev) if answer and (
+            unit is None or percent or plus_minus or unit.dims == _TIME) else None
+        if why is not None and value not in stated:
+            skipped.append((m.group(), why))
+            continue
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
                             m.group(), "an identifier (digits run into letters)"))
             continue
-        if sig1:  # one significant figure: nobody means 1000 for 1250
+        flat = 0.0
+        if sig1:  # one significant figure: half its last place, at most 10% either way
+            # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
+            hedged = _HEDGE_RX.match(rev.lstrip(" *_$:,"))
+            if answer and not exp and factor is None and value and not hedged:
+                # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
+                # the precise figure (see _flat_roundings); then it is read to its next place
+                flat = tol / 10.0
             tol = min(tol, 0.1 * abs(value)) or tol
-            if integer and not exp and factor is None and \
-                    len(digits) > 1 and not _HEDGE_RX.match(rev.lstrip(" *_$")):
-                # a round whole number stated flat ("the 400 A rating"): its zeros are read
-                # as written down to the tens of the second figure (400 covers 395..405);
-                # rounded that far, a model says so ("about 400 A", "~400 A", "≈ 400 A")
+            if not answer and integer and not exp and factor is None and \
+                    len(digits) > 1 and not hedged:
+                # a question or an argument: a round whole number stated flat is read to the
+                # tens of its second figure (the grader's "FINAL ANSWER: 400 A" too)
                 tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
         if not negated and _AFTER_NEGATIVE.match(text, end):
             negated = True  # "2.7% below the nominal"
@@ -568,6 +646,7 @@ def _scan(original: str) -> _Reading:
             continue
         num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
                       negated, sign, sig1)
+        num.flat = flat
         if not (gpow or gsup10):
             num.boundary_tol = btol
         out.append(num)
@@ -581,7 +660,10 @@ def _scan(original: str) -> _Reading:
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
-    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text):
+    if answer and len(out) > 1 and "/" in text:
+        out = _slash_fractions(original, text, out, starts, ends)
+    if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text or "'" in text or
+                         "\u2032" in text):
         out = _feet_and_inches(original, text, out, starts, ends)
     if "|" in text:
         _table_units(text, out)
@@ -590,7 +672,148 @@ def _scan(original: str) -> _Reading:
     return _Reading(out, skipped, frozenset(constants), text)
 
 
-_FT_IN_GAP = re.compile(r"\s*(?:,|and)?\s*$")
+# a count: a small whole number and the plural noun it counts ("3 tool calls", "2 decimal
+# places", "10 of 12 readings"), or a precision ("2 d.p.", "3 s.f.", "3 sig figs")
+_COUNTED = re.compile(r"[ \u00a0]+(?:out of (?:the )?\d{1,3}[ \u00a0]+|of (?:the )?\d{1,3}[ \u00a0]+)?"
+                      r"(?:([a-z][a-z-]{1,20})[ \u00a0]+)?([a-z][a-z-]{1,20})\b")
+_PRECISION = re.compile(r"[ \u00a0]*(?:d\.?p\.?|s\.?f\.?|sig\.? ?figs?|significant|decimal)(?![a-z])",
+                        re.I)
+_NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its", "less", "plus",
+                          "minus", "yes", "does", "gives", "goes", "means", "uses", "equals",
+                          "makes", "becomes", "stays", "remains", "sits", "lies", "gets", "says",
+                          "shows", "reads", "returns", "yields", "comes", "amounts", "totals",
+                          "exceeds", "falls", "rises", "across", "towards", "besides",
+                          "per", "cross", "process", "access", "bias", "basis", "status"})
+_HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
+                         r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
+_HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
+                          r"\b(?:error|status|code|response|failure)\s*\(\s*)$", re.I)
+_NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
+_OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
+# a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
+_PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
+# a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
+_CONFIDENT_BEFORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty|certain|sure|probability|"
+                               r"likelihood)\b[^.\n]{0,24}$", re.I)
+_OUT_OF_TEN = re.compile(r"\s?/\s?(?:10|100)\b[^.\n]{0,16}\b(?:confiden|certain|sure)", re.I)
+_CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
+_MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
+_PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
+                          r"certain|"
+                          r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
+
+
+def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                       rev):
+    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
+    probability), or None."""
+    k = s - 1
+    while k >= 0 and text[k] in " \u00a0":
+        k -= 1
+    if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
+        return "an uncertainty (\u00b1 a tolerance)"
+    if integer and s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or \
+            integer and text[max(0, s - 2):s] == "[^":
+        return "a citation or footnote marker ([1])"
+    if integer and _NOTE_BEFORE.search(text, max(0, s - 12), s):
+        return "a citation or footnote marker (note 2, ref. 1)"
+    if integer and unit is None and s >= 3 and text[s - 1] == " " and _code_before(text, s - 1) \
+            and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
+            not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
+        return "an identifier (a code and its number: RRL 12)"
+    if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
+        return "a price or a sum of money"
+    if percent:
+        return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
+            _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
+    if unit is None and _OUT_OF_TEN.match(text, e):
+        return "a probability or confidence level (9/10 confidence)"
+    if unit is not None:
+        if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
+                _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
+            return "a period (the last 7 days)"
+        return None
+    if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
+        return None
+    if text[e:e + 1] == "-" and text[e + 1:e + 2].isalpha():
+        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"; or a
+        # count: "a 3-phase system", "a 2-step check"
+        word = _WORD.match(text, e + 1)
+        w = word.group().lower().split("-")[0] if word else ""
+        hit = _phrase(w) if w else None
+        if hit is not None and hit[0].dims == _TIME or w in ("year", "month", "yr", "week"):
+            return "an interval named as an adjective (a 7-day mean)"
+        if hit is None and w.isalpha() and len(w) > 2 and w not in _UNIT_STOP:
+            return "a compound adjective (a 3-phase system)"
+        return None
+    if _PRECISION.match(text, e):
+        return "a precision (2 d.p., 3 significant figures)"
+    if len(digits) == 3 and 100 <= int(digits) <= 599 and (
+            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
+        return "an HTTP status code"
+    if _OF_THEM.match(text, e):
+        return "a count (2 of them)"
+    m = _COUNTED.match(text, e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    end_noun = m.end()
+    if first is not None and (_counted_noun(first) or digits == "1" and _one_noun(first)):
+        end_noun = m.start(2) - 1   # "3 readings were averaged", "1 call to get"
+    elif first is not None and (first in _UNIT_STOP or first in _NOT_COUNTED or
+                                _phrase(first) is not None):
+        return None
+    elif not (_counted_noun(noun) or digits == "1" and first is None and _one_noun(noun)):
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("3 things/day")
+    if "times" in (first, noun):
+        after = m.start(2) - 1 if first == "times" else m.end()
+        if _RATIO_AFTER.match(text, after):
+            return None  # "35 times too large", "3 times the flow": a ratio, not a count
+    return "a count (3 tool calls, 10 of 12 readings)"
+
+
+_RATIO_AFTER = re.compile(r"\s+(?:too|larger|bigger|higher|greater|smaller|lower|more|less|"
+                          r"as|the|that|this|its|over|faster|slower)\b")
+
+
+def _one_noun(w: str) -> bool:
+    """A singular word after "1" that is no unit and no function word: "1 call"."""
+    return not w.endswith("s") and w not in _UNIT_STOP and w not in _NOT_COUNTED and \
+        len(w) > 2 and _phrase(w) is None
+
+
+def _counted_noun(w: str) -> bool:
+    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs")."""
+    return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
+        w not in _UNIT_STOP and w not in _BARE_DEGREE and _phrase(w) is None and \
+        _phrase(w[:-1]) is None
+
+
+def _slash_fractions(original, text, out, starts, ends) -> list:
+    """``3/4 in``: a fraction of a unit written with a slash (two small whole numbers, no
+    spaces), one number (0.75 in, read to half its denominator's step)."""
+    merged, skip_next = [], False
+    for k, a in enumerate(out):
+        if skip_next:
+            skip_next = False
+            continue
+        b = out[k + 1] if k + 1 < len(out) else None
+        if b is not None and a.unit is None and b.unit is not None and a.sign is None and \
+                text[a.nend:b.nstart] == "/" and a.value == int(a.value) and \
+                b.nstart == a.nend + 1 and 0 < a.value < b.value <= 64 and \
+                b.value == int(b.value) and not b.unit.shift:
+            frac = _number(original, text, starts, ends, a.nstart, b.nend, a.value / b.value,
+                           b.unit, b.datum, 0.5 / b.value, False, False, None, False)
+            merged.append(frac)
+            skip_next = True
+            continue
+        merged.append(a)
+    return merged
+
+
+_FT_IN_GAP = re.compile(r"\s*(?:,|and|'|\u2032)?\s*$")
 _INCHES = re.compile(r"\s?(?:in\b\.?|inch(?:es)?\b|\u2033|\")")
 
 
@@ -611,13 +834,20 @@ def _feet_and_inches(original: str, text: str, out: list, starts=None, ends=None
                 m = _INCHES.match(text, b.nend)
                 inch = None if m is None else (m.end() if starts is None else
                                                ends[m.end() - 1])
+        if b is not None and a.unit is None and b.unit is None and \
+                text[a.nend:b.nstart] in ("'", "\u2032", "' ", "\u2032 ") and \
+                text[b.nend:b.nend + 1] in ('"', "\u2033"):
+            inch = b.nend + 1 if starts is None else ends[b.nend]   # 4'0.7": feet and inches
+            if a.unit is None:
+                a.unit = _phrase("ft")[0]
         if inch is not None and b is not None and 0 <= b.value < 12 and \
                 a.sign is None and b.sign is None and a.value == int(a.value) and \
                 b.nstart - a.nend <= 6 and _FT_IN_GAP.match(text[a.nend:b.nstart]):
             a.value = a.value + b.value / 12.0
-            a.tolerance = b.tolerance / 12.0
+            a.tolerance = max(b.tolerance, b.boundary_tol) / 12.0  # "1 in": +-0.5 in
             a.boundary_tol = b.boundary_tol / 12.0
             a.sig1 = False
+            a.flat = 0.0
             a.end, a.nend = inch, b.nend
             a.text = original[a.start:inch]
             skip_next = True
@@ -635,11 +865,25 @@ def _is_marker(text: str, s: int, e: int, close: str) -> bool:
     line_start = text.rfind("\n", 0, s) + 1
     if not text[line_start:s].strip(" \t*_#>-+(|"):
         return True
-    word = text[e + 2:e + 3]
+    k = e + 1
+    while k < len(text) and text[k] in "*_":
+        k += 1
+    word = text[k + 1:k + 2]
     if not word.isalpha():
         return False
+    if close == "." and word.isupper():
+        # inline numbered sentences: "... 35.4 m3/s. 3. Fetched the area: ..." (after the end
+        # of a sentence or a heading's colon, the enumeration's neighbour written too)
+        j = s - 1
+        while j >= line_start and text[j] in " *_":
+            j -= 1
+        if j < line_start or text[j] in ".:;!?":
+            n = int(text[s:e])
+            return any(re.search(rf"(?<![\d.,]){v}\.[*_]*\s+[A-Z]", text) for v in (n - 1, n + 1)
+                       if v >= 1)
+        return False
     if close == ")" and text[s - 1:s] == "(":
-        return text[max(line_start, s - 3):s - 1].strip() in ("", ".", ":", ";") or \
+        return text[max(line_start, s - 3):s - 1].strip(" *_") in ("", ".", ":", ";") or \
             text[s - 3:s - 1] in (". ", ": ", "; ")
     if close == ")" and text[s - 1:s] in (" ", ":"):
         before = text[line_start:s]
@@ -799,6 +1043,10 @@ def _reversed_words(words):
 
 _ID_RX = _reversed_words(_ID_WORDS)
 _LABEL_RX = _reversed_words(_LABEL_WORDS)
+_DOTTED_LABEL_RX = _reversed_words(_DOTTED_LABEL_WORDS)
+# "step 2 of 3", "call 1 of 2": the total of a numbered label (read reversed)
+_OF_LABEL = re.compile(r"\s*fo\s+\d{1,2}\s+(?:pets|llac|tpmetta|trap|meti|noitaretI|noitareti|nur)(?![^\W_])")
+_ANSWER_LABEL_RX = _reversed_words(_LABEL_WORDS + _ANSWER_LABEL_WORDS)
 _NEG_RX = _reversed_words(_NEGATIVE_WORDS)
 _HEDGE_RX = _reversed_words(_HEDGE_WORDS)
 
@@ -880,6 +1128,8 @@ class Audit:
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+# ``discarded`` and ``hypothetical`` are accepted too, but explain nothing: they never stand
+# for another number
 # what the context may still explain (a factor, an operand, a range end); a tainted number
 # stays tainted: no formula written around it makes its source sound
 _REEXPLAIN = ("unsourced", "unit_mislabelled")
@@ -898,7 +1148,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                         f"{type(answer).__name__}")
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
-    reading = _scan(answer)
+    reading = _scan(answer, True, frozenset(q.value for q in quoted))
     polyphase = _polyphase(answer) or (_polyphase(context) if context else False)
     ctx = _Context(ledger, quoted, reading, polyphase)
     findings: list[Finding] = []
@@ -913,7 +1163,463 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                         Finding(num, known.status, known.match, known._note))
     if any(f.status in Audit.BAD for f in findings):
         _explain_in_context(findings, ctx)
-    return Audit(findings, reading.skipped)
+    if any(n.flat for n in reading.numbers):
+        _flat_roundings(findings, ctx)
+    if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
+        _discarded(findings, ctx)
+    skipped = reading.skipped
+    if any(f.status in Audit.BAD for f in findings):
+        low = reading.text.lower()
+        if ("would" in low or "could" in low or "might" in low) and _MODAL.search(low):
+            _hypothetical(findings, ctx)
+        if any(f.status == "unsourced" for f in findings) and (" of every " in low or
+                                                               " of each " in low or
+                                                               " in " in low):
+            _odds(findings, ctx)
+        if any(f.status == "unsourced" for f in findings):
+            if ("year" in low or "yr" in low or "annu" in low or "month" in low or
+                    "day" in low or "hour" in low or "week" in low or "ly " in low) and \
+                    _PERIOD_WORD.search(low):
+                _per_period(findings, ctx)
+            if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
+                findings, skipped = _general(findings, ctx, skipped)
+    if any(f.status == "unsourced" and f.number.unit is not None and
+           f.number.unit.dims == _TIME for f in findings):
+        findings, skipped = _durations(findings, ctx, skipped)
+    return Audit(findings, skipped)
+
+
+# a figure the answer does not claim: what a mistake would have given, or a what-if
+_MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
+_COUNTERFACTUAL = re.compile(
+    r"\bwould have\b|\bhad\b[^.;\n]{0,60}\b(?:been|read|used|passed|applied|taken|ignored)\b|"
+    r"\bwithout (?:the|a|its|any) (?:[\w\u2192>/ -]{0,30})?(?:conversion|correction|offset|unit|"
+    r"shift)|\b(?:which|that) (?:is|was|would be) (?:wrong|incorrect)|\bmix(?:es|ing)? (?:the )?"
+    r"datums|\bdirectly\b|\btoo (?:high|large|low|small|big)\b|\boverstat|\bunderstat|"
+    r"\bby mistake\b|\bwrongly\b|\bnaive(?:ly)?\b|\btoo (?:little|much|few|many)\b|"
+    r"\b(?:treat|tak|read|mistak)(?:ing|en|e|ed)? [^.;\n]{1,30} as\b", re.I)
+_WHAT_IF = re.compile(
+    r"\bif\b|\bsustained\b|\bheld (?:for|over)\b|\bover (?:a|the) (?:full|whole)\b|\boverload|"
+    r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
+    r"\S{1,6} ?% (?:rise|increase|drop|fall|decrease|cut|higher|lower|more|less|over|under)|"
+    r"\bat (?:half|a quarter|a third|double|twice)\b|"
+    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
+
+
+def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
+    """A figure in a sentence that says it is hypothetical is no claim of the answer, when
+    the answer also states its actual claim of that dimension elsewhere:
+
+    - what a mistake would have given ("had the 1,250 been read as m3/s, the result would have
+      been 3.6 mm/d"; "subtracting them directly would give 6.55 m, which mixes datums");
+    - a what-if: its premise, a percentage or a duration ("if the load rose 10%", "at 80%
+      load", "over a full 24 hours"), and its consequence when that is the actual figure
+      scaled by the premise (55,440 kWh = 50,400 kWh x 1.1; 315 A = 393.6 A x 0.8). A premise
+      that is a fact about the world ("if the load follows its usual evening peak of 9.1 MW")
+      is a claim, and stays one.
+
+    A modal alone ("abstracting would take 1.07%") is not enough: such figures are read as
+    claims."""
+    text = ctx.reading.text
+    kinds: dict = {}
+
+    def kind(n):
+        a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+        m = _SENTENCE_END.search(text, n.nend)
+        b = m.start() if m else len(text)
+        if (a, b) not in kinds:
+            part = text[a:b]
+            k = None
+            if _MODAL.search(part):
+                k = "counterfactual" if _COUNTERFACTUAL.search(part) else \
+                    "what-if" if _WHAT_IF.search(part) else None
+            kinds[(a, b)] = (k, a, b)
+        return kinds[(a, b)]
+
+    def dims_of(n):
+        return power_dims(n.unit.dims) if n.unit is not None else ("%" if n.percent else None)
+
+    actual: dict = {}
+    for g in findings:
+        if g.status in ("sourced", "derived", "quoted") and kind(g.number)[0] is None:
+            actual.setdefault(dims_of(g.number), []).append(g.number)
+    if not actual:
+        return
+    numbers = ctx.reading.numbers
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD:
+            continue
+        k, a, b = kind(n)
+        if k is None:
+            continue
+        d = dims_of(n)
+        if k == "counterfactual":
+            ok = d in actual or n.percent
+            why = "what a mistake would have given"
+        elif n.percent or d == _TIME:
+            ok, why = True, "the premise of a what-if"
+        else:
+            premises = [p for p in numbers if a <= p.nstart < b and p is not n and
+                        (p.percent or p.unit is not None and p.unit.dims == _TIME)]
+            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)]
+            ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
+            why = "the actual figure scaled by the premise of a what-if"
+        if ok:
+            findings[i] = Finding(n, "hypothetical", f.match,
+                                  f"{why}: not a figure the answer claims (its claim of this "
+                                  f"dimension is stated outside the sentence)")
+
+
+_WORD_FACTOR = re.compile(r"\b(half|quarter|third|double|twice|triple)\b", re.I)
+_WORD_FACTORS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0, "twice": 2.0,
+                 "triple": 3.0}
+
+
+def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:
+    """``n`` is ``base`` times a factor a premise gives: p% (x p/100, 1 + p/100, 1 - p/100) or a
+    duration (its ratio to a duration of the question or of the answer)."""
+    if not base.value:
+        return False
+    want = _si(n.value, n.unit) if n.unit is not None else n.value
+    have = _si(base.value, base.unit) if base.unit is not None else base.value
+    tol = max(n.tolerance * (n.unit.scale if n.unit is not None else 1.0), 0.005 * abs(want))
+    factors = list(words)  # "at half load"
+    durations = [q for q in ctx.quoted if q.unit is not None and q.unit.dims == _TIME] + \
+        [p for p in ctx.reading.numbers if p.unit is not None and p.unit.dims == _TIME]
+    for p in premises:
+        if p.percent:
+            f = p.value / 100.0
+            factors += [f, 1 + f, 1 - f] + ([1 / (1 + f), 1 / (1 - f)] if f < 1 else [])
+        else:
+            t = p.value * p.unit.scale
+            factors += [t / (q.value * q.unit.scale) for q in durations
+                        if q is not p and q.value]
+    return any(abs(have * c - want) <= tol for c in factors)
+
+
+# background knowledge, not a figure of this case: "USGS rates most records as accurate to
+# within 5-10%", "protection is typically set at around 125%", "design guidance often calls
+# for at least 3 ft"
+_GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|as a rule|"
+                      r"(?:is|are) (?:normal|typical|common|usual|standard)|"
+                      r"rule of thumb|guidance|standard practice|in general|most (?:\w+ ){0,2}"
+                      r"(?:records|gauges|stations|utilities|levees|rivers|feeders|transformers)|"
+                      r"among the)\b", re.I)
+
+
+_GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
+                  "standard", "most ", "among")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour")
+
+
+_ODDS = re.compile(r"\s+(?:(?:out\s+)?of\s+(?:every|each)|in)\s+$", re.I)
+
+
+def _odds(findings: list[Finding], ctx: _Context) -> None:
+    """A share written as odds: "nearly 99 of every 100 litres stay in the river" (99 %, the
+    complement of 1.07 %), "roughly 1 in 93 litres" (1/93 = 1.07 %): both numbers are accepted
+    when their ratio, as a percentage, is a recorded percentage or its complement (the count
+    M is exact; N is read to its written place)."""
+    text = ctx.reading.text
+    numbers = ctx.reading.numbers
+    for i in range(len(numbers) - 1):
+        a, b = numbers[i], numbers[i + 1]
+        fa, fb = findings[i], findings[i + 1]
+        if fa.status not in _REEXPLAIN and fb.status not in _REEXPLAIN or a.unit is not None \
+                or a.percent or b.percent or not b.value or a.value >= b.value:
+            continue
+        if not _ODDS.match(text[a.nend:b.nstart]):
+            continue
+        pct = Number(f"{a.text} in {b.text}", 100.0 * a.value / b.value, None, None, a.start,
+                     b.end, 100.0 * (min(a.tolerance, a.boundary_tol) / b.value if a.value != 1
+                                     else b.boundary_tol / (b.value * b.value)),
+                     True, False)
+        pct._src = text
+        hit = _classify(pct, ctx)
+        if hit.status not in ("sourced", "derived"):
+            continue
+        for k, n in ((i, a), (i + 1, b)):
+            if findings[k].status in _REEXPLAIN:
+                findings[k] = Finding(n, "derived", hit.match,
+                                      f"a share written as odds ({a.text} of {b.text}, "
+                                      f"{pct.value:.4g} %): {hit.note}")
+
+
+def _general(findings, ctx, skipped):
+    """A number in a sentence that states background knowledge (typically, usually, often,
+    guidance, as a rule) is about the world in general, not this case: nothing the ledger
+    could source. It is skipped with its reason when flagged ``unsourced``."""
+    text = ctx.reading.text
+    kept, skipped = [], list(skipped)
+    # never a figure of a dimension the tools return: "the flow is usually 11,500 cfs" is a
+    # claim about this gauge
+    recorded = {power_dims(e.unit.dims) for e in ctx.ledger.output_entries()}
+    for f in findings:
+        n = f.number
+        dims = power_dims(n.unit.dims) if n.unit is not None else _DIMENSIONLESS
+        if f.status == "unsourced" and dims not in recorded:
+            a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+            m = _SENTENCE_END.search(text, n.nend)
+            if _GENERAL.search(text, a, m.start() if m else len(text)):
+                skipped.append((n.text, "background knowledge (typically, usually, as a "
+                                        "rule), not a figure of this case"))
+                continue
+        kept.append(f)
+    return kept, skipped
+
+
+# a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
+# "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
+_PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
+                           r"[ \u00a0]*(?:/|per|a|an|each|every|over a|in a)[ \u00a0]*"
+                           r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
+                           r"(?P<p>year|yr|annum|month|mo|week|day|hour)s?\b", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
+                            r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
+                            r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
+_PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
+                "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0)}
+_PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
+               "monthly": "month", "weekly": "week", "daily": "day", "hourly": "hour"}
+
+
+def _per_period(findings: list[Finding], ctx: _Context) -> None:
+    """A rate recorded per day (or second) restated as an amount per month or year: the
+    amount over that period is the accepted rate times the period's days (a month 28 to 31
+    days, a year 365 or 366, or the N written: "a 30-day month")."""
+    text = ctx.reading.text
+    # the recorded rates (an answer may restate one it never wrote per day)
+    rates = [e for e in ctx.ledger.output_entries() if e.magnitude.__class__ is float and
+             not e.unit.shift and e.datum is None]
+    if not rates:
+        return
+    day = 86400.0
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status != "unsourced":
+            continue
+        m = _PERIOD_AFTER.match(text, n.nend)
+        unit = n.unit
+        if m is not None and unit is None and m.group("unit"):
+            hit = _phrase(m.group("unit"))
+            unit = hit[0] if hit is not None else None
+        period = None
+        if m is not None:
+            period = m.group("p").lower()
+            lo, hi = _PERIOD_DAYS[period]
+            if m.group("n"):
+                lo = hi = float(m.group("n").split("-")[0])
+            elif m.group("d"):  # "per 30 days"
+                lo, hi = lo * float(m.group("d")), hi * float(m.group("d"))
+        elif unit is not None:
+            b = _PERIOD_BEFORE.search(text, max(0, n.nstart - 48), n.nstart)
+            if b is None:
+                continue
+            period = (b.group("p") or _PERIOD_ADJ[b.group("adj").lower()]).lower()
+            lo, hi = _PERIOD_DAYS[period]
+        else:
+            continue
+        if unit is None or unit.shift:
+            continue
+        amount = n.value * unit.scale
+        tol = max(n.tolerance * unit.scale, 1e-12)
+        dims = power_dims(unit.dims)
+        for r in rates:
+            if tuple(x - y for x, y in zip(dims, power_dims(r.unit.dims))) != _TIME:
+                continue
+            per_day = r.si * day
+            if per_day and lo * per_day - tol <= amount <= hi * per_day + tol:
+                findings[i] = Finding(n, "derived", r,
+                                      f"{_show(r)} over a {period} ({lo:g}-{hi:g} days): an "
+                                      f"amount per period")
+                break
+
+
+def _durations(findings, ctx, skipped):
+    """A duration ("updates every 5 minutes", "retry in 10-15 minutes", "over 24 hours") in an
+    answer whose tools return no time and whose outputs give none in one product or ratio
+    (a runoff depth, a freeboard) is no figure the ledger could ever check: it is skipped,
+    with its reason, rather than flagged. Where a time can be derived (a volume over a rate,
+    an energy over a power) a duration stays a claim."""
+    if any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
+            _TIME in ctx.reachable() or ctx.given(_TIME):
+        return findings, skipped
+    kept, skipped = [], list(skipped)
+    numbers = ctx.reading.numbers
+    for i, f in enumerate(findings):
+        n = f.number
+        bare_end = f.status == "unsourced" and n.unit is None and i + 1 < len(numbers) and \
+            numbers[i + 1].unit is not None and numbers[i + 1].unit.dims == _TIME and \
+            _RANGE_BETWEEN.fullmatch(ctx.reading.text, n.nend, numbers[i + 1].nstart)
+        if f.status == "unsourced" and (n.unit is not None and n.unit.dims == _TIME or bare_end):
+            skipped.append((n.text, "a duration, and no tool returns a time (nothing to check "
+                                    "it against)"))
+            continue
+        kept.append(f)
+    return kept, skipped
+
+
+# between a precise figure and its rounding written as a restatement: "393.6 A (400 A)",
+# "393.6 A, or 400 A", "393.6 A, i.e. 400 A", "393.6 A, rounded to 400 A"
+_RESTATED = re.compile(r"[\s*_]*(?:[(\[\u2192]|,?\s*(?:or|i\.e\.?|ie|that is|rounded(?: up| down)?"
+                       r"(?: to)?|rounds to|to one (?:significant )?figure)\b|[=\u2248~])", re.I)
+
+
+def _flat_roundings(findings: list[Finding], ctx: _Context) -> None:
+    """A one-significant-figure number stated without a hedge ("400 A") is read as a rounding
+    (half its last place, at most 10%). When the answer also writes a more precise figure that
+    it would round (393.6 A), it is not that figure's rounding but a separate claim ("393.6 A,
+    within the 400 A rating"), unless written as its restatement ("393.6 A (400 A)"): it is
+    then read to its next place (400 covers 395..405) and classified again."""
+    text = ctx.reading.text
+    for i, f in enumerate(findings):
+        n = f.number
+        if not n.flat or f.status not in ("sourced", "derived"):
+            continue
+        numbers = ctx.reading.numbers
+        if i and _RANGE_BETWEEN.fullmatch(text, numbers[i - 1].nend, n.nstart) or \
+                i + 1 < len(numbers) and _RANGE_BETWEEN.fullmatch(text, n.nend,
+                                                                   numbers[i + 1].nstart):
+            continue  # an end of a range ("390-400 A") is no figure stated on its own
+        for j, g in enumerate(findings):
+            p = g.number
+            if j == i or p.sig1 or p.tolerance >= n.tolerance or g.status not in _ACCEPTED or \
+                    p.percent != n.percent or (p.unit is None) != (n.unit is None):
+                continue
+            if n.unit is None:
+                near = abs(p.value - n.value) <= n.tolerance
+            else:
+                near = p.unit.dims == n.unit.dims and not n.unit.shift and not p.unit.shift and \
+                    abs(p.value * p.unit.scale - n.value * n.unit.scale) <= n.tolerance * n.unit.scale
+            if not near:
+                continue
+            a, b = (p, n) if p.nstart < n.nstart else (n, p)
+            if _RESTATED.match(text, a.nend, b.nstart) and b.nstart - a.nend <= 24:
+                continue
+            if not _RATING_AFTER.match(text, n.nend) and \
+                    not _RATING_BEFORE.search(text, max(0, n.nstart - 16), n.nstart):
+                continue  # "That leaves 4 ft." beside 4.06 ft: its rounding, said again
+            again = _classify(n.widened(n.flat), ctx)
+            if again.status in _ACCEPTED:
+                findings[i] = Finding(n, again.status, again.match, again._note)
+            else:
+                findings[i] = Finding(
+                    n, "unsourced", f.match,
+                    f"{n.text} is stated flat beside the precise {p.text} the answer writes: "
+                    f"a separate figure, not its rounding (a rounding is said so: about, ~, "
+                    f"\u2248), and no recorded output matches it to its next place")
+            break
+
+
+# words that present a figure as an attempt given up: the first call, a mistake, a refusal
+_DISCARD = re.compile(
+    r"\b(?:first|initial(?:ly)?|earlier|previous(?:ly)?|original(?:ly)?|prior|old)\s+"
+    r"(?:\w+\s+)?(?:call|attempt|run|try|result|output|value|pass|request|input|reading|"
+    r"figure|answer)s?\b|\b(?:initially|originally|previously|at first|first time)\b|"
+    r"\battempt|\bmistak|\bwrong(?:ly)?\b|\bincorrect|\berroneous|\berror\b|\binvalid|"
+    r"\brefus|\breject|\bdiscard|\bignor|\binstead of\b|\brather than\b|\bin place of\b|"
+    r"\breplac|\b(?:correct|fix|chang|updat)(?:ed|ing)?\s+(?:\w+\s+){0,3}from\b|"
+    r"\bre-?(?:ran|run|tried|try|issued|did)|\bretr(?:y|ied)|\bsupersed|\bbogus|\bunconverted|"
+    r"\bwithout (?:a|the|its|any) units?\b|\bno units?\b|\bbare (?:number|value)|\bmis(?:read|typed|labell?ed)|"
+    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
+
+
+def _discarded(findings: list[Finding], ctx: _Context) -> None:
+    """A figure the answer presents as the attempt it gave up (warn/off mode: "my first call
+    returned 3.61 mm/d, which was wrong; rerun with 35.4 m3/s it is 0.102 mm/d"; or an input
+    it says it corrected) is not its claim: a ``tainted`` output, or a figure that is the
+    input of a call with a recorded violation, whose sentence says so, is ``discarded`` when
+    the answer also gives the accepted figure of the same dimension that replaces it. A
+    tainted figure stated as the result (no such words in its sentence, or nothing replacing
+    it) stays flagged."""
+    ledger = ctx.ledger
+    text = ctx.reading.text
+    bad_inputs = None
+    for i, f in enumerate(findings):
+        if f.status not in Audit.BAD:
+            continue
+        n = f.number
+        why = None
+        if f.status == "tainted":
+            why = "the output of a call whose input was refused or has no source"
+        else:
+            if bad_inputs is None:
+                bad_inputs = _violating_inputs(ledger)
+            e = _matching_input(n, bad_inputs)
+            if e is not None:
+                why = f"the input {e.label} = {_show(e)} of a call whose inputs were refused"
+        if why is None:
+            continue
+        a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
+        m = _SENTENCE_END.search(text, n.nend)
+        b = m.start() if m else len(text)
+        # a word that says so, nearer to this number than to any other of its sentence
+        # ("Runoff: 3.61 mm/d (0.102 mm/d on the retry)": the retry is the other figure's)
+        dims = power_dims(n.unit.dims) if n.unit is not None else None
+        if dims is None and getattr(f.match, "unit", None) is not None:
+            dims = power_dims(f.match.unit.dims)  # "ignore the 3.6 from my first call"
+        # a word that says so, with no figure that replaces it (accepted, of the same
+        # dimension) between the word and this number ("Runoff: 3.61 mm/d (0.102 mm/d on
+        # the retry)": the retry is the other figure's)
+        between = [g.number for g in findings if g.status in _ACCEPTED and
+                   g.number.unit is not None and power_dims(g.number.unit.dims) == dims and
+                   a <= g.number.nstart < b]
+        marker = None
+        for mk in _DISCARD.finditer(text, a, b):
+            lo, hi = (mk.end(), n.nstart) if mk.start() < n.nstart else (n.nend, mk.start())
+            if not any(lo <= p.nstart < hi for p in between):
+                marker = mk
+                break
+        if marker is None:
+            continue
+        for g in findings:
+            p = g.number
+            if g.status in _ACCEPTED and (p.percent == n.percent or n.unit is None) and \
+                    (power_dims(p.unit.dims) if p.unit is not None else None) == dims and \
+                    not _close(p.value, n.value, max(p.tolerance, n.tolerance)):
+                word = marker.group().strip()
+                findings[i] = Finding(
+                    n, "discarded", f.match,
+                    f"presented as an attempt given up ({word!r}): {why}; the answer gives "
+                    f"{p.text} in its place")
+                break
+
+
+def _gap(m, n: Number) -> int:
+    """Characters between a match and a number."""
+    return m.start() - n.nend if m.start() >= n.nend else max(0, n.nstart - m.end())
+
+
+def _violating_inputs(ledger) -> list:
+    """The recorded inputs of calls with a recorded violation (blocked or not), the field
+    the violation names when it names one."""
+    by_call: dict = {}
+    for v in ledger.violations:
+        field = (v.get("field") or "").rsplit(".", 1)[-1]
+        by_call.setdefault(v["call"], set()).add(field)
+    out = []
+    inputs = ledger.call_inputs()
+    for call, fields in by_call.items():
+        for e in inputs.get(call, ()):
+            if "" in fields or e.field in fields:
+                out.append(e)
+    return out
+
+
+def _matching_input(n: Number, entries):
+    for e in entries:
+        if e.magnitude.__class__ is not float:
+            continue
+        if n.unit is not None:
+            if e.unit.dims == n.unit.dims and \
+                    _close(_si(n.value, n.unit), e.si, n.tolerance * n.unit.scale):
+                return e
+        elif _close(n.value, e.magnitude, n.tolerance):
+            return e
+    return None
 
 
 def _text(note) -> str:
@@ -1058,6 +1764,11 @@ def power_dims(dims: tuple) -> tuple:
     return dims
 
 
+def _leading_one(x: float) -> bool:
+    m = abs(x) / 10.0 ** math.floor(math.log10(abs(x)))
+    return 0.9999 < m < 1.0001
+
+
 def _classify(num: Number, ctx: _Context) -> Finding:
     """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
     the cost of a number does not grow with the ledger beyond the pair window."""
@@ -1068,15 +1779,20 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     unit = num.unit
     mislabel = None
     # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
-    hit, mislabel = _sourced(num, values, unit, tol, ledger)
+    if num.sig1 and num.value and _leading_one(num.value) and tol >= 0.099 * abs(num.value):
+        # one figure, a leading 1: below it the last place is ten times finer (96 rounds to
+        # 100, but 90 stays 90), so "100" covers 95..110, not 90..110
+        hit, mislabel = _sourced(num, tuple(1.025 * v for v in values), unit,
+                                 0.075 * abs(num.value), ledger)
+    else:
+        hit, mislabel = _sourced(num, values, unit, tol, ledger)
     taint = None
     if hit is not None:
         if hit.status != "tainted":
-            if hit.match.__class__ is not tuple and _direction_contradicts(num, hit.match, ctx):
-                e = hit.match
-                return Finding(num, "unsourced", e,
-                               lambda: f"the direction is reversed: {e.label} = {_show(e)} "
-                                       f"means {_DIRECTION_TEXT[-_written_direction(num, ctx)]}")
+            wrong_way = _direction_contradicts(num, hit.match, ctx) \
+                if hit.match.__class__ is not tuple else None
+            if wrong_way is not None:
+                return Finding(num, "unsourced", hit.match, wrong_way)
             return hit
         taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and _in_formula(num, ctx.reading.text):
@@ -1089,6 +1805,10 @@ def _classify(num: Number, ctx: _Context) -> Finding:
     if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
         # the magnitude of a negative output, written without its sign
         hit, _ = _sourced(num, (-num.value,), unit, tol, ledger)
+        if hit is not None and hit.status != "tainted" and hit.match.__class__ is not tuple:
+            wrong_way = _direction_contradicts(num, hit.match, ctx)
+            if wrong_way is not None:
+                return Finding(num, "unsourced", hit.match, wrong_way)
         if hit is not None:
             inner = hit._note
             hit._note = lambda: f"the magnitude of {_text(inner)}; the minus sign is not written"
@@ -1112,8 +1832,13 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             e = flipped.match
             return Finding(num, "unsourced", e,
                            lambda: f"the sign is flipped: {e.label} = {_show(e)}")
-    hit = ledger.find_derivation(values, unit, tol, datum=num.datum) or \
-        _with_question(values, unit, tol, num.datum, ctx)
+    # a one-figure number stated flat is a rounding of a recorded output or a question
+    # number (above); as a derivation it is read to its next place: one step of arithmetic
+    # over the ledger offers too many values for a 10% window (measured in
+    # bench/audit_rates.py: random one-figure numbers)
+    dtol = max(num.flat, 1e-9 * abs(num.value)) if num.flat else tol
+    hit = ledger.find_derivation(values, unit, dtol, datum=num.datum) or \
+        _with_question(values, unit, dtol, num.datum, ctx)
     if hit is not None:
         a, b, op = hit
         bad = _taints(hit, ledger)
@@ -1122,14 +1847,27 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         return Finding(num, "derived", hit,
                        lambda: f"{_name(a)} {op} {_name(b)}: {_show(a)} {op} {_show(b)}")
     if mislabel is None or unit is None or power_dims(mislabel.unit.dims) != power_dims(unit.dims):
-        found = _product(num, values, unit, tol, ctx)
+        found = _product(num, values, unit, dtol, ctx)
         if found is not None:
             bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
             if bad is not None:
                 return Finding(num, "tainted", found.match, _tainted_note(bad, ledger))
             return found
+    if num.percent and unit is None and not num.negated and 0 < num.value < 100:
+        # the complement of a share: "it would leave 98.93% of the flow" (100 % - 1.07 %)
+        rest, _ = _sourced(num, (100.0 - num.value,), None, tol, ledger)
+        if rest is not None and rest.status == "sourced":
+            e = rest.match
+            return Finding(num, "derived", e,
+                           lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {_show(e)}")
     if taint is not None:
         return taint
+    if mislabel is not None and num.datum is not None and \
+            _same_datum(num.datum, ledger.station_zeros().get(id(mislabel))):
+        e = mislabel  # "(station datum: 6.30 m AOD)": the station's zero on the reference
+        return Finding(num, "sourced", e,
+                       lambda: f"{e.label} = {_show(e)}: the height of the station's datum, "
+                               f"written as the elevation of its zero on {num.datum}")
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
@@ -1184,7 +1922,7 @@ def _sourced(num, values, unit, tol, ledger):
     that ran despite a recorded violation of its inputs) is a source only of a ``tainted``
     finding, and only when no sound output matches."""
     mislabel = taint = None
-    tainted = ledger.tainted_calls() if ledger.violation_count else None
+    tainted = ledger.unsound_calls()
     view = ledger.si_view(unit.dims) if unit is not None else None
     converted = ledger.converted_elevations() if unit is not None else None
     for v in values:
@@ -1239,6 +1977,24 @@ _DIRECTION_TEXT = {1: "above (over, in excess)", -1: "below (under, short)"}
 _WRITTEN_UP = re.compile(r"\s*(?:above|higher than|in excess of|more than|over the|exceed)", re.I)
 _WRITTEN_DOWN = re.compile(r"\s*(?:below|lower than|under the|beneath|short of|less than)", re.I)
 _NAME_SPLIT = re.compile(r"[^a-z]+")
+# nouns that name a reference a quantity is measured against: in "the warning level" or "the
+# crest elevation" the reference dominates the noun it qualifies
+_LIMIT_NOUNS = frozenset({"threshold", "limit", "warning", "alarm", "alert", "trigger", "rating",
+                          "capacity", "allowance", "maximum", "max", "minimum", "min", "design",
+                          "target", "licence", "license", "licensed", "crest", "setpoint",
+                          "trip", "cap", "ceiling", "floor"})
+# a round figure named as a rating or a limit: "the 400 A rating", "rated 400 A"
+_RATING_AFTER = re.compile(r"[\s*_]*(?:" + "|".join(sorted(_LIMIT_NOUNS, key=len, reverse=True)) +
+                           r"|rated|allowance|nameplate)\b", re.I)
+_RATING_BEFORE = re.compile(r"\b(?:rated(?: at)?|rating of|limit of|capacity of|limited to|"
+                            r"capped at|maximum of|allowance of)\s*$", re.I)
+
+
+_NAME_FILLER = frozenset({"get", "read", "compute", "calc", "calculate", "check", "how", "far",
+                          "is", "the", "of", "by", "to", "a", "an", "return", "value", "amount",
+                          "margin", "distance", "difference", "height", "m", "ft"})
+_CLAUSE_END = re.compile(r"[.;:!?,()\[\]\n]|\b(?:and|but|while|whereas|so)\b")
+_WORDS = re.compile(r"[a-z]+")
 
 
 def _written_direction(num, ctx) -> int:
@@ -1255,33 +2011,99 @@ _TOOL_DIRECTION: dict = {}
 
 def _tool_direction(tool, field) -> int:
     """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
+    return _tool_sides(tool, field)[0]
+
+
+def _tool_sides(tool, field):
+    """(direction, subject words, reference words) of a tool (and field) name that states one
+    direction: ``level_below_threshold`` is (-1, {level}, {threshold}): the level is below
+    the threshold by the value. (0, (), ()) when the name states none (cached)."""
     key = (tool, field)
     d = _TOOL_DIRECTION.get(key)
     if d is None:
-        words = {_DIR_WORDS[w] for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower())
-                 if w in _DIR_WORDS}
-        d = words.pop() if len(words) == 1 else 0
+        words = [w for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower()) if w]
+        dirs = {_DIR_WORDS[w] for w in words if w in _DIR_WORDS}
+        if len(dirs) == 1:
+            k = next(i for i, w in enumerate(words) if w in _DIR_WORDS)
+            subject = frozenset(w for w in words[:k] if w not in _NAME_FILLER)
+            reference = frozenset(w for w in words[k + 1:] if w not in _NAME_FILLER and
+                                  w not in _DIR_WORDS)
+            d = (dirs.pop(), subject, reference)
+        else:
+            d = (0, frozenset(), frozenset())
         if len(_TOOL_DIRECTION) < 4096:
             _TOOL_DIRECTION[key] = d
     return d
 
 
-def _direction_contradicts(num, e, ctx) -> bool:
+def _names(words, side) -> bool:
+    """Some word names one of ``side``'s words (its first five letters: level/levels)."""
+    return any(w[:5] == s[:5] for w in words for s in side if len(w) > 2)
+
+
+def _side_named(words, subject, reference) -> int:
+    """+1 when a phrase names the reference side (a limit noun counts when the reference is
+    one, and dominates: "the warning level"), -1 the subject side, 0 neither."""
+    limit = bool(reference & _LIMIT_NOUNS)
+    if _names(words, reference) or limit and any(w in _LIMIT_NOUNS for w in words):
+        return 1
+    if _names(words, subject) or not limit and subject & _LIMIT_NOUNS and \
+            any(w in _LIMIT_NOUNS for w in words):
+        return -1
+    return 0
+
+
+def _subject_reversed(num, ctx, subject, reference, after: int) -> bool:
+    """Whether the sentence states the relation the other way round: "the threshold is 0.25 m
+    above the level" for ``level_below_threshold``. Read from what follows the direction word
+    (the object) and, when that names neither side, the clause before the number (the
+    subject). Neither named: the tool's own order."""
+    text = ctx.reading.text
+    m = _CLAUSE_END.search(text.lower(), after, min(len(text), after + 80))
+    obj = _WORDS.findall(text[after:m.start() if m else after + 80].lower())
+    side = _side_named(obj, subject, reference)
+    if side:
+        return side < 0
+    low = text.lower()
+    start = max(low.rfind(c, 0, num.nstart) for c in ".;:!?,()[]\n") + 1
+    before = _WORDS.findall(low[max(start, num.nstart - 80):num.nstart])
+    return _side_named(before, subject, reference) > 0
+
+
+def _direction_contradicts(num, e, ctx):
+    """None, or why the direction written contradicts the output of a tool that names one."""
     if getattr(e, "role", None) != "output" or not e.magnitude:
-        return False
-    direction = _tool_direction(e.tool, e.field)
+        return None
+    direction, subject, reference = _tool_sides(e.tool, e.field)
     if not direction:
-        return False
-    written = _written_direction(num, ctx)
-    if not written:
-        return False
+        return None
+    text = ctx.reading.text
+    m = _WRITTEN_UP.match(text, num.nend) or _WRITTEN_DOWN.match(text, num.nend)
+    if m is None:
+        return None
+    written = 1 if _WRITTEN_UP.match(text, num.nend) else -1
     meant = direction if e.magnitude > 0 else -direction
-    return written != meant
+    turned = _subject_reversed(num, ctx, subject, reference, m.end())
+    if turned:
+        meant = -meant
+    if written == meant:
+        return None
+    how = " (read with the sentence's subject and reference the other way round)" if turned \
+        else ""
+    return (f"the direction is reversed: {e.label} = {_show(e)} means "
+            f"{_DIRECTION_TEXT[-written]}{how}")
 
 
 def _tainted_note(e, ledger):
     def note():
         codes = sorted({v["code"] for v in ledger.violations if v["call"] == e.call})
+        if not codes:
+            i = ledger.unsupported_calls().get(e.call)
+            if i is not None:
+                return (f"{e.label} = {_show(e)}, but that call received {i.label} = {_show(i)}, "
+                        f"which no earlier output, question number or one-step sum or "
+                        f"difference supports: it is computed from a value of unknown "
+                        f"provenance")
         return (f"{e.label} = {_show(e)}, but that call ran with a recorded violation of its "
                 f"inputs ({', '.join(codes) or 'violation'}): it is computed from a value the "
                 f"boundary refused")
@@ -1290,7 +2112,7 @@ def _tainted_note(e, ledger):
 
 def _taints(hit, ledger):
     """The first operand of a derivation that is an output of a tainted call, or None."""
-    tainted = ledger.tainted_calls()
+    tainted = ledger.unsound_calls()
     if tainted:
         for e in hit[:2]:
             if getattr(e, "role", None) == "output" and e.call in tainted:
@@ -1506,6 +2328,39 @@ def _explain_in_context(findings: list[Finding], ctx: _Context) -> None:
     if "=" in t or "\u2248" in t or "(" in t and _BRACKET_OP.search(t):
         _formula_operands(findings, ctx)
     _ranges(findings, ctx)
+    for i, f in enumerate(findings):
+        if f.status == "unsourced":
+            hit = _truncated(f.number, ctx.ledger)
+            if hit is not None:
+                findings[i] = hit
+
+
+def _truncated(num: Number, ledger):
+    """A recorded output with its digits cut, not rounded (35.396 written as 35.39, 0.102145
+    as 0.10214): four significant figures or more written, and the recorded value within one
+    unit of the last place written above it."""
+    src = num._src
+    if src is None or num.sig1 or num.tolerance <= 0:
+        return None
+    written = src[num.nstart:num.nend]
+    if "." in written:
+        if num.tolerance > 5.001e-4 * abs(num.value):
+            return None  # (four significant figures or more: half a unit in the last place
+            #              is at most 0.05% of the value)
+    elif not (num.tolerance == 0.5 and abs(num.value) >= 100 and
+              not _digits(written.split()[0]).endswith("0")):
+        return None  # a whole number of three figures or more, its last digit written
+    values = (-num.value, num.value) if num.negated else (num.value,)
+    half = 0.999 * num.tolerance  # [v, v + one unit): the next value up is no truncation of v
+    up = tuple(v + math.copysign(half, v) for v in values)
+    hit, _ = _sourced(num, up, num.unit, half, ledger)
+    if hit is None or hit.status != "sourced":
+        return None
+    e = hit.match
+    return Finding(num, "sourced", e,
+                   lambda: f"{e.label} = {_show(e)}, truncated (its digits cut, not rounded)")
+
+
 
 
 _RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")
@@ -1534,7 +2389,12 @@ def _ranges(findings: list[Finding], ctx: _Context) -> None:
                 a.percent != b.percent:
             continue
         lo, hi = a.value - a.tolerance, b.value + b.tolerance
-        if not (a.value < b.value and b.value - a.value <= 0.25 * abs(b.value)):
+        # at most a quarter of its upper end wide, or two neighbours at the precision
+        # written ("between 0.2 and 0.3 m", "20-30 cm": the bracket of a one-figure reading)
+        step = 2.0 * max(a.boundary_tol, b.boundary_tol)
+        if not (a.value < b.value and (b.value - a.value <= 0.25 * abs(b.value) or
+                                       abs(b.value - a.value - step) <= 1e-9 * abs(b.value)
+                                       and a.boundary_tol == b.boundary_tol)):
             continue
         mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
                      b.end, (hi - lo) / 2, b.percent, b.negated, None)
@@ -1560,6 +2420,11 @@ def _factor_note(numbers, i, ctx):
             if _identity(a, b, text):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
+    # a unit identity as a share: "1 cfs is about 2.8% of a cubic metre per second"
+    for j in (i, i + 1):
+        if 1 <= j < len(numbers) and _share_identity(numbers[j - 1], numbers[j], text):
+            a, b = numbers[j - 1], numbers[j]
+            return f"a unit identity as a share ({a.text} is {b.text} of the other unit)"
     # a conversion table row: "| 1 ft³/s | m³/s | 0.028316846592 |" is 1 ft³/s = k m³/s
     if "|" in text:
         note = _table_identity(numbers, i, text)
@@ -1584,6 +2449,13 @@ def _factor_note(numbers, i, ctx):
         name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
         if name is not None:
             return f"{name}, written as a factor of the arithmetic"
+    # a factor in words: "the conversion divides the number by about 35", "multiply by 86,400"
+    if unit is None and not num.percent and num.value > 0 and \
+            "by" in text[max(0, num.nstart - 60):num.nstart] and \
+            _BY_WORDS.search(text, max(0, num.nstart - 60), num.nstart):
+        name = _known_factor(num.value, max(num.tolerance, 1e-9 * num.value), ctx)
+        if name is not None:
+            return f"{name}, named in words as a factor of the arithmetic"
     # one unit written in a smaller one, as an operand: "x 86,400 s" (one day), "/ 3600 s"
     if unit is not None and (num.op_before or num.op_after) and not unit.shift and \
             num.value > 1 and num.sign is None:
@@ -1591,12 +2463,69 @@ def _factor_note(numbers, i, ctx):
         if one is not None:
             return (f"{num.text} is one {one} written in {unit.symbol}: a unit factor of the "
                     f"arithmetic, not a measurement")
+    # a unit identity in words: "86,400 seconds in a day", "1000 litres per cubic metre",
+    # "a day has 86,400 s"
+    if unit is not None and not unit.shift and num.value > 0:
+        other = _one_unit_named(text, num)
+        if other is not None and other.dims == unit.dims and not other.shift and \
+                other != unit and _close(num.value * unit.scale, other.scale,
+                                         max(num.tolerance, 1e-9 * num.value) * unit.scale):
+            return (f"a unit identity in words (1 {other.symbol} = {num.text}): a conversion, "
+                    f"not a measurement")
     # one unit: "over 1 d", "per 1 km2"
     if unit is not None and num.text.split()[0] in ("1", "one") and num.value == 1.0:
         before = text[max(0, num.nstart - 12):num.nstart].lower().split()
         if before and before[-1] in _ONE_UNIT_WORDS:
             return f"one {unit.symbol}: a unit of measure, not a measurement"
     return None
+
+
+_ONE_AFTER = re.compile(r"\s+(?:in|per|to|make|makes|make up|to make)\s+(?:a|an|one|1|each|every)\s+",
+                        re.I)
+_ONE_BEFORE = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z][a-z ]{0,20}?)\s+(?:has|have|is|"
+                         r"equals|contains|holds|=|\u2248)\s*$", re.I)
+
+
+def _one_unit_named(text: str, num: Number):
+    """The unit named as "a <unit>" right after ("86,400 s in a day") or before ("a day has
+    86,400 s") a number, or None."""
+    m = _ONE_AFTER.match(text, num.nend) if text[num.nend + 1:num.nend + 4] in (
+        "in ", "per", "to ", "mak") else None
+    if m is not None:
+        unit, _, end = _read_unit(text, m.end())
+        if unit is not None:
+            return unit
+    if not text[max(0, num.nstart - 10):num.nstart].rstrip().endswith(
+            ("has", "have", "is", "equals", "contains", "holds", "=", "\u2248")):
+        return None
+    m = _ONE_BEFORE.search(text, max(0, num.nstart - 40), num.nstart)
+    if m is not None:
+        hit = _phrase(m.group(1).strip())
+        if hit is not None:
+            return hit[0]
+    return None
+
+
+_BY_WORDS = re.compile(r"\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?"
+                       r"(?:about|roughly|approximately|around|some|nearly|almost|~|\u2248)?\s*$",
+                       re.I)
+_SHARE_IS = re.compile(r"\s+(?:is|=|equals|makes)\s+(?:about|roughly|approximately|around|nearly|"
+                       r"just under|just over|~|\u2248)?\s*$", re.I)
+_SHARE_OF = re.compile(r"\s+of\s+(?:a|an|one|1)\s+", re.I)
+
+
+def _share_identity(a: Number, b: Number, text: str) -> bool:
+    """``1 X is P% of a Y``: P/100 = X/Y, checked by the kernel."""
+    if a.unit is None or a.value != 1.0 or not b.percent or b.value <= 0 or a.unit.shift or \
+            not _SHARE_IS.match(text[a.nend:b.nstart]):
+        return False
+    m = _SHARE_OF.match(text, b.nend)
+    if m is None:
+        return False
+    other, _, _ = _read_unit(text, m.end())
+    if other is None or other.dims != a.unit.dims or other.shift:
+        return False
+    return abs(b.value / 100.0 - a.unit.scale / other.scale) <= b.tolerance / 100.0 + 1e-12
 
 
 _CONST_BEFORE = re.compile(r"(?:\u221a\s*\(?\s*(\d{1,2})\s*\)?|\bsqrt\s*\(?\s*(\d{1,2})\s*\)?|\u03c0|\bpi)"

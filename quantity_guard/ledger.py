@@ -20,7 +20,7 @@ or a number in the question; otherwise ``UnsourcedInput``.
 
 Look-ups are indexed, so a call costs the same with ten thousand entries as with none, however
 densely they cluster: each footing (unit and datum) keeps its outputs sorted by magnitude, and
-each magnitude bucket (about 1.6% wide) counts the footings it holds. A carry-over check reads
+each magnitude bucket (about 1.6% wide) lists the footings it holds. A carry-over check reads
 only the footings near the value that could be one (another unit, or another datum) and bisects
 their runs, naming the nearest offending output; a sourced check bisects each footing of the
 value's dimension at the magnitude its SI value has there.
@@ -28,6 +28,12 @@ One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
 views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
 entries are evicted).
+
+**Recording.** A guarded call costs a call record, an entry per output and, for its first input,
+nothing more: the input's facts are held in the call record, which stands in the ledger's
+``entries`` until something reads them (``entries``, ``call.inputs``, the manifest, the audit);
+its ``Entry`` is made then, once. A result on the previous output's footing and bucket is indexed
+without a dict look-up, and each recording takes the ledger's lock once.
 
 **Threads.** The session is a ``ContextVar``: it follows asyncio tasks and ``asyncio.to_thread``.
 A thread that carries no session (``ThreadPoolExecutor``, ``loop.run_in_executor``, a plain
@@ -44,7 +50,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 from math import frexp as _frexp, ldexp as _ldexp
 import threading
-import time
+from time import time as _time
 from collections import deque
 from contextlib import contextmanager
 
@@ -215,6 +221,8 @@ def _si_window(unit, si: float, tol: float) -> tuple[float, float]:
 
 
 _CHUNK = 256  # a run's chunks are split when they pass 2 * _CHUNK entries
+_CHUNK_MAX = 2 * _CHUNK
+_NO_FAST = (None, None, 0.0, 0.0, None, None)  # matches no value (see Ledger._fast)
 
 
 class SortedRun:
@@ -240,7 +248,7 @@ class SortedRun:
             keys.append(key)
             self.items[-1].append(item)
             maxes[-1] = key
-            if len(keys) > 2 * _CHUNK:
+            if len(keys) > _CHUNK_MAX:
                 self._split(len(maxes) - 1)
             return
         i = bisect_right(maxes, key)
@@ -260,7 +268,7 @@ class SortedRun:
             j = bisect_right(keys, key)
             keys.insert(j, key)
             self.items[i].insert(j, item)
-        if len(keys) > 2 * _CHUNK:
+        if len(keys) > _CHUNK_MAX:
             self._split(i)
 
     def _split(self, i: int) -> None:
@@ -290,6 +298,19 @@ class SortedRun:
                 return False
             i += 1
         return False
+
+    def neighbours(self, key: float) -> list[float]:
+        """The keys held on either side of ``key``: the largest below it and the smallest at or
+        above it (none, one or two)."""
+        maxes = self.maxes
+        i = bisect_left(maxes, key)
+        if i == len(maxes):
+            return maxes[-1:]
+        keys = self.keys[i]
+        j = bisect_left(keys, key)
+        if j:
+            return [keys[j - 1], keys[j]]
+        return [self.keys[i - 1][-1], keys[0]] if i else [keys[0]]
 
     def scan(self, lo: float, hi: float) -> "Iterator[Entry]":
         """The entries whose key lies in [lo, hi], in key order."""
@@ -357,23 +378,73 @@ class Entry:
         return d
 
 
+class _EntryList:
+    """A call record's ``inputs`` or ``outputs``: the list is made when first read (most calls
+    never have theirs read while they run); until then no entry is held as None, a single
+    entry as itself, and a call's first input as the facts in the record's ``_in_*`` slots
+    (``_HELD``), from which its ``Entry`` is made on first need (see ``check_input``)."""
+
+    def __init__(self, slot: str, doc: str) -> None:
+        self.slot = slot
+        self.__doc__ = doc
+
+    def __get__(self, call: "CallRecord | None", owner: Any = None) -> "list[Entry]":
+        if call is None:  # the class attribute: this descriptor
+            return self  # type: ignore[return-value]  # see above
+        slot = self.slot
+        held = getattr(call, slot)
+        if held.__class__ is list and (not held or held[0] is not _HELD):
+            return held
+        with call.ledger._lock:  # the call may be recording in another thread
+            held = getattr(call, slot)
+            if held.__class__ is list:
+                if held and held[0] is _HELD:  # a first input held as facts, then more
+                    call._first_input(True)
+                return held
+            if held is None:
+                held = []
+            elif held is _HELD:
+                held = [call._first_input(True)]
+            else:  # a single entry
+                held = [held]
+            setattr(call, slot, held)
+            return held
+
+    def __set__(self, call: "CallRecord", value: "list[Entry]") -> None:
+        setattr(call, self.slot, value)
+
+
+_HELD = object()  # a call's first input, held as facts in its record's slots (see check_input)
+
+
 class CallRecord:
     """One guarded call in a session: what went in (as received and as converted), what came
     out, and the violations, blocked or not."""
 
     __slots__ = ("ledger", "index", "tool", "enforcement", "arguments", "_inputs", "_outputs",
-                 "_violations", "ok", "started", "finished")
+                 "_violations", "ok", "started", "finished",
+                 "_in_index", "_in_name", "_in_q", "_in_how", "_in_raw")
     ledger: "Ledger"
     index: int
     tool: str
     enforcement: str
     arguments: dict
-    _inputs: "list[Entry] | Entry | None"
+    _inputs: "list[Entry] | Entry | object | None"  # object: _HELD (also as a list's first)
     _outputs: "list[Entry] | Entry | None"
     _violations: "list[dict] | None"
     ok: "bool | None"
     started: float
     finished: "float | None"
+    # the first input's facts, set only while ``_inputs`` is _HELD or once it was: the entry's
+    # index, the parameter's name, the value, how it arrived and the argument as sent
+    _in_index: int
+    _in_name: str
+    _in_q: Q
+    _in_how: "str | None"
+    _in_raw: Any
+
+    inputs = _EntryList("_inputs", "The entries recorded for this call's arguments.")
+    outputs = _EntryList("_outputs", "The entries recorded for this call's result.")
 
     def __init__(self, ledger: "Ledger", index: int, tool: Any, arguments: dict) -> None:
         self.ledger = ledger
@@ -385,42 +456,43 @@ class CallRecord:
             self.tool = tool.name if hasattr(tool, "name") else str(tool)
             self.enforcement = getattr(tool, "enforcement", "strict")
         self.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
-        # the lists are made when first read (most calls never record a violation); until
-        # then a single input or output is held as the Entry itself
         self._inputs = None
         self._outputs = None
         self._violations = None
         self.ok = None
-        self.started = time.time()
+        self.started = _time()
         self.finished = None
 
-    @property
-    def inputs(self) -> list[Entry]:
-        """The entries recorded for this call's arguments."""
+    def _first_input(self, locked: bool = False) -> Entry:
+        """The entry of this call's first input: made from the held facts on first need (the
+        ledger's ``entries`` hold this record in its place until then), then kept. Made under
+        the ledger's lock (``locked``: the caller holds it), so it is made once."""
+        if not locked:
+            with self.ledger._lock:
+                return self._first_input(True)
         held = self._inputs
-        if held is None:
-            held = self._inputs = []
-        elif isinstance(held, Entry):  # a single entry, held as itself until read
-            held = self._inputs = [held]
-        return held
-
-    @inputs.setter
-    def inputs(self, value: list[Entry]) -> None:
-        self._inputs = value
-
-    @property
-    def outputs(self) -> list[Entry]:
-        """The entries recorded for this call's result."""
-        held = self._outputs
-        if held is None:
-            held = self._outputs = []
-        elif isinstance(held, Entry):  # a single entry, held as itself until read
-            held = self._outputs = [held]
-        return held
-
-    @outputs.setter
-    def outputs(self, value: list[Entry]) -> None:
-        self._outputs = value
+        first = held[0] if held.__class__ is list else held  # type: ignore[index]
+        if first is _HELD:
+            q = self._in_q
+            entry = _new(Entry)  # Entry(self._in_index, self.index, self.tool, "input", ...)
+            entry.index = self._in_index
+            entry.call = self.index
+            entry.tool = self.tool
+            entry.role = "input"
+            entry.field = self._in_name
+            entry.q = q
+            entry.magnitude = m = q.magnitude
+            entry.unit = unit = q.unit
+            entry.datum = q.datum
+            entry.si = m * unit.scale + unit.shift
+            entry.how = self._in_how
+            entry.raw = self._in_raw
+            if held.__class__ is list:
+                held[0] = entry  # type: ignore[index]
+            else:
+                self._inputs = entry
+            return entry
+        return first  # type: ignore[return-value]
 
     @property
     def violations(self) -> list[dict]:
@@ -441,39 +513,70 @@ class CallRecord:
             return  # a timestamp or a series: not recorded, not checked
         ledger = self.ledger
         index = self.index
-        entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, how, raw), inlined
-        entry.call = index
-        entry.tool = self.tool
-        entry.role = "input"
-        entry.field = name
-        entry.q = value
-        entry.magnitude = m = value.magnitude
-        entry.unit = unit = value.unit
-        entry.datum = datum = value.datum
-        entry.si = m * unit.scale + unit.shift
-        entry.how = accepted.how
-        entry.raw = accepted.raw
+        m = value.magnitude
+        unit = value.unit
+        datum = value.datum
+        # A call's first input is held as facts in this record (no Entry object until something
+        # reads it: ``_first_input``); the ledger's entries hold the record in its place.
+        first = self._inputs is None
+        if first:  # _inputs becomes _HELD under the lock, with _in_index
+            self._in_name = name
+            self._in_q = value
+            self._in_how = accepted.how
+            self._in_raw = accepted.raw
+            item: "Entry | CallRecord" = self
+        else:
+            item = entry = _new(Entry)  # Entry(0, index, self.tool, "input", name, value, ...)
+            entry.call = index
+            entry.tool = self.tool
+            entry.role = "input"
+            entry.field = name
+            entry.q = value
+            entry.magnitude = m
+            entry.unit = unit
+            entry.datum = datum
+            entry.si = m * unit.scale + unit.shift
+            entry.how = accepted.how
+            entry.raw = accepted.raw
         sourced = spec.sourced
         # One lock for recording and both checks' common outcome (nothing near on another
         # footing; an exact copy of an output in the same unit and datum); the full checks run
         # only otherwise. The carry-over probe is ``_eligible``'s, inlined for one or two
         # buckets (the common cases): this runs on every input.
         may_carry = copied = False
-        with ledger._lock:
-            entry.index = ledger._count
-            ledger._count += 1
-            entries = ledger.entries
-            entries.append(entry)
+        ledger._lock.acquire()  # not `with`: acquire/release cost half as much
+        try:
+            n = ledger._count
+            ledger._count = n + 1
+            entries = ledger._entries
+            entries.append(item)
+            if first:
+                self._in_index = n
+                self._inputs = _HELD
+                if ledger._held is None:
+                    ledger._held = n  # the oldest entry still held as its call's record
+            else:
+                entry.index = n
+                held = self._inputs  # (not self.inputs: it would take the lock)
+                if held.__class__ is list:
+                    held.append(entry)  # type: ignore[union-attr]
+                else:
+                    self._inputs = [held, entry]  # type: ignore[list-item]
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
             # A positive value whose buckets were found free of other footings for this unit and
             # datum, with no footing added to any bucket since, needs no probe while its 0.6%
             # stays inside those buckets (``_safe``: unit, datum, [start, end), ``_shape``).
-            safe = ledger._safe.get(id(unit)) if m > 0.0 else None
-            if safe is not None and safe[0] is unit and safe[1] == datum and \
-                    safe[4] == ledger._shape and safe[2] <= m * 0.994 and m * 1.006 < safe[3]:
+            # The last interval used is tried first (``_safe_last``; its start is positive).
+            safe = ledger._safe_last
+            if safe[0] is unit and safe[1] == datum and safe[2] <= m * 0.994 and \
+                    m * 1.006 < safe[3] and safe[4] == ledger._shape:
                 pass
+            elif (kept := ledger._safe.get(id(unit)) if m > 0.0 else None) is not None and \
+                    kept[0] is unit and kept[1] == datum and kept[4] == ledger._shape and \
+                    kept[2] <= m * 0.994 and m * 1.006 < kept[3]:
+                ledger._safe_last = kept
             elif m != 0.0 and abs(m) < 1e308:
                 mant, exp = _frexp(m * 0.994)
                 lo = exp * 128 + int(mant * 64) if mant >= 0.0 else \
@@ -482,7 +585,7 @@ class CallRecord:
                 hi = exp * 128 + int(mant * 64) if mant >= 0.0 else \
                     exp * 128 + 64 - int(mant * 64)
                 if -1 <= hi - lo <= 1:
-                    footings = ledger._footings
+                    footings = ledger._near
                     for counts in (footings.get(lo), footings.get(hi) if hi != lo else None):
                         if counts is not None:
                             for f_unit, f_datum in counts:
@@ -493,20 +596,26 @@ class CallRecord:
                     if 1e-300 < m < 1e300 and not may_carry:  # buckets lo..hi: [start, end)
                         if len(ledger._safe) >= 64:
                             ledger._safe.clear()
-                        ledger._safe[id(unit)] = (unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
-                                                  _ldexp((hi & 127) + 1, (hi >> 7) - 6),
-                                                  ledger._shape)
+                        ledger._safe[id(unit)] = ledger._safe_last = (
+                            unit, datum, _ldexp(lo & 127, (lo >> 7) - 6),
+                            _ldexp((hi & 127) + 1, (hi >> 7) - 6), ledger._shape)
                 else:  # many buckets (a subnormal value): _eligible reads them all
                     may_carry = ledger._eligible(m, unit, datum) is not None
             elif m != 0.0:  # the largest floats
                 may_carry = ledger._eligible(m, unit, datum) is not None
-            if sourced:  # _copied, inlined; the last output's run when it is on this footing
+            if sourced:  # _copied, inlined: the last output (in a pipeline, the one copied)
                 run: "SortedRun | None"
-                last = ledger._last
-                if last is not None and last[0] is unit and last[1] == datum:
-                    run = last[3]
-                else:
-                    run = ledger._by_footing.get((unit, datum))
+                out = ledger._last_out
+                if out is not None and out.magnitude == m and out.unit is unit and \
+                        out.datum == datum and out.call != index:
+                    copied = True
+                    run = None
+                else:  # the run of this footing (the last output's, when it is on it)
+                    last = ledger._last
+                    if last is not None and last[0] is unit and last[1] == datum:
+                        run = last[3]
+                    else:
+                        run = ledger._by_footing.get((unit, datum))
                 if run is not None:
                     maxes = run.maxes
                     if maxes[-1] == m and run.items[-1][-1].call != index:
@@ -517,10 +626,8 @@ class CallRecord:
                             keys = run.keys[i]
                             j = bisect_left(keys, m)
                             copied = keys[j] == m and run.items[i][j].call != index
-        if self._inputs is None:
-            self._inputs = entry
-        else:
-            self.inputs.append(entry)
+        finally:
+            ledger._lock.release()
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
@@ -554,7 +661,7 @@ class CallRecord:
 
     def finish(self, ok: bool) -> None:
         self.ok = ok
-        self.finished = time.time()
+        self.finished = _time()
 
     def finish_with(self, result: Any) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
@@ -571,44 +678,43 @@ class CallRecord:
             entry.datum = datum = result.datum
             entry.si = m * u.scale + u.shift
             entry.how = entry.raw = None
-            with ledger._lock:
+            ledger._lock.acquire()  # not `with`: acquire/release cost half as much
+            try:
                 entry.index = ledger._count
                 ledger._count += 1
-                entries = ledger.entries
+                entries = ledger._entries
                 entries.append(entry)
-                last, bucket = ledger._last, ledger._last_bucket
-                if last is not None and last[0] is u and last[1] == datum and \
-                        bucket is not None and bucket[0] <= m < bucket[1]:
-                    footing = last[2]  # _index's common case (the footing and bucket of the
-                    counts = bucket[2]  # previous output), inlined
-                    n = counts.get(footing)
-                    if n is None:
-                        counts[footing] = 1
-                        ledger._shape += 1
-                    else:
-                        counts[footing] = n + 1
-                    run = last[3]
+                fast = ledger._fast
+                if fast[0] is u and fast[1] == datum and fast[2] <= m < fast[3]:
+                    # _index's common case, inlined: the footing and bucket of the previous
+                    # output (the bucket already lists the footing; the run is not empty)
+                    run = fast[4]
                     maxes = run.maxes
-                    if maxes and m >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
-                        run.keys[-1].append(m)
+                    keys = run.keys[-1]
+                    if m >= maxes[-1] and len(keys) < _CHUNK_MAX:
+                        keys.append(m)
                         run.items[-1].append(entry)
                         maxes[-1] = m
                     else:
                         run.add(m, entry)
-                    last[4].append(entry)
+                    fast[5].append(entry)
+                    ledger._last_out = entry
                 else:
                     ledger._index(entry)
                 if ledger.max_entries is not None:
                     while len(entries) > ledger.max_entries:
                         ledger._evict(entries.popleft())
-            if self._outputs is None:
-                self._outputs = entry
-            else:
+                first = self._outputs is None
+                if first:
+                    self._outputs = entry
+            finally:
+                ledger._lock.release()
+            if not first:
                 self.outputs.append(entry)
         else:
             self.record_output(result)
         self.ok = True
-        self.finished = time.time()
+        self.finished = _time()
 
     def as_dict(self) -> dict:
         return {"index": self.index, "tool": self.tool, "enforcement": self.enforcement,
@@ -630,21 +736,30 @@ class Ledger:
         self.calls: "list[CallRecord] | deque[CallRecord]" = [] if max_calls is None else deque(maxlen=max_calls)
         self.calls_dropped = 0
         self.violation_count = 0
-        self.entries: deque[Entry] = deque()
+        # Every recorded quantity still kept, oldest first; a call's first input is held as
+        # its CallRecord until ``entries`` is read (``_held``: the index of the oldest so held)
+        self._entries: "deque[Entry | CallRecord]" = deque()
+        self._held: "int | None" = None
         self.violations: list[dict] = []
-        self._footings: dict[int, dict[tuple, int]] = {}  # magnitude bucket -> footing -> count
+        self._near: dict[int, dict[tuple, None]] = {}  # magnitude bucket -> its footings
         self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
         self._recent: dict[tuple, deque[Entry]] = {}        # outputs by dims, for pair search
         self._context_numbers: "list | None" = None
+        self._unsound: "tuple | None" = None  # ((count, violations), unsound_calls())
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
         self._lock = threading.Lock()
         self._count = 0
         self._last: "tuple[Unit, str | None, tuple, SortedRun, deque[Entry]] | None" = None
         # (unit, datum, footing, run, recent) of the last output indexed
-        self._last_bucket: "tuple[float, float, dict[tuple, int]] | None" = None
-        # (start, end, counts) of the last positive output's bucket
+        self._last_bucket: "tuple[float, float, dict[tuple, None]] | None" = None
+        # (start, end, footings) of the last output's bucket, if positive (see _index)
         self._safe: dict[int, tuple] = {}  # id(unit) -> buckets free of other footings
+        self._safe_last: tuple = _NO_FAST  # the interval of _safe used last
+        self._last_out: "Entry | None" = None  # the output indexed last
+        # (unit, datum, start, end, run, recent): the last output's footing, its bucket's
+        # [start, end) (which lists the footing), its run and its dimension's window
+        self._fast: tuple = _NO_FAST
         self._shape = 0  # counts the footings added to buckets (see check_input)
 
     # -- recording -------------------------------------------------------------------------
@@ -660,14 +775,45 @@ class Ledger:
             call.enforcement = enforcement
             call.arguments = dict(arguments)  # as received (made JSON-ready in as_dict)
             call._inputs = call._outputs = call._violations = call.ok = call.finished = None
-            call.started = time.time()
-        with self._lock:
+            call.started = _time()
+        self._lock.acquire()  # not `with`: acquire/release cost half as much
+        try:
             calls = self.calls
             call.index = self.calls_dropped + len(calls)  # call_count
             if self.max_calls is not None and len(calls) >= self.max_calls:
                 self.calls_dropped += 1  # the deque drops the oldest record
             calls.append(call)
+        finally:
+            self._lock.release()
         return call
+
+    @property
+    def entries(self) -> "deque[Entry]":
+        """Every recorded quantity still kept (``max_entries``), oldest first."""
+        if self._held is not None:
+            self._make_held()
+        return self._entries  # type: ignore[return-value]  # _make_held made them all Entries
+
+    @entries.setter
+    def entries(self, value: "Iterable[Entry]") -> None:
+        with self._lock:
+            self._entries = deque(value)
+            self._held = None
+
+    def _make_held(self) -> None:
+        """Replace each call record held in ``entries`` (for its first input) by that input's
+        Entry. Entries are kept in the order of their indexes, the newest last, so the held
+        ones are among the last ``_count - _held``."""
+        with self._lock:
+            if self._held is None:
+                return
+            entries = self._entries
+            tail = [entries.pop() for _ in range(min(self._count - self._held, len(entries)))]
+            tail.reverse()
+            entries.extend(e if e.__class__ is Entry
+                           else e._first_input(True)  # type: ignore[union-attr]
+                           for e in tail)
+            self._held = None
 
     @property
     def call_count(self) -> int:
@@ -679,12 +825,13 @@ class Ledger:
         with self._lock:
             entry.index = self._count
             self._count += 1
-            self.entries.append(entry)
+            entries = self._entries
+            entries.append(entry)
             if role == "output":
                 self._index(entry)
             if self.max_entries is not None:
-                while len(self.entries) > self.max_entries:
-                    self._evict(self.entries.popleft())
+                while len(entries) > self.max_entries:
+                    self._evict(entries.popleft())
             return entry
 
     def _add_output(self, call: int, tool: str, field, q: Q) -> Entry:
@@ -693,7 +840,7 @@ class Ledger:
         with self._lock:
             entry.index = self._count
             self._count += 1
-            entries = self.entries
+            entries = self._entries
             entries.append(entry)
             self._index(entry)
             if self.max_entries is not None:
@@ -701,11 +848,24 @@ class Ledger:
                     self._evict(entries.popleft())
             return entry
 
+    @property
+    def _footings(self) -> dict[int, dict[tuple, int]]:
+        """Per magnitude bucket, how many outputs of each footing it holds, counted from the
+        runs (the checks read ``_near``, which lists the footings alone): for the tests."""
+        counts: dict[int, dict[tuple, int]] = {}
+        with self._lock:
+            for footing, run in self._by_footing.items():
+                for keys in run.keys:
+                    for m in keys:
+                        bucket = counts.setdefault(magnitude_bucket(m), {})
+                        bucket[footing] = bucket.get(footing, 0) + 1
+        return counts
+
     def _index(self, entry: Entry) -> None:
         unit, datum, magnitude = entry.unit, entry.datum, entry.magnitude
         run: "SortedRun | None"
         recent: "deque[Entry] | None"
-        counts: "dict[tuple, int] | None"
+        near: "dict[tuple, None] | None"
         last = self._last  # the previous output's footing, its run and its dimension's window
         if last is not None and last[0] is unit and last[1] == datum:
             _, _, footing, run, recent = last
@@ -719,60 +879,67 @@ class Ledger:
             if recent is None:
                 recent = self._recent[unit.dims] = deque(maxlen=_PAIR_WINDOW)
             self._last = (unit, datum, footing, run, recent)
-        bucket = self._last_bucket  # the previous output's bucket: [start, end) and its counts
+        # The previous output's bucket, [start, end) and its footings. Invariant: it is this
+        # output's bucket and lists this output's footing (or None), as finish_with relies on.
+        bucket = self._last_bucket
         if bucket is not None and bucket[0] <= magnitude < bucket[1]:
-            counts = bucket[2]
+            near = bucket[2]
         else:
             mant, exp = _frexp(magnitude)  # magnitude_bucket(magnitude), inlined: this runs on every output
             j = int(mant * 64)
             key = exp * 128 + j if mant >= 0.0 else exp * 128 + 64 - j
-            counts = self._footings.get(key)
-            if counts is None:
-                counts = self._footings[key] = {}
-            if 1e-300 < magnitude < 1e300:  # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
-                self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), counts)
-        if not counts:
-            counts[footing] = 1
+            near = self._near.get(key)
+            if near is None:
+                near = self._near[key] = {}
+            # a positive bucket: exactly [j, j + 1) * 2**(exp - 6)
+            self._last_bucket = (_ldexp(j, exp - 6), _ldexp(j + 1, exp - 6), near) \
+                if 1e-300 < magnitude < 1e300 else None
+        if footing not in near:
+            near[footing] = None
             self._shape += 1  # a footing new to a bucket: every entry of _safe is stale
-        else:
-            n = counts.get(footing)
-            if n is None:
-                counts[footing] = 1
-                self._shape += 1
-            else:
-                counts[footing] = n + 1
         maxes = run.maxes
-        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < 2 * _CHUNK:
+        if maxes and magnitude >= maxes[-1] and len(run.keys[-1]) < _CHUNK_MAX:
             run.keys[-1].append(magnitude)  # run.add's common case, inlined
             run.items[-1].append(entry)
             maxes[-1] = magnitude
         else:
             run.add(magnitude, entry)
         recent.append(entry)
+        self._last_out = entry
+        bucket = self._last_bucket  # finish_with's fast path: this footing, in this bucket
+        self._fast = _NO_FAST if bucket is None else \
+            (unit, datum, bucket[0], bucket[1], run, recent)
 
-    def _evict(self, entry: Entry) -> None:
-        if entry.role != "output":
-            return
-        unit, datum = entry.unit, entry.datum
+    def _evict(self, entry: "Entry | CallRecord") -> None:
+        if entry.__class__ is not Entry or entry.role != "output":  # type: ignore[union-attr]
+            return  # an input (a call's first input, still held as its record, included)
+        unit, datum, m = entry.unit, entry.datum, entry.magnitude
         footing = (unit, datum)
-        key = magnitude_bucket(entry.magnitude)
-        counts = self._footings.get(key)
-        if counts is not None and footing in counts:
-            if counts[footing] > 1:
-                counts[footing] -= 1
-            else:
-                del counts[footing]
-                if not counts:
-                    del self._footings[key]
-                    self._last_bucket = None  # it may hold this bucket's counts
         run = self._by_footing.get(footing)
-        if run is not None and run.remove(entry.magnitude, entry) and not run.maxes:
-            self._last = None  # it may hold this run
-            del self._by_footing[footing]
-            of_dims = self._by_dims[unit.dims]
-            del of_dims[footing]
-            if not of_dims:
-                del self._by_dims[unit.dims]
+        if run is not None and run.remove(m, entry):
+            key = magnitude_bucket(m)
+            if entry is self._last_out:
+                self._last_out = None
+            if not run.maxes:
+                self._last = None  # it may hold this run
+                self._fast = _NO_FAST
+                del self._by_footing[footing]
+                of_dims = self._by_dims[unit.dims]
+                del of_dims[footing]
+                if not of_dims:
+                    del self._by_dims[unit.dims]
+                gone = True
+            else:  # buckets are intervals: if any output of the footing is left in this one,
+                # the nearest on either side is
+                gone = key not in map(magnitude_bucket, run.neighbours(m))
+            if gone:
+                near = self._near.get(key)
+                if near is not None and footing in near:
+                    del near[footing]
+                    if not near:
+                        del self._near[key]
+                self._last_bucket = None  # it may list this footing in this bucket
+                self._fast = _NO_FAST
         recent = self._recent.get(unit.dims)
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
@@ -832,7 +999,7 @@ class Ledger:
                 footings = list(self._by_footing)
             else:
                 footings = list(dict.fromkeys(f for key in keys
-                                              for f in self._footings.get(key, ())))
+                                              for f in self._near.get(key, ())))
             out = [e for f in footings for e in self._by_footing[f].scan(lo, hi)
                    if is_close(e.magnitude, magnitude, tol)]
         out.sort(key=_by_index)
@@ -918,6 +1085,8 @@ class Ledger:
         view = self._views.get(key)
         if view is None:
             view = []
+            zeros: dict = {}
+            self._views[("zeros", self._count)] = zeros
             outputs = [e for e in self.entries if e.role == "output"]
             elevations = [e for e in outputs if e.datum is not None]
             if elevations:
@@ -933,6 +1102,8 @@ class Ledger:
                         pair = _offset_datums(args)
                         if pair is None and stations and len(others) == 1:
                             pair = _station_datum_height(e, args, stations, next(iter(others)))
+                            if pair is not None:
+                                zeros[id(e)] = pair[1]
                         if pair is not None:
                             offsets.append((e, *pair))
                 self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
@@ -951,6 +1122,13 @@ class Ledger:
         self.converted_elevations()
         return self._views.get(("offsets", self._count), frozenset())
 
+    def station_zeros(self) -> dict:
+        """{id of an output: datum} for the heights of station datums (see
+        ``converted_elevations``): the height is the elevation of the station's zero on that
+        datum, so "6.30 m AOD" writes it correctly."""
+        self.converted_elevations()
+        return self._views.get(("zeros", self._count), {})
+
     def tainted_calls(self) -> frozenset:
         """Indexes of the calls that ran although a violation of their inputs was recorded
         (warn or off mode: an unconverted carry-over, an unsourced or datum-blind input). Their
@@ -961,6 +1139,73 @@ class Ledger:
         if view is None:
             view = frozenset(v["call"] for v in self.violations if not v.get("blocked"))
             self._views[key] = view
+        return view
+
+    def unsupported_calls(self) -> dict:
+        """{call index: input entry} for the calls (with no recorded violation) that received a
+        quantity which no earlier output (in any unit; an elevation carried by a recorded datum
+        offset too), no number of the question and no one-step sum or difference of outputs
+        supports, within the precision the model wrote it (at least 0.1%, for a factor rounded
+        on the way, and at most 5%). Their
+        outputs are computed from a value of unknown provenance (a slipped factor, a hand
+        conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
+        check: the audit does not count them as a source (status ``tainted``)."""
+        key = ("unsupported", self._count)
+        view = self._views.get(key)
+        if view is None:
+            view = {}
+            inputs = self.call_inputs()
+            if inputs:
+                refused = {v["call"] for v in self.violations}
+                for call, entries in inputs.items():
+                    if call in refused:
+                        continue
+                    for e in entries:
+                        if e.magnitude.__class__ is float and not self._supported(e):
+                            view[call] = e
+                            break
+            self._views[key] = view
+        return view
+
+    def _supported(self, e: Entry) -> bool:
+        from .audit import written_tolerance
+        raw = e.raw
+        value = raw.get("value") if isinstance(raw, dict) else raw
+        if isinstance(value, str):
+            nums = extract_numbers(value)
+            value = nums[0].value if nums else None
+        rel = 0.001
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value:
+            rel = min(0.05, max(0.001, written_tolerance(raw) / abs(float(value))))
+        si, m = e.si, e.magnitude
+        tol = max(rel * abs(si), 1e-12)
+        keys, entries = self.si_view(e.unit.dims)
+        for o in entries[bisect_left(keys, si - tol):bisect_right(keys, si + tol)]:
+            if o.call < e.call and (o.datum is None or e.datum is None or o.datum == e.datum):
+                return True
+        for c in self.converted_elevations():
+            if c.call < e.call and c.unit.dims == e.unit.dims and abs(c.si - si) <= tol and \
+                    (e.datum is None or c.datum == e.datum):
+                return True
+        for num in self.context_numbers():
+            if num.unit is None:
+                if abs(num.value - m) <= max(num.tolerance, rel * abs(m)):
+                    return True
+            elif num.unit.dims == e.unit.dims:
+                nsi = num.value * num.unit.scale + num.unit.shift
+                if abs(nsi - si) <= max(num.tolerance * num.unit.scale, tol):
+                    return True
+        return self.find_derivation((m,), e.unit, rel * abs(m), datum=e.datum) is not None
+
+    def unsound_calls(self) -> frozenset:
+        """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
+        source for the audit."""
+        key = (self._count, self.violation_count)
+        held = self._unsound
+        if held is not None and held[0] == key:
+            return held[1]
+        view = self.tainted_calls() | frozenset(self.unsupported_calls())
+        self._unsound = (key, view)
         return view
 
     def call_inputs(self) -> dict:
@@ -1024,7 +1269,7 @@ class Ledger:
             hi = exp * 128 + int(mant * 64) if mant >= 0.0 else exp * 128 + 64 - int(mant * 64)
         else:
             hi = magnitude_bucket(m * 1.006)
-        footings = self._footings
+        footings = self._near
         near: "Sequence[Mapping[tuple, object] | None]"
         if lo == hi or lo - hi == 1 or hi - lo == 1:  # one bucket or two: the common cases
             counts = footings.get(lo)

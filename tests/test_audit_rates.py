@@ -5,9 +5,14 @@ Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the co
 - generated corpus (tests/data/audit_corpus_generated.json, 1231 answers over every task of
   every bench suite, 17 styles): 0/618 false alarms on correct answers, 609/613 detected;
   every cross-datum answer (48/48) detected; no exception;
-- random acceptance against a 6-output ledger: 0.62% with no constant written, 0.69% with
+- random acceptance against a 6-output ledger: 0.62% (round 2) with no constant written, 0.69% with
   the square root of 3 written, 0.94% with the square roots of 2 and 3 and pi all written
-  (products and ratios follow the constants an answer writes); 0.17% against 3 outputs.
+  (products and ratios follow the constants an answer writes; round 3: 0.73% and 0.97%); 0.17% against 3 outputs
+  (round 3: 0.65% against 6 outputs, since a flat round 3-figure probe such as "200" is a
+  one-figure number, read as a rounding of a recorded output);
+- random acceptance of one-figure numbers stated flat ("The value is 400."): 4.52% against 3
+  outputs, 9.81% against 6 (round 3; main before it: 3.85% and 10.84%, when "400" was read to
+  395..405 and "0.4" to 0.36..0.44).
 
 - the independent held-out set (tests/data/audit_holdout.json, 657 answers in the styles of
   seven model families, ``python bench/holdout_rates.py``): the audit was tuned on the answers
@@ -85,6 +90,18 @@ def test_random_acceptance_with_products_and_constants(preamble, limit):
     print(f"random acceptance, 6 outputs, {preamble!r}: {r6['rate']:.2%}")
     assert r6["rate"] <= limit
     assert r6["rate"] <= 0.01                          # the bound, for 6 outputs
+
+
+@pytest.mark.parametrize("n,limit", [
+    (3, 0.06),    # measured 4.52% (main before round 3: 3.85%; a 10% window for derivations too: 6.10%)
+    (6, 0.12),    # measured 9.81% (main before round 3: 10.84%; with derivations: 16.93%)
+])
+def test_random_acceptance_of_flat_one_figure_numbers(n, limit):
+    # "The value is 400.": a one-figure number stated flat is a rounding of a recorded output
+    # (half its last place, at most 10%); as a derivation it is read to its next place
+    r = bench.random_acceptance(n, sig=1)
+    print(f"random acceptance of one-figure numbers, {n} outputs: {r['rate']:.2%}")
+    assert r["rate"] <= limit
 
 
 def _load_holdout():

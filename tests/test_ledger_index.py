@@ -9,6 +9,8 @@ every answer with a reference that scans all outputs in order, as the checks did
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
@@ -204,6 +206,7 @@ def _assert_index_consistent(ledger: Ledger) -> None:
         bucket = counts.setdefault(magnitude_bucket(e.magnitude), {})
         bucket[(e.unit, e.datum)] = bucket.get((e.unit, e.datum), 0) + 1
     assert ledger._footings == counts
+    assert ledger._near == {k: dict.fromkeys(v) for k, v in counts.items()}  # what checks read
     assert set(ledger._by_footing) == set(by_footing)
     for footing, run in ledger._by_footing.items():
         _assert_run(run, by_footing[footing], lambda e: e.magnitude)
@@ -486,3 +489,115 @@ def test_results_recorded_by_finish_with_keep_the_index_consistent(ops, max_entr
             value, unit = op
             ledger._add(9, "sink", "input", "x", Q(value, unit))
         _assert_index_consistent(ledger)
+
+
+# -- a call's first input is held as facts in its record until something reads it ------------
+def _flow_tool(name: str, params: list[str]):
+    @quantity_tool(params={p: {"unit": "cfs"} for p in params}, returns={"unit": "cfs"},
+                   name=name, enforcement="warn")
+    def tool(**kwargs):
+        return 1.0
+
+    return tool
+
+
+FLOW_TOOLS = [_flow_tool(f"t{n}", [f"p{i}" for i in range(n)]) for n in range(4)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["none", "entries", "inputs", "both"]),
+                          st.booleans()), min_size=1, max_size=12),
+       st.one_of(st.none(), st.integers(1, 8)))
+@example(calls=[(2, "inputs", True), (1, "entries", False), (3, "none", True)], max_entries=None)
+@example(calls=[(2, "none", False), (2, "none", False), (1, "entries", True)], max_entries=3)
+def test_held_inputs_read_as_the_entries_recorded(calls, max_entries):
+    """Calls of 0-3 parameters (a first input held as facts in the call record, later ones as
+    entries), some with an argument the boundary refuses (warn mode: recorded as received),
+    read back at random points through ``ledger.entries`` or ``call.inputs``: the ledger holds
+    exactly what a plain model of the recording holds, in order, each input one object wherever
+    it is read, and the manifest reads back the same."""
+    from quantity_guard.tool import guard_arguments
+    ledger = Ledger(max_entries=max_entries)
+    model = []  # (role, call index, field, magnitude) in the order recorded
+    for n, read, refused in calls:
+        tool = FLOW_TOOLS[n]
+        params = list(tool.params)
+        arguments = {p: 1000.0 + len(model) + i for i, p in enumerate(params)}
+        if refused and params:
+            arguments[params[0]] = "12 m"  # refused (a length): recorded through record_input
+        call = ledger.begin_call(tool, arguments)
+        coerced = dict(arguments)
+        guard_arguments(tool.params, coerced, enforcement="warn", call=call)
+        model += [("input", call.index, p, coerced[p].magnitude) for p in params
+                  if isinstance(coerced[p], Q)]
+        out = Q(2000.0 + len(model), "cfs")
+        call.finish_with(out)
+        model.append(("output", call.index, None, out.magnitude))
+        kept = model[-max_entries:] if max_entries else model
+        if read in ("inputs", "both"):
+            assert [(e.role, e.call, e.field, e.magnitude) for e in call.inputs] == \
+                [m for m in model if m[0] == "input" and m[1] == call.index]
+        if read in ("entries", "both"):
+            assert [(e.role, e.call, e.field, e.magnitude) for e in ledger.entries] == kept
+    kept = model[-max_entries:] if max_entries else model
+    entries = list(ledger.entries)
+    assert [(e.role, e.call, e.field, e.magnitude) for e in entries] == kept
+    assert [e.index for e in entries] == list(range(len(model) - len(kept), len(model)))
+    by_id = {id(e): e for e in entries}
+    for call in ledger.calls:  # each input is one object, read from the call or the ledger
+        for e in call.inputs:
+            assert e.role == "input" and e.call == call.index and e.tool == call.tool
+            assert e.q.magnitude == e.magnitude and e.how is not None
+            if e.index >= len(model) - len(kept):
+                assert by_id.get(id(e)) is e
+    _assert_index_consistent(ledger)
+    manifest = json.loads(json.dumps(ledger.manifest()))
+    assert Ledger.from_manifest(manifest).manifest()["calls"] == manifest["calls"]
+
+
+def test_calls_read_from_other_threads_while_they_record():
+    """Readers of ``call.inputs`` / ``call.outputs`` / ``ledger.entries`` in other threads while
+    calls record (a first input held as facts is made an Entry under the ledger's lock, once):
+    every input and output ends up in its call once, and as the same object in the ledger."""
+    import threading
+    from quantity_guard import session
+
+    @quantity_tool(params={"a": "cfs", "b": "cfs"}, returns={"unit": "cfs"})
+    def add(a, b):
+        return a.magnitude + b.magnitude
+
+    errors: list = []
+    with session() as ledger:
+        def work(k):
+            try:
+                with ledger.bind():
+                    for i in range(400):
+                        add(1000.0 + k * 10000 + i, 5.0 + k)
+            except Exception as err:  # reported below
+                errors.append(err)
+
+        def read():
+            try:
+                for i in range(4000):
+                    if ledger.calls:  # the newest calls: most are still recording
+                        call = ledger.calls[-1 - i % 3]
+                        call.inputs, call.outputs
+                    if i % 50 == 0:
+                        len(ledger.entries)
+            except Exception as err:
+                errors.append(err)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(3)] + \
+            [threading.Thread(target=read) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors[:3]
+    entries = {id(e): e for e in ledger.entries}
+    assert len(entries) == 3 * 400 * 3
+    for call in ledger.calls:
+        assert [e.field for e in call.inputs] == ["a", "b"] and len(call.outputs) == 1
+        for e in call.inputs + call.outputs:
+            assert e.call == call.index and entries[id(e)] is e
+    _assert_index_consistent(ledger)

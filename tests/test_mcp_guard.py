@@ -780,3 +780,49 @@ def test_an_over_limit_answer_from_the_client_fails_the_upstream_request(guard):
     answer = json.loads(one(out, C2S))  # to the upstream, whose request it answered
     assert answer["id"] == "s1" and answer["error"]["code"] == rpc.INTERNAL_ERROR
     assert "over the proxy's maximum message size of 64 bytes" in answer["error"]["message"]
+
+
+def test_a_rewritten_call_or_result_keeps_every_byte_outside_the_replaced_value():
+    """However a peer spaces and orders its members, the guard replaces only the value it
+    converts (a call's ``arguments``, a labelled ``result``): the bytes before and after it are
+    the peer's own, and the value is written as compact JSON."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    def obj_text(members: dict, order, seps) -> str:
+        return "{" + seps[0].join(json.dumps(k) + seps[1] + members[k] for k in order if k in members) + "}"
+
+    @settings(max_examples=150, deadline=None)
+    @given(ident=st.integers(-2**53, 2**53) | st.text(max_size=6),
+           seps=st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " : ")]),
+           order=st.permutations(["jsonrpc", "id", "method", "params"]),
+           porder=st.permutations(["name", "arguments", "_meta"]), meta=st.booleans(),
+           value=st.integers(-10**6, 10**6) | st.floats(-1e6, 1e6), area=st.integers(0, 10**6),
+           rorder=st.permutations(["jsonrpc", "id", "result"]))
+    def check(ident, seps, order, porder, meta, value, area, rorder):
+        guard = Guard(FakePolicy())
+        hole = "\x00"
+        args = json.dumps({"discharge": {"value": value, "unit": "cfs"}, "area": area}, separators=seps)
+        params = {"name": '"runoff"', "arguments": hole}
+        if meta:
+            params["_meta"] = json.dumps({"progressToken": ident}, separators=seps)
+        top = {"jsonrpc": '"2.0"', "id": json.dumps(ident), "method": '"tools/call"',
+               "params": obj_text(params, porder, seps)}
+        before, after = obj_text(top, order, seps).split(hole)
+        out = one(guard.receive(C2S, (before + args + after).encode()), C2S).decode()
+        forwarded = json.loads(out)["params"]["arguments"]
+        assert forwarded == {"discharge": pytest.approx(value * CFS), "area": area}
+        assert out == before + rpc.dumps(forwarded) + after + "\n"
+        # a labelled answer
+        rid = json.dumps(ident) + "r"  # not the id in flight above
+        guard.receive(C2S, line({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                 "params": {"name": "read_discharge", "arguments": {}}}))
+        result = json.dumps({"content": [{"type": "text", "text": "1250"}]}, separators=seps)
+        answer = {"jsonrpc": '"2.0"', "id": json.dumps(rid), "result": hole}
+        before, after = obj_text(answer, rorder, seps).split(hole)
+        out = one(guard.receive(S2C, (before + result + after).encode()), S2C).decode()
+        labelled = json.loads(out)["result"]
+        assert labelled["structuredContent"] == {"value": 1250.0, "unit": "cfs"}
+        assert out == before + rpc.dumps(labelled) + after + "\n"
+
+    check()

@@ -425,3 +425,42 @@ def test_sessions_sharing_a_listing_convert_for_the_upstream_types():
     first.advertise(json.loads(json.dumps(HEADER_TOOL)))  # listed on one connection ...
     sent = second.check_call("wait", {"seconds": {"value": 2, "unit": "min"}}).payload
     assert sent == {"seconds": 120} and type(sent["seconds"]) is int  # ... called on another
+
+
+def test_a_labelled_result_is_recorded_after_the_answer_yet_every_reader_sees_it(tmp_path):
+    """The ledger records a labelled result after the answer left (``Guard.settle``), but any
+    reader, and the next call's checks, see it as if it were recorded at once."""
+    h = Harness(manifest_path=str(tmp_path / "m.json"))
+    _, labelled = h.call("read_discharge", {"site": "07374000"}, bare(1250))
+    assert labelled["structuredContent"] == {"value": 1250.0, "unit": "cfs"}
+    # the next call's carry-over check finds it without any settle() in between
+    sent, result = h.call("runoff_depth", {"discharge": 1250, "area": 1})
+    assert sent is None and "read_discharge.return returned 1250 cfs" in result["content"][0]["text"]
+    _, labelled = h.call("read_area", {}, bare(29000))
+    [call] = [c for c in h.policy.ledger.calls if c.tool == "read_area"]  # read straight after
+    assert call.ok is True and [e.q.magnitude for e in call.outputs] == [29000.0]
+    assert h.policy.counts()["calls_kept"] == 3
+    h.call("read_area", {}, bare(29001))
+    h.policy.close()
+    calls = json.loads((tmp_path / "m.json").read_text())["sessions"][0]["calls"]
+    assert [c["ok"] for c in calls] == [True, False, True, True]
+    assert h.guard.settle() == []  # nothing left to do, nothing to report
+
+
+def test_a_refused_call_with_a_log_is_answered(tmp_path):
+    """With ``--log``, a refusal used to write its log record while holding the lock the log
+    takes: the proxy hung on the first refused call."""
+    import threading
+
+    log = tmp_path / "log.jsonl"
+    h = Harness(log_path=str(log))
+    answer: list = []
+    t = threading.Thread(target=lambda: answer.append(
+        h.call("runoff_depth", {"discharge": "12.4 ft", "area": 1})), daemon=True)
+    t.start()
+    t.join(10)
+    assert answer, "check_call did not return"
+    sent, result = answer[0]
+    assert sent is None and result["isError"] is True
+    [event] = [json.loads(x) for x in log.read_text().splitlines()]
+    assert event["event"] == "violation" and event["violation"]["code"] == "dimensionality_error"

@@ -228,6 +228,84 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_MARK = "\ue000quantity-guard:the-replaced-value\ue001"
+_MARK_JSON = '"' + _MARK + '"'
+
+
+def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) -> str | None:
+    """``text`` with one value replaced by ``dumps(value)``, when everything outside that value
+    is written exactly as Python writes it; ``None`` otherwise (then the caller locates spans).
+
+    ``around`` is what ``dumps`` writes before and after the value (see :func:`_around`). When
+    ``text`` begins and ends with those, the result is exactly ``dumps`` of the modified
+    message, and equals what splicing the value's span gives; the old value (the bulk of the
+    message) is never serialised. This is the common case (peers write compact JSON): one
+    serialisation of the rest and one of the new value, instead of the old and the new message
+    whole.
+    """
+    if around is None:
+        return None
+    head, tail = around
+    if len(text) <= len(head) + len(tail) or not text.startswith(head) or \
+            not text.endswith(tail):
+        return None  # written otherwise
+    try:
+        return head + rpc.dumps(value) + tail
+    except (ValueError, TypeError):
+        return None
+
+
+def _around(skeleton: Any) -> tuple[str, str] | None:
+    """What ``dumps(skeleton)`` writes before and after :data:`_MARK`, which stands for the
+    value to replace; ``None`` when it cannot be serialised or the mark occurs twice (the
+    message itself holds it)."""
+    try:
+        canon = rpc.dumps(skeleton)
+    except (ValueError, TypeError):
+        return None
+    head, found, tail = canon.partition(_MARK_JSON)
+    if not found or _MARK_JSON in tail:
+        return None
+    return head, tail
+
+
+_CALL_KEYS = ("jsonrpc", "id", "method", "params")
+_RESULT_KEYS = ("jsonrpc", "id", "result")
+
+
+def _call_around(obj: dict) -> tuple[str, str] | None:
+    """:func:`_around` for a tools/call request's ``params.arguments``. For the usual shape
+    (``jsonrpc``, ``id``, ``method``, ``params`` of ``name`` and ``arguments``, in that order)
+    the text is put together from the id and the name alone, as ``dumps`` would write it."""
+    params = obj["params"]
+    if len(obj) == 4 and len(params) == 2 and tuple(obj) == _CALL_KEYS and \
+            tuple(params) == ("name", "arguments") and obj["jsonrpc"] == "2.0" and \
+            obj["method"] == "tools/call" and type(params["name"]) is str and \
+            type(obj["id"]) in (int, str):
+        try:
+            return ('{"jsonrpc":"2.0","id":' + rpc.dumps(obj["id"]) + ',"method":"tools/call",'
+                    '"params":{"name":' + rpc.dumps(params["name"]) + ',"arguments":', "}}")
+        except (ValueError, TypeError):
+            return None
+    skeleton = dict(obj)
+    skeleton["params"] = {**params, "arguments": _MARK}
+    return _around(skeleton)
+
+
+def _result_around(obj: dict) -> tuple[str, str] | None:
+    """:func:`_around` for a response's ``result``; the usual ``jsonrpc``, ``id``, ``result``
+    (in that order) is put together from the id alone."""
+    if len(obj) == 3 and tuple(obj) == _RESULT_KEYS and obj["jsonrpc"] == "2.0" and \
+            type(obj["id"]) in (int, str):
+        try:
+            return '{"jsonrpc":"2.0","id":' + rpc.dumps(obj["id"]) + ',"result":', "}"
+        except (ValueError, TypeError):
+            return None
+    skeleton = dict(obj)
+    skeleton["result"] = _MARK
+    return _around(skeleton)
+
+
 _PREFIX = '{"jsonrpc":"2.0","id":'
 _SUFFIX = ',"jsonrpc":"2.0","id":'
 _LIST_CACHE_SIZE = 8          # distinct tools/list answers remembered
@@ -274,6 +352,7 @@ class Guard:
         self.closed_reason: str | None = None
         self.stats = {"forwarded": 0, "rewritten": 0, "refused": 0, "answered": 0, "dropped": 0}
         self._logs: list[tuple[str, bytes]] = []
+        self._unsettled = False  # the policy has bookkeeping put off (see settle)
 
     # ------------------------------------------------------------------ public interface
 
@@ -284,6 +363,8 @@ class Guard:
         """
         if direction != C2S and direction != S2C:
             raise ValueError(f"direction must be {C2S!r} or {S2C!r}, not {direction!r}")
+        if self._unsettled:
+            self._settle()
         try:
             if line.__class__ is rpc.Oversized:
                 out = self._oversized(direction, line)
@@ -302,6 +383,8 @@ class Guard:
         Afterwards the guard is closed: further client requests are answered with an error at
         once and anything still arriving from the upstream is dropped.
         """
+        if self._unsettled:
+            self._settle()
         out: list[tuple[str, bytes]] = []
         for entries in self._pending.values():
             for entry in entries:
@@ -312,7 +395,31 @@ class Guard:
         self._pending.clear()
         self.closed = True
         self.closed_reason = reason
+        if self._logs:
+            out.extend(self._logs)
+            self._logs = []
         return out
+
+    def settle(self) -> list[tuple[str, bytes]]:
+        """Let the policy do the bookkeeping it put off (``policy.settle()``, optional: the
+        quantity policy records labelled results in its ledger there). A shell calls this once
+        the outputs of ``receive`` are written, so that the bookkeeping is off the answer's
+        path; if it does not, the next ``receive`` or ``upstream_closed`` does it first, so
+        nothing is lost or reordered. Returns LOG outputs, if any."""
+        if self._unsettled:
+            self._settle()
+        out, self._logs = self._logs, []
+        return out
+
+    def _settle(self) -> None:
+        self._unsettled = False
+        settle = getattr(self.policy, "settle", None)
+        if settle is None:
+            return
+        try:
+            settle()
+        except Exception as exc:
+            self._log(f"policy.settle() failed: {exc!r}")
 
     @property
     def pending(self) -> dict[tuple, list[Pending]]:
@@ -582,10 +689,10 @@ class Guard:
     @staticmethod
     def _with_arguments(text: str, obj: dict, arguments: dict) -> bytes:
         """The request line with ``params.arguments`` replaced and every other byte kept."""
-        whole = dict(obj)
-        whole["params"] = {**obj["params"], "arguments": arguments}
-        new = _canonical_rewrite(text, obj, whole)
+        new = _replace_canonical(text, _call_around(obj), arguments)
         if new is None:
+            whole = dict(obj)
+            whole["params"] = {**obj["params"], "arguments": arguments}
             args_json = rpc.dumps(arguments)
             try:
                 _, top = rpc.members(text)
@@ -840,6 +947,7 @@ class Guard:
             return None
         if "task" in result or type(result.get("content")) is not list:
             return None
+        self._unsettled = True
         try:
             new = self.policy.label_result(entry.tool or "", entry.arguments or {}, result)
         except Exception as exc:
@@ -854,15 +962,20 @@ class Guard:
         """Apply a listing change (``("tools", {index: tool})``) or a new result
         (``("result", dict)``) to a response, touching only the replaced values."""
         what, value = change
+        if what == "result" and line_text is not None:
+            fast = _replace_canonical(line_text, _result_around(obj), value)
+            if fast is not None:
+                return fast.encode("utf-8") + b"\n"
         try:
             modified = self._modified(obj, what, value)
         except (KeyError, TypeError, IndexError):  # pragma: no cover - checked by the callers
             return None
         if line_text is not None:
             text, start, end = line_text, 0, None
-            fast = _canonical_rewrite(text, obj, modified)
-            if fast is not None:
-                return fast.encode("utf-8") + b"\n"
+            if what != "result":
+                fast = _canonical_rewrite(text, obj, modified)
+                if fast is not None:
+                    return fast.encode("utf-8") + b"\n"
         else:
             assert where is not None
             text, start, end = where

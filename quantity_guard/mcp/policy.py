@@ -84,7 +84,7 @@ class QuantityPolicy:
         self.manifest_path = manifest_path
         self.max_entries = max_entries
         self.max_calls = max_calls
-        self.ledger = Ledger(max_entries=max_entries, max_calls=max_calls)
+        self._ledger = Ledger(max_entries=max_entries, max_calls=max_calls)
         self.sessions: deque[dict] = deque(maxlen=max_sessions)  # the latest past sessions
         self.session_count = 1  # client sessions seen (the current one included)
         self.call_count = 0  # guarded calls over every session
@@ -96,6 +96,37 @@ class QuantityPolicy:
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
+        # per guarded tool, what check_call needs, worked out once per listing (see _Plan); shared
+        # with the policies that share the listing, and cleared whenever a listing changes it
+        self._plans: dict[str, _Plan] = {}
+        # labelled results not yet recorded in the ledger: (tool, forwarded arguments, value);
+        # recorded by settle(), after the labelled answer was sent
+        self._later: list[tuple[str, dict, object]] = []
+
+    @property
+    def ledger(self) -> Ledger:
+        """The current client session's ledger (every labelled result recorded)."""
+        if self._later:
+            self.settle()
+        return self._ledger
+
+    def settle(self) -> None:
+        """Record in the ledger the results labelled since the last call (the guard calls this
+        once the labelled answers are written, so the bookkeeping is off the answer's path).
+        Every method that reads or changes the ledger settles first, so the ledger sees the
+        same calls in the same order either way."""
+        later = self._later
+        if not later:
+            return
+        self._later = []
+        with self._lock:
+            for tool_name, arguments, out in later:
+                call = self._call_for(tool_name, arguments)
+                if call is not None:
+                    call.finish_with(out)
+        if self._log is not None:
+            for tool_name, arguments, out in later:
+                self._write_log("result", tool_name, arguments, result=value_json(out))
 
     def share_listing(self, other: "QuantityPolicy") -> None:
         """Use ``other``'s record of what the upstream's listing declared (integer and list
@@ -105,18 +136,21 @@ class QuantityPolicy:
         be converted for the upstream's declared types (an integer goes as a JSON integer)."""
         self._listed = other._listed
         self._array_params = other._array_params
+        self._plans = other._plans
 
     # -- the Policy protocol ---------------------------------------------------------------
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
 
     def reset(self) -> None:
+        if self._later:
+            self.settle()
         with self._lock:
-            if self.ledger.call_count:
-                self.sessions.append(self.ledger.manifest())
-                self._ended_calls += self.ledger.call_count
+            if self._ledger.call_count:
+                self.sessions.append(self._ledger.manifest())
+                self._ended_calls += self._ledger.call_count
                 self.session_count += 1
-            self.ledger = Ledger(max_entries=self.max_entries, max_calls=self.max_calls)
+            self._ledger = Ledger(max_entries=self.max_entries, max_calls=self.max_calls)
             self._inflight.clear()  # (their records belong to the ledger just set aside)
 
     def advertise(self, tool: dict) -> dict:
@@ -167,29 +201,41 @@ class QuantityPolicy:
         if isinstance(name, str):
             with self._lock:
                 self._listed[name] = listed
+                self._plans.clear()  # integer and list parameters may have changed
         return tool
 
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
+        if self._later:
+            self.settle()
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
             return Decision.refuse(tool_error(
                 f"{tool_name}: the arguments must be a JSON object of named parameters, not "
                 f"{_json_type(arguments)}", code="invalid_arguments", field=tool_name))
-        listed = self._listed.get(tool_name)
+        plan = self._plans.get(tool_name)
+        if plan is None:
+            plan = self._plan(tool_name, ann)
         # Only values the client sent are checked: an omitted (or null) argument is forwarded
         # as it came and the upstream applies its own default, unless the upstream's listing
         # says the parameter is required (then the repair text says what to send).
-        params = {p: s for p, s in ann.params.items() if arguments.get(p) is not None
-                  or (listed is not None and p in listed.required and p not in arguments)}
+        params, steps = plan.specs, plan.steps
+        required = plan.required
+        for step in steps:
+            pname = step[0]
+            if arguments.get(pname) is None and (pname not in required or pname in arguments):
+                params = {p: s for p, s in plan.specs.items() if arguments.get(p) is not None
+                          or (p in required and p not in arguments)}
+                steps = tuple(t for t in steps if t[0] in params)
+                break
         with self._lock:
             self.call_count += 1
-            call = self.ledger.begin_call(self._refs[tool_name], arguments)
+            call = self._ledger.begin_call(plan.ref, arguments)
             coerced = dict(arguments)
             try:
                 # A list for a one-value parameter: refused on its shape, before anything is
                 # built from it (a series of values needs numpy; the refusal must not).
-                for pname, spec in params.items():
-                    if (tool_name, pname) in self._array_params:
+                for pname, spec, takes_array, _ in steps:
+                    if takes_array:
                         continue
                     raw = arguments.get(pname)
                     if raw.__class__ is dict:
@@ -197,20 +243,18 @@ class QuantityPolicy:
                     if raw.__class__ is list:
                         self._one_value_only(call, spec, len(raw))
                 guard_arguments(params, coerced, enforcement=self.enforcement, call=call)
-                for pname, spec in params.items():  # a series read from any other form
+                for pname, spec, takes_array, _ in steps:  # a series read from any other form
                     value = coerced.get(pname)
-                    if value.__class__ is Q and value.is_series and \
-                            (tool_name, pname) not in self._array_params:
+                    if value.__class__ is Q and not takes_array and value.is_series:
                         self._one_value_only(call, spec, len(value))
                 warned = {v["field"] for v in call.violations} if call.violations else ()
                 forwarded = dict(arguments)
-                for pname, spec in params.items():
+                for pname, spec, _, integer in steps:
                     if pname in coerced and pname in arguments:
                         # warn: a value that violated goes on as the model sent it
                         if spec.field in warned:
                             forwarded[pname] = arguments[pname]
                             continue
-                        integer = listed is not None and pname in listed.integers
                         try:
                             forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
                         except InvalidArguments as exc:
@@ -222,23 +266,38 @@ class QuantityPolicy:
                                 raise violation from None
                             forwarded[pname] = arguments[pname]
             except GuardViolation as exc:
-                refused: GuardViolation | None = exc
+                refused: "GuardViolation | None" = exc
             else:
                 refused = None
-        if refused is not None:  # logged once the lock is released (_write_log takes it)
+                if ann.returns is not None:  # which call record these arguments belong to
+                    inflight = self._inflight
+                    inflight[id(forwarded)] = (forwarded, call)
+                    if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
+                        del inflight[next(iter(inflight))]
+        if refused is not None:  # (logged outside the lock, which the log takes)
             self._write_log("violation", tool_name, arguments, violation=refused)
             result = tool_error(refused.repair())
             result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
             return Decision.refuse(result)
-        if ann.returns is not None:
-            with self._lock:  # remember which call record these forwarded arguments belong to
-                self._inflight[id(forwarded)] = (forwarded, call)
-                while len(self._inflight) > _INFLIGHT_KEPT:  # answers never labelled
-                    del self._inflight[next(iter(self._inflight))]
         if self._log is not None:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
-        return Decision.forward(forwarded)
+        return Decision("forward", forwarded)
+
+    def _plan(self, tool_name: str, ann: "Any") -> "_Plan":
+        """What check_call needs to know about a tool, from its annotations and the upstream's
+        latest listing (kept until a listing changes it)."""
+        listed = self._listed.get(tool_name)
+        integers = listed.integers if listed is not None else ()
+        plan = _Plan()
+        plan.ref = self._refs[tool_name]
+        plan.specs = dict(ann.params)
+        plan.required = listed.required if listed is not None else frozenset()
+        plan.steps = tuple((pname, spec, (tool_name, pname) in self._array_params,
+                            pname in integers) for pname, spec in ann.params.items())
+        with self._lock:
+            self._plans[tool_name] = plan
+        return plan
 
     @staticmethod
     def _one_value_only(call, spec, count: int) -> None:
@@ -250,6 +309,8 @@ class QuantityPolicy:
         raise violation
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
+        if self._later:
+            self.settle()
         ann = self.annotations[tool_name]
         if ann.returns is None:
             return result
@@ -280,11 +341,8 @@ class QuantityPolicy:
             self._write_log("violation", tool_name, arguments, violation=violation,
                             where="result", forwarded="unlabelled, as the upstream sent it")
             return result
-        with self._lock:
-            call = self._call_for(tool_name, arguments)
-            if call is not None:
-                call.record_output(out)
-                call.finish(ok=True)
+        # recorded in the ledger by settle(), once the labelled answer is on its way
+        self._later.append((tool_name, arguments, out))
         labelled = tool_result(out)
         listed = self._listed.get(tool_name)
         if "structuredContent" in result and (listed is None or listed.output_schema):
@@ -296,8 +354,6 @@ class QuantityPolicy:
         for key, val in result.items():  # keep _meta and anything else the server sent
             if key not in ("content", "structuredContent", "isError"):
                 labelled[key] = val
-        if self._log is not None:
-            self._write_log("result", tool_name, arguments, result=value_json(out))
         return labelled
 
     def _call_for(self, tool_name: str, arguments=None):
@@ -308,7 +364,7 @@ class QuantityPolicy:
             found = self._inflight.pop(id(arguments), None)
             if found is not None and found[0] is arguments:
                 return found[1]
-        for call in reversed(self.ledger.calls):
+        for call in reversed(self._ledger.calls):
             if call.tool == tool_name and call.ok is None:
                 return call
         return None
@@ -343,21 +399,27 @@ class QuantityPolicy:
     def enforcement_report(self) -> str:
         """The current client session's enforcement report (see ``Ledger.enforcement_report``):
         violations of arguments and of results, grouped by code."""
+        if self._later:
+            self.settle()
         with self._lock:
-            return self.ledger.enforcement_report()
+            return self._ledger.enforcement_report()
 
     def counts(self) -> dict:
         """How many client sessions and guarded calls there were, and how many are kept."""
-        kept = len(self.sessions) + (1 if self.ledger.call_count else 0)
+        if self._later:
+            self.settle()
+        kept = len(self.sessions) + (1 if self._ledger.call_count else 0)
         return {"session_count": self.session_count, "call_count": self.call_count,
                 "sessions_kept": kept,
-                "calls_kept": sum(len(s["calls"]) for s in self.sessions) + len(self.ledger.calls)}
+                "calls_kept": sum(len(s["calls"]) for s in self.sessions) + len(self._ledger.calls)}
 
     def close(self) -> None:
+        if self._later:
+            self.settle()
         if self.manifest_path:
             with self._lock:
                 sessions = list(self.sessions) + (
-                    [self.ledger.manifest()] if self.ledger.call_count else [])
+                    [self._ledger.manifest()] if self._ledger.call_count else [])
                 counts = self.counts()
             data = {"format": "quantity-guard-proxy-manifest", "version": 1,
                     "enforcement": self.enforcement, **counts,
@@ -399,6 +461,19 @@ class CatalogueReport:
         else:
             out.append("annotations match the server")
         return "\n".join(out)
+
+
+class _Plan:
+    """What ``check_call`` needs about one guarded tool: the ledger's tool reference, the
+    declared parameters, the ones the upstream's listing requires, and per parameter
+    ``(name, spec, takes a list upstream, takes an integer upstream)``."""
+
+    __slots__ = ("ref", "specs", "required", "steps")
+
+    ref: _ToolRef
+    specs: "dict[str, Spec]"
+    required: frozenset
+    steps: "tuple[tuple[str, Spec, bool, bool], ...]"
 
 
 class _Listed:

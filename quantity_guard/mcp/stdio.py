@@ -2,11 +2,22 @@
 child process and signals. Everything here is I/O; every protocol decision is the guard's.
 
 Threads
-    ``client->upstream`` reads the client's stdin, ``upstream->client`` reads the upstream's
-    stdout, ``upstream-stderr`` drains the upstream's stderr, ``stderr-writer`` writes all
-    diagnostics, ``upstream-wait`` reaps the child. The two pumps are independent, so a client
-    that stops reading never stops a cancellation on its way upstream. Each output has its own
-    writer lock; the guard has one lock, never held while writing.
+    ``relay`` moves every message: one ``poll`` loop over the client's stdin, the upstream's
+    stdout and the write ends with bytes waiting, reading whatever is ready (several lines
+    at once are fed to the guard in one go) and writing without blocking, so no thread is
+    woken per message. ``upstream-stderr`` drains the upstream's stderr, ``stderr-writer``
+    writes all diagnostics, ``upstream-wait`` reaps the child; the thread that called
+    :meth:`Proxy.run` handles signals and shutdown.
+
+Flow control
+    Output that a peer does not read at once is queued, never dropped: while more than
+    ``_OUT_HIGH`` bytes wait for the client, the upstream's stdout is not read (the upstream
+    blocks writing, as it would on a direct pipe); while more than ``_OUT_HIGH`` bytes wait for
+    the upstream, the client's stdin is not read. A client that stops reading still has its
+    requests and cancellations forwarded, until ``_CLIENT_HOLD`` bytes of answers wait for it.
+    Writes to the upstream, and to a client on a pipe or socket, never block (the proxy sets
+    ``O_NONBLOCK`` on its own end of the client's stdout pipe, and restores it at exit); a
+    client on a terminal or file is written with blocking writes.
 
 Lines
     are split on ``0x0A`` only and may be of any length (tested with 64 MiB).
@@ -34,7 +45,9 @@ Shutdown
 from __future__ import annotations
 
 import os
+import select
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -54,6 +67,8 @@ EXIT_UPSTREAM_GONE = 1
 EXIT_START_FAILED = 4
 
 _CHUNK = 1 << 16  # a pipe holds 64 KiB; larger reads only cost an mmap per call
+_OUT_HIGH = 1 << 20  # bytes queued for a peer beyond which the other side is not read
+_CLIENT_HOLD = 16 << 20  # bytes queued for a client that is not reading: stop reading it too
 _STDERR_QUEUE_LIMIT = 4 << 20
 _PREFIX = b"quantity-guard-mcp: "
 
@@ -212,6 +227,78 @@ class _StderrWriter:
         self._thread.join(timeout)
 
 
+class _Outbox:
+    """Bytes waiting for one peer, written as it reads (in order, never dropped while it
+    reads). ``fd`` is non-blocking for a pipe or socket; a blocking one is written whole."""
+
+    __slots__ = ("fd", "chunks", "size", "failed")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.chunks: deque[bytes | memoryview] = deque()
+        self.size = 0
+        self.failed = False  # the peer stopped reading for good: what is queued is discarded
+
+    def put(self, data: bytes) -> None:
+        if not self.failed:
+            self.chunks.append(data)
+            self.size += len(data)
+
+    def flush(self) -> bool:
+        """Write what the peer takes now; True when nothing is left. ``OSError`` (other than
+        would-block) empties the box, marks it failed and is raised."""
+        chunks = self.chunks
+        while chunks:
+            if len(chunks) > 1 and self.size <= _CHUNK:
+                data: bytes | memoryview = b"".join(chunks)  # lines ready together: one write
+                chunks.clear()
+                chunks.append(data)
+            else:
+                data = chunks[0]
+            try:
+                n = os.write(self.fd, data)
+            except (BlockingIOError, InterruptedError):
+                return False
+            except OSError:
+                self.failed = True
+                chunks.clear()
+                self.size = 0
+                raise
+            self.size -= n
+            if n == len(data):
+                chunks.popleft()
+            else:
+                chunks[0] = memoryview(data)[n:]
+        return True
+
+
+def _nonblocking(fd: int) -> int | None:
+    """Make ``fd`` non-blocking when it is a pipe or a socket (whose file description the
+    proxy alone uses); returns the flags to restore, or None when left as it was (a terminal
+    or a file, written with blocking writes)."""
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return None
+        import fcntl
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        if not flags & os.O_NONBLOCK:
+            fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+        return flags
+    except (OSError, ImportError, ValueError):
+        return None
+
+
+def _restore_flags(fd: int, flags: int | None) -> None:
+    if flags is None:
+        return
+    try:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+    except (OSError, ValueError):
+        pass
+
+
 class Proxy:
     """One proxied session: an upstream child process and the pumps around it.
 
@@ -238,9 +325,15 @@ class Proxy:
         self.watch_parent = watch_parent
         self.proc: subprocess.Popen | None = None
         self._stderr = _StderrWriter(err_fd)
-        self._guard_lock = threading.Lock()
-        self._client_lock = threading.Lock()
-        self._upstream_lock = threading.Lock()
+        # One lock for the guard and the two outboxes: the relay thread holds it while it
+        # feeds a batch of lines and writes; the shutdown path takes it for its own answers.
+        self._lock = threading.Lock()
+        self._to_client = _Outbox(client_out)
+        self._to_upstream = _Outbox(-1)
+        self._client_flags: int | None = None
+        self._close_upstream = False  # asked for: close the upstream's stdin once drained
+        self._poke_r, self._poke_w = -1, -1  # wakes the relay's poll from another thread
+        self._stopped = False
         self._wake = threading.Event()
         self._exited = threading.Event()
         self._upstream_eof = threading.Event()
@@ -260,83 +353,177 @@ class Proxy:
 
     # ---------------------------------------------------------------- writers
 
-    def _write_client(self, data: bytes) -> None:
-        if self._client_gone.is_set():
-            return
-        with self._client_lock:
+    def _poke(self) -> None:
+        """Wake the relay's poll (from another thread) to write or close something."""
+        try:
+            os.write(self._poke_w, b"x")
+        except OSError:
+            pass
+
+    def _route(self, outputs: list[tuple[str, bytes]]) -> None:
+        """Queue the guard's outputs (the caller holds ``_lock``)."""
+        for direction, data in outputs:
+            if direction == S2C:
+                self._to_client.put(data)
+            elif direction == C2S:
+                if self._to_upstream.fd < 0 and not self._to_upstream.failed:
+                    self._upstream_gone_for_writes()
+                self._to_upstream.put(data)
+            elif direction == LOG:
+                self.log(data)
+
+    def _upstream_gone_for_writes(self) -> None:
+        box = self._to_upstream
+        box.failed = True
+        box.chunks.clear()
+        box.size = 0
+        self.log("the upstream is not reading its stdin any more")
+
+    def _flush(self) -> None:
+        """Write what each peer takes now (the caller holds ``_lock``)."""
+        box = self._to_client
+        if box.chunks:
             try:
-                _write_all(self.client_out, data)
+                box.flush()
             except OSError:
                 if not self._client_gone.is_set():
                     self._client_gone.set()
                     self._wake.set()
-
-    def _write_upstream(self, data: bytes) -> None:
-        with self._upstream_lock:
+        box = self._to_upstream
+        if box.chunks and box.fd >= 0:
             try:
-                if self._upstream_in < 0:
-                    raise OSError("closed")
-                _write_all(self._upstream_in, data)
+                box.flush()
             except OSError:
-                if not self._upstream_write_failed:
-                    self._upstream_write_failed = True
-                    self.log("the upstream is not reading its stdin any more")
+                box.failed = False  # logged once, then discarded like any later output
+                self._upstream_gone_for_writes()
+        if self._close_upstream and box.fd >= 0 and not box.chunks:
+            self._do_close_upstream_stdin()
 
     def _close_upstream_stdin(self) -> None:
+        """Close the upstream's stdin now, dropping what it has not read."""
+        with self._lock:
+            box = self._to_upstream
+            box.chunks.clear()
+            box.size = 0
+            self._close_upstream = True
+            self._do_close_upstream_stdin()
+        self._poke()
+
+    def _do_close_upstream_stdin(self) -> None:
+        # the caller holds _lock; the relay re-reads the descriptors it polls at each turn
         proc = self.proc
-        with self._upstream_lock:
-            self._upstream_in = -1
-            if proc is not None and proc.stdin is not None:
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
+        self._to_upstream.fd = -1
+        self._upstream_in = -1
+        if proc is not None and proc.stdin is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
 
-    def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
-        for direction, data in outputs:
-            if direction == S2C:
-                self._write_client(data)
-            elif direction == C2S:
-                self._write_upstream(data)
-            elif direction == LOG:
-                self.log(data)
+    def _restore_client_flags(self) -> None:
+        # the caller holds _lock (no write is under way)
+        _restore_flags(self.client_out, self._client_flags)
+        self._client_flags = None
 
-    def _feed(self, direction: str, line: bytes) -> None:
-        with self._guard_lock:
-            outputs = self.guard.receive(direction, line)
-        self._dispatch(outputs)
+    def _flush_client(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until what is queued for the client is written."""
+        deadline = time.monotonic() + timeout
+        while self._to_client.chunks and not self._client_gone.is_set() and \
+                time.monotonic() < deadline and not self._stopped:
+            time.sleep(0.002)
 
-    # ---------------------------------------------------------------- threads
+    # ---------------------------------------------------------------- the relay
 
-    def _pump(self, fd: int, direction: str) -> None:
-        """Read lines from ``fd`` until EOF and feed each to the guard (one reader per side)."""
-        buf = LineBuffer()
-        lock, receive, dispatch = self._guard_lock, self.guard.receive, self._dispatch
-        for chunk in read_chunks(fd, _CHUNK):
-            lines = buf.feed(chunk)
-            if lines:
-                with lock:
-                    outputs = [out for line in lines for out in receive(direction, line)]
-                dispatch(outputs)
-        tail = buf.flush()
-        if tail:
-            self._feed(direction, tail)
-
-    def _pump_client(self) -> None:
+    def _relay(self) -> None:
+        """The one loop that moves messages both ways (see the module docstring)."""
         try:
-            self._pump(self.client_in, C2S)
-        finally:
-            self._close_upstream_stdin()
+            self._relay_loop()
+        except BaseException as exc:  # a bug here must stop the proxy, not hang it
+            self.log(f"internal error in the relay: {exc!r}; stopping")
             self._client_eof.set()
-            self._wake.set()
-
-    def _pump_upstream(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        try:
-            self._pump(self.proc.stdout.fileno(), S2C)
-        finally:
             self._upstream_eof.set()
             self._wake.set()
+            raise
+
+    def _relay_loop(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        cin, up_out = self.client_in, self.proc.stdout.fileno()
+        poke = self._poke_r
+        to_client, to_up = self._to_client, self._to_upstream
+        receive, lock, route, flush = self.guard.receive, self._lock, self._route, self._flush
+        settle = self.guard.settle
+        bufs = {cin: (LineBuffer(), C2S), up_out: (LineBuffer(), S2C)}
+        client_open = upstream_open = True
+        poller = select.poll()
+        poller.register(poke, select.POLLIN)
+        IN, OUT = select.POLLIN, select.POLLOUT
+        registered: dict[int, int] = {}
+        state: tuple | None = None
+        while not self._stopped:
+            # what to wait for: re-registered only when it changes (not per message)
+            now = (client_open and to_up.size < _OUT_HIGH and to_client.size < _CLIENT_HOLD,
+                   upstream_open and to_client.size < _OUT_HIGH,
+                   bool(to_client.chunks), to_up.fd if to_up.chunks else -1)
+            if now != state:
+                state = now
+                want: dict[int, int] = {}
+                if now[0]:
+                    want[cin] = IN
+                if now[1]:
+                    want[up_out] = want.get(up_out, 0) | IN
+                if now[2]:
+                    want[to_client.fd] = want.get(to_client.fd, 0) | OUT
+                if now[3] >= 0:
+                    want[now[3]] = want.get(now[3], 0) | OUT
+                for fd in registered.keys() - want.keys():
+                    poller.unregister(fd)
+                for fd, events in want.items():
+                    if registered.get(fd) != events:
+                        poller.register(fd, events)  # registers or modifies
+                registered = want
+            try:
+                ready = poller.poll()
+            except InterruptedError:  # pragma: no cover - retried by Python (PEP 475)
+                continue
+            with lock:
+                for fd, events in ready:
+                    if fd == poke:
+                        try:
+                            os.read(poke, 4096)
+                        except OSError:
+                            pass
+                        continue
+                    if fd not in bufs or not (events & ~OUT):
+                        continue  # writable only: flushed below
+                    if fd == cin and not client_open or fd == up_out and not upstream_open:
+                        continue
+                    buf, direction = bufs[fd]
+                    try:
+                        chunk = os.read(fd, _CHUNK)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except OSError:
+                        chunk = b""
+                    if chunk:
+                        for line in buf.feed(chunk):
+                            route(receive(direction, line))
+                        continue
+                    tail = buf.flush()  # end of file
+                    if tail:
+                        route(receive(direction, tail))
+                    if direction == C2S:
+                        client_open = False
+                        self._close_upstream = True  # once what the client sent is written
+                        self._client_eof.set()
+                    else:
+                        upstream_open = False
+                        self._upstream_eof.set()
+                    self._wake.set()
+                flush()
+                # the policy's bookkeeping, now that the answers are written (see Guard.settle)
+                logs = settle()
+                if logs:
+                    route(logs)
 
     def _drain_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
@@ -385,10 +572,15 @@ class Proxy:
             bufsize=0, start_new_session=True, env=self.env, cwd=self.cwd)
         assert self.proc.stdin is not None
         self._upstream_in = self.proc.stdin.fileno()
+        self._to_upstream.fd = self._upstream_in
+        os.set_blocking(self._upstream_in, False)  # our own pipe: nobody else holds this end
+        self._client_flags = _nonblocking(self.client_out)
+        self._poke_r, self._poke_w = os.pipe()
+        os.set_blocking(self._poke_r, False)
+        os.set_blocking(self._poke_w, False)
         self._start_thread(self._wait_upstream, "upstream-wait")
         self._start_thread(self._drain_stderr, "upstream-stderr")
-        self._start_thread(self._pump_upstream, "upstream->client")
-        self._start_thread(self._pump_client, "client->upstream")
+        self._start_thread(self._relay, "relay")
 
     def run(self) -> int:
         """Start (unless started), serve until one side goes away, stop; returns the exit status."""
@@ -408,6 +600,12 @@ class Proxy:
                     return EXIT_START_FAILED
             return self._serve()
         finally:
+            if self.proc is not None:
+                self._flush_client(1.0)
+                self._stopped = True
+                self._poke()
+                with self._lock:
+                    self._restore_client_flags()
             for sig, handler in previous.items():
                 try:
                     signal.signal(sig, handler)
@@ -443,11 +641,20 @@ class Proxy:
         """Answer every request still in flight with a JSON-RPC error (the guard closes, so
         anything the upstream still writes is dropped); done before the upstream is stopped, so
         the client hears at once."""
-        with self._guard_lock:
+        count = self._close_guard(reason)
+        if count:
+            self.log(f"answered {count} pending request(s) with an error")
+
+    def _close_guard(self, reason: str) -> int:
+        """``guard.upstream_closed``: its answers are queued and written; returns how many."""
+        with self._lock:
             outputs = self.guard.upstream_closed(reason)
-        if outputs:
-            self.log(f"answered {len(outputs)} pending request(s) with an error")
-        self._dispatch(outputs)
+            self._route(outputs)
+            self._flush()
+            left = bool(self._to_client.chunks)
+        if left:
+            self._poke()
+        return len(outputs)
 
     def _stop_upstream(self, close_stdin: bool) -> None:
         proc = self.proc
@@ -461,14 +668,13 @@ class Proxy:
         self._upstream_eof.wait(timeout)
 
     def _after_client_eof(self) -> int:
-        # The client pump closed the upstream's stdin. Give the upstream a moment to exit on its
-        # own, then stop its process group, still forwarding anything it writes meanwhile.
+        # The relay closes the upstream's stdin once what the client sent is written. Give the
+        # upstream a moment to exit on its own, then stop its process group, still forwarding
+        # anything it writes meanwhile.
         self._exited.wait(self.eof_grace)
         self._stop_upstream(close_stdin=False)
         self._finish_output(0.3)
-        with self._guard_lock:
-            outputs = self.guard.upstream_closed(self._exit_reason("the upstream MCP server stopped"))
-        self._dispatch(outputs)
+        self._close_guard(self._exit_reason("the upstream MCP server stopped"))
         return EXIT_OK
 
     def _after_upstream_gone(self) -> int:
@@ -484,13 +690,17 @@ class Proxy:
         self._stop_upstream(close_stdin=True)
         self._finish_output(0.3)
         reason = self._exit_reason("the upstream MCP server exited")
-        with self._guard_lock:
-            outputs = self.guard.upstream_closed(reason)
-        self.log(f"{reason}; answered {len(outputs)} pending request(s) with an error")
-        self._dispatch(outputs)
-        with self._client_lock:
+        count = self._close_guard(reason)
+        self.log(f"{reason}; answered {count} pending request(s) with an error")
+        self._flush_client(1.0)
+        with self._lock:
             # Close our end of the client's pipe (the client sees EOF) but keep the descriptor
             # number valid, so that no later open() can take it over.
+            box = self._to_client
+            box.failed = True
+            box.chunks.clear()
+            box.size = 0
+            self._restore_client_flags()
             try:
                 null = os.open(os.devnull, os.O_WRONLY)
                 try:
