@@ -349,6 +349,12 @@ class _Client:
                 answer: dict[str, Any] = {"jsonrpc": "2.0", "id": obj["id"]}
                 if obj["method"] == "ping":
                     answer["result"] = {}
+                elif obj["method"] == "roots/list":
+                    answer["result"] = {"roots": []}
+                elif obj["method"] == "elicitation/create":
+                    answer["result"] = {"action": "decline"}
+                elif obj["method"] == "sampling/createMessage":
+                    answer["error"] = {"code": -1, "message": "quantity-guard-mcp --check does not sample"}
                 else:
                     answer["error"] = {"code": -32601, "message": "Method not found"}
                 self.send(answer)
@@ -375,6 +381,14 @@ class _Client:
         self.proc.wait()
 
 
+# What --check declares it can do: some servers list tools only to clients that declare sampling,
+# elicitation or roots (the reference server-everything lists trigger-sampling-request,
+# trigger-elicitation-request, trigger-url-elicitation and get-roots-list only then), and the
+# check must see the tools a full client sees. Requests that follow are answered honestly: no
+# roots, elicitation declined, sampling refused.
+CHECK_CAPABILITIES: dict[str, Any] = {"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+
+
 def fetch_tools(command: list[str], *, timeout: float = 30.0,
                 probe_timeout: float = 5.0) -> tuple[list[dict], str]:
     """Start ``command``, list all its tools (every page) and stop it.
@@ -385,7 +399,7 @@ def fetch_tools(command: list[str], *, timeout: float = 30.0,
     """
     version = _version()
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": CHECK_CAPABILITIES,
             "io.modelcontextprotocol/clientInfo": {"name": PROG, "version": version}}
     client = _Client(list(command))
     try:
@@ -398,7 +412,7 @@ def fetch_tools(command: list[str], *, timeout: float = 30.0,
             if client.proc.poll() is not None:
                 raise
         if not modern:
-            client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+            client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": CHECK_CAPABILITIES,
                                           "clientInfo": {"name": PROG, "version": version}}, timeout)
             client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         tools: list[dict] = []

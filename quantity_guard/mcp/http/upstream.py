@@ -713,7 +713,10 @@ def fetch_tools_http(url: str, *, headers: list[tuple[str, str]] | None = None,
             raise UpstreamError("protocol", f"{method} got no answer")
 
         try:
-            result = await ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+            # what a full client declares, as cli.CHECK_CAPABILITIES: some servers list tools
+            # only to clients that can sample, elicit or give roots
+            caps: dict[str, Any] = {"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+            result = await ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": caps,
                                               "clientInfo": info})
             if type(result) is dict and isinstance(result.get("protocolVersion"), str):
                 remote.protocol_version = result["protocolVersion"]
