@@ -157,11 +157,11 @@ def _transform_class():
         """The proxy's policy, recording into the active session or the MCP session's ledger."""
 
         @property
-        def ledger(self):
+        def _ledger(self):  # what QuantityPolicy records into and reads
             return self._ledgers.current()
 
-        @ledger.setter
-        def ledger(self, value):  # QuantityPolicy assigns a fresh one; ours come from _ledgers
+        @_ledger.setter
+        def _ledger(self, value):  # QuantityPolicy assigns a fresh one; ours come from _ledgers
             self._ledgers = getattr(self, "_ledgers", None) or _Ledgers()
 
     class AnnotatedTool(fastmcp.tools.Tool):
@@ -186,6 +186,7 @@ def _transform_class():
                 raise  # FastMCP answers a failed tool with an isError result
             raw = _result_dict(result)
             labelled = policy.label_result(name, arguments, raw)
+            policy.settle()  # in process there is no answer to send first: record it now
             if labelled is raw and result.meta:  # untouched: as the tool sent it
                 labelled["_meta"] = result.meta
             return _tool_result(labelled)

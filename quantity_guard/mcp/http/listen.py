@@ -345,6 +345,7 @@ class _Session:
                 break
             for line in buf.feed(data):
                 self.dispatch(self.guard.receive(S2C, line), None)
+            self._settle()  # the answers are written: the policy's bookkeeping (Guard.settle)
         tail = buf.flush()
         if tail:
             self.dispatch(self.guard.receive(S2C, tail), None)
@@ -428,12 +429,19 @@ class _Session:
         if stream.token is not None and self.by_token.get(stream.token) is stream:
             del self.by_token[stream.token]
 
+    def _settle(self) -> None:
+        logs = self.guard.settle()
+        if logs:
+            self.dispatch(logs, None)
+
     async def _post_upstream(self, line: bytes, stream: _Stream | None) -> None:
         assert self.remote is not None
         extra = stream.head_extra_upstream if stream is not None else []
 
         def emit(message: bytes) -> None:
             self.dispatch(self.guard.receive(S2C, message), stream)
+            # the policy's bookkeeping once the answer is written (see Guard.settle)
+            asyncio.get_running_loop().call_soon(self._settle)
             version = self.guard.protocol_version
             if version is not None and self.remote is not None and self.remote.protocol_version != version:
                 self.remote.protocol_version = version  # the initialize result just went by

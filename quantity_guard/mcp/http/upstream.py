@@ -575,9 +575,14 @@ class StdioBridge:
     def _from_upstream(self, message: bytes) -> None:
         guard = self.guard
         self._dispatch(guard.receive(S2C, message))
+        # the policy's bookkeeping once the answer is on its way (see Guard.settle)
+        asyncio.get_running_loop().call_soon(self._settle)
         if guard.protocol_version is not None and guard.protocol_version != self.remote.protocol_version:
             # The initialize result was just relayed: later requests carry the version.
             self.remote.protocol_version = guard.protocol_version
+
+    def _settle(self) -> None:
+        self._dispatch(self.guard.settle())
 
     def _spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
