@@ -66,7 +66,17 @@ _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e1
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
-                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b"
+                   # other clock notations: ISO "T14:05:00Z", "14.05 UTC", "1405Z", "0930 hrs",
+                   # "14 h 05" (not "2 h 30 min", a duration), "2 pm", "2 p.m."
+                   r"|(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])"
+                   r"|\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|EDT|CST|CDT|"
+                   r"MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
+                   r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b)"
+                   r"|\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))"
+                   r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
+                   # dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1"
+                   r"|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d))")
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
@@ -78,11 +88,15 @@ _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.
 # labels read in an answer only ("call 2 returned ...", "version 2.1")
 _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "page", "chapter",
                        "clause", "paragraph", "case", "trial", "run", "rank", "priority", "batch",
-                       "tier", "point", "library", "build", "line", "bullet")
+                       "tier", "point", "library", "build", "line", "bullet", "ver.", "ver",
+                       "rev", "rev.", "revision", "python", "schema", "sdk", "firmware",
+                       "protocol", "entry", "heading", "question", "q", "no.", "item no.",
+                       "note", "finding", "remark", "caveat", "assumption", "v.")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
 _DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
-                       "build")
+                       "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
+                       "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
@@ -687,7 +701,7 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
 _HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
                          r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
 _HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
-                          r"\b(?:error|status|code|response|failure)\s*\(\s*)$", re.I)
+                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?\s*[(:=#]?\s*)$", re.I)
 _NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
 _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
@@ -696,9 +710,23 @@ _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif
 _CONFIDENT_BEFORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty|certain|sure|probability|"
                                r"likelihood)\b[^.\n]{0,24}$", re.I)
 _OUT_OF_TEN = re.compile(r"\s?/\s?(?:10|100)\b[^.\n]{0,16}\b(?:confiden|certain|sure)", re.I)
+# a confidence written as a fraction or score right after its word: "confidence: 0.9",
+# "probability of 0.95", "p ≈ 0.9", "certainty ~ 8/10"
+_CONFIDENCE_NEAR = re.compile(r"(?:\b(?:confiden(?:ce|t)|certainty|probability|likelihood|credence)"
+                              r"(?:\s+(?:level|score|rating|estimate))?(?:\s+(?:this|that|it)\s+is\s+"
+                              r"(?:right|correct))?|\bp)\s*(?:[:=\u2248~]|is|of|at|about|around)?\s*"
+                              r"(?:about|around|~|\u2248)?\s*$", re.I)
+_CONFIDENCE_SCORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty)\b[^.\n]{0,12}(?:/|out of)\s*$", re.I)
+_SCORE_AFTER = re.compile(r"\s?(?:/|out of)\s?(?:5|10|100)\b")
+_SCORE_BEFORE = re.compile(r"\d\s?(?:/|out of)\s?$")
+# a list reference: "(2) above", "per (2)", "point (2)", "item (b) 2"
+_LISTREF_AFTER = re.compile(r"\s*(?:above|below|earlier|later|before)\b", re.I)
+_LISTREF_BEFORE = re.compile(r"\b(?:see|per|in|from|point|item|step|note|bullet|under|as)\s*$", re.I)
+_SUBITEM_BEFORE = re.compile(r"\([a-z]\)\s*$")
 _CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
 _MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
+                          r"odds\b|(?:\w+\s+)?odds\b|certainty|"
                           r"certain|"
                           r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
 
@@ -728,6 +756,18 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
     if unit is None and _OUT_OF_TEN.match(text, e):
         return "a probability or confidence level (9/10 confidence)"
+    if unit is None and not sign and (_CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or
+                                      _CONFIDENCE_SCORE.search(text, max(0, s - 20), s)):
+        # a self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
+        # "confidence 8/10", "4 out of 5"
+        if not integer and float(digits) <= 1 or _SCORE_AFTER.match(text, e) or \
+                _SCORE_BEFORE.search(text, max(0, s - 10), s):
+            return "a probability or confidence level (confidence 0.9, 8/10)"
+    if unit is None and integer and len(digits) <= 2 and (
+            text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
+                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1))
+            or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
+        return "a list reference ((2) above, item (b) 2)"
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
                 _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
