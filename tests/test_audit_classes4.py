@@ -1,0 +1,157 @@
+"""The answer audit's round-3 readers, generalised from the phrasings they were fixed on to the
+class each stands for (issue 11, fourth round).
+
+Phrasings here are new (none is in test_audit_classes3.py or a held-out set); each class is
+tested on both sides: the non-measurements it must skip, and the same surface used as a real
+measurement, which must stay flagged.
+
+- clock times in any common notation (ISO ``T14:05:00Z``, ``14.05 UTC``, ``1405Z``, ``0930 hrs``,
+  ``14 h 05``, ``2 pm``); ISO durations (``PT24H``) carry no reading number;
+- versions: dotted triples (``1.2.3``), ``v2``, ``ver. 2.4``, ``rev 7``, ``python 3.11``;
+- HTTP status lines: ``HTTP/2 503``, ``Status: 503``, ``status=503``, reason phrases;
+- self-rated confidence as a percentage, a fraction (``confidence: 0.9``, ``p ≈ 0.9``) or a
+  score (``8/10``, ``4 out of 5``);
+- list references: ``#3``, ``(2) above``, ``point (2)``, ``item (b) 2``, ``footnote 3``.
+"""
+from __future__ import annotations
+
+import pytest
+
+from quantity_guard import datums, quantity_tool, session
+
+
+@pytest.fixture(autouse=True)
+def clean_datums():
+    with datums.isolated():
+        yield
+
+
+def flagged(audit):
+    return [(f.number.text, f.status) for f in audit.findings if not audit.ok and
+            f.status in ("unsourced", "unit_mislabelled", "tainted", "reversed")]
+
+
+def flow_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
+        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
+        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
+                      name="runoff_depth")()
+    return ledger
+
+
+ACCEPTED = {
+    "clock": [
+        "Data pulled at 14.05 UTC; 0.102 mm/d.",
+        "Reading time 1405Z; 0.102 mm/d.",
+        "As of 2:05 pm local, 0.102 mm/d.",
+        "As of 2 pm, 0.102 mm/d.",
+        "As of 2pm the depth was 0.102 mm/d.",
+        "As of 11 a.m. the depth was 0.102 mm/d.",
+        "Timestamp T14:05:00Z; 0.102 mm/d.",
+        "Observed at 14:05:30.123 UTC: 0.102 mm/d.",
+        "Retrieved 09h30 GMT: 0.102 mm/d.",
+        "Retrieved at 0930 hrs: 0.102 mm/d.",
+        "Retrieved at 14 h 05: 0.102 mm/d.",
+        "Time: 14:05 BST. 0.102 mm/d.",
+        "Query window PT24H; 0.102 mm/d.",
+        "Mean over P1DT12H: 0.102 mm/d.",
+    ],
+    "version": [
+        "Tool v1.2.3 returned 0.102 mm/d.",
+        "Using library 1.2.3: 0.102 mm/d.",
+        "Release 2026.8 of the service: 0.102 mm/d.",
+        "The API (v2) gives 0.102 mm/d.",
+        "With python 3.11 the depth is 0.102 mm/d.",
+        "quantity-guard 0.4.1 reports 0.102 mm/d.",
+        "Built with rev 7 of the tool; 0.102 mm/d.",
+        "(API ver. 2.4) 0.102 mm/d.",
+        "Schema revision 12 of the feed; 0.102 mm/d.",
+    ],
+    "http": [
+        "HTTP/2 503 from the area service; 0.102 mm/d.",
+        "The area lookup got a 429 Too Many Requests; retried; 0.102 mm/d.",
+        "status=503 on the first try; 0.102 mm/d.",
+        "Status: 503. Then it worked: 0.102 mm/d.",
+        "Error code 504 at first; 0.102 mm/d.",
+        "First request failed (HTTP 500 Internal Server Error); 0.102 mm/d.",
+        "The server responded with status code 503; 0.102 mm/d.",
+    ],
+    "confidence": [
+        "Confidence level: 90%. 0.102 mm/d.",
+        "Certainty ~ 95 %. 0.102 mm/d.",
+        "My confidence: 0.9. 0.102 mm/d.",
+        "Probability this is right: 0.95. 0.102 mm/d.",
+        "0.102 mm/d (confidence 8/10).",
+        "0.102 mm/d. I'd put 90% odds on it.",
+        "0.102 mm/d (p \u2248 0.9 that this is right).",
+        "0.102 mm/d. Confidence 4 out of 5.",
+        "0.102 mm/d. Certainty: 7/10.",
+    ],
+    "list reference": [
+        "As in #3 above, 0.102 mm/d.",
+        "See item (b) 2: 0.102 mm/d.",
+        "From step #2, 0.102 mm/d.",
+        "Per (2) above, 0.102 mm/d.",
+        "As in point (2), 0.102 mm/d.",
+        "Per footnote 3, 0.102 mm/d.",
+        "Entry no. 5: 0.102 mm/d.",
+        "See the 2nd point: 0.102 mm/d.",
+        "Q2: 0.102 mm/d.",
+    ],
+}
+
+
+@pytest.mark.parametrize("answer", [a for v in ACCEPTED.values() for a in v])
+def test_general_non_measurements_are_not_flagged(answer):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok, (answer, flagged(audit), audit.skipped)
+
+
+@pytest.mark.parametrize("answer,literal", [
+    # the same surfaces beside a wrong figure: the figure is still read
+    ("Data pulled at 14.05 UTC; 0.5 mm/d.", "0.5"),
+    ("Tool v1.2.3 returned 3.6 mm/d.", "3.6"),
+    ("Status: 503. The depth is 0.5 mm/d.", "0.5"),
+    ("My confidence: high. The runoff ratio is 0.5.", "0.5"),
+    ("I'm confident the depth is 0.5 mm/d.", "0.5"),
+    ("Per (2) above, the depth is 0.5 mm/d.", "0.5"),
+    # the same notations as real measurements no tool returned
+    ("The depth of water is 3.5 m.", "3.5"),
+    ("The flow was 14.05 m³/s.", "14.05"),           # a decimal with a unit, not 14:05
+    ("The flow was 1405 cfs.", "1405"),               # four figures, no zone after them
+    ("The ratio is 0.9 of the mean.", "0.9"),         # a fraction with no confidence word
+    ("It rose (2 m) above the mark.", "2"),          # a bracketed figure with a unit
+    ("The area service returned 503 km².", "503"),  # a three-figure number with a unit
+    ("The flow, 2 pm³/s, is tiny.", "2"),             # not a clock time: a unit follows
+])
+def test_the_same_surfaces_as_measurements_stay_flagged(answer, literal):
+    audit = flow_ledger().audit_answer(answer)
+    assert not audit.ok, answer
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+
+
+def travel_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 2.5, returns={"unit": "h"}, name="travel_time")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("The wave arrives in 2.5 h; the data were pulled at 14 h 05.", True),
+    ("The travel time is 14 h.", False),              # a duration when a tool returns times
+    ("The travel time is 14 h 05 min.", False),       # a duration, not a clock time
+    ("The travel time is 2 h 30 min.", False),
+    ("The travel time is 2.5 h (pulled 1405Z).", True),
+])
+def test_clock_times_and_durations_when_a_tool_returns_times(answer, ok):
+    audit = travel_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+def test_skip_reasons_name_the_class():
+    reasons = {r for _, r in flow_ledger().audit_answer(
+        "Confidence 8/10. Per (2) above, v1.2.3, Status: 503, at 1405Z: 0.102 mm/d.").skipped}
+    text = " ".join(reasons)
+    for word in ("confidence", "list reference", "HTTP", "time"):
+        assert word in text, (word, reasons)
