@@ -436,6 +436,8 @@ class _Reading:
 # a leading "0,"; a thousands comma has groups of three ("1,250", "234,000,000", "1,250.5")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?:0,\d+|\d+,(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _THOUSANDS_COMMA = re.compile(r"\d,\d{3}(?:,\d{3}|\.\d)")
+_DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5": continental
+_DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
@@ -459,11 +461,16 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
     else:
         text, starts, ends = original, None, None
     if answer and "," in text and _COMMA_IN_NUMBER.search(text) and \
-            _DECIMAL_COMMA.search(text) and not _THOUSANDS_COMMA.search(text):
+            (_DECIMAL_COMMA.search(text) or _DOT_THEN_COMMA.search(text)) and \
+            not _THOUSANDS_COMMA.search(text):
         # a decimal comma ("0,25 m", "48,6 m3/s", "1,0717 %"): every comma between digits
         # of this answer is one (a convention is kept through an answer)
         if starts is None:
             starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
+        if "." in text:
+            # the same convention groups thousands with a dot ("29.940 km²", "1.250,5"): read
+            # as the thin space it stands for, never as a decimal point
+            text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
     if "://" in text or "www." in text:

@@ -155,3 +155,21 @@ def test_skip_reasons_name_the_class():
     text = " ".join(reasons)
     for word in ("confidence", "list reference", "HTTP", "time"):
         assert word in text, (word, reasons)
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # an answer written with decimal commas groups its thousands with a dot
+    ("Fl\u00e4che 29.940 km\u00b2; Tiefe 0,102 mm/d.", True),
+    ("Abfluss 1.250 cfs = 35,40 m\u00b3/s.", True),
+    ("Abfluss 1.250,0 cfs; Tiefe 0,10 mm/d.", True),    # "1.250,0" alone says the convention
+    ("D\u00e9bit 1.250,0 cfs, soit 35,396 m\u00b3/s.", True),
+    # the same convention with a wrong figure, or a dot that cannot be a thousands group
+    ("Abfluss 2.500 cfs = 35,40 m\u00b3/s.", False),
+    ("Fl\u00e4che 29.94 km\u00b2; Tiefe 0,102 mm/d.", False),  # 29.94 is not 29 940
+    ("Tiefe 0,5 mm/d.", False),
+    # an English answer keeps its dot as a decimal point
+    ("The flow is 1,250 cfs; a share of 1.250 is not recorded.", False),
+])
+def test_continental_number_conventions(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
