@@ -1225,7 +1225,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
             _odds(findings, ctx)
         if any(f.status == "unsourced" for f in findings):
             if ("year" in low or "yr" in low or "annu" in low or "month" in low or
-                    "day" in low or "hour" in low or "week" in low or "ly " in low) and \
+                    "day" in low or "hour" in low or "week" in low or "ly " in low or
+                    "daily" in low or "hourly" in low or "fortnight" in low or "24" in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
@@ -1357,7 +1358,8 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
 
 _GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
                   "standard", "most ", "among")
-_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|"
+                          r"24[ -]?h")
 
 
 _ODDS = re.compile(r"\s+(?:(?:out\s+)?of\s+(?:every|each)|in)\s+$", re.I)
@@ -1419,17 +1421,22 @@ def _general(findings, ctx, skipped):
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
 _PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
-                           r"[ \u00a0]*(?:/|per|a|an|each|every|over a|in a)[ \u00a0]*"
+                           r"[ \u00a0]*(?:(?:/|per|a|an|each|every|over a|in a|in|over|for|during|"
+                           r"in each|in every|over each)[ \u00a0]*"
                            r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
-                           r"(?P<p>year|yr|annum|month|mo|week|day|hour)s?\b", re.I)
-_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
-                            r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
-                            r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
+                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour)s?\b|"
+                           r"(?P<adj>annually|yearly|monthly|fortnightly|weekly|daily|hourly)\b)", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|fortnightly|weekly|daily|"
+                            r"hourly)|(?:per|each|every|a|an|one|over a|in a|a full|full|over the|"
+                            r"in each|in every|over each|in one|over one)"
+                            r"\s+(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
+                            r"(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
                 "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
-                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0)}
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0)}
 _PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
-               "monthly": "month", "weekly": "week", "daily": "day", "hourly": "hour"}
+               "annually": "year", "monthly": "month", "weekly": "week", "daily": "day",
+               "hourly": "hour", "fortnightly": "fortnight"}
 
 
 def _per_period(findings: list[Finding], ctx: _Context) -> None:
@@ -1453,7 +1460,10 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             hit = _phrase(m.group("unit"))
             unit = hit[0] if hit is not None else None
         period = None
-        if m is not None:
+        if m is not None and m.group("adj"):  # "0.7 mm weekly"
+            period = _PERIOD_ADJ[m.group("adj").lower()]
+            lo, hi = _PERIOD_DAYS[period]
+        elif m is not None:
             period = m.group("p").lower()
             lo, hi = _PERIOD_DAYS[period]
             if m.group("n"):
@@ -1465,6 +1475,8 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             if b is None:
                 continue
             period = (b.group("p") or _PERIOD_ADJ[b.group("adj").lower()]).lower()
+            if period[:2] == "24" or period == "annum":  # "every 24 hours": a day
+                period = "day" if period[:2] == "24" else "year"
             lo, hi = _PERIOD_DAYS[period]
         else:
             continue

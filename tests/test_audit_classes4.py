@@ -173,3 +173,26 @@ def test_skip_reasons_name_the_class():
 def test_continental_number_conventions(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # an amount per period, the period written in any of several ways
+    ("35.4 m\u00b3/s; about 3,058,000 m\u00b3 pass the gauge per 24 hours.", True),
+    ("35.4 m\u00b3/s; a daily volume of about 3.06 million m\u00b3.", True),
+    ("35.4 m\u00b3/s; every 24 h some 3.06 million m\u00b3 pass.", True),
+    ("35.4 m\u00b3/s; each hour about 127,000 m\u00b3 pass.", True),
+    ("0.102 mm/d; per annum about 37 mm.", True),
+    ("0.102 mm/d; about 0.7 mm weekly.", True),
+    ("0.102 mm/d; some 3 mm in 30 days.", True),
+    ("0.102 mm/d; per fortnight 1.4 mm.", True),
+    ("0.102 mm/d; in one week, 0.72 mm.", True),
+    # the same shapes with the wrong amount, or an amount with no period
+    ("0.102 mm/d; about 2 mm weekly.", False),
+    ("35.4 m\u00b3/s; every 24 h some 9 million m\u00b3 pass.", False),
+    ("0.102 mm/d; per fortnight 3 mm.", False),
+    ("0.102 mm/d; some 3 mm in all.", False),
+    ("35.4 m\u00b3/s; a daily volume of about 3.06 million m\u00b3 per hour.", False),
+])
+def test_amounts_per_period_in_other_words(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
