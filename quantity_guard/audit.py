@@ -730,6 +730,12 @@ _SCORE_BEFORE = re.compile(r"\d\s?(?:/|out of)\s?$")
 _LISTREF_AFTER = re.compile(r"\s*(?:above|below|earlier|later|before)\b", re.I)
 _LISTREF_BEFORE = re.compile(r"\b(?:see|per|in|from|point|item|step|note|bullet|under|as)\s*$", re.I)
 _SUBITEM_BEFORE = re.compile(r"\([a-z]\)\s*$")
+# a margin of error in words: "uncertainty about 5%", "give or take 5%", "accurate to within 5%"
+_UNCERTAIN_BEFORE = re.compile(r"\b(?:uncertaint(?:y|ies)|error margin|margin of error|margin|"
+                               r"give or take|plus or minus|accurate to(?: within)?|good to(?: within)?|"
+                               r"accuracy(?: of)?|tolerance|precision|error(?: of| bars?)?)"
+                               r"\s*(?:[:=]|is|of|about|around|roughly|approximately|~|\u2248|\s)*$", re.I)
+_N_EQUALS = re.compile(r"(?<![\w.])[nN]\s?=\s?$")
 _CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
 _MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
@@ -758,6 +764,8 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return "an identifier (a code and its number: RRL 12)"
     if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
         return "a price or a sum of money"
+    if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
+        return "an uncertainty (a margin of error in words)"
     if percent:
         return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
             _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
@@ -798,6 +806,8 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
     if len(digits) == 3 and 100 <= int(digits) <= 599 and (
             _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
         return "an HTTP status code"
+    if _N_EQUALS.search(text, max(0, s - 6), s):
+        return "a count (n = 96)"
     if _OF_THEM.match(text, e):
         return "a count (2 of them)"
     m = _COUNTED.match(text, e)
@@ -1217,7 +1227,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
-        if ("would" in low or "could" in low or "might" in low) and _MODAL.search(low):
+        if ("would" in low or "could" in low or "might" in low or "'d " in low or "supp" in low or
+                "hypothe" in low or "scenario" in low or "what if" in low) and _MODAL.search(low):
             _hypothetical(findings, ctx)
         if any(f.status == "unsourced" for f in findings) and (" of every " in low or
                                                                " of each " in low or
@@ -1238,7 +1249,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
 
 
 # a figure the answer does not claim: what a mistake would have given, or a what-if
-_MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
+_MODAL = re.compile(r"\b(?:would|could|might)\b|\w'd\b|\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|"
+                    r"scenario|what if)\b", re.I)
 _COUNTERFACTUAL = re.compile(
     r"\bwould have\b|\bhad\b[^.;\n]{0,60}\b(?:been|read|used|passed|applied|taken|ignored)\b|"
     r"\bwithout (?:the|a|its|any) (?:[\w\u2192>/ -]{0,30})?(?:conversion|correction|offset|unit|"
@@ -1251,7 +1263,9 @@ _WHAT_IF = re.compile(
     r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
     r"\S{1,6} ?% (?:rise|increase|drop|fall|decrease|cut|higher|lower|more|less|over|under)|"
     r"\bat (?:half|a quarter|a third|double|twice)\b|"
-    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
+    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b|"
+    r"\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|scenario|what if)\b|"
+    r"\b(?:halved|doubled|tripled|twice|double|half)\b", re.I)
 
 
 def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
@@ -1319,9 +1333,10 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
                                   f"dimension is stated outside the sentence)")
 
 
-_WORD_FACTOR = re.compile(r"\b(half|quarter|third|double|twice|triple)\b", re.I)
-_WORD_FACTORS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0, "twice": 2.0,
-                 "triple": 3.0}
+_WORD_FACTOR = re.compile(r"\b(half|halved|quarter|third|double|doubled|twice|triple|tripled)\b",
+                          re.I)
+_WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0,
+                 "doubled": 2.0, "twice": 2.0, "triple": 3.0, "tripled": 3.0}
 
 
 def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:

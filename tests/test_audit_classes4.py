@@ -196,3 +196,28 @@ def test_continental_number_conventions(answer, ok):
 def test_amounts_per_period_in_other_words(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a margin of error in words, a sample count
+    ("0.102 mm/d, uncertainty about 5%.", True),
+    ("0.102 mm/d with an error margin of 10%.", True),
+    ("0.102 mm/d (give or take 5%).", True),
+    ("0.102 mm/d, accurate to within 5%.", True),
+    ("0.102 mm/d (tolerance 2%).", True),
+    ("0.102 mm/d, n=96.", True),
+    ("0.102 mm/d (n = 96 samples).", True),
+    ("The runoff ratio is 5%.", False),                  # a share with no margin word
+    ("0.102 mm/d; the flow was n = 96 cfs.", False),    # a unit after it: a measurement
+    # what-ifs with no would/could: a contraction, "suppose", a scenario; word factors
+    ("0.102 mm/d. Were the flow double, it'd be about 0.204 mm/d.", True),
+    ("0.102 mm/d. Suppose the flow halved: about 0.051 mm/d.", True),
+    ("0.102 mm/d. In a scenario with twice the flow: 0.204 mm/d.", True),
+    ("0.102 mm/d. Hypothetically, at three times the flow, 0.31 mm/d.", False),  # no factor read
+    ("0.102 mm/d. Suppose the flow halved: about 0.09 mm/d.", False),
+    ("0.102 mm/d. Were the flow double, it'd be about 0.5 mm/d.", False),
+    ("Suppose the flow halved: about 0.051 mm/d.", False),  # no actual figure stated
+])
+def test_margins_counts_and_what_ifs_in_other_words(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
