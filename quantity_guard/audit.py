@@ -66,7 +66,17 @@ _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e1
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
-                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b"
+                   # other clock notations: ISO "T14:05:00Z", "14.05 UTC", "1405Z", "0930 hrs",
+                   # "14 h 05" (not "2 h 30 min", a duration), "2 pm", "2 p.m."
+                   r"|(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])"
+                   r"|\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|EDT|CST|CDT|"
+                   r"MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
+                   r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b)"
+                   r"|\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))"
+                   r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
+                   # dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1"
+                   r"|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d))")
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
@@ -78,11 +88,15 @@ _LABEL_WORDS = ("step", "steps", "item", "part", "table", "figure", "fig.", "eq.
 # labels read in an answer only ("call 2 returned ...", "version 2.1")
 _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "page", "chapter",
                        "clause", "paragraph", "case", "trial", "run", "rank", "priority", "batch",
-                       "tier", "point", "library", "build", "line", "bullet")
+                       "tier", "point", "library", "build", "line", "bullet", "ver.", "ver",
+                       "rev", "rev.", "revision", "python", "schema", "sdk", "firmware",
+                       "protocol", "entry", "heading", "question", "q", "no.", "item no.",
+                       "note", "finding", "remark", "caveat", "assumption", "v.")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
 _DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
-                       "build")
+                       "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
+                       "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
@@ -422,6 +436,8 @@ class _Reading:
 # a leading "0,"; a thousands comma has groups of three ("1,250", "234,000,000", "1,250.5")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?:0,\d+|\d+,(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _THOUSANDS_COMMA = re.compile(r"\d,\d{3}(?:,\d{3}|\.\d)")
+_DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5": continental
+_DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
@@ -445,11 +461,16 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
     else:
         text, starts, ends = original, None, None
     if answer and "," in text and _COMMA_IN_NUMBER.search(text) and \
-            _DECIMAL_COMMA.search(text) and not _THOUSANDS_COMMA.search(text):
+            (_DECIMAL_COMMA.search(text) or _DOT_THEN_COMMA.search(text)) and \
+            not _THOUSANDS_COMMA.search(text):
         # a decimal comma ("0,25 m", "48,6 m3/s", "1,0717 %"): every comma between digits
         # of this answer is one (a convention is kept through an answer)
         if starts is None:
             starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
+        if "." in text:
+            # the same convention groups thousands with a dot ("29.940 km²", "1.250,5"): read
+            # as the thin space it stands for, never as a decimal point
+            text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
     if "://" in text or "www." in text:
@@ -687,7 +708,7 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
 _HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
                          r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
 _HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
-                          r"\b(?:error|status|code|response|failure)\s*\(\s*)$", re.I)
+                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?\s*[(:=#]?\s*)$", re.I)
 _NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
 _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
@@ -696,9 +717,29 @@ _PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif
 _CONFIDENT_BEFORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty|certain|sure|probability|"
                                r"likelihood)\b[^.\n]{0,24}$", re.I)
 _OUT_OF_TEN = re.compile(r"\s?/\s?(?:10|100)\b[^.\n]{0,16}\b(?:confiden|certain|sure)", re.I)
+# a confidence written as a fraction or score right after its word: "confidence: 0.9",
+# "probability of 0.95", "p ≈ 0.9", "certainty ~ 8/10"
+_CONFIDENCE_NEAR = re.compile(r"(?:\b(?:confiden(?:ce|t)|certainty|probability|likelihood|credence)"
+                              r"(?:\s+(?:level|score|rating|estimate))?(?:\s+(?:this|that|it)\s+is\s+"
+                              r"(?:right|correct))?|\bp)\s*(?:[:=\u2248~]|is|of|at|about|around)?\s*"
+                              r"(?:about|around|~|\u2248)?\s*$", re.I)
+_CONFIDENCE_SCORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty)\b[^.\n]{0,12}(?:/|out of)\s*$", re.I)
+_SCORE_AFTER = re.compile(r"\s?(?:/|out of)\s?(?:5|10|100)\b")
+_SCORE_BEFORE = re.compile(r"\d\s?(?:/|out of)\s?$")
+# a list reference: "(2) above", "per (2)", "point (2)", "item (b) 2"
+_LISTREF_AFTER = re.compile(r"\s*(?:above|below|earlier|later|before)\b", re.I)
+_LISTREF_BEFORE = re.compile(r"\b(?:see|per|in|from|point|item|step|note|bullet|under|as)\s*$", re.I)
+_SUBITEM_BEFORE = re.compile(r"\([a-z]\)\s*$")
+# a margin of error in words: "uncertainty about 5%", "give or take 5%", "accurate to within 5%"
+_UNCERTAIN_BEFORE = re.compile(r"\b(?:uncertaint(?:y|ies)|error margin|margin of error|margin|"
+                               r"give or take|plus or minus|accurate to(?: within)?|good to(?: within)?|"
+                               r"accuracy(?: of)?|tolerance|precision|error(?: of| bars?)?)"
+                               r"\s*(?:[:=]|is|of|about|around|roughly|approximately|~|\u2248|\s)*$", re.I)
+_N_EQUALS = re.compile(r"(?<![\w.])[nN]\s?=\s?$")
 _CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
 _MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
+                          r"odds\b|(?:\w+\s+)?odds\b|certainty|"
                           r"certain|"
                           r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
 
@@ -723,11 +764,25 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return "an identifier (a code and its number: RRL 12)"
     if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
         return "a price or a sum of money"
+    if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
+        return "an uncertainty (a margin of error in words)"
     if percent:
         return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
             _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
     if unit is None and _OUT_OF_TEN.match(text, e):
         return "a probability or confidence level (9/10 confidence)"
+    if unit is None and not sign and (_CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or
+                                      _CONFIDENCE_SCORE.search(text, max(0, s - 20), s)):
+        # a self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
+        # "confidence 8/10", "4 out of 5"
+        if not integer and float(digits) <= 1 or _SCORE_AFTER.match(text, e) or \
+                _SCORE_BEFORE.search(text, max(0, s - 10), s):
+            return "a probability or confidence level (confidence 0.9, 8/10)"
+    if unit is None and integer and len(digits) <= 2 and (
+            text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
+                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1))
+            or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
+        return "a list reference ((2) above, item (b) 2)"
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
                 _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
@@ -751,6 +806,8 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
     if len(digits) == 3 and 100 <= int(digits) <= 599 and (
             _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
         return "an HTTP status code"
+    if _N_EQUALS.search(text, max(0, s - 6), s):
+        return "a count (n = 96)"
     if _OF_THEM.match(text, e):
         return "a count (2 of them)"
     m = _COUNTED.match(text, e)
@@ -1170,7 +1227,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
-        if ("would" in low or "could" in low or "might" in low) and _MODAL.search(low):
+        if ("would" in low or "could" in low or "might" in low or "'d " in low or "supp" in low or
+                "hypothe" in low or "scenario" in low or "what if" in low) and _MODAL.search(low):
             _hypothetical(findings, ctx)
         if any(f.status == "unsourced" for f in findings) and (" of every " in low or
                                                                " of each " in low or
@@ -1178,7 +1236,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
             _odds(findings, ctx)
         if any(f.status == "unsourced" for f in findings):
             if ("year" in low or "yr" in low or "annu" in low or "month" in low or
-                    "day" in low or "hour" in low or "week" in low or "ly " in low) and \
+                    "day" in low or "hour" in low or "week" in low or "ly " in low or
+                    "daily" in low or "hourly" in low or "fortnight" in low or "24" in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
@@ -1190,7 +1249,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
 
 
 # a figure the answer does not claim: what a mistake would have given, or a what-if
-_MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
+_MODAL = re.compile(r"\b(?:would|could|might)\b|\w'd\b|\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|"
+                    r"scenario|what if)\b", re.I)
 _COUNTERFACTUAL = re.compile(
     r"\bwould have\b|\bhad\b[^.;\n]{0,60}\b(?:been|read|used|passed|applied|taken|ignored)\b|"
     r"\bwithout (?:the|a|its|any) (?:[\w\u2192>/ -]{0,30})?(?:conversion|correction|offset|unit|"
@@ -1203,7 +1263,9 @@ _WHAT_IF = re.compile(
     r"\bwere\b|\bat \S{1,6} ?% (?:load|of)\b|\bat (?:the )?same\b|"
     r"\S{1,6} ?% (?:rise|increase|drop|fall|decrease|cut|higher|lower|more|less|over|under)|"
     r"\bat (?:half|a quarter|a third|double|twice)\b|"
-    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b", re.I)
+    r"\bfor a (?:full |whole )?(?:day|week|month|year)\b|"
+    r"\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|scenario|what if)\b|"
+    r"\b(?:halved|doubled|tripled|twice|double|half)\b", re.I)
 
 
 def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
@@ -1271,9 +1333,10 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
                                   f"dimension is stated outside the sentence)")
 
 
-_WORD_FACTOR = re.compile(r"\b(half|quarter|third|double|twice|triple)\b", re.I)
-_WORD_FACTORS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0, "twice": 2.0,
-                 "triple": 3.0}
+_WORD_FACTOR = re.compile(r"\b(half|halved|quarter|third|double|doubled|twice|triple|tripled)\b",
+                          re.I)
+_WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0,
+                 "doubled": 2.0, "twice": 2.0, "triple": 3.0, "tripled": 3.0}
 
 
 def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:
@@ -1310,7 +1373,8 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
 
 _GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
                   "standard", "most ", "among")
-_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|"
+                          r"24[ -]?h")
 
 
 _ODDS = re.compile(r"\s+(?:(?:out\s+)?of\s+(?:every|each)|in)\s+$", re.I)
@@ -1372,17 +1436,22 @@ def _general(findings, ctx, skipped):
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
 _PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
-                           r"[ \u00a0]*(?:/|per|a|an|each|every|over a|in a)[ \u00a0]*"
+                           r"[ \u00a0]*(?:(?:/|per|a|an|each|every|over a|in a|in|over|for|during|"
+                           r"in each|in every|over each)[ \u00a0]*"
                            r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
-                           r"(?P<p>year|yr|annum|month|mo|week|day|hour)s?\b", re.I)
-_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|weekly|daily|hourly)|"
-                            r"(?:per|each|every|a|an|one|over a|in a|a full|full|over the)"
-                            r"\s+(?P<p>year|month|week|day|hour)(?:'s)?)\b[^.\n]{0,44}$", re.I)
+                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour)s?\b|"
+                           r"(?P<adj>annually|yearly|monthly|fortnightly|weekly|daily|hourly)\b)", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|fortnightly|weekly|daily|"
+                            r"hourly)|(?:per|each|every|a|an|one|over a|in a|a full|full|over the|"
+                            r"in each|in every|over each|in one|over one)"
+                            r"\s+(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
+                            r"(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
                 "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
-                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0)}
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0)}
 _PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
-               "monthly": "month", "weekly": "week", "daily": "day", "hourly": "hour"}
+               "annually": "year", "monthly": "month", "weekly": "week", "daily": "day",
+               "hourly": "hour", "fortnightly": "fortnight"}
 
 
 def _per_period(findings: list[Finding], ctx: _Context) -> None:
@@ -1406,7 +1475,10 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             hit = _phrase(m.group("unit"))
             unit = hit[0] if hit is not None else None
         period = None
-        if m is not None:
+        if m is not None and m.group("adj"):  # "0.7 mm weekly"
+            period = _PERIOD_ADJ[m.group("adj").lower()]
+            lo, hi = _PERIOD_DAYS[period]
+        elif m is not None:
             period = m.group("p").lower()
             lo, hi = _PERIOD_DAYS[period]
             if m.group("n"):
@@ -1418,6 +1490,8 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             if b is None:
                 continue
             period = (b.group("p") or _PERIOD_ADJ[b.group("adj").lower()]).lower()
+            if period[:2] == "24" or period == "annum":  # "every 24 hours": a day
+                period = "day" if period[:2] == "24" else "year"
             lo, hi = _PERIOD_DAYS[period]
         else:
             continue
