@@ -437,7 +437,10 @@ class _Reading:
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(?:0,\d+|\d+,(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _THOUSANDS_COMMA = re.compile(r"\d,\d{3}(?:,\d{3}|\.\d)")
 _DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5": continental
-_DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+(?!\d|\.\d)")
+# dot-grouped thousands that cannot be a decimal point: followed by a decimal comma
+# ("1.250,5") or in two groups or more ("1.234.567"); a single group ("29.940", "0.250") stays a
+# decimal point, since answers that mix conventions write "0.250 m" beside "0,25 m"
+_DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:(?:\.\d{3})+(?=,\d)|(?:\.\d{3}){2,})(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
@@ -468,8 +471,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         if starts is None:
             starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
         if "." in text:
-            # the same convention groups thousands with a dot ("29.940 km²", "1.250,5"): read
-            # as the thin space it stands for, never as a decimal point
+            # the same convention groups thousands with a dot ("1.250,5", "1.234.567"): read
+            # as the thin space it stands for
             text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
     skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
