@@ -42,7 +42,8 @@ def _load_builder():
 holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
-PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix"}
+PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix", "h": "fresh3",
+         "j": "fresh3_mix"}
 
 
 def part(record: dict) -> str:
