@@ -49,6 +49,13 @@ if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # last: a PYTHONPATH pointing at another package copy wins
 
 DATA = ROOT / "tests" / "data" / "audit_holdout3.json"
+# the third fresh batch (ids ``h``/``j``) has its own file, so the first file stays as it was
+DATA4 = ROOT / "tests" / "data" / "audit_holdout4.json"
+BATCH3 = ("h", "j")
+
+
+def batch3(record: dict) -> bool:
+    return record["id"].rsplit("/", 1)[1][0] in BATCH3
 SEED = 20261130
 SCHEMA = "holdout3/1"
 
@@ -2253,6 +2260,10 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
         fmt = _fmt(rng, family, style, task.id)
         answer = compose(rng, family, style, spec, facts, pools, final, fmt, calls, results)
         if not variant or fmt.written.get(variant["wrong"][0]):
+            if (fresh == 3 or mix2 == 3) and variant and any(  # the batch-3 rule: a wrong
+                    re.search(re.escape(w) + r"[A-Za-z]", answer)  # figure run into a word
+                    for w in fmt.written[variant["wrong"][0]]):  # ("92.6per cent") is redrawn
+                continue
             break
     else:
         raise RuntimeError(f"{record['id']}: no rendering writes {variant['wrong'][0]}")
@@ -2398,17 +2409,20 @@ def dumps(records: list[dict]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="rebuild and compare with the file")
+    ap.add_argument("--check", action="store_true", help="rebuild and compare with the files")
     args = ap.parse_args(argv)
     records = build()
-    text = dumps(records)
+    files = {DATA: dumps([r for r in records if not batch3(r)]),
+             DATA4: dumps([r for r in records if batch3(r)])}
     if args.check:
-        same = DATA.read_text(encoding="utf-8") == text
-        print("holdout3: file matches the builder" if same else
-              "holdout3: file differs from the builder (run python bench/holdout3.py)")
+        same = all(path.exists() and path.read_text(encoding="utf-8") == text
+                   for path, text in files.items())
+        print("holdout3: files match the builder" if same else
+              "holdout3: a file differs from the builder (run python bench/holdout3.py)")
         return 0 if same else 1
-    DATA.write_text(text, encoding="utf-8")
-    print(f"wrote {DATA} ({len(records)} answers)")
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path} ({text.count(chr(10)) - 2} answers)")
     return 0
 
 

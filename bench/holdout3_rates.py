@@ -57,6 +57,11 @@ def load(path=None) -> list[dict]:
     return doc["records"]
 
 
+def load_all() -> list[dict]:
+    """Both files: the first set and the third fresh batch (``h``/``j``), kept in its own file."""
+    return load() + (load(holdout3.DATA4) if holdout3.DATA4.exists() else [])
+
+
 def judge(record: dict) -> dict:
     try:
         result = holdout3.audit(record)
@@ -162,7 +167,7 @@ def main(argv=None) -> int:
     from bench import harness
     print(f"quantity_guard from {Path(quantity_guard.__file__).parent}; "
           f"bench tools from {Path(harness.__file__).parent}")
-    records = load(args.data)
+    records = load(args.data) if args.data else load_all()
     for name in ("suite", "family", "style"):
         wanted = getattr(args, name)
         if wanted:
