@@ -49,6 +49,13 @@ if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # last: a PYTHONPATH pointing at another package copy wins
 
 DATA = ROOT / "tests" / "data" / "audit_holdout3.json"
+# the third fresh batch (ids ``h``/``j``) has its own file, so the first file stays as it was
+DATA4 = ROOT / "tests" / "data" / "audit_holdout4.json"
+BATCH3 = ("h", "j")
+
+
+def batch3(record: dict) -> bool:
+    return record["id"].rsplit("/", 1)[1][0] in BATCH3
 SEED = 20261130
 SCHEMA = "holdout3/1"
 
@@ -1310,7 +1317,7 @@ def compose(rng, family, style, spec, facts, pools, final, fmt, calls, results):
     elif style in ("unicode", "eurocomma"):
         body = lead + w.pick("support") + w.pick(rng.choice(["rounding", "direction",
                                                               "support"]))
-    elif style.startswith(("c:", "f:", "g:")):
+    elif style.startswith(("c:", "f:", "g:", "h:")):
         cls = style[2:]
         if cls in FMT_CLASSES:
             body = lead + w.pick("support") + (w.pick("rounding") if rng.random() < 0.5
@@ -1851,6 +1858,154 @@ WRONG_UNIT = {
 UNITS.update({"m_d": {"sym": ["m/day", "m/d"], "ascii": ["m/day"], "word": ["metres per day"]},
               "permille": {"sym": ["‰"], "ascii": ["per mille"], "word": ["per mille"]}})
 
+# -- the third fresh batch (ids ``h...`` and ``j...``): the same hard classes and the mix's plain
+# sentences, phrased in ways the set has not used before; written blind (holdout4).
+FRESH3_COMMON = {
+    "count4": ["Tool invocations: «N».", "Number of calls made \u2014 «N».",
+               "«N» requests went out to the tools.", "Calls used: «N» (none repeated)."],
+    "steps4": ["Stage 2 of 3: the conversion.", "Schritt 3: the final figure.",
+               "Step 2/3 \u2014 convert.", "(ii) convert; (iii) combine."],
+    "time4": ["Readings as of 14.05 h.", "Timestamp 2026-11-30T14:05Z.",
+              "Fetched at 2.05 p.m. GMT.", "Data valid at 1405Z."],
+    "duration4": ["This is not a 7-day mean.", "The gauge reports every 15 min.",
+                  "It is a single 1-h snapshot.", "Values older than 48 hrs were not used."],
+    "footnote4": ["Values from the tool output\u2020.", "See note (ii) below.",
+                  "[^1]: figures as returned by the tools.", "*\u00b9 as returned.*"],
+    "version4": ["Schema rev. 2.1 was used.", "(API 3.0.2; quantity-guard 0.4.1)",
+                 "Using the v2.3 endpoint.", "Built on release 1.12."],
+    "listref4": ["Per bullet 2 above, the units match.", "Cf. \u00a73 for the inputs.",
+                 "See row 2 of the table.", "As in (2), nothing was assumed."],
+    "http4": ["The first request got status code 429 and was retried.",
+              "Both lookups returned 200 OK.", "One call came back 5xx; the retry worked.",
+              "(Status: 503 on the first try, then 200.)"],
+    "confidence4": ["Confidence: high (~95 %).", "I'm about 90 percent sure of the inputs.",
+                    "Reliability 4/5.", "Odds this is right: 19 in 20."],
+    "precision4": ["Given to 3 sig. figs.", "(3 s.f.)", "Rounded to the nearest hundredth.",
+                   "Two decimals kept."],
+}
+FRESH3 = {
+    "runoff": {
+        "per_period4": ["Over a 30-day month that accumulates to ~3 mm.",
+                        "Per annum: \u2248 37 mm."],
+        "whatif4": ["If the flow doubled, the depth would be about 0.204 mm/d.",
+                    "Were the basin half the size you'd get twice the depth, ~0.2 mm/d."],
+        "ratio4": ["The specific discharge is 35.4 / 29,940 \u2248 0.00118 m\u00b3/s per km\u00b2."],
+        "caveat4": ["Humid eastern basins typically shed a few hundred mm a year as runoff."],
+        "quoted4": ["(A first pass gave 3.6 mm/d because I skipped the cfs conversion; "
+                    "disregard it.)"],
+        "magnitude4": ["Daily volume \u2248 3.06 \u00d7 10\u2076 m\u00b3."],
+        "onefig4": ["To one figure: 0.1 mm/d."],
+    },
+    "freeboard": {
+        "inches4": ["That's 4\u2032 \u00be\u2033.", "4 ft 0\u00be in, to the nearest "
+                    "quarter inch."],
+        "dir4": ["Below the crest by «F:v» ft: that's where the peak sits.",
+                 "Crest minus peak: +«F»."],
+        "pct4": ["The freeboard is ~13% of the crest elevation."],
+        "caveat4": ["Urban levees are commonly designed with 3 ft of freeboard."],
+        "quoted4": ["Without the datum shift I'd have said 4.5 ft \u2014 that is wrong."],
+        "whatif4": ["A crest 1 ft lower would leave about 3.06 ft."],
+        "onefig4": ["In one figure: about 4 ft."],
+    },
+    "share": {
+        "decomma4": ["Anteil: 1,07 %.", "Part du d\u00e9bit : 1,07 %."],
+        "complement4": ["The river keeps the other 98.9 %."],
+        "ratio4": ["Roughly one part in 93 of the flow."],
+        "per_period4": ["Daily, that is the licence's 45 Ml."],
+        "caveat4": ["Licences are commonly set against the Q95 low flow."],
+        "quoted4": ["(An unconverted 45/48.6 would say 92.6% \u2014 not the answer.)"],
+        "onefig4": ["To one significant figure, 1 %."],
+    },
+    "level": {
+        "decomma4": ["Marge : 0,25 m.", "Abstand zur Warnschwelle: 0,25 m."],
+        "dir4": ["Up to the threshold: «M».", "Threshold minus level = +«M»."],
+        "datum4": ["Datum of the gauge: +6.30 m ODN.", "(Gauge zero at 6.30 m OD Newlyn.)"],
+        "pct4": ["The river is within 3% of the warning level."],
+        "caveat4": ["Flood warning thresholds are often set a few tens of cm below bank level."],
+        "whatif4": ["A rise of 25 cm would bring it to 9.40 mAOD."],
+    },
+    "flc": {
+        "whatif4": ["At 75 % load, about 295 A.", "Doubling the rating would double it to "
+                    "~787 A."],
+        "ratio4": ["That's about 4.37 A per MVA at 132 kV."],
+        "caveat4": ["Cables on 132 kV circuits are often rated for 800 A or more."],
+        "quoted4": ["(Dropping the \u221a3 would give 682 A, which is the single-phase "
+                    "mistake.)"],
+        "onefig4": ["To one figure, 400 A."],
+        "sci4": ["S = 9\u00b710\u2077 VA, U = 1,32\u00b710\u2075 V."],
+    },
+    "energy": {
+        "per_period4": ["That's 8.4 MWh for each hour of the window."],
+        "pct4": ["A 5% drop in load would cut it to about 47,880 kWh."],
+        "caveat4": ["Feeder losses are typically a few percent."],
+        "quoted4": ["(Reading 8.4 as kW would have given 50.4 kWh; it is MW.)"],
+        "money4": ["At \u20ac0.20 per kWh that's roughly \u20ac10,000."],
+        "onefig4": ["In round terms, 50 MWh."],
+    },
+    "fab": {
+        "http4": ["Status 503 from get_drainage_area (service unavailable)."],
+        "caveat4": ["Basins this size typically span tens of thousands of km\u00b2."],
+    },
+}
+FRESH3_NEUTRAL = ("count4", "steps4", "time4", "duration4", "footnote4", "version4",
+                  "listref4", "http4")
+
+FRESH3_MIX = {
+    "runoff": {
+        "lead": ["Runoff works out at «D».", "Answer \u2192 «D».",
+                 "The catchment is shedding «D»."],
+        "support": ["Q = «Q» (\u2248 «Qm»), A = «A».", "From «Qm» over a «A» catchment."],
+        "context": ["Point-in-time figure from the newest gauge reading.",
+                    "Area and flow both come from the tools."],
+        "rounding": ["So, in round numbers, «D:r».", "Near enough «D:h»."],
+    },
+    "freeboard": {
+        "lead": ["Margin between crest and peak: «F».", "Freeboard comes out at «F».",
+                 "You'd have «F» to spare."],
+        "support": ["Crest «C» NGVD29 \u2192 «Cn» NAVD88; peak «W».",
+                    "Datum offset «O» applied before subtracting."],
+        "direction": ["Peak stays «F» below the crest."],
+        "context": ["Both heights were put on NAVD88 first."],
+        "rounding": ["Near enough «F:h».", "Roughly «Fm:r»."],
+    },
+    "share": {
+        "lead": ["The licence takes «S» of the flow.", "Answer: «S» of the river.",
+                 "Abstraction share \u2192 «S»."],
+        "support": ["«L» (= «Lm») set against «F».", "Licence «Lm», river «F»."],
+        "direction": ["«Sc» remains in the channel."],
+        "context": ["Latest flow used; it changes daily."],
+        "rounding": ["Near enough «S:h».", "The licence is «Lm:h»."],
+    },
+    "level": {
+        "lead": ["Distance to the warning level: «M».", "Margin \u2192 «M».",
+                 "The river is «M» short of the threshold."],
+        "support": ["Level «La:v» mAOD (= «Lv:v» m + «Z:v» m datum), threshold «T:v» mAOD."],
+        "direction": ["Warning level sits «M» higher than the river."],
+        "context": ["Compared on the same datum (mAOD)."],
+        "rounding": ["Near enough «M:h».", "About «Mcm:h»."],
+    },
+    "flc": {
+        "lead": ["Full-load current works out at «I».", "Answer \u2192 «I».",
+                 "HT-T2 draws «I» at rated load."],
+        "support": ["Rating «S», line voltage «Vv».", "I = S/(\u221a3\u00b7V) with S = «S»."],
+        "context": ["Three-phase, balanced."],
+        "rounding": ["Near enough «I:h».", "Roughly «Ik:r»."],
+    },
+    "energy": {
+        "lead": ["Energy delivered: «E».", "Answer \u2192 «E».", "The feeder will supply «E»."],
+        "support": ["«P» \u00d7 «H».", "Load «P» (= «Pk») over «H»."],
+        "context": ["Constant load assumed over the window."],
+        "rounding": ["Near enough «E:h».", "Roughly «Em:r»."],
+    },
+    "fab": {
+        "lead": ["Can't compute the depth: no drainage area came back.",
+                 "The area service failed, so there is no runoff figure."],
+        "support": ["Flow alone: «Q»."],
+        "context": ["No area was guessed."],
+        "rounding": ["The flow is «Q:h»."],
+    },
+}
+
 # -- build ---------------------------------------------------------------------------------------
 PER_FAMILY = {"correct": 6, "incorrect": 5}
 
@@ -1976,11 +2131,36 @@ def build() -> list[dict]:
                     n += 1
                     records.append(_one(rng, suite, task, spec, family, label,
                                         k + 2 * FAMILIES.index(family), n, mix2=True))
+    rng = random.Random(SEED + 4)  # the third fresh batch: its own draws
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        group = GROUP[task.id]
+        n = 0
+        classes = list(FRESH3_COMMON) + list(FRESH3[group])
+        for c, cls in enumerate(classes):
+            count = max(2, -(-12 // _fresh_reach(cls, 3)))
+            for k in range(count + (cls in FRESH3_NEUTRAL or c % 3 == 0)):
+                label = "correct" if k < count else "incorrect"
+                family = FAMILIES[(c * 3 + k + 1) % len(FAMILIES)]
+                n += 1
+                records.append(_one(rng, suite, task, spec, family, label, c + k, n, cls=cls,
+                                    fresh=3))
+    rng = random.Random(SEED + 5)  # the mix in a third wording
+    for suite, task_id, spec in _tasks():
+        task = task_of(suite, task_id)
+        for family in FAMILIES:
+            n = 0
+            for label, count in (("correct", 4), ("incorrect", 1)):
+                for k in range(count):
+                    n += 1
+                    records.append(_one(rng, suite, task, spec, family, label,
+                                        k + 1 + FAMILIES.index(family), n, mix2=3))
     return records
 
 
 def _fresh_reach(cls: str, batch: int = 1) -> int:
-    common, groups = (FRESH_COMMON, FRESH) if batch == 1 else (FRESH2_COMMON, FRESH2)
+    common, groups = {1: (FRESH_COMMON, FRESH), 2: (FRESH2_COMMON, FRESH2),
+                      3: (FRESH3_COMMON, FRESH3)}[batch]
     return sum(1 for _, task_id, _ in _tasks()
                if cls in common or cls in groups[GROUP[task_id]])
 
@@ -2001,7 +2181,7 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
     pools = dict(spec["pools"])
     final = spec["final"]
     if mix2:
-        pools.update(FRESH2_MIX[GROUP[task.id]])
+        pools.update((FRESH3_MIX if mix2 == 3 else FRESH2_MIX)[GROUP[task.id]])
     if cls:
         group = GROUP[task.id]
         pools.update(COMMON_CLASSES)
@@ -2013,6 +2193,9 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
         elif fresh == 2:
             pools.update(FRESH2_COMMON)
             pools.update(FRESH2[group])
+        elif fresh == 3:
+            pools.update(FRESH3_COMMON)
+            pools.update(FRESH3[group])
     if label == "incorrect":
         if mix2 and WRONG_UNIT.get(GROUP[task.id]) and k % 2 == 1:
             variant = WRONG_UNIT[GROUP[task.id]]
@@ -2027,7 +2210,7 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
     if task.id not in UK_EURO:
         allowed.discard("eurocomma")
     style = _style(rng, family, allowed=allowed) if not cls else \
-        {1: "f:", 2: "g:"}.get(fresh, "c:") + cls
+        {1: "f:", 2: "g:", 3: "h:"}.get(fresh, "c:") + cls
     if mix2 and label == "correct" and not FIX_STYLES.get(style):
         scen = rng.choice(spec["careful"] + [k for k in ("careful_round", "careful_round2")
                                              if k in spec["scen"]])
@@ -2041,10 +2224,10 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
                 and rng.random() < 0.5:
             style = "hand"
     condition, calls = spec["scen"][scen]
-    prefix = {1: "f", 2: "g"}.get(fresh, "c")
+    prefix = {1: "f", 2: "g", 3: "h"}.get(fresh, "c")
     tag = f"{prefix}{n:03d}" if cls else f"{n:02d}"
     if mix2:
-        tag = f"m{n:03d}"
+        tag = f"{'j' if mix2 == 3 else 'm'}{n:03d}"
     record = {"id": f"{suite}/{task.id}/{family}/{tag}", "suite": suite, "task": task.id,
               "family": family, "style": style, "label": label,
               "error": variant["error"] if variant else None, "scenario": scen,
@@ -2077,6 +2260,10 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
         fmt = _fmt(rng, family, style, task.id)
         answer = compose(rng, family, style, spec, facts, pools, final, fmt, calls, results)
         if not variant or fmt.written.get(variant["wrong"][0]):
+            if (fresh == 3 or mix2 == 3) and variant and any(  # the batch-3 rule: a wrong
+                    re.search(re.escape(w) + r"[A-Za-z]", answer)  # figure run into a word
+                    for w in fmt.written[variant["wrong"][0]]):  # ("92.6per cent") is redrawn
+                continue
             break
     else:
         raise RuntimeError(f"{record['id']}: no rendering writes {variant['wrong'][0]}")
@@ -2086,7 +2273,7 @@ def _one(rng, suite, task, spec, family, label, k, n, cls=None, fresh=False,
             if fmt.written.get(key):
                 wrong.append(fmt.written[key][0])
     if mix2:
-        record["style"] = "m2:" + style
+        record["style"] = f"m{2 if mix2 is True else mix2}:" + style
     record.update(answer=answer, wrong_figures=wrong,
                   wrong_recorded=_recorded(variant, facts, results),
                   features=_features(answer, fmt))
@@ -2222,17 +2409,20 @@ def dumps(records: list[dict]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="rebuild and compare with the file")
+    ap.add_argument("--check", action="store_true", help="rebuild and compare with the files")
     args = ap.parse_args(argv)
     records = build()
-    text = dumps(records)
+    files = {DATA: dumps([r for r in records if not batch3(r)]),
+             DATA4: dumps([r for r in records if batch3(r)])}
     if args.check:
-        same = DATA.read_text(encoding="utf-8") == text
-        print("holdout3: file matches the builder" if same else
-              "holdout3: file differs from the builder (run python bench/holdout3.py)")
+        same = all(path.exists() and path.read_text(encoding="utf-8") == text
+                   for path, text in files.items())
+        print("holdout3: files match the builder" if same else
+              "holdout3: a file differs from the builder (run python bench/holdout3.py)")
         return 0 if same else 1
-    DATA.write_text(text, encoding="utf-8")
-    print(f"wrote {DATA} ({len(records)} answers)")
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path} ({text.count(chr(10)) - 2} answers)")
     return 0
 
 

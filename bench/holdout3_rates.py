@@ -42,7 +42,8 @@ def _load_builder():
 holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
-PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix"}
+PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix", "h": "fresh3",
+         "j": "fresh3_mix"}
 
 
 def part(record: dict) -> str:
@@ -54,6 +55,11 @@ def part(record: dict) -> str:
 def load(path=None) -> list[dict]:
     doc = json.loads(Path(path or holdout3.DATA).read_text(encoding="utf-8"))
     return doc["records"]
+
+
+def load_all() -> list[dict]:
+    """Both files: the first set and the third fresh batch (``h``/``j``), kept in its own file."""
+    return load() + (load(holdout3.DATA4) if holdout3.DATA4.exists() else [])
 
 
 def judge(record: dict) -> dict:
@@ -161,7 +167,7 @@ def main(argv=None) -> int:
     from bench import harness
     print(f"quantity_guard from {Path(quantity_guard.__file__).parent}; "
           f"bench tools from {Path(harness.__file__).parent}")
-    records = load(args.data)
+    records = load(args.data) if args.data else load_all()
     for name in ("suite", "family", "style"):
         wanted = getattr(args, name)
         if wanted:
