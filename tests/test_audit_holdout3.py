@@ -1,12 +1,15 @@
 """The answer audit on the third held-out set (tests/data/audit_holdout3.json, 4,018 answers in
-the styles of eight model families, written without reading the audit; ``python
-bench/holdout3_rates.py`` prints the same figures with every false alarm).
+the styles of eight model families, and tests/data/audit_holdout4.json, 909 more in new
+wording; both written without reading the audit; ``python bench/holdout3_rates.py`` prints the
+same figures with every false alarm).
 
 Measured when the set was merged (deterministic): false alarms 89/3239 (2.7 %), detection
 779/779, on the wrong figure itself 779/779, no exception. Per part: mix 4/480, targeted 28/993,
 fresh 24/601, fresh2 32/845, fresh2_mix 1/320. ``fresh2`` and ``fresh2_mix`` were measured
-blind once (246/845 and 1/320, before the audit saw them); every figure here is tuned, so the
-limits only stop a regression. Limits are at most 2x the measured figures (at least a few
+blind once (246/845 and 1/320, before the audit saw them). ``fresh3`` and ``fresh3_mix`` (the
+second file) were measured blind at 87/400 and 3/320 (main before the last audit round: 120/400
+and 3/320); after one fix they found (a decimal-comma reading), 74/400 and 3/320, detection
+968/968. Every figure here is tuned, so the limits only stop a regression. Limits are at most 2x the measured figures (at least a few
 answers); never loosen beyond that: re-measure and update.
 """
 from __future__ import annotations
@@ -27,12 +30,12 @@ def judged():
     rates = importlib.util.module_from_spec(spec)
     sys.modules["_holdout3_rates"] = rates
     spec.loader.exec_module(rates)
-    return [(rates.part(rec), rec, rates.judge(rec)) for rec in rates.load()]
+    return [(rates.part(rec), rec, rates.judge(rec)) for rec in rates.load_all()]
 
 
 # part: (most false alarms, correct answers at least)
 LIMITS = {"mix": (8, 480), "targeted": (56, 993), "fresh": (48, 601), "fresh2": (64, 845),
-          "fresh2_mix": (3, 320)}
+          "fresh2_mix": (3, 320), "fresh3": (148, 400), "fresh3_mix": (6, 320)}
 
 
 def test_no_answer_makes_the_audit_raise(judged):
@@ -57,7 +60,7 @@ def test_false_alarms_per_part(judged, name):
 
 def test_every_wrong_answer_is_caught_on_its_wrong_figure(judged):
     wrong = [(rec, j) for _, rec, j in judged if rec["label"] != "correct"]
-    assert len(wrong) == 779
+    assert len(wrong) == 968
     missed = [rec["id"] for rec, j in wrong if j["ok"]]
     off_figure = [rec["id"] for rec, j in wrong if not j["ok"] and not j["on_figure"]]
     assert len(missed) <= 8 and len(off_figure) <= 8, (missed[:5], off_figure[:5])
