@@ -82,6 +82,7 @@ from urllib.parse import urlsplit
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
 from .client import Client, UpstreamError
+from .headers import HEADER_MISMATCH, header_mismatch, param_headers
 from .upstream import Remote, Sent
 from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
@@ -851,7 +852,6 @@ class Listener:
             await self._simple(writer, 400, rpc.error_line(None, rpc.PARSE_ERROR, "Parse error: the body is not JSON")[:-1])
             return True
         if sent.modern and sent.is_request:
-            from .headers import HEADER_MISMATCH, header_mismatch
             wrong = header_mismatch(sent.obj, head.headers, self.shared_catalogue)
             if wrong is not None:
                 await self._simple(writer, 400, rpc.error_line(
@@ -1018,7 +1018,6 @@ def _passes_param(name: str, session: _Session, sent: Sent) -> bool:
     low = name.lower()
     if not low.startswith("mcp-param-") or sent.method != "tools/call":
         return False
-    from .headers import param_headers
     params = sent.obj.get("params") if type(sent.obj) is dict else None
     tool = session.catalogue().get(params.get("name")) if type(params) is dict else None
     if tool is None:
