@@ -174,7 +174,7 @@ def _take(arr, probing: bool):
         return arr
     if _SOLE_HOLDER == 0:
         probe = arr[:1].copy()
-        Q(probe, ONE, copy=_PROBE)
+        Q(probe, ONE, copy=_PROBE)  # type: ignore[arg-type]  # the private probe value
     if not arr.flags.owndata:
         raise _cannot_take(arr, "it is a view of memory another object owns")
     if held > _SOLE_HOLDER:
