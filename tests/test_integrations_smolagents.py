@@ -72,8 +72,8 @@ class ScriptedModel(Model):
         ``Execution logs:``, or the whole error message."""
         for head in ("Observation:\n", "Execution logs:\n"):
             if text.startswith(head):
-                return text[len(head):].split("\n")[0]
-        return text
+                text = text[len(head):]
+        return text.split("\n")[0] if text.startswith("{") else text
 
 
 @pytest.mark.parametrize("other_open", [False, True], ids=["one-session", "two-sessions"])
@@ -82,9 +82,14 @@ def test_agent_run_refuses_then_accepts_and_audits(agent_class, other_open):
     read_discharge, runoff_depth, received = demo_tools()
     script = Script()
     model = ScriptedModel(script, code=agent_class == "CodeAgent")
+    options = {}
+    if agent_class == "CodeAgent" and other_open:
+        # the local executor runs each snippet in a fresh thread that does not carry the caller's
+        # context (see the test below); without the timeout it runs in the agent's own thread
+        options["executor_kwargs"] = {"timeout_seconds": None}
     agent = getattr(smolagents, agent_class)(
         tools=qg_smolagents.wrap(toolbox([read_discharge, runoff_depth])), model=model,
-        verbosity_level=LogLevel.OFF, max_steps=6)
+        verbosity_level=LogLevel.OFF, max_steps=6, **options)
     with run_session(other_open) as ledger:
         answer = agent.run(QUESTION)
     assert answer == ANSWER
@@ -92,8 +97,16 @@ def test_agent_run_refuses_then_accepts_and_audits(agent_class, other_open):
     errors = [step.error for step in agent.memory.steps if getattr(step, "error", None)]
     assert len(errors) == 1
     refusal = model.responses[1]
-    assert refusal.startswith("Error:\n") and "Now let's retry" in refusal
-    assert "ToolRefused: runoff_depth.discharge: received the bare number 1250" in refusal
+    if agent_class == "ToolCallingAgent":
+        assert refusal.startswith(
+            "Error:\nError executing tool 'runoff_depth' with arguments {'discharge': 1250, "
+            "'area': 29000}: ToolRefused: runoff_depth.discharge: received the bare number 1250")
+    else:
+        assert refusal.startswith(
+            "Call id: call_2\nError:\nCode execution failed at line 'result = runoff_depth("
+            "discharge=1250, area=29000)' due to: ToolRefused: runoff_depth.discharge: received "
+            "the bare number 1250")
+    assert "Now let's retry" in refusal
     assert "read_discharge.return returned 1250 cfs and no conversion was applied" in refusal
     check_bodies(received)
     check_audit(ledger)
@@ -110,6 +123,33 @@ def test_agent_run_refuses_then_accepts_and_audits(agent_class, other_open):
         prompt = text_of(agent.memory.system_prompt.to_messages()[0])
         assert "def runoff_depth(discharge: ['number', 'integer', 'string', 'object']" in prompt
         assert "discharge: In cubic metres per second (m3/s)." in prompt
+
+
+def test_code_agent_snippet_thread_with_two_sessions_open_is_refused_not_unchecked():
+    """smolagents' local executor runs each code snippet in a new worker thread without the
+    caller's context: with two sessions open the guarded call cannot tell which it serves, so it
+    is refused (SessionUnbound), and the model is told so, instead of running unchecked."""
+    read_discharge, _, received = demo_tools()
+    shown = []
+
+    class TwoTurns(Model):
+        def generate(self, messages, **kwargs):
+            if messages[-1].role == MessageRole.TOOL_RESPONSE:
+                shown.append(text_of(messages[-1]))
+                code = "final_answer('no reading')"
+            else:
+                code = f"print(read_discharge(site={SITE!r}))"
+            return ChatMessage(role=MessageRole.ASSISTANT, content=f"<code>\n{code}\n</code>")
+
+    agent = smolagents.CodeAgent(tools=[qg_smolagents.wrap(read_discharge)], model=TwoTurns(),
+                                 verbosity_level=LogLevel.OFF)
+    with run_session(other_open=True) as ledger:
+        assert agent.run(QUESTION) == "no reading"
+    assert received == [] and ledger.calls == []
+    assert len(shown) == 1
+    assert ("due to: ToolRefused: read_discharge: called from a thread (or task) bound to no "
+            "session while 2 sessions are open") in shown[0], \
+        shown[0]
 
 
 def test_parallel_tool_calls_run_in_worker_threads_with_the_session():
@@ -178,8 +218,8 @@ def test_smolagents_argument_check_lets_every_form_through_and_checks_the_rest()
     assert [json.loads(s.split("\n", 1)[1]) for s in model.shown[:4]] == [
         {"value": v, "unit": "m3/s"} for v in (2, 2.5, 35.39605824, 35.39605824)]
     # a list is none of the declared types: smolagents' own check refuses it, naming them
-    assert "Argument discharge has type 'array' but should be ['number', 'integer', " \
-           "'string', 'object']" in model.shown[4]
+    assert "Argument discharge has type 'array' but should be '['number', 'integer', " \
+           "'string', 'object']'" in model.shown[4]
     assert "Argument discharge is required" in model.shown[5]
     assert [c.tool for c in ledger.calls] == ["echo"] * 4
 
