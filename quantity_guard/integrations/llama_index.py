@@ -44,8 +44,8 @@ def _classes():
 
         model_config = ConfigDict(extra="allow")
         @classmethod
-        def model_json_schema(cls, *args, **kwargs):  # type: ignore[override]
-            return copy.deepcopy(cls.__qg_schema__)  # type: ignore[attr-defined]
+        def model_json_schema(cls, *args, **kwargs):
+            return copy.deepcopy(cls.__qg_schema__)
 
     class LlamaIndexGuardedTool(types.AsyncBaseTool):
         """A ``@quantity_tool`` as a LlamaIndex tool (see the module doc)."""

@@ -19,10 +19,17 @@ A success returns the labelled value, a ``dict`` (``{"value": 1250.0, "unit": "c
 the model as the observation). A violation raises ``ToolRefused(<repair text>)``, which is how a
 smolagents tool fails: the agent records it as the step's error and shows it to the model on its
 next step ("Error executing tool ... Please try again or use another tool"), and the run goes on
-(bounded by ``max_steps``). smolagents runs tools synchronously, in the agent's thread, or for
-several calls in one step in a thread pool with the caller's context copied, so an open
-``session()`` records every call. An async ``@quantity_tool`` is run with ``asyncio.run`` when no
-event loop is running in the agent's thread (otherwise it is refused, saying so).
+(bounded by ``max_steps``).
+
+Threads: a ``ToolCallingAgent`` runs a tool in the agent's thread, or several calls of one step
+in a thread pool with the caller's context copied, so an open ``session()`` records every call.
+A ``CodeAgent``'s local executor runs each code snippet in a new worker thread that does not
+carry the caller's context: its calls find the session when it is the only one open; with
+several open they are refused (``SessionUnbound``, shown to the model as the step's error, never
+run unchecked) unless the agent is built with ``executor_kwargs={"timeout_seconds": None}``,
+which runs snippets in the agent's own thread. An async ``@quantity_tool`` is run with
+``asyncio.run`` when no event loop is running in the tool's thread (otherwise it is refused,
+saying so).
 """
 from __future__ import annotations
 
