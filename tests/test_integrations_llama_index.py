@@ -168,3 +168,17 @@ def test_async_tool_called_synchronously_outside_a_loop():
     out = qg_llama_index.wrap(runoff_depth)(discharge="1250 cfs", area=29000)
     assert not out.is_error and out.raw_output["unit"] == "mm/d"
     assert len(received) == 1
+
+
+def test_async_tool_called_synchronously_while_an_event_loop_runs():
+    _, runoff_depth, received = demo_tools(asynchronous=True)
+    tool = qg_llama_index.wrap(runoff_depth)
+
+    async def main():
+        return tool.call(discharge="1250 cfs", area=29000)
+
+    with run_session(other_open=True) as ledger:
+        out = asyncio.run(main())
+    assert not out.is_error and out.raw_output["unit"] == "mm/d"
+    assert len(received) == 1 and received[0][2] != "MainThread"
+    assert [c.tool for c in ledger.calls] == ["runoff_depth"]

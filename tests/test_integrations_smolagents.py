@@ -240,3 +240,20 @@ def test_tool_called_directly():
     _, async_runoff, received = demo_tools(asynchronous=True)
     assert qg_smolagents.wrap(async_runoff)(discharge=1, area=1)["unit"] == "mm/d"
     assert len(received) == 1
+
+
+def test_async_tool_called_while_an_event_loop_runs():
+    """An agent run from async code (a notebook): the async body runs to completion in a worker
+    thread carrying the caller's context, so the run's session (one of two) records it."""
+    import asyncio
+    _, runoff_depth, received = demo_tools(asynchronous=True)
+    tool = qg_smolagents.wrap(runoff_depth)
+
+    async def main():
+        return tool(discharge="1250 cfs", area=29000)
+
+    with run_session(other_open=True) as ledger:
+        out = asyncio.run(main())
+    assert out["unit"] == "mm/d"
+    assert len(received) == 1 and received[0][2] != "MainThread"
+    assert [c.tool for c in ledger.calls] == ["runoff_depth"]

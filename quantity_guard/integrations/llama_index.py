@@ -16,13 +16,14 @@ value (``{"value": 1250.0, "unit": "cfs"}``) as ``raw_output``; a violation is a
 with ``is_error=True`` and the repair text as content, the form LlamaIndex gives the model for a
 tool that failed, and the agent goes on. ``acall`` (what the agents await) runs a sync body in a
 worker thread carrying the caller's context (``asyncio.to_thread``), so an open ``session()``
-records the call; ``call`` runs it in the calling thread.
+records the call; ``call`` runs it in the calling thread (an async body called there while an
+event loop is running runs in a worker thread carrying the caller's context).
 """
 from __future__ import annotations
 
 import copy
 
-from . import guarded_tools, require, run_sync_in_thread
+from . import guarded_tools, invoke_sync, require, run_sync_in_thread
 
 __all__ = ["wrap", "GuardedTool"]
 
@@ -90,7 +91,7 @@ def _classes():
             arguments, refused = self._arguments(args, kwargs)
             if refused is not None:
                 return refused
-            return self._output(arguments, self.guarded.invoke(arguments))
+            return self._output(arguments, invoke_sync(self.guarded, arguments))
 
         async def acall(self, *args, **kwargs):
             arguments, refused = self._arguments(args, kwargs)

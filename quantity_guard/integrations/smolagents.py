@@ -27,15 +27,15 @@ A ``CodeAgent``'s local executor runs each code snippet in a new worker thread t
 carry the caller's context: its calls find the session when it is the only one open; with
 several open they are refused (``SessionUnbound``, shown to the model as the step's error, never
 run unchecked) unless the agent is built with ``executor_kwargs={"timeout_seconds": None}``,
-which runs snippets in the agent's own thread. An async ``@quantity_tool`` is run with
-``asyncio.run`` when no event loop is running in the tool's thread (otherwise it is refused,
-saying so).
+which runs snippets in the agent's own thread. An async ``@quantity_tool`` runs with
+``asyncio.run``: in the tool's thread, or, when an event loop is already running there (an agent
+run from a notebook), in a worker thread carrying the caller's context.
 """
 from __future__ import annotations
 
 import json
 
-from . import guarded_tools, require
+from . import guarded_tools, invoke_sync, require
 
 __all__ = ["wrap", "GuardedTool", "ToolRefused", "LabelledValue"]
 
@@ -119,7 +119,7 @@ def _tool_class():
                             f"the arguments by name: {list(self.inputs)}")
                     raise ToolRefused(text, {"isError": True, "content": [
                         {"type": "text", "text": text}]})
-            result = self.guarded.invoke(kwargs)
+            result = invoke_sync(self.guarded, kwargs)
             text = result_text(result)
             if result.get("isError"):
                 raise ToolRefused(text, result)
