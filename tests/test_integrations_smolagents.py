@@ -234,8 +234,10 @@ def test_tool_called_directly():
         tool(discharge="12.4 ft", area=1)
     assert str(refused.value).startswith("runoff_depth.discharge: expected a quantity in m**3/s")
     assert refused.value.code == "dimensionality_error" and refused.value.result["isError"]
-    with pytest.raises(qg_smolagents.ToolRefused, match="received 2 positional argument"):
+    with pytest.raises(qg_smolagents.ToolRefused, match="received 2 positional argument") as \
+            positional:
         tool(1, 2)
+    assert positional.value.code == "invalid_arguments"
     assert len(received) == 1
     _, async_runoff, received = demo_tools(asynchronous=True)
     assert qg_smolagents.wrap(async_runoff)(discharge=1, area=1)["unit"] == "mm/d"

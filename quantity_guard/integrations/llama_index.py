@@ -27,23 +27,25 @@ from . import guarded_tools, invoke_sync, require, run_sync_in_thread
 
 __all__ = ["wrap", "GuardedTool"]
 
-_CLASSES: tuple | None = None
+_CLASS = None
 
 
-def _classes():
-    global _CLASSES
-    if _CLASSES is not None:
-        return _CLASSES
+def _tool_class():
+    global _CLASS
+    if _CLASS is not None:
+        return _CLASS
     types = require("llama_index.core.tools.types", "llama-index-core", "llama_index")
     from llama_index.core.bridge.pydantic import BaseModel, ConfigDict
 
     from ..adapters import result_text
+    from ..errors import tool_error
 
     class GuardedArguments(BaseModel):
         """Stands for a guarded tool's arguments in ``ToolMetadata.fn_schema``: LlamaIndex reads
         the schema it reports (``model_json_schema``), which is the library's."""
 
         model_config = ConfigDict(extra="allow")
+
         @classmethod
         def model_json_schema(cls, *args, **kwargs):
             return copy.deepcopy(cls.__qg_schema__)
@@ -73,10 +75,10 @@ def _classes():
                 return kwargs, None
             if len(args) == 1 and not kwargs and len(self._params) == 1:
                 return {self._params[0]: args[0]}, None
-            return None, self._output(
-                kwargs, {"isError": True, "content": [{"type": "text", "text": (
-                    f"{self.guarded.name}: received {len(args)} positional argument(s); send "
-                    f"the arguments by name: {self._params}")}]})
+            return None, self._output(kwargs, tool_error(
+                f"{self.guarded.name}: received {len(args)} positional argument(s); send the "
+                f"arguments by name: {self._params}", code="invalid_arguments",
+                field=self.guarded.name))
 
         def _output(self, arguments, result: dict):
             text = result_text(result)
@@ -99,18 +101,18 @@ def _classes():
                 return refused
             return self._output(arguments, await run_sync_in_thread(self.guarded, arguments))
 
-    _CLASSES = (LlamaIndexGuardedTool,)
-    return _CLASSES
+    _CLASS = LlamaIndexGuardedTool
+    return _CLASS
 
 
 def GuardedTool(tool, *, return_direct: bool = False):  # noqa: N802 (reads as the class it builds)
     """A LlamaIndex tool for one ``@quantity_tool``."""
-    return _classes()[0](tool, return_direct=return_direct)
+    return _tool_class()(tool, return_direct=return_direct)
 
 
 def wrap(tool_or_toolbox, *, return_direct: bool = False):
     """A LlamaIndex tool for one guarded tool, or a list of them for a toolbox or a list."""
     tools, single = guarded_tools(tool_or_toolbox)
-    cls = _classes()[0]
+    cls = _tool_class()
     wrapped = [cls(t, return_direct=return_direct) for t in tools]
     return wrapped[0] if single else wrapped

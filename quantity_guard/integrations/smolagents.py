@@ -91,6 +91,7 @@ def _tool_class():
         return _CLASS
     smol = require("smolagents", "smolagents", "smolagents")
     from ..adapters import result_text
+    from ..errors import tool_error
 
     class SmolagentsGuardedTool(smol.Tool):
         """A ``@quantity_tool`` as a smolagents tool (see the module doc)."""
@@ -117,8 +118,8 @@ def _tool_class():
                 else:
                     text = (f"{self.name}: received {len(args)} positional argument(s); send "
                             f"the arguments by name: {list(self.inputs)}")
-                    raise ToolRefused(text, {"isError": True, "content": [
-                        {"type": "text", "text": text}]})
+                    raise ToolRefused(text, tool_error(text, code="invalid_arguments",
+                                                       field=self.name))
             result = invoke_sync(self.guarded, kwargs)
             text = result_text(result)
             if result.get("isError"):
