@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+pytest.importorskip("numpy", reason="llama-index-core needs numpy, which is not installed")
 pytest.importorskip("llama_index.core", reason="llama-index-core is not installed: pip install -e "
                                                "'.[integrations]' (Python 3.11+)")
 from llama_index.core.agent.workflow import (FunctionAgent, ReActAgent,  # noqa: E402
