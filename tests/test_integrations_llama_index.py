@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="llama-index-core needs numpy, which is not installed")
 pytest.importorskip("llama_index.core", reason="llama-index-core is not installed: pip install -e "
-                                               "'.[integrations]' (Python 3.11+)")
+                                               "'.[integrations]'")
 from llama_index.core.agent.workflow import (FunctionAgent, ReActAgent,  # noqa: E402
                                              ToolCallResult)
 from llama_index.core.base.llms.types import (ChatMessage, MessageRole,  # noqa: E402

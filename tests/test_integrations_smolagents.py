@@ -12,7 +12,7 @@ import threading
 import pytest
 
 smolagents = pytest.importorskip("smolagents", reason="smolagents is not installed: pip install -e "
-                                                      "'.[integrations]' (Python 3.11+)")
+                                                      "'.[integrations]'")
 from smolagents.models import (ChatMessage, ChatMessageToolCall,  # noqa: E402
                                ChatMessageToolCallFunction, MessageRole, Model,
                                get_tool_json_schema)
