@@ -13,6 +13,8 @@ FRAMEWORKS = {  # integration module -> (framework module, package to install)
     "pydantic_ai": ("pydantic_ai", "pydantic-ai-slim"),
     "fastmcp": ("fastmcp", "fastmcp"),
     "google_adk": ("google.adk", "google-adk"),
+    "llama_index": ("llama_index", "llama-index-core"),
+    "smolagents": ("smolagents", "smolagents"),
 }
 
 
@@ -27,6 +29,18 @@ def test_importing_the_package_and_the_integration_modules_imports_no_framework(
             "fastmcp, google_adk\n"
             "heavy = ('agents', 'langchain_core', 'langgraph', 'pydantic_ai', 'fastmcp', "
             "'pydantic', 'mcp', 'openai', 'google')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
+    out = run(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_llama_index_and_smolagents_modules_imports_neither_framework():
+    code = ("import sys, quantity_guard\n"
+            "from quantity_guard.integrations import llama_index, smolagents\n"
+            "from quantity_guard.integrations.smolagents import ToolRefused, LabelledValue\n"
+            "heavy = ('llama_index', 'smolagents', 'pydantic', 'huggingface_hub', 'nltk', "
+            "'numpy', 'rich', 'PIL')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
     out = run(code)
     assert out.returncode == 0, out.stderr

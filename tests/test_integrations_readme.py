@@ -35,7 +35,11 @@ def expected_output(block: str) -> list[str]:
 
 
 FRAMEWORK = {"openai_agents": "agents", "langchain": "langchain_core",
-             "pydantic_ai": "pydantic_ai", "fastmcp": "fastmcp", "google_adk": "google.adk"}
+             "pydantic_ai": "pydantic_ai", "fastmcp": "fastmcp", "google_adk": "google.adk",
+             "llama_index": "llama_index.core", "smolagents": "smolagents"}
+# modules a framework cannot be imported without, though its installer does not ensure them in
+# every environment the tests run in (CI's pass without numpy uninstalls numpy)
+NEEDS = {"llama_index.core": ("numpy",)}
 
 
 def framework_of(block: str) -> str | None:
@@ -57,9 +61,10 @@ def run(code: str) -> subprocess.CompletedProcess:
 
 
 def test_the_section_has_the_shared_block_and_one_per_framework():
-    assert len(BLOCKS) == 6
+    assert len(BLOCKS) == 8
     assert [framework_of(b) for b in BLOCKS] == [None, "agents", "langchain_core", "pydantic_ai",
-                                                 "google.adk", "fastmcp"]
+                                                 "google.adk", "llama_index.core", "smolagents",
+                                                 "fastmcp"]
     assert all(expected_output(b) for b in BLOCKS)
 
 
@@ -69,6 +74,9 @@ def test_framework_example_runs_and_prints_what_it_says(index):
     framework = framework_of(block)
     if framework is not None and _missing(framework):
         pytest.skip(f"{framework} is not installed: pip install -e '.[integrations]'")
+    for needed in NEEDS.get(framework or "", ()):
+        if _missing(needed):
+            pytest.skip(f"{framework} needs {needed}, which is not installed")
     code = block if index == 0 else BLOCKS[0] + "\n" + block
     out = run(code)
     assert out.returncode == 0, out.stderr

@@ -59,3 +59,21 @@ def run_sync_in_thread(tool, arguments):
         return tool.ainvoke(arguments)
     import asyncio
     return asyncio.to_thread(tool.invoke, arguments)
+
+
+def invoke_sync(tool, arguments):
+    """Run a guarded tool from a framework's synchronous call path: ``invoke``, except that an
+    async tool called while an event loop runs in this thread (a notebook, a sync tool API
+    called from async code) runs to completion in a worker thread carrying this context."""
+    if tool.is_async:
+        import asyncio
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return tool.invoke(arguments)
+        import contextvars
+        from concurrent.futures import ThreadPoolExecutor
+        context = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(context.run, asyncio.run, tool.ainvoke(arguments)).result()
+    return tool.invoke(arguments)
