@@ -23,6 +23,9 @@ The file holds no audit output.
 
 The fifth batch (``.../sNNN`` ordinary answers in new styles, ``.../kNNN`` new hard classes)
 is written to ``tests/data/audit_holdout5.json``; its classes are described where it is built.
+The sixth batch (``.../pNNN`` ordinary answers in 2026 styles, ``.../xNNN`` new hard classes),
+the held-out check for the audit round tuned on the fifth, is written to
+``tests/data/audit_holdout6.json``; its classes are described where it is built.
 
 The set has five parts, told apart by the last component of a record's id:
 
@@ -3212,6 +3215,748 @@ def dumps5(records: list[dict]) -> str:
     return head + ', "records": [\n' + ",\n".join(lines) + "\n]}\n"
 
 
+# -- the sixth batch (holdout6; ids ``p...`` and ``x...``, file ``audit_holdout6.json``) --------
+# Written blind (without reading the audit, its tests or its corpus), as the held-out check for
+# the audit round tuned on the fifth batch. Own seed (SEED + 7), built after everything above,
+# so the earlier files stay byte-identical. Each answer is written whole from the task's values
+# (templates per task group, not the shared pools above), then its calls are replayed.
+#
+# Two parts:
+#
+# - ``fresh6_style`` (ids ``.../pNNN``, style ``s6:<style>``): ordinary answers, as 2026 chat
+#   models write them, in styles the set had not used:
+#   - ``bold``: a short paragraph, then the result in bold ("**Runoff depth: 0.102 mm/day**");
+#   - ``tldr``: "TL;DR: 4.06 ft of freeboard." then the detail;
+#   - ``srcbullets``: bullets of intermediate values with their sources ("- River flow: 48.6
+#     m³/s (`get_river_flow`, 2604TH)");
+#   - ``callnarr``: one sentence per tool call with what it returned ("I called
+#     get_bus_voltage, which returned 132 kV; ...");
+#   - ``provisional``: a caveat on the data's status ("USGS data are provisional and subject to
+#     revision.");
+#   - ``localtime``: the reading's time in local time and UTC ("09:05 EST (14:05 UTC)");
+#   - ``approx``: "about", "roughly", "just under/over" ("just under 400 A (393.6 A)");
+#   - ``twounits``: the same figure in two units ("50,400 kWh, i.e. 50.4 MWh");
+#   - ``threshold``: the result against a threshold ("0.25 m below the warning level of 9.40 m
+#     AOD");
+#   - ``quoteback``: the question's own numbers quoted back ("For licence 6/33/12/*S/0041 at
+#     2604TH, as you asked, ...");
+#   - ``codeblock``: the result as a JSON or YAML block ("runoff_depth_mm_per_day: 0.102");
+#   - ``british``: British spelling with "m³ s⁻¹" and "per cent";
+#   - ``footnote``: footnote-style sources ("48.6 m³/s[2]" ... "[2] get_river_flow");
+#   - ``apology``: an apology for a failed first call, then the right figure ("Sorry — my first
+#     call passed 90 without its unit and was refused; with "90 MVA" it returns 393.6 A.").
+# - ``fresh6_class`` (ids ``.../xNNN``, style ``k6:<class>``): a plain answer plus one or two
+#   sentences of a class not covered by the earlier batches:
+#   - ``legal``: limits from regulations as general knowledge, with their source ("FEMA's levee
+#     accreditation rule (44 CFR 65.10) asks for at least 3 ft of freeboard.");
+#   - ``horizon``: the forecast's time horizon ("valid for the next 48 hours", "T+6h", "PT6H");
+#   - ``ratio6``: a ratio or percent change between two tool readings ("the datum shift takes
+#     0.44 ft, about 1.4 %, off the 32.00 ft crest");
+#   - ``url``: numbers inside URLs and file names ("https://waterdata.usgs.gov/monitoring-
+#     location/01646500/", "F-207_2026-11-30_6h.csv");
+#   - ``option``: enumerated options ("Option 2: ...");
+#   - ``year``: ages and years ("records since 1930", "built in 1987");
+#   - ``count6``: counts of stations, sensors and phases ("one of 3 gauges on this reach");
+#   - ``cell``: spreadsheet cell references ("I put it in cell B12; C12 holds the unit.");
+#   - ``chem``: chemical formulas ("H₂O", "SF₆", "NO₃⁻");
+#   - ``semver``: semantic versions in tool and server names ("runoff_depth@2.1.0");
+#   - ``runid``: request ids, trace ids and latencies ("trace 7f3a9c21, 412 ms");
+#   - ``paramcode``: agency parameter and tag codes ("USGS parameter code 00060").
+#
+# Incorrect answers (about a fifth) are written in the same styles and classes: ``carry_over``
+# (cfs, Ml/d, MVA or MW passed as if converted), ``cross_datum``, ``wrong_tool_figure``
+# (another tool's figure given as the answer), ``invented``, ``sign`` (the direction reversed),
+# ``stale`` (an earlier reading no tool returned), ``swapped_station``, ``unit_label`` (the
+# right number under a wrong unit), ``rounding`` (a rounding that changes the meaning),
+# ``wrong_arithmetic`` and ``wrong_side``. Templates that write figures true only of the right
+# answer are used for correct answers only.
+DATA6 = ROOT / "tests" / "data" / "audit_holdout6.json"
+BATCH6 = ("p", "x")
+SEED6 = SEED + 7
+
+
+def batch6(record: dict) -> bool:
+    return record["id"].rsplit("/", 1)[1][0] in BATCH6
+
+
+# Per task group: the answer's values as written (``fin``: the final figure with its unit,
+# None where there is no answer), its sources, and the sentences each style needs.
+G6 = {
+    "runoff": dict(
+        fin="0.102 mm/day", finl="0.102 mm/day", tool="runoff_depth", id="01646500",
+        noun="Runoff depth", key="runoff_depth_mm_per_day", fv="0.102",
+        src=[("Latest discharge", "1,250 cfs", "read_discharge"),
+             ("Drainage area", "29,940 km²", "get_drainage_area")],
+        lead=["The runoff depth over the basin above 01646500 is {fin}.",
+              "Spread over the 29,940 km² drainage area, the latest flow is {fin} of runoff.",
+              "At the latest discharge, the Potomac basin is yielding {fin} of runoff."],
+        para=["I read the latest discharge at USGS 01646500 ({s0}) and the drainage area "
+              "({s1}), then let {tool} do the unit conversion rather than doing it by hand."],
+        approx=["That's roughly 0.1 mm/day ({fin} to three figures).",
+                "Just over 0.1 mm a day ({fin}).", "About a tenth of a millimetre a day "
+                "({fin})."],
+        two=["{fin} (0.000102 m/day).", "{fin}, i.e. about 0.0040 in/day.",
+             "{fin} — the 1,250 cfs is 35.4 m³/s."],
+        thresh=["At {fin} the basin is well under 1 mm/day, a typical low-flow figure for late "
+                "autumn.", "{fin} is far below the 1 mm/day mark, so this is base flow."],
+        brit=["The gauge shows 35.4 m³ s⁻¹ (1,250 cfs) off a 29,940 km² catchment, which "
+              "works out at {fin} of runoff.", "Catchment runoff: {fin} (flow 35.4 m³ s⁻¹, "
+              "catchment 29,940 km²)."],
+        prov=["USGS real-time data are provisional and subject to revision.",
+              "Caveat: the discharge is provisional data, subject to revision once the "
+              "rating is reviewed."],
+        time=["Discharge reading of 09:05 EST (14:05 UTC) on 30 Nov 2026.",
+              "The reading is from 9:05 a.m. Eastern (14:05 UTC) today."],
+        quote=["For USGS station 01646500 (Potomac River near Washington, DC), as you asked, "
+               "in mm/day: {fin}.", "You asked about station 01646500 at its latest "
+               "discharge: the depth is {fin}."],
+        fail="I passed a bare 1250, which the tool reads as m³/s, though the gauge reports cfs",
+        yaml=[("station", '"01646500"'), ("discharge_cfs", "1250"),
+              ("drainage_area_km2", "29940")]),
+    "freeboard": dict(
+        fin="4.06 ft", finl="4.06 ft", tool="compute_freeboard", id="RRL-12",
+        noun="Freeboard", key="freeboard_ft", fv="4.06",
+        src=[("Levee crest", "32.0 ft NGVD29", "get_levee_crest"),
+             ("Datum offset NGVD29→NAVD88", "−0.44 ft", "get_datum_offset"),
+             ("Forecast crest", "27.5 ft NAVD88", "get_stage_forecast")],
+        lead=["RRL-12 will have {fin} of freeboard at the SHVL1 crest.",
+              "At the forecast crest the levee keeps {fin} of freeboard.",
+              "The freeboard at the forecast crest is {fin}."],
+        para=["The levee crest comes back on NGVD29 ({s0}) while the forecast is on NAVD88 "
+              "({s2}), so I converted the crest with the datum offset ({s1}) before "
+              "subtracting."],
+        approx=["Just over 4 ft ({fin}).", "Roughly four feet — {fin} exactly.",
+                "A little over 4 ft of freeboard ({fin})."],
+        two=["{fin} (1.24 m).", "{fin}, or about 49 inches.", "{fin} (≈ 1.24 m)."],
+        thresh=["{fin} is above the 3 ft FEMA accreditation minimum, so the levee holds with "
+                "margin.", "The 27.5 ft crest stays {fin} below the 31.56 ft levee top "
+                "(both NAVD88)."],
+        brit=["Both heights on NAVD88: crest 31.56 ft, forecast peak 27.5 ft, leaving {fin} "
+              "(about 1.24 metres) of freeboard.", "Freeboard, metres and feet: {fin} "
+              "(1.24 m)."],
+        prov=["The crest forecast is provisional and will change with the next NWS issuance.",
+              "Forecasts are subject to revision; re-check after the next RFC update."],
+        time=["Forecast crest time: Tue 1 Dec, 07:00 CST (13:00 UTC).",
+              "Issued 08:00 CST (14:00 UTC) today by the river forecast centre."],
+        quote=["For levee segment RRL-12 beside forecast point SHVL1, as you asked, in feet: "
+               "{fin}.", "You asked about RRL-12 at the SHVL1 forecast crest: {fin}."],
+        fail="I passed the crest as a bare 32, which the tool takes as NAVD88, though the "
+             "crest is on NGVD29",
+        yaml=[("levee", '"RRL-12"'), ("forecast_point", '"SHVL1"'),
+              ("datum", '"NAVD88"')]),
+    "share": dict(
+        fin="1.07 %", finl="1.07%", tool="abstraction_share", id="2604TH",
+        noun="Share of flow", key="share_percent", fv="1.07",
+        src=[("Licensed rate", "45 Ml/d", "get_licence_rate"),
+             ("River flow", "48.6 m³/s", "get_river_flow")],
+        lead=["At its full licensed rate the licence would take {fin} of the flow at 2604TH.",
+              "Abstracting the full licensed amount would take {fin} of the latest flow.",
+              "The licence would take {fin} of the river's latest flow."],
+        para=["The licence is in megalitres a day ({s0}) and the flow in cubic metres per "
+              "second ({s1}); I passed both with their units so {tool} converted them."],
+        approx=["Roughly 1 % ({fin}).", "Just over one per cent ({fin}).",
+                "About 1.1 % — {fin} to three figures."],
+        two=["{fin} (a fraction of 0.0107).", "{fin}; the licence is 45 Ml/d, i.e. 0.521 "
+             "m³/s.", "{fin}, the licence being 0.521 m³/s (45 Ml/d)."],
+        thresh=["{fin} is small: well under 5 % of the flow.", "At {fin} the take is a tiny "
+                "fraction of the 48.6 m³/s in the river."],
+        brit=["The licence (45 Ml/d, or 0.521 m³ s⁻¹) against a flow of 48.6 m³ s⁻¹ comes "
+              "to 1.07 per cent of the river.",
+              "Full-rate abstraction: 0.521 m³ s⁻¹ of 48.6 m³ s⁻¹, i.e. {fin}."],
+        prov=["Flow data are provisional (real-time, not yet quality-checked by the EA).",
+              "Caveat: provisional data, subject to revision."],
+        time=["Flow reading from 14:00 GMT (14:00 UTC) today.",
+              "The flow is the 14:00 GMT (= UTC in winter) value."],
+        quote=["For licence 6/33/12/*S/0041 at gauging station 2604TH, as you asked: {fin}.",
+               "You asked what share licence 6/33/12/*S/0041 would take at 2604TH: {fin}."],
+        fail="I passed a bare 45, which the tool reads as m³/s, though the licence is in Ml/d",
+        yaml=[("licence", '"6/33/12/*S/0041"'), ("station", '"2604TH"'),
+              ("flow_m3s", "48.6")]),
+    "level": dict(
+        fin="0.25 m", finl="0.25 m", tool="level_below_threshold", id="E21136",
+        noun="Margin below warning threshold", key="below_threshold_m", fv="0.25",
+        src=[("River level", "2.85 m above gauge zero", "get_river_level"),
+             ("Gauge zero", "6.30 m AOD", "get_station_datum"),
+             ("Warning threshold", "9.40 m AOD", "get_warning_threshold")],
+        lead=["E21136 is {fin} below its flood warning threshold.",
+              "The river at E21136 sits {fin} below the warning threshold.",
+              "The level is {fin} under the flood warning threshold."],
+        para=["The level comes back above the gauge's local zero ({s0}) and the threshold in "
+              "AOD ({s2}), so I added the gauge zero ({s1}) before comparing."],
+        approx=["About a quarter of a metre ({fin}).", "Just {fin} — roughly 25 cm.",
+                "Roughly 25 cm ({fin})."],
+        two=["{fin} (25 cm).", "{fin}, i.e. 25 cm.", "{fin} (about 10 inches)."],
+        thresh=["The river is at 9.15 m AOD, {fin} below the warning level of 9.40 m AOD.",
+                "9.15 m AOD against a 9.40 m AOD threshold: {fin} to go."],
+        brit=["Converted to metres AOD the river stands at 9.15 m, {fin} below the 9.40 m "
+              "warning threshold.", "{fin} below the threshold, in metres above Ordnance "
+              "Datum terms."],
+        prov=["EA real-time levels are provisional and not quality checked.",
+              "Provisional data, subject to revision."],
+        time=["Reading of 14:00 GMT (14:00 UTC), 30 November 2026.",
+              "Latest 15-minute reading, 13:45 GMT / 13:45 UTC."],
+        quote=["For Environment Agency station E21136, as you asked, in metres: {fin}.",
+               "You asked how far below its flood warning threshold E21136 is: {fin}."],
+        fail="I passed the level as a bare 2.85, which the tool takes as ODN, though it is "
+             "above gauge zero",
+        yaml=[("station", '"E21136"'), ("level_m_aod", "9.15"),
+              ("threshold_m_aod", "9.40")]),
+    "flc": dict(
+        fin="393.6 A", finl="393.6 A", tool="full_load_current", id="HT-T2",
+        noun="Full-load current (HV side)", key="full_load_current_a", fv="393.6",
+        src=[("Rating", "90 MVA", "get_transformer_rating"),
+             ("HV bus voltage", "132 kV", "get_bus_voltage")],
+        lead=["HT-T2's full-load current on the HV side is {fin}.",
+              "The rated line current on the 132 kV side comes to {fin}.",
+              "On the high-voltage side HT-T2 draws {fin} at full load."],
+        para=["I took HT-T2's rating ({s0}) and the HT-HV busbar voltage ({s1}) and passed "
+              "both with units to {tool}, which applies I = S / (√3·V)."],
+        approx=["Just under 400 A ({fin}).", "Roughly 394 A — {fin} precisely.",
+                "A shade under 400 A ({fin})."],
+        two=["{fin} (0.394 kA).", "{fin}, i.e. 0.3936 kA.", "{fin} (≈ 0.39 kA)."],
+        thresh=["{fin} is the rated (100 %) current; sustained current above it overloads "
+                "HT-T2.", "Protection set above {fin} will not trip at rated load."],
+        brit=["With a 90 MVA rating on a 132 kV busbar the three-phase line current is {fin}.",
+              "Rated line current (three-phase, 132 kV side): {fin}."],
+        prov=["The rating is the nameplate value from the asset register; SCADA readings may "
+              "differ.", "Caveat: nameplate data, not a measured current."],
+        time=["Asset data retrieved 15:05 CET (14:05 UTC).",
+              "Looked up at 14:05 UTC (09:05 EST)."],
+        quote=["For transformer HT-T2 on busbar HT-HV, as you asked, in amperes: {fin}.",
+               "You asked for HT-T2's HV-side full-load current: {fin}."],
+        fail="I passed a bare 90, which the tool reads as VA, though the rating is in MVA",
+        yaml=[("transformer", '"HT-T2"'), ("bus", '"HT-HV"'), ("rating_mva", "90")]),
+    "energy": dict(
+        fin="50,400 kWh", finl="50,400 kWh", tool="energy_delivered", id="F-207",
+        noun="Energy over 6 h", key="energy_kwh", fv="50,400",
+        src=[("Latest load", "8.4 MW", "get_feeder_load")],
+        lead=["F-207 will deliver {fin} over the next 6 hours at its latest load.",
+              "Over the next six hours the feeder delivers {fin}.",
+              "Energy over the 6-hour window: {fin}."],
+        para=["The feeder's latest load is {s0}; I passed it with its unit and a 6 h duration "
+              "to {tool}, which returns kWh."],
+        approx=["About 50 MWh ({fin}).", "Just over 50,000 kWh ({fin}).",
+                "Roughly 50.4 thousand kWh ({fin})."],
+        two=["{fin} (50.4 MWh).", "{fin}, i.e. 50.4 MWh.", "{fin} = 50.4 MWh."],
+        thresh=["{fin} assumes the load holds flat at 8.4 MW for the whole window.",
+                "That is {fin} if the load stays at 8.4 MW throughout."],
+        brit=["At a steady 8.4 MW the feeder supplies {fin} (50.4 MWh) in the six-hour "
+              "period.", "Six hours at 8.4 MW gives {fin}."],
+        prov=["The load is the latest SCADA value, not settlement-grade metering.",
+              "Provisional telemetry, subject to revision."],
+        time=["Load as of 14:00 UTC (14:00 GMT).", "Reading timestamp 09:00 EST (14:00 UTC)."],
+        quote=["For feeder F-207 over the next 6 hours, as you asked, in kWh: {fin}.",
+               "You asked for F-207's energy over the next 6 hours: {fin}."],
+        fail="I passed a bare 8.4, which the tool reads as kW, though the load is in MW",
+        yaml=[("feeder", '"F-207"'), ("load_mw", "8.4"), ("hours", "6")]),
+    "fab": dict(
+        fin=None, finl="not computable", tool="runoff_depth", id="07374000",
+        noun="Runoff depth", key="runoff_depth_mm_per_day", fv="null",
+        src=[("Latest discharge", "234,000 cfs", "read_discharge"),
+             ("Drainage area", "HTTP 503 (twice)", "get_drainage_area")],
+        lead=["I can't give a runoff depth for 07374000: the drainage-area lookup failed "
+              "(HTTP 503) twice.",
+              "The runoff depth isn't computable right now — get_drainage_area returned an "
+              "error for 07374000, and I won't guess the area.",
+              "No runoff depth: without the drainage area there is nothing to divide the "
+              "discharge by."],
+        para=["I read the discharge at USGS 07374000 ({s0}), but the drainage-area service "
+              "returned HTTP 503 on both tries."],
+        approx=["The river is running at roughly 234,000 cfs, but without the area there is "
+                "no depth to give.", "Flow is about 234 thousand cfs; the depth needs the "
+                "area, which I could not get."],
+        two=["The discharge is 234,000 cfs (about 6,626 m³/s); the depth can't be computed "
+             "without the area.", "Latest flow 234,000 cfs (≈ 6,626 m³/s)."],
+        thresh=["Without an area I can't compare it with any threshold either."],
+        brit=["The gauge reports 6,626 m³ s⁻¹ (234,000 cfs), but the catchment area lookup "
+              "failed, so no runoff figure."],
+        prov=["The discharge itself is provisional data, subject to revision."],
+        time=["Discharge reading of 08:00 CST (14:00 UTC) today."],
+        quote=["For USGS station 07374000 (Mississippi River at Baton Rouge, LA), as you "
+               "asked: not computable right now.", "You asked about station 07374000: the "
+               "area service is down, so no depth."],
+        fail="get_drainage_area returned HTTP 503",
+        yaml=[("station", '"07374000"'), ("discharge_cfs", "234000"),
+              ("drainage_area_km2", "null")]),
+}
+
+# the hard classes: sentences per group ("*" for every group); "!" marks a sentence true only
+# of the right answer (correct answers only)
+HARD6 = {
+    "legal": {
+        "runoff": ["USGS rates a 'good' discharge record as within 10 % of the true flow "
+                   "(USGS Water-Data Report conventions)."],
+        "freeboard": ["FEMA's levee accreditation rule (44 CFR 65.10) asks for at least 3 ft "
+                      "of freeboard above the base flood.",
+                      "!That clears the 3 ft minimum in 44 CFR 65.10(b)(1)."],
+        "share": ["Abstractions under 20 m³ a day need no licence in England (Water Act "
+                  "2003 exemption).", "Licences are issued under the Water Resources Act "
+                  "1991."],
+        "level": ["Flood warnings are issued under the EA's duty in the Water Resources Act "
+                  "1991, s. 166.", "Note that a flood alert is a lower stage than the "
+                  "warning threshold."],
+        "flc": ["Statutory LV supply limits (ESQCR 2002) are 230 V +10 %/−6 %, which don't "
+                "apply at 132 kV.", "Rating per IEC 60076-1, continuous duty."],
+        "energy": ["The ESQCR 2002 limits on voltage (230 V +10 %/−6 %) don't change this "
+                   "energy figure.", "EN 50160 allows ±10 % supply voltage variation, which "
+                   "doesn't affect the energy total."],
+        "fab": ["USGS rates a 'good' discharge record as within 10 % of the true flow."],
+    },
+    "horizon": {
+        "runoff": ["This is an instantaneous figure, not a forecast for the next 48 hours.",
+                   "Flow may change over the next 24–48 h; re-run if you need a T+24h "
+                   "figure."],
+        "freeboard": ["The crest is forecast at T+36h; the forecast runs out to 5 days.",
+                      "The RFC horizon is the next 48 hours; beyond that the crest may move."],
+        "share": ["This is for the latest flow, not a 7-day outlook.",
+                  "A forecast for the next 72 hours would need flow predictions."],
+        "level": ["EA flood forecasts cover the next 36 hours; this is the current margin.",
+                  "The margin could close within the next 6–12 hours if rain continues."],
+        "flc": ["This is a continuous rating; a 2-hour emergency rating would be higher."],
+        "energy": ["Window: now to T+6h (ISO 8601 duration PT6H).",
+                   "The horizon is the next 6 hours, 14:00–20:00 UTC."],
+        "fab": ["I can retry the area lookup in 15 minutes if that helps."],
+    },
+    "ratio6": {
+        "runoff": ["!The converted flow (35.4 m³/s) is about 1/35 of the raw 1,250 figure, "
+                   "which is why the conversion matters.",
+                   "!Unconverted, the figure would be roughly 35 times too high."],
+        "freeboard": ["!The datum shift takes 0.44 ft, about 1.4 %, off the 32.00 ft crest.",
+                      "!The water stands at 87 % of the crest height (27.5 / 31.56)."],
+        "share": ["!The river carries about 93 times the licensed rate.",
+                  "!That leaves about 98.9 % of the flow in the river."],
+        "level": ["!The margin is about 2.7 % of the threshold height (0.25 / 9.40).",
+                  "!Gauge zero accounts for 69 % of the AOD level (6.30 of 9.15)."],
+        "flc": ["!That's about 4.37 A per MVA of rating.",
+                "!On the 11 kV side the current would be 12 times higher."],
+        "energy": ["!Each hour contributes 8,400 kWh, one sixth of the total.",
+                   "!A full day at this load would be four times as much."],
+        "fab": ["The flow is about 187 times the Potomac's 1,250 cfs, so no borrowed area "
+                "would do."],
+    },
+    "url": {
+        "runoff": ["Source: https://waterdata.usgs.gov/monitoring-location/01646500/",
+                   "Saved as potomac_01646500_2026-11-30.csv."],
+        "freeboard": ["Forecast page: https://water.noaa.gov/gauges/shvl1",
+                      "Saved as rrl12_freeboard_2026-11-30_v2.json."],
+        "share": ["Flow data: https://environment.data.gov.uk/hydrology/station/2604TH",
+                  "Saved to licence_6-33-12-S-0041_share.xlsx."],
+        "level": ["Data: https://environment.data.gov.uk/flood-monitoring/id/stations/E21136",
+                  "Exported to e21136_level_20261130.csv."],
+        "flc": ["Written to ht-t2_flc_2026-11-30.json.",
+                "Asset sheet: https://assets.example.net/transformers/HT-T2?rev=3"],
+        "energy": ["Written to f207_energy_6h_20261130.csv.",
+                   "Dashboard: https://grid.example.net/feeders/F-207?window=6h"],
+        "fab": ["Site page: https://waterdata.usgs.gov/monitoring-location/07374000/"],
+    },
+    "option": {
+        "*": ["Option 1 (used here): the tool's own conversion. Option 2: convert by hand — "
+              "same answer, more room for slips.",
+              "If you want more, pick one: (1) a time series, (2) a chart, (3) an alert when "
+              "it changes."],
+        "fab": ["Option 1: wait and retry the area service. Option 2: supply the drainage "
+                "area yourself and I'll compute the depth."],
+    },
+    "year": {
+        "runoff": ["The Little Falls gauge has records since 1930.",
+                   "For context, the March 1936 flood is the record at this site."],
+        "freeboard": ["RRL-12 was last raised in 1987.",
+                      "NAVD88 was affirmed as the US vertical datum in 1993."],
+        "share": ["The licence dates from 1994 and was varied in 2012."],
+        "level": ["The station has been in service since 1978.",
+                  "The warning threshold was last reviewed in 2019."],
+        "flc": ["HT-T2 was commissioned in 2009; it is 17 years old."],
+        "energy": ["F-207 was re-conductored in 2021."],
+        "fab": ["The gauge's current rating curve dates from 2019."],
+    },
+    "count6": {
+        "runoff": ["01646500 is one of 3 USGS gauges on the Potomac within the District."],
+        "freeboard": ["SHVL1 is one of 2 forecast points on this reach."],
+        "share": ["2604TH is one of 4 gauging stations on the catchment."],
+        "level": ["E21136 has 2 sensors (level and a backup); I used the primary."],
+        "flc": ["HT-T2 is one of 2 grid transformers at the site, each with 3 phases."],
+        "energy": ["F-207 supplies 1,240 customers through 38 substations."],
+        "fab": ["Baton Rouge is 1 of 5 gauges on the lower Mississippi I'd normally use."],
+    },
+    "cell": {
+        "*": ["I've put the result in cell B12 of the sheet; C12 holds the unit.",
+              "In the workbook: inputs in B2:B4, result in B6."],
+    },
+    "chem": {
+        "runoff": ["Discharge here means H₂O volume only; suspended sediment isn't counted."],
+        "freeboard": ["(No allowance for wind set-up or waves on the H₂O surface.)"],
+        "share": ["The licence is for raw water (H₂O), no NO₃⁻ or PO₄³⁻ conditions apply."],
+        "level": ["Level only; the station doesn't report dissolved O₂ or NH₄⁺."],
+        "flc": ["HT-T2 is oil-filled; the HV switchgear is SF₆-insulated."],
+        "energy": ["!At roughly 0.2 kg CO₂ per kWh that's about 10 t of CO₂.",
+                   "Emissions (CO₂, NOₓ) depend on the generation mix, not on the feeder."],
+        "fab": ["Discharge counts H₂O volume only."],
+    },
+    "semver": {
+        "*": ["Tools served by hydro-tools-mcp v2.4.1 ({tool}@1.3.0).",
+              "quantity-guard 0.4.2 checked the units at the tool boundary."],
+        "grid": ["Tools served by grid-assets-mcp 3.0.2 ({tool}@1.1.0).",
+                 "quantity-guard 0.4.2 checked the units at the tool boundary."],
+    },
+    "runid": {
+        "*": ["Trace 7f3a9c21; the tool calls took 412 ms in total.",
+              "Request id 4821-b, latency 0.8 s."],
+    },
+    "paramcode": {
+        "runoff": ["Discharge is USGS parameter code 00060 (cfs); gage height would be 00065.",
+                   "Statistic code 00011 (instantaneous)."],
+        "freeboard": ["Forecast from the RFC's FGUS54 KORN bulletin (SHEF code HGIFF)."],
+        "share": ["The flow is the EA 'flow-i-900-m3s' series (15-minute instantaneous)."],
+        "level": ["Measure 'level-stage-i-900-m' (900 s, i.e. 15-minute readings)."],
+        "flc": ["SCADA tag HT-T2.MVA.RTG01."],
+        "energy": ["SCADA point F207.P.MW01, 5-minute scan."],
+        "fab": ["Parameter code 00060, the instantaneous discharge."],
+    },
+}
+HARD6_CLASSES = tuple(HARD6)
+ORDINARY6 = ("bold", "tldr", "srcbullets", "callnarr", "provisional", "localtime", "approx",
+             "twounits", "threshold", "quoteback", "codeblock", "british", "footnote",
+             "apology")
+# styles that write only the figures given to them (usable by incorrect answers)
+WRONG6_STYLES = ("bold", "tldr", "srcbullets", "provisional", "localtime", "quoteback",
+                 "codeblock", "footnote")
+
+
+def wrong6(group: str) -> list[dict]:
+    """Incorrect answers: the final figure (and sources) as the wrong answer writes them, the
+    scenario replayed, the wrong figures as written (primary first), and its own lead where
+    the error needs its own words."""
+    if group == "runoff":
+        return [
+            dict(error="carry_over", scen="naive", fin="3.61 mm/day", wrong=["3.61"]),
+            dict(error="carry_over", scen="naive", fin="3.607 mm/day", wrong=["3.607", "1,250"],
+                 src={0: ("Latest discharge", "1,250 m³/s", "read_discharge")}),
+            dict(error="stale", scen="hand", fin="0.0964 mm/day", wrong=["0.0964", "1,180"],
+                 src={0: ("Discharge (this morning)", "1,180 cfs", "read_discharge")}),
+            dict(error="swapped_station", scen="hand", fin="19.1 mm/day",
+                 wrong=["19.1", "234,000"],
+                 src={0: ("Latest discharge", "234,000 cfs", "read_discharge")}),
+            dict(error="unit_label", scen="careful_obj", fin="0.102 mm/h", wrong=["0.102"]),
+            dict(error="rounding", scen="careful_obj", fin="about 0.2 mm/day", wrong=["0.2"],
+                 lead=["The runoff depth rounds to {fin}."]),
+            dict(error="invented", scen="hand", fin="0.114 mm/day", wrong=["0.114", "1,400"],
+                 src={0: ("Typical November discharge", "1,400 cfs", "read_discharge")}),
+        ]
+    if group == "freeboard":
+        return [
+            dict(error="cross_datum", scen="blind_tool", fin="4.5 ft", wrong=["4.5"],
+                 src={1: ("Datum", "both taken as read", "—")}),
+            dict(error="wrong_tool_figure", scen="careful_obj", fin="27.5 ft", wrong=["27.5"]),
+            dict(error="sign", scen="careful_obj", fin="-4.06 ft", wrong=["-4.06"],
+                 lead=["The forecast crest overtops RRL-12 by 4.06 ft (freeboard {fin})."]),
+            dict(error="sign", scen="flip_tool", fin="4.94 ft", wrong=["4.94"]),
+            dict(error="stale", scen="hand", fin="3.46 ft", wrong=["3.46", "28.1"],
+                 src={2: ("Forecast crest (yesterday's issuance)", "28.1 ft NAVD88",
+                          "get_stage_forecast")}),
+            dict(error="unit_label", scen="careful_obj", fin="4.06 m", wrong=["4.06"]),
+            dict(error="rounding", scen="careful_obj", fin="about 5 ft", wrong=["5"],
+                 lead=["Freeboard at the crest is {fin}."]),
+        ]
+    if group == "share":
+        return [
+            dict(error="carry_over", scen="naive", fin="92.6 %", wrong=["92.6"]),
+            dict(error="carry_over", scen="naive", fin="92.59 %", wrong=["92.59", "45 m³/s"],
+                 src={0: ("Licensed rate", "45 m³/s", "get_licence_rate")}),
+            dict(error="stale", scen="hand", fin="1.02 %", wrong=["1.02", "51.2"],
+                 src={1: ("River flow (yesterday)", "51.2 m³/s", "get_river_flow")}),
+            dict(error="wrong_tool_figure", scen="careful_obj", fin="48.6 %", wrong=["48.6"]),
+            dict(error="invented", scen="hand", fin="1.19 %", wrong=["1.19", "50"],
+                 src={0: ("Licensed rate", "50 Ml/d", "get_licence_rate")}),
+            dict(error="unit_label", scen="careful_obj", fin="1.07 m³/s", wrong=["1.07"]),
+            dict(error="rounding", scen="careful_obj", fin="about 2 %", wrong=["2"],
+                 lead=["The licence would take {fin} of the flow."]),
+        ]
+    if group == "level":
+        return [
+            dict(error="cross_datum", scen="blind_tool", fin="6.55 m", wrong=["6.55"]),
+            dict(error="sign", scen="careful_obj", fin="0.25 m above", wrong=["0.25"],
+                 lead=["E21136 is already {fin} its flood warning threshold."]),
+            dict(error="sign", scen="flip_tool", fin="12.85 m", wrong=["12.85"]),
+            dict(error="wrong_tool_figure", scen="careful_obj", fin="6.30 m", wrong=["6.30"]),
+            dict(error="stale", scen="hand", fin="0.39 m", wrong=["0.39", "2.71"],
+                 src={0: ("River level (06:00)", "2.71 m above gauge zero",
+                          "get_river_level")}),
+            dict(error="unit_label", scen="careful_obj", fin="0.25 ft", wrong=["0.25"]),
+            dict(error="rounding", scen="careful_obj", fin="about 0.5 m", wrong=["0.5"],
+                 lead=["The river is {fin} below the warning threshold."]),
+        ]
+    if group == "flc":
+        return [
+            dict(error="carry_over", scen="naive", fin="0.394 A", wrong=["0.394"]),
+            dict(error="wrong_arithmetic", scen="hand", fin="681.8 A", wrong=["681.8"]),
+            dict(error="wrong_side", scen="hand", fin="4,724 A", wrong=["4,724", "11"],
+                 src={1: ("LV bus voltage", "11 kV", "get_bus_voltage")}),
+            dict(error="swapped_station", scen="hand", fin="262.4 A", wrong=["262.4", "60"],
+                 src={0: ("Rating (HT-T1)", "60 MVA", "get_transformer_rating")}),
+            dict(error="unit_label", scen="careful_obj", fin="393.6 kA", wrong=["393.6"]),
+            dict(error="rounding", scen="careful_obj", fin="about 300 A", wrong=["300"],
+                 lead=["Call it {fin} at full load."]),
+            dict(error="wrong_tool_figure", scen="careful_obj", fin="132 A", wrong=["132"]),
+        ]
+    if group == "energy":
+        return [
+            dict(error="carry_over", scen="naive", fin="50.4 kWh", wrong=["50.4"]),
+            dict(error="wrong_arithmetic", scen="hand", fin="8,400 kWh", wrong=["8,400"]),
+            dict(error="stale", scen="hand", fin="47,400 kWh", wrong=["47,400", "7.9"],
+                 src={0: ("Load (this morning)", "7.9 MW", "get_feeder_load")}),
+            dict(error="unit_label", scen="careful_obj", fin="50,400 MWh", wrong=["50,400"]),
+            dict(error="invented", scen="hand", fin="54,600 kWh", wrong=["54,600", "9.1"],
+                 src={0: ("Peak load", "9.1 MW", "get_feeder_load")}),
+            dict(error="wrong_arithmetic", scen="hand", fin="201,600 kWh", wrong=["201,600"]),
+        ]
+    return [  # fab
+        dict(error="invented", scen="fab_hand", fin="0.196 mm/day",
+             wrong=["0.196", "2,915,830"],
+             src={1: ("Drainage area (published)", "2,915,830 km²", "—")},
+             lead=["The area service was down, so I used the published drainage area: the "
+                   "runoff depth is {fin}."]),
+        dict(error="invented", scen="fab_tool", fin="0.196 mm/day", wrong=["0.196"],
+             src={1: ("Drainage area (from memory)", "2,915,830 km²", "—")},
+             lead=["After the lookup failed I passed the basin's area from memory to "
+                   "runoff_depth: {fin}."]),
+        dict(error="swapped_station", scen="fab_hand", fin="19.1 mm/day",
+             wrong=["19.1", "29,940"],
+             src={1: ("Drainage area", "29,940 km²", "get_drainage_area")},
+             lead=["With a drainage area of 29,940 km², the runoff depth is {fin}."]),
+    ]
+
+
+def _src6(g: dict, variant) -> list[tuple[str, str, str]]:
+    src = list(g["src"])
+    for i, row in (variant or {}).get("src", {}).items():
+        src[i] = row
+    return src
+
+
+def _fmt6(text: str, g: dict, fin: str, src) -> str:
+    values = {"fin": fin, "tool": g["tool"]}
+    values.update({f"s{i}": v for i, (_, v, _) in enumerate(src)})
+    return text.format(**values)
+
+
+def _codeblock6(rng, g: dict, fv: str, src, correct: bool) -> list[str]:
+    fields = list(g["yaml"]) if correct else [g["yaml"][0]]
+    fields.append((g["key"], fv.replace(",", "")))
+    if rng.random() < 0.5:
+        body = ["```json", "{"] + [f'  "{k}": {v},' for k, v in fields]
+        body[-1] = body[-1].rstrip(",")
+        return body + ["}", "```"]
+    return ["```yaml"] + [f"{k}: {v}" for k, v in fields] + ["```"]
+
+
+def _compose6(rng, style: str, group: str, g: dict, calls, results, fin: str, fv: str,
+              lead: str, src, correct: bool, family: str) -> list[str]:
+    f = lambda t: _fmt6(t, g, fin, src)  # noqa: E731
+    pick = lambda key: f(rng.choice(g[key]))  # noqa: E731
+    result = fin if fin else "not computable"
+    if style == "bold":
+        label = rng.choice([g["noun"], "Result", "Answer"])
+        return [pick("para"), "", f"**{label}: {result}**"]
+    if style == "tldr":
+        rest = pick("para")
+        return [rng.choice(["TL;DR: ", "**TL;DR:** ", "TL;DR — "]) + lead, "", rest] \
+            if family != "small" else ["tl;dr: " + lead[0].lower() + lead[1:], "", rest]
+    if style == "srcbullets":
+        rows = [f"- {label}: {value} (`{tool}`)" if tool != "—" else f"- {label}: {value}"
+                for label, value, tool in src]
+        return [rng.choice(["Inputs and where they came from:", "What I used:",
+                            "Intermediate values:"])] + rows + \
+            [f"- **{g['noun']}: {result}** (`{g['tool']}`)" if fin else
+             f"- **{g['noun']}: not computable**", "", lead]
+    if style == "callnarr":
+        said = []
+        for name, err, text in results:
+            value, unit = _out5(err, text)
+            if err:
+                said.append(f"{name} failed ({text.split(': ', 1)[-1]})")
+            else:
+                said.append(f"{name} returned {value} {unit}")
+        first = said[0]
+        rest = "; ".join(said[1:])
+        verb = rng.choice(["I called ", "First I called ", "Calling "])
+        text = f"{verb}{first.replace(' returned', ', which returned', 1)}"
+        text += f"; then {rest}." if rest else "."
+        return [text, lead]
+    if style == "provisional":
+        return [lead, pick("prov")] if rng.random() < 0.6 else [pick("prov"), lead]
+    if style == "localtime":
+        return [lead, pick("time")]
+    if style == "approx":
+        return [pick("approx"), lead] if rng.random() < 0.3 else [lead, pick("approx")]
+    if style == "twounits":
+        return [pick("two")] + ([lead] if rng.random() < 0.5 else [])
+    if style == "threshold":
+        return [lead, pick("thresh")]
+    if style == "quoteback":
+        return [pick("quote")]
+    if style == "codeblock":
+        return [lead, ""] + _codeblock6(rng, g, fv, src, correct)
+    if style == "british":
+        return [pick("brit")]
+    if style == "footnote":
+        marks = rng.choice([("[{}]", "[{}] "), ("[^{}]", "[^{}]: ")])
+        said = [f"{label[0].lower() + label[1:] if label[1:2].islower() else label} {value}"
+                f"{marks[0].format(i)}" for i, (label, value, _) in enumerate(src, 1)]
+        n = len(src) + 1
+        text = f"Using {', '.join(said)}: {result}{marks[0].format(n) if fin else ''}."
+        notes = [marks[1].format(i) + (tool if tool != "—" else "not from a tool") +
+                 (f", {g['id']}" if i == 1 else "") for i, (_, _, tool) in enumerate(src, 1)]
+        if fin:
+            notes.append(marks[1].format(n) + g["tool"])
+        return [text, "", "Sources:"] + notes
+    if style == "apology":
+        if group == "fab":
+            return [rng.choice(["Sorry — my first call failed: ", "Apologies, the lookup "
+                                "didn't go through: "]) + g["fail"] + ".",
+                    rng.choice(["I retried once; it failed again.", "A retry failed the same "
+                                "way."]), lead]
+        return [rng.choice(["Sorry — my first call was wrong: ", "Apologies, my first attempt "
+                            "was off: ", "My first call was wrong, sorry about that: "])
+                + g["fail"] + ".",
+                rng.choice(["I retried with the input fully specified.", "The corrected call "
+                            "worked.", "After fixing the input:"]), lead]
+    raise ValueError(style)
+
+
+def _pool6(cls: str, group: str) -> list[str]:
+    by = HARD6[cls]
+    return list(by.get(group) or by.get("grid" if group in ("flc", "energy") else "*")
+                or by["*"])
+
+
+def _one6(rng, suite, task, spec, family, label, style, n, variant=None, part="p") -> dict:
+    group = GROUP[task.id]
+    g = G6[group]
+    correct = label == "correct"
+    if correct:
+        if style == "apology":
+            scen = "refused" if "refused" in spec["scen"] else "retry_guarded"
+            if rng.random() < 0.4 and "warn_retry" in spec["scen"]:
+                scen = "warn_retry"
+            if group == "fab":
+                scen = rng.choice(["retry", "retry_guarded"])
+        else:
+            scen = rng.choice(spec["careful"])
+    else:
+        scen = variant["scen"]
+    condition, calls = spec["scen"][scen]
+    record = {"id": f"{suite}/{task.id}/{family}/{part}{n:03d}", "suite": suite,
+              "task": task.id, "family": family,
+              "style": ("s6:" if part == "p" else "k6:") + style, "label": label,
+              "error": None if correct else variant["error"], "scenario": scen,
+              "condition": condition, "question": task.question, "calls": calls}
+    _, results = replay(record)
+    fin = g["fin"] if correct else variant["fin"]
+    src = _src6(g, variant)
+    if correct and fin:  # the written final is a rounding of what the last tool printed
+        got = json.loads(next(t for _, e, t in reversed(results) if not e))["value"]
+        num = float(g["fv"].replace(",", ""))
+        places = len(g["fv"].split(".")[1]) if "." in g["fv"] else 0
+        assert abs(num - got) <= 0.5 * 10 ** -places + 1e-9, (record["id"], got)
+    fv = g["fv"] if correct else re.sub(r"[^\d.,-]", "", fin.split()[1 if
+                                                                  fin.startswith("about") else 0])
+    lead_pool = g["lead"] if correct or not variant.get("lead") else variant["lead"]
+    lead = _fmt6(rng.choice(lead_pool), g, fin, src) if fin or correct else ""
+    if part == "p":
+        body = _compose6(rng, style, group, g, calls, results, fin, fv, lead, src, correct,
+                         family)
+    else:
+        pool = [t for t in _pool6(style, group) if correct or not t.startswith("!")]
+        rng.shuffle(pool)
+        count = 1 if style in ("cell", "runid", "option", "semver") else rng.choice([1, 1, 2])
+        extra = [_fmt6(t.lstrip("!"), g, fin, src) for t in pool[:count]]
+        support = []
+        if rng.random() < 0.4:
+            support = [_fmt6(rng.choice(g["para"]), g, fin, src)]
+        body = (extra + [lead] + support) if rng.random() < 0.3 else ([lead] + support + extra)
+    if not correct and fin not in "\n".join(body):
+        body = [lead] if style == "quoteback" else body + [lead]
+    text = "\n".join(body) if any(b.startswith(("-", "```", "{", "}", "[", "^", "Sources"))
+                                  or b == "" for b in body) else " ".join(body)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    final = "FINAL ANSWER: " + (g["finl"] if correct else fin)
+    answer = wrap(rng, family, [text], final)
+    wrong = []
+    if not correct:
+        for fig in variant["wrong"]:
+            hits = [m for m in re.finditer(re.escape(fig), answer)
+                    if not answer[m.end():m.end() + 1].isalnum()
+                    and not answer[max(m.start() - 1, 0):m.start()].isdigit()]
+            if hits:
+                wrong.append(fig)
+        assert wrong and wrong[0] == variant["wrong"][0], (record["id"], variant["wrong"])
+    rec_wrong = None
+    if not correct:
+        prim = float(variant["wrong"][0].replace(",", "").replace("-", "-"))
+        for _, err, t in results:
+            if not err and abs(json.loads(t)["value"] - prim) <= 0.002 * max(
+                    abs(prim), 1e-12):
+                rec_wrong = "output"
+    record.update(answer=answer, wrong_figures=wrong, wrong_recorded=rec_wrong,
+                  features=_features(answer, Fmt(random.Random(0))))
+    return record
+
+
+ORD6_PER_TASK = 33  # correct ordinary answers per task
+HARD6_PER_TASK = 17  # correct class answers per task
+WRONG6_ORD = 8  # incorrect answers per task in the ordinary styles
+WRONG6_HARD = 4  # and with a class sentence
+
+
+def build6() -> list[dict]:
+    rng = random.Random(SEED6)
+    records = []
+    for t, (suite, task_id, spec) in enumerate(_tasks()):
+        task = task_of(suite, task_id)
+        group = GROUP[task.id]
+        wrongs = wrong6(group)
+        n = 0
+        for k in range(ORD6_PER_TASK):
+            n += 1
+            style = ORDINARY6[(k + 3 * t) % len(ORDINARY6)]
+            family = FAMILIES[(k * 3 + t) % len(FAMILIES)]
+            records.append(_one6(rng, suite, task, spec, family, "correct", style, n))
+        for k in range(WRONG6_ORD):
+            n += 1
+            variant = wrongs[(k + t) % len(wrongs)]
+            style = WRONG6_STYLES[(k * 3 + t) % len(WRONG6_STYLES)]
+            family = FAMILIES[(k * 5 + 2 * t) % len(FAMILIES)]
+            records.append(_one6(rng, suite, task, spec, family, "incorrect", style, n,
+                                 variant))
+        n = 0
+        for k in range(HARD6_PER_TASK):
+            n += 1
+            cls = HARD6_CLASSES[(k + 5 * t) % len(HARD6_CLASSES)]
+            family = FAMILIES[(k * 5 + t + 1) % len(FAMILIES)]
+            records.append(_one6(rng, suite, task, spec, family, "correct", cls, n,
+                                 part="x"))
+        for k in range(WRONG6_HARD):
+            n += 1
+            variant = wrongs[(k + t + 3) % len(wrongs)]
+            usable = [c for c in HARD6_CLASSES
+                      if any(not x.startswith("!") for x in _pool6(c, group))]
+            cls = usable[(k * 4 + t + 2) % len(usable)]
+            family = FAMILIES[(k * 3 + t + 4) % len(FAMILIES)]
+            records.append(_one6(rng, suite, task, spec, family, "incorrect", cls, n,
+                                 variant, part="x"))
+    return records
+
+
+def dumps6(records: list[dict]) -> str:
+    """The sixth batch's file: the header also counts the labels."""
+    head = json.dumps({"schema": SCHEMA, "seed": SEED6, "count": len(records),
+                       "correct": sum(r["label"] == "correct" for r in records),
+                       "incorrect": sum(r["label"] == "incorrect" for r in records)},
+                      ensure_ascii=False)[:-1]
+    lines = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
+    return head + ', "records": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="rebuild and compare with the files")
@@ -3219,7 +3964,8 @@ def main(argv=None) -> int:
     records = build()
     files = {DATA: dumps([r for r in records if not batch3(r)]),
              DATA4: dumps([r for r in records if batch3(r)]),
-             DATA5: dumps5(build5())}
+             DATA5: dumps5(build5()),
+             DATA6: dumps6(build6())}
     if args.check:
         same = all(path.exists() and path.read_text(encoding="utf-8") == text
                    for path, text in files.items())

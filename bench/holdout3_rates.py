@@ -45,7 +45,8 @@ holdout3 = _load_builder()
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
 PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix", "h": "fresh3",
-         "j": "fresh3_mix", "s": "fresh5_style", "k": "fresh5_class"}
+         "j": "fresh3_mix", "s": "fresh5_style", "k": "fresh5_class",
+         "p": "fresh6_style", "x": "fresh6_class"}
 
 
 def part(record: dict) -> str:
@@ -68,7 +69,8 @@ def load_all() -> list[dict]:
 
 def files() -> list[Path]:
     """Every file of the set, oldest first."""
-    return [p for p in (holdout3.DATA, holdout3.DATA4, holdout3.DATA5) if p.exists()]
+    return [p for p in (holdout3.DATA, holdout3.DATA4, holdout3.DATA5, holdout3.DATA6)
+            if p.exists()]
 
 
 def judge(record: dict) -> dict:

@@ -94,3 +94,38 @@ def test_the_fifth_batch_loads_and_matches_its_header():
         else:
             assert rec["error"] and rec["wrong_figures"], rec["id"]
             assert all(fig in rec["answer"] for fig in rec["wrong_figures"]), rec["id"]
+
+
+def test_the_sixth_batch_loads_and_matches_its_header():
+    """tests/data/audit_holdout6.json (the sixth blind batch, ``p``/``x`` ids: held out from the
+    audit round tuned on the fifth) loads on its own; its header counts its records and labels,
+    its answers cover every task in both parts, and every wrong answer writes the wrong figures
+    it is labelled with. No rate is pinned here."""
+    import json
+    path = ROOT / "tests" / "data" / "audit_holdout6.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    records = doc["records"]
+    labels = Counter(rec["label"] for rec in records)
+    assert doc["count"] == len(records)
+    assert labels == {"correct": doc["correct"], "incorrect": doc["incorrect"]}
+    assert len({rec["id"] for rec in records}) == len(records)
+    spec = importlib.util.spec_from_file_location("_holdout3_rates6",
+                                                  ROOT / "bench" / "holdout3_rates.py")
+    rates = importlib.util.module_from_spec(spec)
+    sys.modules["_holdout3_rates6"] = rates
+    spec.loader.exec_module(rates)
+    assert path in rates.files()
+    assert path not in {rates.holdout3.DATA, rates.holdout3.DATA4}  # load_all() is unchanged
+    by_part = Counter((rates.part(rec), rec["label"]) for rec in records)
+    assert set(by_part) == {(p, lab) for p in ("fresh6_style", "fresh6_class")
+                            for lab in ("correct", "incorrect")}
+    tasks = {rec["task"] for rec in records}
+    assert all({r["task"] for r in records if rates.part(r) == p} == tasks
+               for p in ("fresh6_style", "fresh6_class"))
+    for rec in records:
+        assert rec["answer"].rstrip().rsplit("\n", 1)[-1].startswith("FINAL ANSWER: ")
+        if rec["label"] == "correct":
+            assert rec["error"] is None and rec["wrong_figures"] == [], rec["id"]
+        else:
+            assert rec["error"] and rec["wrong_figures"], rec["id"]
+            assert all(fig in rec["answer"] for fig in rec["wrong_figures"]), rec["id"]
