@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
                      MissingUnit, OffsetUnitError)
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
-from .units.unit import apply
+from .units.unit import affine, apply
 
 __all__ = ["Q", "normalise_crs"]
 
@@ -151,6 +151,13 @@ def _not_finite(value) -> InvalidArguments:
                             f"cannot be NaN or infinite (a series may hold NaN for a missing value)",
                             suggestion="a finite number, or leave the value out if it is missing",
                             received=value)
+
+
+def _beyond_range(q, unit: Unit) -> InvalidArguments:
+    return InvalidArguments(f"{q!r} in {unit.symbol} is beyond the float range (about 1.8e308), "
+                            f"so it cannot be held as a number",
+                            suggestion=f"the value in a larger unit than {unit.symbol}, or a "
+                                       f"smaller value", received=repr(q), expected=unit.symbol)
 
 
 def normalise_crs(crs: str | None) -> str | None:
@@ -394,7 +401,9 @@ class Q:
         a, b = conversion(self.unit, u)  # cached per pair of units: one dict lookup
         m = self.magnitude
         if m.__class__ is float:
-            m = m * a if b is None else m * a + b
+            m = m * a if b is None else affine(m, self.unit, u)  # exact, rounded once
+            if m - m != 0.0:
+                raise _beyond_range(self, u)
         elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
             m = apply(m, a, b)  # a new array: (m * a) += b, in place
             m.flags.writeable = False
@@ -459,10 +468,13 @@ class Q:
             raise DimensionalityError(
                 f"cannot {op} {self!r} ({self.unit.dimensionality}) and {other!r} "
                 f"({other.unit.dimensionality})", received=repr(other), expected=self.unit.symbol)
-        a, b = conversion(other.unit, self.unit if self.unit.offset is None or
-                          other.unit.offset is not None else self.unit.delta)
+        target = self.unit if self.unit.offset is None or other.unit.offset is not None \
+            else self.unit.delta
+        a, b = conversion(other.unit, target)
         m = other.magnitude
-        return (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+        if m.__class__ is float:
+            return m * a if b is None else affine(m, other.unit, target)
+        return apply(m, a, b)
 
     def _meta(self, other: "Q"):
         q1, q2 = self.quality, other.quality
@@ -655,8 +667,10 @@ class Q:
     def _exact_key(self):
         """What == compares and hash hashes: the SI amount computed exactly and rounded once to
         a float (so 1 ft == 0.3048 m and 1 km == 1000 m), the dimension, datum and kind."""
-        u = self.unit
-        return (float(Fraction(self.magnitude) * u.factor + (u.offset or 0)), u.dims, self.datum,
+        u, m = self.unit, self.magnitude
+        if u.offset is not None and m == u.zero:  # absolute zero as written (see units.affine)
+            return (0.0, u.dims, self.datum, u.interval)
+        return (float(Fraction(m) * u.factor + (u.offset or 0)), u.dims, self.datum,
                 u.interval)
 
     def __eq__(self, other):

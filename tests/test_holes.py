@@ -1,0 +1,125 @@
+"""Holes at the library's boundary that a demanding user would hit: conversions between
+temperature scales computed exactly and rounded once, the full stop before "Send instead:",
+temperatures below absolute zero, and odd inputs to Q (see tests/test_holes_inputs.py)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from quantity_guard import Q
+from quantity_guard.units import convert, parse_unit
+
+# Every temperature scale in the table, in the kernel's spelling and in UCUM's.
+SCALES = ["degC", "degF", "K", "degR", "mK", "Cel", "[degF]", "[degR]"]
+OFFSET = ["degC", "degF", "Cel", "[degF]"]
+
+
+def _exact(x: float, a: str, b: str) -> Fraction:
+    """x in a, in b, with the table's exact factors and offsets (no float anywhere)."""
+    ua, ub = parse_unit(a), parse_unit(b)
+    si = Fraction(x) * ua.factor + (ua.offset or 0)
+    return (si - (ub.offset or 0)) / ub.factor
+
+
+def _at_zero(x: float, unit: str) -> bool:
+    return parse_unit(unit).zero == x
+
+
+# -- 1. temperature scales: exact, rounded once -----------------------------------------------
+def test_the_freezing_point_converts_without_a_stray_digit():
+    assert Q(32, "degF").to("K").magnitude == 273.15
+    assert str(Q(32, "degF").to("K")) == "273.15 K"
+    assert Q(0, "degC").to("degF").magnitude == 32.0
+    assert Q(212, "degF").to("degC").magnitude == 100.0
+    assert Q(98.6, "degF").to("degC").magnitude == 37.0
+    assert convert(32, "degF", "K") == 273.15
+    assert convert([32, 212.0], "degF", "degC") == [0.0, 100.0]
+
+
+def test_every_offset_unit_in_the_table_is_covered():
+    """The scales with an offset are exactly the ones this file exercises (a new one added to
+    the table must be added to OFFSET, and so to the properties below)."""
+    from quantity_guard.units import table
+    rows = table.registry().rows
+    with_offset = {s for s, row in rows.items() if row.unit.offset is not None}
+    assert with_offset == {"degC", "degF"}
+    assert {parse_unit(s).symbol for s in OFFSET} == with_offset
+    assert parse_unit("degR").offset is None and parse_unit("degR").zero == 0.0
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(SCALES), st.sampled_from(SCALES),
+       st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False))
+@example("degF", "K", 32.0)
+@example("degC", "degF", 1e-300)
+@example("K", "degC", 5e-324)
+@example("degF", "degC", 98.6)
+def test_a_conversion_is_the_exact_value_rounded_once(a, b, x):
+    if x < parse_unit(a).zero or (parse_unit(b).offset is not None and _exact(x, a, "K") < 0):
+        return  # below absolute zero: refused (test_a_temperature_below_absolute_zero_...)
+    got = Q(x, a).to(b).magnitude
+    if _at_zero(x, a) and parse_unit(b).zero is not None:
+        assert got == parse_unit(b).zero  # absolute zero as written is absolute zero
+        return
+    exact = float(_exact(x, a, b))
+    if parse_unit(a).offset != parse_unit(b).offset:  # an affine map: exact, rounded once
+        assert got == exact
+    else:  # a scale factor: one float multiply, within one unit in the last place
+        assert abs(got - exact) <= math.ulp(exact)
+    assert convert(x, a, b) == got
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(OFFSET + ["K"]), st.sampled_from(OFFSET + ["K"]),
+       st.floats(0, 1e9, allow_nan=False))
+@example("degC", "degF", 0.0)
+@example("degF", "K", 1e-9)
+def test_round_trips_lose_no_more_than_the_two_roundings(a, b, kelvin):
+    """From a, to b and back: the error is the first rounding carried back plus the last half
+    unit, and nothing more (float multiply-add conversions can be off by more)."""
+    x = convert(kelvin, "K", a)
+    y = Q(x, a).to(b)
+    back = y.to(a).magnitude
+    scale = parse_unit(a).factor / parse_unit(b).factor  # a-units per b-unit, inverted below
+    bound = math.ulp(y.magnitude) / 2 / float(scale) + math.ulp(back) / 2
+    if _at_zero(x, a):
+        assert back == x
+    else:
+        assert abs(back - x) <= bound * (1 + 1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(SCALES), st.floats(0, 1e9), st.floats(0, 1e9))
+@example("degR", 1.5, 0.0)
+def test_conversion_keeps_order_and_lands_equal_in_kelvin(a, k1, k2):
+    x1, x2 = convert(k1, "K", a), convert(k2, "K", a)
+    q1, q2 = Q(x1, a), Q(x2, a)
+    if x1 <= x2:
+        assert q1.to("K").magnitude <= q2.to("K").magnitude
+    if parse_unit(a).offset is not None or a == "K":  # exact: K is what == compares in
+        assert q1.to("K") == q1 and hash(q1.to("K")) == hash(q1)
+
+
+def test_absolute_zero_as_written_is_absolute_zero_on_every_scale():
+    zeros = {"degC": -273.15, "degF": -459.67, "K": 0.0, "degR": 0.0}
+    for a, za in zeros.items():
+        assert parse_unit(a).zero == za
+        for b, zb in zeros.items():
+            assert Q(za, a).to(b).magnitude == zb, (a, b)
+            assert Q(za, a) == Q(zb, b)
+    # a difference and a non-temperature have no absolute zero
+    assert parse_unit("delta_degC").zero is None and parse_unit("K/s").zero is None
+    assert parse_unit("m").zero is None and parse_unit("K2").zero is None
+
+
+def test_a_conversion_past_the_float_range_is_refused_not_infinite():
+    from quantity_guard.errors import InvalidArguments
+    for q, unit in ((Q(1e308, "degC"), "degF"), (Q(1e308, "km"), "m"),
+                    (Q(-1e308, "km"), "mm")):
+        with pytest.raises(InvalidArguments) as err:
+            q.to(unit)
+        assert "beyond" in str(err.value) and unit in str(err.value)
+    assert convert(1e308, "degC", "degF") == math.inf  # the kernel computes in floats
