@@ -73,7 +73,10 @@ class GuardViolation(Exception):
         """What was wrong and exactly what to send instead, as one paragraph."""
         text = str(self)
         if self.suggestion:
-            text = f"{text} Send instead: {self.suggestion}"
+            end = text.rstrip()
+            # one sentence ends before the next begins: "... was applied. Send instead: ..."
+            stop = "" if not end or end[-1] in ".!?:;" else "."
+            text = f"{end}{stop} Send instead: {self.suggestion}"
         return text
 
     def at(self, field: str | None) -> "GuardViolation":
