@@ -21,6 +21,7 @@ __all__ = [
     "QualityViolation",
     "MissingUnit",
     "InvalidArguments",
+    "BelowAbsoluteZero",
     "InvalidToolCall",
     "UnconvertedCarryOver",
     "UnsourcedInput",
@@ -166,6 +167,14 @@ class InvalidArguments(GuardViolation, ValueError):
     """Arguments that are not of any accepted shape (unknown keys, booleans, missing fields)."""
 
     code = "invalid_arguments"
+
+
+class BelowAbsoluteZero(InvalidArguments):
+    """A temperature below absolute zero: a point on degC or degF below -273.15 degC, or a
+    value below 0 K sent where an absolute temperature is declared. No temperature is colder;
+    a value that low can only be a temperature difference (``delta_degC``)."""
+
+    code = "below_absolute_zero"
 
 
 class InvalidToolCall(InvalidArguments):

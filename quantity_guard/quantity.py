@@ -15,6 +15,14 @@ Rules the arithmetic enforces (the README's "Vertical datums" says why):
   (``DatumMismatch``); summing, scaling or negating an elevation is refused.
 - temperatures with an offset (``degC``, ``degF``) are points with the same algebra: point minus
   point is a ``delta_`` difference, point plus difference is a point, the rest is refused.
+- no temperature is below absolute zero (``BelowAbsoluteZero``): ``Q`` refuses a point below
+  -273.15 degC or -459.67 degF, and so do point plus or minus a difference and ``.to()`` into
+  ``degC``/``degF`` when the result would be one. ``K`` and ``degR`` measure differences as well
+  as temperatures (``Q(1, "K") - Q(6, "K")`` is ``-5 K``), so a negative value in them is kept as
+  a difference, and refused only where it would become a temperature: converted into ``degC`` or
+  ``degF``, or sent to a tool parameter declared on a temperature scale (``spec``), which takes
+  a temperature. Absolute zero as written (``-459.67 degF``, the float nearest it) is absolute
+  zero on every scale. Conversions between scales whose zeros differ are exact, rounded once.
 - quality: the result takes the weakest grade of its inputs; an unstated grade is ignored.
 - CRS: a tag compared for equality (``EPSG:4326``); never reprojected.
 
@@ -38,8 +46,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms co
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from typing import Any
 
-from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
-                     MissingUnit, OffsetUnitError)
+from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
+                     InvalidArguments, MissingUnit, OffsetUnitError)
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
 from .units.unit import affine, apply
 
@@ -153,6 +161,38 @@ def _not_finite(value) -> InvalidArguments:
                             received=value)
 
 
+def _below_zero(m, unit: Unit):
+    """The first value of ``m`` (a float or a series) below absolute zero on the temperature
+    scale ``unit``, or None (also for a unit that is not a temperature scale). NaN is not
+    below anything."""
+    zero = unit.zero
+    if zero is None:
+        return None
+    if m.__class__ is float:
+        return m if m < zero else None
+    low = m[m < zero]
+    return float(low[0]) if len(low) else None
+
+
+def _cold(value: float, unit: Unit, what: str, suggestion: str, received,
+          why: str = "so a value this low can only be a temperature difference"
+          ) -> BelowAbsoluteZero:
+    return BelowAbsoluteZero(
+        f"{what} {_fmt(value)} {unit.symbol}, which is below absolute zero "
+        f"({_fmt(unit.zero)} {unit.symbol}): no temperature is colder, {why}",
+        suggestion=suggestion, received=received, expected=f">= {_fmt(unit.zero)} {unit.symbol}")
+
+
+def _point_check(q: "Q", what: str) -> "Q":
+    """``q``, the result of a temperature plus or minus a difference, or BelowAbsoluteZero."""
+    low = _below_zero(q.magnitude, q.unit)
+    if low is not None:
+        raise _cold(low, q.unit, what, "a smaller difference, one that keeps the temperature "
+                    "at or above absolute zero", what, why="and a temperature plus or minus a "
+                    "difference is a temperature")
+    return q
+
+
 def _beyond_range(q, unit: Unit) -> InvalidArguments:
     return InvalidArguments(f"{q!r} in {unit.symbol} is beyond the float range (about 1.8e308), "
                             f"so it cannot be held as a number",
@@ -247,7 +287,14 @@ class Q:
                     datum = written
                 elif len(_UNITS) < 4096:
                     _UNITS[unit] = u
-        _set(self, "magnitude", _magnitude(value))
+        m = _magnitude(value)
+        if u.offset is not None:  # degC, degF: a point, never below absolute zero
+            low = _below_zero(m, u)
+            if low is not None:
+                raise _cold(low, u, "received", f"a temperature of at least {_fmt(u.zero)} "
+                            f"{u.symbol}, or a temperature difference in {u.delta.symbol} "
+                            f"(Q({_fmt(low)}, {u.delta.symbol!r}))", received=low)
+        _set(self, "magnitude", m)
         _set(self, "unit", u)
         _set(self, "datum", canonical_datum(datum, u) if datum is not None else None)
         _set(self, "crs", normalise_crs(crs) if crs is not None else None)
@@ -401,10 +448,19 @@ class Q:
         a, b = conversion(self.unit, u)  # cached per pair of units: one dict lookup
         m = self.magnitude
         if m.__class__ is float:
-            m = m * a if b is None else affine(m, self.unit, u)  # exact, rounded once
+            if b is None:
+                m = m * a
+            else:
+                if u.offset is not None and _below_zero(m, self.unit) is not None:
+                    raise self._into_point(m, u)  # K, degR below zero: a difference
+                m = affine(m, self.unit, u)  # exact, rounded once
             if m - m != 0.0:
                 raise _beyond_range(self, u)
         elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
+            if u.offset is not None:
+                low = _below_zero(m, self.unit)
+                if low is not None:
+                    raise self._into_point(low, u)
             m = apply(m, a, b)  # a new array: (m * a) += b, in place
             m.flags.writeable = False
         q = _new(Q)
@@ -416,6 +472,19 @@ class Q:
         _set(q, "source", self.source)
         _set(q, "_hash", None)
         return q
+
+    def _into_point(self, low: float, unit: Unit) -> BelowAbsoluteZero:
+        """``low`` (a value of self below absolute zero) cannot become a temperature in
+        ``unit``."""
+        mine = self.unit
+        return BelowAbsoluteZero(
+            f"cannot convert {self!r} to {unit.symbol}: {_fmt(low)} {mine.symbol} is below "
+            f"absolute zero ({_fmt(mine.zero or 0.0)} {mine.symbol}), and no temperature is "
+            f"colder, so it can only be a temperature difference, which {unit.symbol} (a "
+            f"temperature scale) cannot hold",
+            suggestion=f"the difference in {unit.delta.symbol} (.to({unit.delta.symbol!r})), or "
+                       f"a temperature of at least {_fmt(mine.zero or 0.0)} {mine.symbol}",
+            received=repr(self), expected=f">= {_fmt(mine.zero or 0.0)} {mine.symbol}")
 
     def m_as(self, unit: "str | Unit"):
         """The magnitude in ``unit``."""
@@ -512,9 +581,11 @@ class Q:
         quality, crs = self._meta(other)
         a = self.magnitude
         if a.__class__ is float and m.__class__ is float:
-            return Q._make(a + m, self.unit, d1, crs, quality)
-        return Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
-                       quality)
+            q = Q._make(a + m, self.unit, d1, crs, quality)
+        else:
+            q = Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
+                        quality)
+        return _point_check(q, f"{self!r} + {other!r} is") if o1 else q
 
     __radd__ = __add__
 
@@ -547,7 +618,8 @@ class Q:
         if o1 and o2:  # point - point -> interval
             return Q._make(diff, self.unit.delta, None, crs, quality)
         datum = None if (d1 is not None and d2 is not None) else d1
-        return Q._make(diff, self.unit, datum, crs, quality)
+        q = Q._make(diff, self.unit, datum, crs, quality)
+        return _point_check(q, f"{self!r} - {other!r} is") if o1 else q
 
     def __rsub__(self, other) -> "Q":
         return self._coerce(other, "subtract").__sub__(self)

@@ -180,3 +180,181 @@ def test_repair_joins_two_sentences_with_one_stop(message, suggestion):
     assert head[-1:] in (".", "!", "?", ":", ";")
     assert err.at("f.x").repair() == "f.x: " + text
     assert DimensionalityError(message).repair() == message  # no suggestion: the message alone
+
+
+# -- 3. nothing is colder than absolute zero ---------------------------------------------------
+from quantity_guard.errors import BelowAbsoluteZero, OffsetUnitError  # noqa: E402
+
+ZERO = {"degC": -273.15, "degF": -459.67, "K": 0.0, "degR": 0.0}
+
+
+def test_a_temperature_below_absolute_zero_is_refused_where_it_is_made():
+    for unit, zero in (("degC", -273.15), ("degF", -459.67)):
+        for make in (lambda: Q(zero - 1, unit), lambda: Q(f"{zero - 1} {unit}"),
+                     lambda: Q.parse(f"{zero - 1} {unit}"),
+                     lambda: Q.from_dict({"value": zero - 1, "unit": unit}),
+                     lambda: Q(20, unit).replace(value=zero - 1)):
+            with pytest.raises(BelowAbsoluteZero) as err:
+                make()
+            assert f"below absolute zero ({zero:g} {unit})" in str(err.value)
+            assert f"delta_{unit}" in err.value.repair()  # what a difference is written as
+            assert err.value.code == "below_absolute_zero"
+        assert Q(zero, unit).magnitude == zero  # absolute zero itself is a temperature
+        assert Q(zero - 1, f"delta_{unit}").magnitude == zero - 1  # a difference may be anything
+    assert Q(-40, "degC") == Q(-40, "degF")
+
+
+def test_kelvin_below_zero_is_a_difference_and_cannot_become_a_temperature():
+    diff = Q(1, "K") - Q(6, "K")  # K also measures differences: this is one
+    assert diff == Q(-5, "K") and diff.to("delta_degC") == Q(-5, "delta_degC")
+    assert diff.to("delta_degF").magnitude == -9.0 and Q(-9, "degR").to("K").magnitude == -5.0
+    for unit in ("degC", "degF"):
+        with pytest.raises(BelowAbsoluteZero) as err:
+            diff.to(unit)
+        assert ".to('delta_" in err.value.repair() and "Q(-5 K)" in str(err.value)
+        assert "-5 K is below absolute zero (0 K)" in str(err.value)
+    assert Q(10, "degC") + diff == Q(5, "degC")  # a temperature plus a difference
+
+
+def test_a_temperature_plus_a_difference_stays_at_or_above_absolute_zero():
+    with pytest.raises(BelowAbsoluteZero):
+        Q(10, "degC") + Q(-300, "delta_degC")
+    with pytest.raises(BelowAbsoluteZero):
+        Q(-300, "delta_degC") + Q(10, "degC")
+    with pytest.raises(BelowAbsoluteZero):
+        Q(10, "degC") - Q(300, "K")
+    with pytest.raises(BelowAbsoluteZero):
+        Q(0, "degF") - Q(500, "delta_degF")
+    assert (Q(10, "degC") - Q(283.15, "delta_degC")).magnitude == -273.15
+    assert Q(10, "degC") - Q(400, "degF") == Q(10, "degC").to("degF") - Q(400, "degF")
+
+
+def test_a_series_of_temperatures_is_checked_whole():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(BelowAbsoluteZero) as err:
+        Q([10.0, math.nan, -300.0, -400.0], "degC")
+    assert "-300 degC" in str(err.value)  # the first value below
+    q = Q(np.array([10.0, math.nan, -273.15]), "degC")  # NaN is a missing value
+    assert q.to("K").magnitude[2] >= 0.0
+    with pytest.raises(BelowAbsoluteZero):
+        Q([300.0, -5.0], "K").to("degF")
+    with pytest.raises(BelowAbsoluteZero):
+        q + Q([0.0, 0.0, -1.0], "delta_degC")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(list(ZERO)), st.floats(-1e4, 1e4, allow_nan=False))
+@example("degF", -459.67)
+@example("degF", math.nextafter(-459.67, -math.inf))
+@example("degC", -273.15)
+@example("K", -1.5469761603982138e-224)  # lands on the float of -273.15 degC: still refused
+def test_construction_refuses_exactly_the_values_below_absolute_zero(unit, x):
+    if x >= ZERO[unit]:
+        q = Q(x, unit)
+        for other in ZERO:
+            assert q.to(other).magnitude >= ZERO[other]
+    elif unit in ("K", "degR"):  # a difference: it stays one, and becomes no temperature
+        q = Q(x, unit)
+        for other in ZERO:
+            if parse_unit(other).offset is None:
+                assert q.to(other).magnitude < 0
+            else:
+                with pytest.raises(BelowAbsoluteZero):
+                    q.to(other)
+    else:
+        with pytest.raises(BelowAbsoluteZero):
+            Q(x, unit)
+
+
+def _thermostat():
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"t": {"unit": "K"}, "c": {"unit": "degC", "optional": True},
+                           "rise": {"unit": "delta_degC", "optional": True},
+                           "r": {"unit": "degR", "optional": True}})
+    def thermostat(t, c=None, rise=None, r=None):
+        return t
+
+    return thermostat
+
+
+def _refused(tool, args) -> dict:
+    result = tool.invoke(args)
+    assert result["isError"], args
+    return {"text": result["content"][0]["text"],
+            **result["_meta"]["io.github.quantity-guard/violation"]}
+
+
+def test_a_parameter_declared_on_a_temperature_scale_takes_no_value_below_absolute_zero():
+    tool = _thermostat()
+    for raw in (-5, -5.0, "-5", "-5 K", {"value": -5, "unit": "K"}, Q(-5, "K"), "-9 degR",
+                [280.0, -5.0], Q(1, "K") - Q(6, "K")):
+        refused = _refused(tool, {"t": raw})
+        assert refused["code"] == "below_absolute_zero" and refused["field"] == "thermostat.t", raw
+        assert "below absolute zero (0 " in refused["text"] and "delta_degC" in refused["text"]
+        assert "Send instead: a temperature of at least 0 K" in refused["text"]
+    for raw in (-300, "-300 degC", "-500 degF"):  # refused by Q, told what this parameter takes
+        refused = _refused(tool, {"t": 280, "c": raw})
+        assert refused["code"] == "below_absolute_zero" and refused["field"] == "thermostat.c"
+        assert "Send instead: a temperature of at least -273.15 degC" in refused["text"]
+    assert _refused(tool, {"t": 280, "r": -1})["code"] == "below_absolute_zero"
+
+
+def test_a_temperature_parameter_refuses_a_difference_and_a_difference_parameter_takes_one():
+    tool = _thermostat()
+    for raw in ("5 delta_degC", {"value": 9, "unit": "delta_degF"}, Q(5, "delta_degC")):
+        for name in ("t", "c"):
+            refused = _refused(tool, {"t": 280, name: raw})
+            assert refused["code"] == "offset_unit_error" and refused["field"] == "thermostat." + name
+            assert "temperature difference" in refused["text"]
+    seen = {}
+
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"t": {"unit": "K"}, "rise": {"unit": "delta_degC"}})
+    def warm(t, rise):
+        seen.update(t=t, rise=rise)
+        return t + rise
+
+    for rise in (-5, "-5 K", "-9 delta_degF", Q(1, "K") - Q(6, "K")):
+        assert warm.invoke({"t": "-459.67 degF", "rise": 5})["isError"] is False
+        assert seen["t"] == Q(0, "K")  # absolute zero as written is absolute zero
+        assert warm.invoke({"t": "10 degC", "rise": rise})["isError"] is False
+        assert seen["rise"] == Q(-5, "delta_degC"), rise
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(list(ZERO)), st.sampled_from(list(ZERO)),
+       st.floats(-600, 600, allow_nan=False))
+@example("degF", "K", -459.67)
+@example("K", "degC", -1e-300)
+def test_the_boundary_accepts_a_temperature_exactly_when_it_is_at_or_above_absolute_zero(
+        declared, sent, x):
+    from quantity_guard import quantity_tool
+
+    @quantity_tool(params={"t": {"unit": declared}})
+    def tool(t):
+        return t
+
+    result = tool.invoke({"t": {"value": x, "unit": sent}})
+    if x >= ZERO[sent]:
+        assert result["isError"] is False
+        assert Q.from_dict(__import__("json").loads(result["content"][0]["text"])).magnitude \
+            >= ZERO[declared]
+    else:
+        assert result["_meta"]["io.github.quantity-guard/violation"]["code"] == \
+            "below_absolute_zero"
+
+
+def test_the_mcp_proxy_refuses_a_temperature_below_absolute_zero():
+    from quantity_guard.annotations import loads
+    from quantity_guard.mcp.policy import QuantityPolicy
+    policy = QuantityPolicy(loads('[tools.set_point.params]\nt = { unit = "K" }\n'
+                                  'rise = { unit = "delta_degC" }\n'))
+    decision = policy.check_call("set_point", {"t": -5, "rise": 1})
+    assert decision.action == "refuse"
+    text = decision.payload["content"][0]["text"]
+    assert text.startswith("set_point.t: received -5 K, below absolute zero (0 K)")
+    assert ". Send instead: a temperature of at least 0 K" in text
+    assert policy.check_call("set_point", {"t": "10 degC", "rise": "-5 K"}) == \
+        ("forward", {"t": 283.15, "rise": -5.0})
