@@ -77,11 +77,20 @@ def _magnitude(value, what: str = "value"):
             raise _not_finite(value)
         return value
     if cls is int:
-        return float(value)
-    if cls is bool:
+        try:
+            return float(value)
+        except OverflowError:
+            raise _too_large(value) from None
+    if cls is bool or cls.__module__ == "numpy" and getattr(value, "dtype", None) is not None \
+            and value.dtype.kind == "b" and getattr(value, "shape", None) == ():
         raise InvalidArguments(f"received the boolean {value}, which is not a number",
                                suggestion="a number, e.g. 1250, or a string such as '1250 cfs'",
                                received=value)
+    if cls.__module__ == "numpy" and getattr(value, "shape", None) == () \
+            and getattr(getattr(value, "dtype", None), "kind", "") not in ("i", "u", "f"):
+        # a numpy scalar that is no real number (complex, datetime64, str_): never coerced
+        raise InvalidArguments(f"the {what} must be a real number, received the numpy "
+                               f"{value.dtype} {value!r}", received=repr(value))
     if cls is list or cls is tuple or cls.__module__ == "numpy":
         if cls.__module__ == "numpy" and getattr(value, "shape", None) == ():
             return _magnitude(float(value), what)
@@ -119,16 +128,43 @@ def _magnitude(value, what: str = "value"):
         if arr.flags.writeable:
             arr.flags.writeable = False
         return arr
-    if isinstance(value, (Fraction, float, int)):
-        return _magnitude(float(value), what)
-    try:  # Decimal and other real numbers
-        import numbers
-        if isinstance(value, numbers.Real):
-            return _magnitude(float(value), what)
-    except (TypeError, ValueError):
-        pass
+    if isinstance(value, (Fraction, float, int)) or cls.__name__ == "Decimal" or _is_real(value):
+        # Fraction, Decimal and other real numbers: the nearest float
+        try:
+            number = float(value)
+        except OverflowError:  # a Fraction or an int past the float range
+            raise _too_large(value) from None
+        except (TypeError, ValueError):  # Decimal('sNaN')
+            raise _not_finite(value) from None
+        if number - number != 0.0 and getattr(value, "is_finite", lambda: False)():
+            raise _too_large(value)  # Decimal('1e400')
+        return _magnitude(number, what)
     raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
                            f"{type(value).__name__} {value!r}", received=value)
+
+
+def check_finite(number: float, text: str, field: "str | None" = None) -> None:
+    """Refuse the number ``split_number`` read from ``text`` if it is past the float range."""
+    if number - number != 0.0:
+        raise InvalidArguments(f"received {text!r}, whose number is beyond the float range "
+                               f"(about 1.8e308), so it cannot be held as a number", field=field,
+                               received=text, suggestion="the value in a larger unit, so that "
+                               "its magnitude is within the float range")
+
+
+def _is_real(value) -> bool:
+    import numbers
+    return isinstance(value, numbers.Real)
+
+
+def _too_large(value) -> InvalidArguments:
+    text = repr(value) if not isinstance(value, int) else str(value)
+    if len(text) > 40:
+        text = f"{text[:24]}... ({len(text)} characters)"
+    return InvalidArguments(f"received {text}, which is beyond the float range (about 1.8e308), "
+                            f"so it cannot be held as a number", received=str(value)[:40],
+                            suggestion="the value in a larger unit, so that its magnitude is "
+                                       "within the float range")
 
 
 def _read_only(arr, np) -> bool:
@@ -287,7 +323,12 @@ class Q:
                     datum = written
                 elif len(_UNITS) < 4096:
                     _UNITS[unit] = u
-        m = _magnitude(value)
+        try:
+            m = _magnitude(value)
+        except OverflowError:  # an int past the float range inside a list
+            raise InvalidArguments(f"a series must hold numbers within the float range (about "
+                                   f"1.8e308), received {str(value)[:40]}...",
+                                   received=str(value)[:40]) from None
         if u.offset is not None:  # degC, degF: a point, never below absolute zero
             low = _below_zero(m, u)
             if low is not None:
@@ -338,6 +379,7 @@ class Q:
             raise InvalidArguments(f"received {text!r}, which does not start with a number",
                                    suggestion="a number and a unit, e.g. '1250 cfs'",
                                    received=text)
+        check_finite(number, text)
         if not rest:
             raise MissingUnit(f"received {text!r} with no unit",
                               suggestion=f"'{text.strip()} cfs' or whichever unit it is in",
@@ -581,7 +623,10 @@ class Q:
         quality, crs = self._meta(other)
         a = self.magnitude
         if a.__class__ is float and m.__class__ is float:
-            q = Q._make(a + m, self.unit, d1, crs, quality)
+            r = a + m
+            if r - r != 0.0:
+                raise _overflow(self, other, "+")
+            q = Q._make(r, self.unit, d1, crs, quality)
         else:
             q = Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
                         quality)
@@ -613,8 +658,12 @@ class Q:
         quality, crs = self._meta(other)
         m = self._right_in_my_unit(other, "subtract")
         a = self.magnitude
-        diff = a - m if a.__class__ is float and m.__class__ is float else \
-            _series_op(_SUBTRACT, a, m, m is not other.magnitude)
+        if a.__class__ is float and m.__class__ is float:
+            diff = a - m
+            if diff - diff != 0.0:
+                raise _overflow(self, other, "-")
+        else:
+            diff = _series_op(_SUBTRACT, a, m, m is not other.magnitude)
         if o1 and o2:  # point - point -> interval
             return Q._make(diff, self.unit.delta, None, crs, quality)
         datum = None if (d1 is not None and d2 is not None) else d1
@@ -645,14 +694,13 @@ class Q:
             if other.__class__ is float and other - other != 0.0:
                 raise _not_finite(other)
             r = self.magnitude * m
-            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+            return Q._make(_result(r, self, other, "*"), self.unit, None, self.crs,
                            self.quality)
         self._scale_check("multiply")
         other._scale_check("multiply")
         quality, crs = self._meta(other)
         r = self.magnitude * other.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _mul(self.unit, other.unit),
-                       None, crs,
+        return Q._make(_result(r, self, other, "*"), _mul(self.unit, other.unit), None, crs,
                        quality)
 
     __rmul__ = __mul__
@@ -662,35 +710,44 @@ class Q:
             self._scale_check("divide")
             m = _magnitude(other)
             r = self.magnitude / m
-            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
+            return Q._make(_result(r, self, other, "/"), self.unit, None, self.crs,
                            self.quality)
         self._scale_check("divide")
         other._scale_check("divide by")
         quality, crs = self._meta(other)
         r = self.magnitude / other.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _div(self.unit, other.unit),
-                       None, crs,
+        return Q._make(_result(r, self, other, "/"), _div(self.unit, other.unit), None, crs,
                        quality)
 
     def __rtruediv__(self, other) -> "Q":
         self._scale_check("divide by")
         m = _magnitude(other)
         r = m / self.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _div(ONE, self.unit), None,
+        return Q._make(_result(r, other, self, "/"), _div(ONE, self.unit), None,
                        self.crs, self.quality)
 
     def __pow__(self, n) -> "Q":
         if n.__class__ is not int:
             if self.unit.dims == ONE.dims and self.unit.offset is None \
                     and isinstance(n, (int, float)) and n.__class__ is not bool:
-                return Q._make(float(self) ** n if not self.is_series else
-                               _frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
-                                             None) ** n),
-                               ONE, None, self.crs, self.quality)
+                if self.is_series:
+                    return Q._make(_frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
+                                                 None) ** n), ONE, None, self.crs, self.quality)
+                try:
+                    r = float(self) ** n
+                except OverflowError:
+                    raise _overflow(self, n, "**") from None
+                if r.__class__ is not float:  # a negative number to a fractional power
+                    raise InvalidArguments(f"{self!r} ** {n!r} is not a real number",
+                                           received=f"{self!r} ** {n!r}")
+                return Q._make(_result(r, self, n, "**"), ONE, None, self.crs, self.quality)
             raise DimensionalityError(f"a quantity with a unit ({self.unit.symbol}) can only be "
                                       f"raised to a whole number, received {n!r}", received=n)
         self._scale_check("raise to a power")
-        r = self.magnitude ** n
+        try:
+            r = self.magnitude ** n
+        except OverflowError:
+            raise _overflow(self, n, "**") from None
         return Q._make(r if r.__class__ is float else _frozen(r), self.unit ** n, None, self.crs,
                        self.quality)
 
@@ -718,6 +775,11 @@ class Q:
                    if self.datum and other.datum else "only one of them is an elevation"),
                 suggestion="convert one with .to_datum() after registering the offset",
                 received=other.datum, expected=self.datum)
+        c1, c2 = self.crs, other.crs
+        if c1 is not None and c2 is not None and c1 != c2:
+            raise CRSMismatch(f"cannot compare {self!r} with {other!r}: coordinate systems are "
+                              f"compared, never reprojected", suggestion=f"both values in {c1}",
+                              received=c2, expected=c1)
         if (self.unit.offset is None) != (other.unit.offset is None) and \
                 self.unit.dims == other.unit.dims and (self.unit.interval or other.unit.interval):
             raise OffsetUnitError(f"cannot compare a temperature with a temperature difference "
@@ -748,6 +810,9 @@ class Q:
     def __eq__(self, other):
         if other.__class__ is not Q:
             return NotImplemented
+        c1, c2 = self.crs, other.crs
+        if c1 is not None and c2 is not None and c1 != c2:
+            return False  # two coordinate systems: never the same value (hash ignores crs)
         if self.is_series or other.is_series:
             if self.unit.dims != other.unit.dims or self.datum != other.datum:
                 return False
@@ -784,6 +849,22 @@ class Q:
 
 
 _ADD, _SUBTRACT = "add", "subtract"
+
+
+def _result(r, a, b, op: str):
+    """A computed magnitude: a finite float, or a series made read-only."""
+    if r.__class__ is float:
+        if r - r != 0.0:
+            raise _overflow(a, b, op)
+        return r
+    return _frozen(r)
+
+
+def _overflow(a, b, op: str) -> InvalidArguments:
+    return InvalidArguments(f"{a!r} {op} {b!r} is beyond the float range (about 1.8e308), so "
+                            f"it cannot be held as a number",
+                            suggestion="the operands in larger units, so that the result is "
+                                       "within the float range", received=f"{a!r} {op} {b!r}")
 
 
 def _series_op(name: str, a, b, b_is_new: bool):
@@ -854,16 +935,25 @@ _NUMBER = None
 
 def split_number(text: str) -> "tuple[float | None, str]":
     """Read a leading number (sign, digits with optional thousands commas, decimals, exponent)
-    and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``."""
+    and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``. Digits may
+    be grouped in threes by commas or, as the SI writes them, by a thin, narrow no-break or
+    no-break space (``"1\u2009250 cfs"``); the minus may be U+2212. A number past the float range
+    (``"1e400"``) reads as an infinity, which ``Q`` refuses (``check_finite`` says why)."""
     global _NUMBER
     if _NUMBER is None:
         import re
-        _NUMBER = re.compile(r"\s*(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?"
-                             r"|\.\d+)(?P<exp>[eE][-+]?\d{1,3}(?![\d]))?")
+        _NUMBER = re.compile(r"\s*(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+"
+                             r"|\d{1,3}(?:\u2009\d{3})+|\d{1,3}(?:\u202f\d{3})+"
+                             r"|\d{1,3}(?:\u00a0\d{3})+|\d+)(?:\.\d*)?"
+                             r"|\.\d+)(?P<exp>[eE][-+]?\d+)?")
     m = _NUMBER.match(text)
     if m is None:
         return None, text.strip()
-    value = float(m.group("num").replace(",", "") + (m.group("exp") or ""))
+    digits = m.group("num")
+    for sep in (",", "\u2009", "\u202f", "\u00a0"):
+        if sep in digits:
+            digits = digits.replace(sep, "")
+    value = float(digits + (m.group("exp") or ""))
     if m.group("sign") in ("-", "\u2212"):
         value = -value
     return value, text[m.end():].strip()

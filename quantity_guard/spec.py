@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
                      GuardViolation, InvalidArguments, MissingUnit, OffsetUnitError,
                      UnitParseError)
-from .quantity import Q, normalise_crs, split_number
+from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
@@ -267,8 +267,12 @@ class Spec:
         cls = raw.__class__
         if (cls is float or cls is int) and self._plain and raw - raw == 0:
             # the hot path: a bare number (_plain means self.unit is not None)
-            q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
-            return Accepted(q, q, BARE, raw)
+            try:
+                q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
+            except OverflowError:  # an int past the float range: Q refuses it below
+                pass
+            else:
+                return Accepted(q, q, BARE, raw)
         field = field or self.field
         try:
             if self.tz is not None:
@@ -330,9 +334,11 @@ class Spec:
         if cls is dict:
             return self._from_dict(raw, field, raw)
         if cls is list or cls is tuple or cls.__module__ == "numpy":
+            if getattr(raw, "shape", None) == ():  # a numpy scalar: one number (Q reads it)
+                return self._bare(raw, field, raw)
             return self._from_series(raw, field)
-        if isinstance(raw, (int, float)):
-            return self._bare(float(raw), field, raw)
+        if isinstance(raw, (int, float)) or cls.__name__ == "Decimal" or _is_real(raw):
+            return self._bare(raw, field, raw)  # Fraction, Decimal: a number, as Q reads it
         raise InvalidArguments(f"received a {cls.__name__}, which is not a quantity",
                                field=field, received=repr(raw), suggestion=self._example())
 
@@ -354,6 +360,7 @@ class Spec:
         if number is None:
             raise InvalidArguments(f"received {text!r}, which is not a number with a unit",
                                    field=field, received=text, suggestion=self._example())
+        check_finite(number, text, field)
         if not rest:
             return self._bare(number, field, text)
         try:
@@ -380,8 +387,10 @@ class Spec:
             raise InvalidArguments(f"received {raw!r} with no 'value'", field=field, received=raw,
                                    suggestion=self._example())
         value = data["value"]
-        if value.__class__ is bool or not (isinstance(value, (int, float, list))
-                                           or value.__class__ is str):
+        vcls = value.__class__
+        if vcls is bool or not (isinstance(value, (int, float, list)) or vcls is str
+                                or vcls.__module__ == "numpy" or vcls.__name__ == "Decimal"
+                                or _is_real(value)):
             raise InvalidArguments(f"received the value {value!r}, which is not a number",
                                    field=field, received=raw, suggestion=self._example())
         if value.__class__ is str:
@@ -390,6 +399,7 @@ class Spec:
                 raise InvalidArguments(f"received the value {value!r}, which is not a number "
                                        f"(put the unit under 'unit')", field=field, received=raw,
                                        suggestion=self._example())
+            check_finite(number, value, field)
             value = number
         source = data.get("source") if unknown else None
         if source.__class__ is not str:
@@ -549,6 +559,12 @@ def datum_repair(q: Q, target: str, unit: Unit) -> str:
     return (f'{{"value": {_show(moved.magnitude)}, "unit": "{unit.symbol}", "datum": '
             f'"{target}"}} ({_show(q.magnitude)} {q.unit.symbol} on {q.datum} moved to {target} '
             f'by the registered offset of {_show(float(offset))} m)')
+
+
+def _is_real(value: Any) -> bool:
+    """A real number of a kind Q reads (Fraction, a numbers.Real)."""
+    import numbers
+    return isinstance(value, numbers.Real)
 
 
 def _temperature_example(unit: Unit) -> str:
