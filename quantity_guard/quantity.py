@@ -27,7 +27,11 @@ Rules the arithmetic enforces (the README's "Vertical datums" says why):
 - CRS: a tag compared for equality (``EPSG:4326``); never reprojected.
 
 ``==`` compares physical amounts: the SI value computed exactly and rounded once, so it is
-consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance. A series compares element-wise and is unhashable,
+consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance
+(a conversion by a scale factor is one float multiply, so ``q.to(u)`` may differ from ``q`` in
+the last digit). Two values in different stated coordinate systems are never equal, and
+ordering them raises ``CRSMismatch``, as combining them does; an unstated one matches any.
+A scalar result past the float range is refused (``InvalidArguments``), never an infinity. A series compares element-wise and is unhashable,
 like a numpy array.
 
 A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
@@ -139,8 +143,13 @@ def _magnitude(value, what: str = "value"):
         if number - number != 0.0 and getattr(value, "is_finite", lambda: False)():
             raise _too_large(value)  # Decimal('1e400')
         return _magnitude(number, what)
+    hint = None
+    if cls is Q:  # Q(Q(1, "m"), "ft"): convert or relabel? Either is a choice to write out
+        hint = ".to(unit) to convert the quantity, or .replace(unit=...) to relabel its number"
+    elif cls is str:
+        hint = "Q(text) or Q.parse(text) for a string with its unit, and .to(unit) to convert"
     raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
-                           f"{type(value).__name__} {value!r}", received=value)
+                           f"{type(value).__name__} {value!r}", received=value, suggestion=hint)
 
 
 def check_finite(number: float, text: str, field: "str | None" = None) -> None:

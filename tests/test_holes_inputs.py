@@ -220,3 +220,61 @@ def test_values_in_different_coordinate_systems_are_not_equal_and_do_not_compare
             compare()  # before: compared as plain lengths
     # an unstated system combines with a stated one (as in arithmetic) and so compares with it
     assert a == Q(1, "m") and a < Q(2, "m") and (a - Q(1, "m")).crs == "EPSG:4326"
+
+
+def test_a_negative_number_to_a_fractional_power_is_refused_not_complex():
+    with pytest.raises(InvalidArguments, match="not a real number"):
+        Q(-8, "1") ** 0.5  # before: a Q holding a complex number
+    assert (Q(8, "1") ** (1 / 3)).magnitude == pytest.approx(2.0)
+    with pytest.raises(InvalidArguments, match="beyond the float range"):
+        Q(1e10, "m") ** 64  # before: OverflowError
+
+
+def test_a_quantity_or_a_string_given_with_a_unit_says_what_to_write():
+    with pytest.raises(InvalidArguments) as err:
+        Q(Q(1, "m"), "ft")
+    assert ".to(unit)" in err.value.repair() and ".replace(unit=" in err.value.repair()
+    with pytest.raises(InvalidArguments) as err:
+        Q("5 m", "ft")
+    assert "Q(text)" in err.value.repair()
+
+
+ODD = st.one_of(
+    st.integers(), st.floats(), st.decimals(), st.fractions(), st.booleans(), st.none(),
+    st.complex_numbers(), st.text(max_size=12), st.binary(max_size=4),
+    st.lists(st.one_of(st.integers(), st.floats(), st.booleans(), st.none(), st.text(max_size=3)),
+             max_size=4),
+    st.dictionaries(st.sampled_from(["value", "unit", "datum", "crs", "quality", "x"]),
+                    st.one_of(st.integers(), st.floats(), st.text(max_size=8), st.none()),
+                    max_size=4))
+
+
+@settings(max_examples=500, deadline=None)
+@given(ODD, st.sampled_from(["m", "degC", "K", "cfs", "%"]))
+@example(10 ** 400, "m")
+@example(Decimal("sNaN"), "m")
+@example(-300, "degC")
+@example([1, 10 ** 400], "m")
+def test_q_and_a_tool_answer_any_value_with_a_quantity_or_a_violation(value, unit):
+    """Whatever arrives, Q builds a finite quantity or raises a GuardViolation (never a
+    TypeError, an OverflowError or a complex magnitude), and a tool answers with a result or a
+    coded refusal."""
+    try:
+        q = Q(value, unit)
+    except GuardViolation as err:
+        assert err.repair()
+    else:
+        m = q.magnitude
+        if m.__class__ is float:
+            assert math.isfinite(m)
+        else:
+            assert m.dtype.kind == "f"
+
+    @quantity_tool(params={"x": {"unit": unit}})
+    def tool(x):
+        return x
+
+    result = tool.invoke({"x": value})
+    if result["isError"]:
+        assert _code(result) not in ("tool_failed", "guard_internal_error"), result
+        assert result["content"][0]["text"]
