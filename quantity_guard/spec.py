@@ -219,6 +219,10 @@ class Spec:
             else:
                 parts.append(f"A bare number is read in {symbol}; a value in another "
                              f"unit must carry it, e.g. \"<number> <unit>\".")
+            zero = self._quantity_unit().zero
+            if zero is not None:
+                parts.append(f"A temperature, not a difference: at least {_show(zero)} {symbol} "
+                             f"(absolute zero).")
         if self.quality:
             parts.append(f"Records must be at least {self.quality}.")
         if self.crs:
@@ -242,7 +246,10 @@ class Spec:
         if self.require_explicit_unit:
             schema = {"anyOf": [{"type": "string"}, q]}
         else:
-            schema = {"anyOf": [{"type": "number"}, {"type": "string"}, q]}
+            bare: dict = {"type": "number"}
+            if unit.zero is not None:  # a temperature scale: nothing below absolute zero
+                bare["minimum"] = unit.zero
+            schema = {"anyOf": [bare, {"type": "string"}, q]}
         schema["description"] = self.describe()
         if extensions:
             schema["x-unit"] = self.unit_text

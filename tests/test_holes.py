@@ -358,3 +358,14 @@ def test_the_mcp_proxy_refuses_a_temperature_below_absolute_zero():
     assert ". Send instead: a temperature of at least 0 K" in text
     assert policy.check_call("set_point", {"t": "10 degC", "rise": "-5 K"}) == \
         ("forward", {"t": 283.15, "rise": -5.0})
+
+
+def test_a_temperature_parameter_states_absolute_zero_in_its_schema():
+    tool = _thermostat()
+    props = tool.json_schema()["inputSchema"]["properties"]
+    for name, zero, unit in (("t", 0, "K"), ("c", -273.15, "degC"), ("r", 0, "degR")):
+        assert {"type": "number", "minimum": zero} in props[name]["anyOf"]
+        assert props[name]["description"].endswith(
+            f"A temperature, not a difference: at least {zero:g} {unit} (absolute zero).")
+    assert {"type": "number"} in props["rise"]["anyOf"]  # a difference has no bound
+    assert "absolute zero" not in props["rise"]["description"]
