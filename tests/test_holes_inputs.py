@@ -278,3 +278,31 @@ def test_q_and_a_tool_answer_any_value_with_a_quantity_or_a_violation(value, uni
     if result["isError"]:
         assert _code(result) not in ("tool_failed", "guard_internal_error"), result
         assert result["content"][0]["text"]
+
+
+def test_a_parameter_declared_optional_may_be_omitted_without_a_python_default():
+    seen = []
+
+    @quantity_tool(params={"x": {"unit": "m"}, "y": {"unit": "ft", "optional": True}})
+    def tool(x, y):
+        seen.append(y)
+        return x
+
+    assert "y" not in tool.json_schema()["inputSchema"]["required"]  # the schema lets it go
+    assert tool.invoke({"x": 1})["isError"] is False  # before: "missing required argument"
+    assert tool.invoke({"x": 1, "y": None})["isError"] is False
+    tool(1, "1 m")
+    assert seen[:2] == [None, None] and seen[2].unit.symbol == "ft"
+    assert _code(tool.invoke({"y": 1})) == "invalid_arguments"  # x is still required
+
+
+def test_a_bare_default_of_a_parameter_requiring_an_explicit_unit_is_in_the_declared_unit():
+    seen = []
+
+    @quantity_tool(params={"x": {"unit": "ft", "require_explicit_unit": True}})
+    def tool(x=12.4):
+        seen.append(x)
+
+    tool()
+    assert seen == [Q(12.4, "ft")]
+    assert _code(tool.invoke({"x": 3})) == "missing_unit"  # a model still states the unit
