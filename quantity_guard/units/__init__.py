@@ -48,8 +48,14 @@ def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
         if isinstance(value, (int, float)):
             return affine(value, src, dst)
         if value.__class__ is list or value.__class__ is tuple:
-            return value.__class__(convert(v, src, dst) for v in value)
+            return _affine_each(value, src, dst)
     return apply(value, a, b)
+
+
+def _affine_each(values: "list | tuple", src: Unit, dst: Unit) -> "list | tuple":
+    # (a helper, not a generator inside convert: that would make src and dst closure cells,
+    # which costs every call of convert)
+    return values.__class__(convert(v, src, dst) for v in values)
 
 
 # Whole-token spellings that are a unit plus a vertical datum: the EA's mAOD and mASD
