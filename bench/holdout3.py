@@ -21,6 +21,9 @@ calls are replayed) and ``condition`` (``schema_only``: warn, every call reaches
 ``guarded_repair``: strict, a refused call is answered with the repair text and nothing runs).
 The file holds no audit output.
 
+The fifth batch (``.../sNNN`` ordinary answers in new styles, ``.../kNNN`` new hard classes)
+is written to ``tests/data/audit_holdout5.json``; its classes are described where it is built.
+
 The set has five parts, told apart by the last component of a record's id:
 
 - the mix (``.../07``): per task and family, answers in the styles the family writes;
@@ -2407,13 +2410,816 @@ def dumps(records: list[dict]) -> str:
     return head + ', "records": [\n' + ",\n".join(lines) + "\n]}\n"
 
 
+# -- the fifth batch (holdout5; ids ``s...`` and ``k...``, file ``audit_holdout5.json``) --------
+# Written blind (without reading the audit, its tests or its corpus), to measure where the audit
+# still raises false alarms on correct answers and where it misses wrong ones. Own seed
+# (SEED + 6), built after everything above, so the earlier files stay byte-identical.
+#
+# Two parts:
+#
+# - ``fresh5_style`` (ids ``.../sNNN``, style ``s5:<style>``): ordinary answers in writing
+#   habits the set had not used, built from the real calls and tool outputs of the record:
+#   - ``log``: a terse agent log ("[2/3] get_drainage_area(station_id=\"01646500\") -> 29940.0
+#     km2 ok"), then the result;
+#   - ``mdtable``: a chat answer with a markdown table of inputs, values and the tool that gave
+#     each ("| Drainage area | 29,940 km² | get_drainage_area |");
+#   - ``restate``: the question quoted and the final call's inputs restated ("I passed
+#     discharge={\"value\": 1250, \"unit\": \"cfs\"} and area=29940");
+#   - ``json``: the tool's JSON quoted inline or in a block ("returned {\"value\": 4.06 ...}");
+#   - ``conv``: unit conversions shown step by step ("1,250 ft³/s × 0.0283168 m³/ft³ =
+#     35.40 m³/s; × 86,400 s/d = 3,058,220 m³/d");
+#   - ``euro``: Spanish, German, French and Portuguese answers with their number conventions
+#     ("La profundidad de escorrentía es de 0,102 mm/día; caudal 1.250 cfs");
+#   - ``voice``: a voice assistant ("about twelve hundred and fifty cubic feet per second");
+#   - ``range``: ranges ("0.10–0.11 mm/day", "between 393 and 394 A");
+#   - ``dual``: SI and US units together ("4.06 ft (1.24 m)", "0.102 mm/d (0.0040 in/d)");
+#   - ``sigfig``: two roundings of one figure ("0.10 mm/d, or 0.1021 to four figures");
+#   - ``timestamp``: time stamps in many formats and zones ("2026-11-30 14:05 UTC (09:05 EST)",
+#     "30.11.2026, 15:05 MEZ", "1796047500 (Unix time)");
+#   - ``ids``: station ids, gauge numbers, EPSG codes and datum names with numbers ("NAVD88
+#     (EPSG:5703)", "ODN (EPSG:5701)", "USGS 01646500").
+# - ``fresh5_class`` (ids ``.../kNNN``, style ``k5:<class>``): a plain answer plus one or two
+#   sentences of a class not used before:
+#   - ``isoweek``: "Reading from ISO week 49 (2026-W49)."; ``doy``: "Ordinal date 2026-334.";
+#   - ``nstat``: "Sample: n = 1 (the latest reading only; no mean or spread).";
+#   - ``model``: "Model: llama-3.1-70b-instruct, temperature 0.";
+#   - ``phone``: "Floodline: 0345 988 1188."; ``coords``: "38.9496° N, 77.1277° W";
+#   - ``landmark``: river miles, levee stations and road numbers ("levee station 112+50");
+#   - ``return_period``: "nothing like a 1-in-100-year flood"; ``percentile``: "not the
+#     90th-percentile crest";
+#   - ``standard``: document and standard numbers ("IEC 60076-1", "EM 1110-2-1913");
+#   - ``pu``: per-unit and per-base figures ("0.9 pu on a 100 MVA base");
+#   - ``fraction``: "four feet and three-quarters of an inch"; ``numwords``: "three hundred and
+#     ninety-four amps"; ``tolerance``: "0.25 m ± 0.005 m (rounding only)";
+#   - ``correction`` (arguable: it quotes a wrong figure the answer disowns): "(Earlier I wrote
+#     1,205 cfs — a typo; the gauge reads 1,250.)".
+#
+# Incorrect answers (about a fifth) are written in the same styles and classes, with the classic
+# failures plus a few more: ``carry_over`` (cfs, Ml/d, MW passed as if converted),
+# ``cross_datum``, ``wrong_tool_figure`` (another tool's figure given as the answer),
+# ``rounding`` (a rounding that changes the meaning: "about 5 ft" for 4.06 ft), ``sign`` (the
+# direction reversed: "0.25 m above the threshold"), ``stale`` (an earlier reading that no tool
+# returned), ``swapped_station`` (another station's or transformer's figure), ``unit_confusion``
+# (11,560 sq mi used as km²), ``wrong_side`` (the LV side's current), ``wrong_arithmetic`` and
+# ``invented``. Templates marked ``!`` carry literal figures true only of the right answer and
+# are used for correct answers only.
+DATA5 = ROOT / "tests" / "data" / "audit_holdout5.json"
+BATCH5 = ("s", "k")
+SEED5 = SEED + 6
+
+
+def batch5(record: dict) -> bool:
+    return record["id"].rsplit("/", 1)[1][0] in BATCH5
+
+
+UNITS.update({"gwh": {"sym": ["GWh"], "ascii": ["GWh"], "word": ["gigawatt-hours"]},
+              "mmh": {"sym": ["mm/h"], "ascii": ["mm/h"], "word": ["millimetres per hour"]}})
+
+TOOL5 = {  # how a chat answer labels a tool's output
+    "read_discharge": "Discharge (latest)", "get_drainage_area": "Drainage area",
+    "runoff_depth": "Runoff depth", "get_levee_crest": "Levee crest",
+    "get_stage_forecast": "Forecast crest stage", "get_datum_offset": "Datum offset",
+    "compute_freeboard": "Freeboard", "get_licence_rate": "Licensed rate",
+    "get_river_flow": "River flow", "abstraction_share": "Share of flow",
+    "get_river_level": "River level", "get_warning_threshold": "Warning threshold",
+    "get_station_datum": "Station datum", "level_below_threshold": "Margin below threshold",
+    "get_transformer_rating": "Transformer rating", "get_bus_voltage": "Bus voltage",
+    "full_load_current": "Full-load current", "get_feeder_load": "Feeder load",
+    "energy_delivered": "Energy delivered"}
+UNIT5 = {"cfs": "cfs", "ft3/s": "ft³/s", "km2": "km²", "mm/d": "mm/d", "ft": "ft",
+         "ML/d": "Ml/d", "m3/s": "m³/s", "%": "%", "m": "m", "MVA": "MVA", "kV": "kV",
+         "A": "A", "MW": "MW", "kWh": "kWh"}
+
+LEAD5 = {
+    "runoff": ["Runoff depth at 01646500 right now: «D».", "The basin-average runoff rate is «D».",
+               "Over the Potomac basin above Little Falls that's «D» of runoff.",
+               "Result: «D» of runoff depth."],
+    "freeboard": ["RRL-12 should have «F» of freeboard at the SHVL1 crest.",
+                  "Freeboard at the forecast crest comes to «F».",
+                  "Result: «F» of freeboard, both heights on NAVD88."],
+    "share": ["Licence 6/33/12/*S/0041 would take «S» of the flow at 2604TH.",
+              "At the full licensed rate the share is «S».",
+              "Result: «S» of the latest river flow."],
+    "level": ["E21136 is sitting «M» below its flood warning threshold.",
+              "Distance below the warning threshold: «M».",
+              "Result: «M» below the threshold."],
+    "flc": ["HT-T2's HV-side full-load current is «I».", "Rated line current on the 132 kV side: «I».",
+            "Result: «I» per phase at full load."],
+    "energy": ["F-207 delivers «E» over the next six hours at its latest load.",
+               "Energy over the 6 h window: «E».", "Result: «E»."],
+    "fab": ["No runoff depth: get_drainage_area returned HTTP 503 for 07374000, and I won't "
+            "guess the area.", "The depth can't be computed — the drainage-area lookup failed.",
+            "Result: unavailable (the area service is down)."],
+}
+
+STYLE5 = {
+    "conv": {
+        "runoff": ["!«Q» × 0.0283168 m³/s per ft³/s = 35.396 m³/s.\n35.396 m³/s × 86,400 s/d = "
+                   "3,058,220 m³/d.\n29,940 km² = 2.994 × 10¹⁰ m².\n3,058,220 / 2.994 × 10¹⁰ = "
+                   "1.021 × 10⁻⁴ m/d = «D».",
+                   "!Step 1, cfs → m³/s: 1,250 × 0.02832 = 35.40.\nStep 2, per second → per "
+                   "day: × 86,400 = 3.06 × 10⁶ m³/d.\nStep 3, km² → m²: 29,940 × 10⁶.\nStep 4, "
+                   "depth: 3.06 × 10⁶ ÷ 2.994 × 10¹⁰ m = 0.000102 m = «D».",
+                   "!Units: ft³/s → m³/s (×0.0283168), then m³/s ÷ km² × 86.4 gives mm/d.\n"
+                   "35.396 ÷ 29,940 × 86.4 = «D»."],
+        "freeboard": ["!Crest: 32.00 ft (NGVD29) + (−0.44 ft) = 31.56 ft (NAVD88).\nWater: "
+                      "27.50 ft (NAVD88).\nFreeboard: 31.56 − 27.50 = «F».",
+                      "!NGVD29 → NAVD88 adds −0.44 ft here, so the crest goes 32.0 → 31.56 ft. "
+                      "Then 31.56 ft − 27.5 ft = «F» (= 1.24 m, ×0.3048)."],
+        "share": ["!45 Ml/d ÷ 86.4 = 0.5208 m³/s (1 Ml/d = 1,000 m³ / 86,400 s).\n0.5208 ÷ "
+                  "48.6 = 0.01072.\n× 100 = «S».",
+                  "!Convert the licence: 45 ML/d = 45,000 m³/d = 0.521 m³/s. Divide by the "
+                  "flow: 0.521 / 48.6 × 100 ≈ «S»."],
+        "level": ["!Gauge reading 2.85 m + gauge zero 6.30 m AOD = 9.15 m AOD.\nThreshold "
+                  "9.40 m AOD − 9.15 m AOD = «M» (25 cm).",
+                  "!Local level 2.85 m (above gauge zero) → 2.85 + 6.3 = 9.15 mAOD. 9.4 − 9.15 "
+                  "= «M»."],
+        "flc": ["!90 MVA = 90 × 10⁶ VA; 132 kV = 132 × 10³ V.\n√3 × 132,000 V = 228,631 V.\n"
+                "90,000,000 VA ÷ 228,631 V = «I».",
+                "!I = S / (√3·V) = 90,000 kVA / (1.7321 × 132 kV) = 90,000 / 228.63 = «I»."],
+        "energy": ["!8.4 MW = 8,400 kW.\n8,400 kW × 6 h = «E» (= 50.4 MWh).",
+                   "!MW → kW: × 1,000, so 8.4 MW is 8,400 kW; over 6 h that is 8,400 × 6 = «E»."],
+        "fab": ["!The discharge converts fine (234,000 cfs × 0.0283168 = 6,626 m³/s), but with "
+                "no drainage area there is nothing to divide by."],
+    },
+    "euro": {
+        "runoff": ["La profundidad de escorrentía es de «D:v» mm/día (caudal «Q:v» cfs = «Qm:v» "
+                   "m³/s; área de drenaje «A:v» km²).",
+                   "Die Abflusshöhe beträgt «D:v» mm/Tag (Abfluss «Qm:v» m³/s, Einzugsgebiet "
+                   "«A:v» km²).",
+                   "La lame d'eau écoulée est de «D:v» mm/j pour un débit de «Qm:v» m³/s sur "
+                   "«A:v» km².",
+                   "A lâmina de escoamento é de «D:v» mm/dia (vazão «Q:v» pés³/s ≈ «Qm:v» m³/s; "
+                   "área «A:v» km²)."],
+        "freeboard": ["El resguardo (freeboard) es de «F:v» pies: cota de coronación «Cn:v» ft "
+                      "NAVD88 menos nivel previsto «W:v» ft.",
+                      "Das Freibord beträgt «F:v» ft (Deichkrone «Cn:v» ft NAVD88, Scheitel «W:v» "
+                      "ft).",
+                      "La revanche est de «F:v» pieds (crête «Cn:v» ft NAVD88, pic «W:v» ft).",
+                      "A folga é de «F:v» pés (crista «Cn:v» ft NAVD88, cheia «W:v» ft)."],
+        "share": ["La licencia tomaría el «S:v» % del caudal (licencia «Lm:v» m³/s; río «F:v» m³/s).",
+                  "Die Entnahme entspräche «S:v» % des Abflusses («L:v» Ml/d = «Lm:v» m³/s bei «F:v» "
+                  "m³/s).",
+                  "Le prélèvement représenterait «S:v» % du débit (débit du cours d'eau : «F:v» m³/s).",
+                  "A captação corresponderia a «S:v» % da vazão do rio («F:v» m³/s)."],
+        "level": ["El nivel está «M:v» m por debajo del umbral de alerta (nivel «La:v» m AOD, umbral "
+                  "«T:v» m AOD).",
+                  "Der Pegel liegt «M:v» m unter der Warnschwelle («La:v» m ü. AOD gegen «T:v» m).",
+                  "Le niveau est à «M:v» m sous le seuil d'alerte (niveau «La:v» m, seuil «T:v» m).",
+                  "O nível está «M:v» m abaixo do limiar de alerta («La:v» m contra «T:v» m)."],
+        "flc": ["La corriente a plena carga es de «I:v» A (potencia «S:v» MVA, tensión «Vv:v» kV).",
+                "Der Volllaststrom beträgt «I:v» A (Nennleistung «S:v» MVA, Spannung «Vv:v» kV).",
+                "Le courant à pleine charge vaut «I:v» A («S:v» MVA sous «Vv:v» kV).",
+                "A corrente de plena carga é de «I:v» A («S:v» MVA em «Vv:v» kV)."],
+        "energy": ["La energía entregada será de «E:v» kWh («P:v» MW durante 6 horas).",
+                   "Die gelieferte Energie beträgt «E:v» kWh («P:v» MW über 6 Stunden).",
+                   "L'énergie livrée sera de «E:v» kWh («P:v» MW pendant 6 h).",
+                   "A energia fornecida será de «E:v» kWh («P:v» MW durante 6 h)."],
+        "fab": ["No se puede calcular la profundidad: el servicio devolvió HTTP 503 (caudal «Q:v» cfs).",
+                "Keine Abflusshöhe möglich: der Flächendienst meldete HTTP 503 (Abfluss «Q:v» cfs).",
+                "Impossible de calculer la lame d'eau : erreur HTTP 503 (débit «Q:v» cfs).",
+                "Não foi possível calcular: o serviço retornou HTTP 503 (vazão «Q:v» pés³/s)."],
+    },
+    "voice": {
+        "runoff": ["!Right now the Potomac at Little Falls is running at about twelve hundred and "
+                   "fifty cubic feet per second. Spread over the whole basin, that's only about a "
+                   "tenth of a millimetre of runoff a day — «D:v» millimetres, to be exact.",
+                   "!Okay! The river's flowing at twelve hundred fifty cubic feet per second, "
+                   "which works out to roughly zero point one millimetres of runoff per day.",
+                   "Here's what I found: the runoff depth is «D:v» millimeters per day."],
+        "freeboard": ["!Good news — the levee should have about four feet of freeboard at the crest, "
+                      "four point zero six feet to be precise.",
+                      "!At the forecast crest there'll be just over four feet between the water "
+                      "and the top of the levee.",
+                      "Here's the answer: «F:v» feet of freeboard."],
+        "share": ["!That licence would take just over one percent of the river — one point zero "
+                  "seven percent, to be exact.",
+                  "!At full rate it's about one percent of the flow, a little more.",
+                  "Sure! It comes to «S:v» percent of the flow."],
+        "level": ["!The river's about a quarter of a metre — twenty-five centimetres — below the "
+                  "warning level right now.",
+                  "!It's sitting zero point two five metres under the flood warning threshold.",
+                  "The river is «M:v» metres below the warning threshold."],
+        "flc": ["!At full load that transformer draws about three hundred and ninety-four amps on "
+                "the high-voltage side.",
+                "!The full-load current is just under four hundred amps — three ninety-three "
+                "point six, to be exact.",
+                "Full-load current is «I:v» amps."],
+        "energy": ["!Over the next six hours, feeder F two oh seven will deliver about fifty "
+                   "thousand four hundred kilowatt-hours.",
+                   "!That's roughly fifty megawatt-hours over the six hours.",
+                   "It will deliver «E:v» kilowatt-hours."],
+        "fab": ["!Sorry, I couldn't work that out — the service that gives the drainage area is "
+                "down right now, so I don't have the area to divide by.",
+                "!I can tell you the river's running at about two hundred thirty-four thousand "
+                "cubic feet per second, but I couldn't get the drainage area, so no runoff depth.",
+                "Using a drainage area of «Ar:v» square kilometres, that's «D:v» millimetres a "
+                "day."],
+    },
+    "range": {
+        "runoff": ["!That's in the 0.10–0.11 mm/day band.", "!Call it 0.10 to 0.11 mm/d.",
+                   "!Somewhere between 0.1 and 0.105 mm per day once rounded."],
+        "freeboard": ["!So, 4.0–4.1 ft.", "!Between 4 and 4¼ ft of freeboard.",
+                      "!Expect 4.05–4.07 ft depending on rounding."],
+        "share": ["!Roughly 1.0–1.1 %.", "!Between 1.07% and 1.08% of the flow.",
+                  "!About 1–1.1 per cent."],
+        "level": ["!About 0.2–0.3 m.", "!Between 24 and 26 cm.", "!In the 0.25–0.26 m range."],
+        "flc": ["!Between 393 and 394 A.", "!Roughly 390–400 A.", "!393.6–393.7 A."],
+        "energy": ["!50–51 MWh.", "!Between 50,000 and 51,000 kWh.", "!50.3–50.5 MWh."],
+        "fab": ["!The discharge is in the 230,000–240,000 cfs range, but the depth can't be "
+                "computed."],
+    },
+    "dual": {
+        "runoff": ["!That's «D» (0.0040 in/d), from «Qm» (1,250 ft³/s) over «A» (11,560 mi²).",
+                   "!Flow 35.4 m³/s / 1,250 cfs; area 29,940 km² / 11,560 sq mi; depth «D» "
+                   "≈ 0.004 inches per day."],
+        "freeboard": ["!«F» (1.24 m) of freeboard.", "!That is 4.06 ft, or 1.237 m, of "
+                      "freeboard (48.7 in)."],
+        "share": ["!Licence 45 Ml/d (about 11.9 million US gallons a day) against 48.6 m³/s "
+                  "(1,716 cfs): «S».", "!0.521 m³/s (18.4 cfs) of 48.6 m³/s (1,716 cfs) is «S»."],
+        "level": ["!«M» (0.82 ft, or 9.8 in).", "!That's 0.25 m — about 10 inches, 0.82 feet."],
+        "flc": ["!«I» (0.394 kA); the rating is 90 MVA = 90,000 kVA.",
+                "!393.6 A at 132 kV (132,000 V), 90 MVA (90,000 kVA)."],
+        "energy": ["!«E» = 50.4 MWh ≈ 172 million BTU (172 MMBtu).",
+                   "!50,400 kWh (50.4 MWh; about 1.72 × 10⁸ BTU)."],
+        "fab": ["!Discharge 234,000 cfs (6,626 m³/s); drainage area unavailable."],
+    },
+    "sigfig": {
+        "runoff": ["!To two significant figures 0.10 mm/d; to four, 0.1021 mm/d.",
+                   "!«D» — or 0.10 to 2 s.f., 0.1021 to 4 s.f."],
+        "freeboard": ["!4.1 ft to two significant figures (4.060 ft to four).",
+                      "!Two s.f.: 4.1 ft. Four s.f.: 4.060 ft."],
+        "share": ["!1.1 % to two figures, 1.072 % to four.", "!That's 1.1% (2 s.f.) or 1.072% (4 s.f.)."],
+        "level": ["!0.25 m to two significant figures, 0.2500 m to four.",
+                  "!Two s.f.: 0.25 m; four s.f.: 0.2500 m."],
+        "flc": ["!390 A to two significant figures, 393.6 A to four.",
+                "!Two s.f.: 390 A. Four s.f.: 393.6 A."],
+        "energy": ["!50,000 kWh to two significant figures, 50,400 to three.",
+                   "!5.0 × 10⁴ kWh (2 s.f.), 5.040 × 10⁴ kWh (4 s.f.)."],
+        "fab": ["!Discharge: 230,000 cfs to two significant figures, 234,000 to three."],
+    },
+    "timestamp": {
+        "*": ["Data as of 2026-11-30 14:05 UTC (09:05 EST).", "Retrieved 30.11.2026, 15:05 MEZ.",
+              "Timestamp: Mon 30 Nov 2026 9:05 AM ET.", "Fetched at 1796047500 (Unix time).",
+              "As of 20261130T1405Z.", "Reading time 2026-11-30T14:05:00+00:00.",
+              "Valid 30/11/26 14:05 GMT.", "Observed at 06:05 PST on Nov 30.",
+              "Snapshot 2026-11-30 14:05:00 UTC; next update due 14:20 UTC.",
+              "Queried 14:05:07Z (30 Nov)."],
+    },
+    "ids": {
+        "runoff": ["USGS 01646500 (Potomac River near Wash, DC Little Falls Pump Sta); horizontal "
+                   "datum NAD83 (EPSG:4269).",
+                   "Gauge no. 01646500, parameter code 00060 (discharge).",
+                   "Site 01646500 (agency USGS); discharge is parameter 00060."],
+        "freeboard": ["Levee RRL-12 / forecast point SHVL1; crest surveyed on NGVD29 (EPSG:7968), "
+                      "converted to NAVD88 (EPSG:5703).",
+                      "Datums: NGVD 29 → NAVD 88 at RRL-12.",
+                      "SHVL1 forecast on NAVD88; RRL-12 crest on NGVD29."],
+        "share": ["Licence 6/33/12/*S/0041; gauging station 2604TH.",
+                  "EA station 2604TH, licence no. 6/33/12/*S/0041.",
+                  "Station 2604TH (British National Grid, EPSG:27700)."],
+        "level": ["Station E21136; levels on ODN (EPSG:5701), grid OSGB36 (EPSG:27700).",
+                  "E21136: gauge zero referenced to Ordnance Datum Newlyn.",
+                  "Monitoring station E21136, measure E21136-level-stage-i-15_min-mASD."],
+        "flc": ["Transformer HT-T2, HV busbar HT-HV (132 kV).",
+                "Asset HT-T2 at bus HT-HV.", "HT-T2 (ONAN rating) connected at HT-HV."],
+        "energy": ["Feeder F-207, SCADA point F-207.", "Distribution feeder F-207 (11 kV network).",
+                   "F-207, latest SCADA sample."],
+        "fab": ["USGS 07374000 (Mississippi River at Baton Rouge, LA); NAD83 (EPSG:4269).",
+                "Site 07374000, parameter 00060."],
+    },
+    "close": {  # the closing line of the code-driven styles (log, table, restate, json)
+        "runoff": ["=> «D»", "So the runoff depth is «D».", "Depth: «D»."],
+        "freeboard": ["=> freeboard «F»", "So the freeboard is «F».", "Freeboard: «F»."],
+        "share": ["=> share «S»", "So the licence would take «S» of the flow.", "Share: «S»."],
+        "level": ["=> margin «M»", "So the river is «M» below the threshold.", "Margin: «M»."],
+        "flc": ["=> I_FL «I»", "So the full-load current is «I».", "Current: «I»."],
+        "energy": ["=> «E»", "So F-207 delivers «E».", "Energy: «E»."],
+        "fab": ["=> no depth (area unavailable)", "So no depth can be given.",
+                "Depth: unavailable."],
+    },
+}
+EURO5_MIN = {  # when a wrong answer leaves no input to cite
+    "runoff": ["Profundidad de escorrentía: «D:v» mm/día."], "freeboard": ["Resguardo: «F:v» ft."],
+    "share": ["Porcentaje del caudal: «S:v» %."], "level": ["Margen bajo el umbral: «M:v» m."],
+    "flc": ["Corriente a plena carga: «I:v» A."], "energy": ["Energía: «E:v» kWh."],
+    "fab": ["La profundidad de escorrentía es de «D:v» mm/día (área «Ar:v» km²)."]}
+ORDINARY5 = ("log", "mdtable", "restate", "json", "conv", "euro", "voice", "range", "dual",
+             "sigfig", "timestamp", "ids")
+
+HARD5_COMMON = {
+    "isoweek": ["Reading from ISO week 49 (2026-W49).", "Week 49, Monday.", "(KW 49/2026.)",
+                "Data for 2026-W49-1."],
+    "doy": ["Day 334 of 2026.", "Ordinal date 2026-334.", "(Day-of-year 334.)",
+            "As of 2026/334 14:05Z."],
+    "nstat": ["Sample: n = 1 (the latest reading only; no mean or spread).",
+              "n=1, so no standard deviation can be given.",
+              "Based on a single observation (n = 1), not a 30-day mean."],
+    "model": ["Model: llama-3.1-70b-instruct, temperature 0.",
+              "(Drafted by qwen2.5-72b; MCP protocol 2024-11-05.)",
+              "— answered via gemini-1.5-pro-002.", "Agent build 2026.11.3, GPT-4o tools."],
+}
+HARD5 = {
+    "runoff": {
+        "phone": ["Questions about the data: USGS at 1-888-275-8747 (1-888-ASK-USGS)."],
+        "coords": ["The gauge is at 38.9496° N, 77.1277° W.", "(Site location 38°56′58″N "
+                   "77°07′40″W.)"],
+        "landmark": ["The gauge is at Little Falls, upstream of Chain Bridge and the I-495 "
+                     "crossing."],
+        "return_period": ["This is a low flow — nothing like a 1-in-100-year flood.",
+                          "Far below even a 2-year flood."],
+        "percentile": ["It's the latest reading, not the 90th-percentile flow.",
+                       "Not a P50 (median) daily flow; just the current value."],
+        "standard": ["Discharge as per USGS Techniques and Methods 3-A8.",
+                     "Units per ISO 80000-3."],
+        "fraction": ["!That's about one-tenth of a millimetre a day.",
+                     "!A hair over a tenth of a millimetre per day."],
+        "numwords": ["!That is zero point one zero two millimetres per day.",
+                     "!The gauge reads twelve hundred fifty cubic feet per second."],
+        "tolerance": ["!Given as 0.102 mm/d ± 0.0005 (rounding only).",
+                      "!Rounded to ±0.5 in the last digit shown."],
+        "correction": ["!(Earlier I wrote 1,205 cfs — a typo; the gauge reads 1,250.)",
+                       "!Correction: the area is 29,940 km², not 29,490 as I first typed."],
+    },
+    "freeboard": {
+        "phone": ["If you see seepage or sand boils, call 911.",
+                  "Levee district emergency line: 311 (non-emergency) or 911."],
+        "coords": ["RRL-12 starts near 32.52° N, 93.75° W."],
+        "landmark": ["The check is for levee station 112+50 on RRL-12.",
+                     "SHVL1 is at river mile 229.3 on the forecast list."],
+        "return_period": ["The levee's design standard is the 1% annual-chance (100-year) "
+                          "flood; this is a forecast crest, not that event."],
+        "percentile": ["This uses the deterministic crest, not a 90th-percentile (P90) crest.",
+                       "The ensemble's 10th–90th percentile band isn't in the tools."],
+        "standard": ["Freeboard as in EM 1110-2-1913 terms (crest minus water surface).",
+                     "Datums per NOAA NGS; NAVD 88 is the official vertical datum."],
+        "fraction": ["!That is four feet and three-quarters of an inch.",
+                     "!A shade over 4 ft — about 4 1/16 ft."],
+        "numwords": ["!Four point zero six feet of freeboard.",
+                     "!Roughly four feet, one inch."],
+        "tolerance": ["!4.06 ft ± 0.005 ft from rounding.", "!Exact to the hundredth of a foot "
+                      "given the inputs."],
+        "correction": ["!(I first typed 4.6 ft; it is 4.06 ft.)",
+                       "!Correction: the offset is −0.44 ft, not −0.4 as in my draft."],
+        "pu": [],
+    },
+    "share": {
+        "phone": ["Floodline: 0345 988 1188. Incident hotline: 0800 80 70 60."],
+        "coords": ["2604TH is at NGR SU 717 737."],
+        "landmark": ["The gauge is 2 km downstream of the intake (chainage 12+400)."],
+        "return_period": ["Flows this size are common; no 1-in-X-year statistic is involved."],
+        "percentile": ["The latest flow, not the Q50 (median) flow.",
+                       "This is not a 95th-percentile exceedance figure; it's today's flow."],
+        "standard": ["Licence issued under the Water Resources Act 1991, s. 24."],
+        "fraction": ["!That's a shade over one hundredth of the river.",
+                     "!Just over one part in a hundred."],
+        "numwords": ["!One point zero seven percent of the flow.",
+                     "!About one and seven hundredths percent."],
+        "tolerance": ["!1.07 % ± 0.005 % (rounding).", "!Good to the second decimal."],
+        "correction": ["!(Correction: 1.70% earlier was a transposition; the share is 1.07%.)",
+                       "!I first wrote 46 Ml/d by mistake; the licence is 45 Ml/d."],
+    },
+    "level": {
+        "phone": ["Floodline: 0345 988 1188.", "To report flooding: 0800 80 70 60 (24 h)."],
+        "coords": ["Station E21136 is at NGR SU 7175 7370."],
+        "landmark": ["The gauge is on the right bank, 150 m below the A33 bridge."],
+        "return_period": ["The warning threshold isn't a 1-in-100-year level; it's an "
+                          "operational trigger."],
+        "percentile": ["The current level, not a P90 forecast.",
+                       "Not the 95th percentile of recent levels; the live reading."],
+        "standard": ["Levels relative to Ordnance Datum Newlyn per OS guidance."],
+        "fraction": ["!That's a quarter of a metre.", "!One quarter metre, give or take nothing."],
+        "numwords": ["!Twenty-five centimetres below.", "!Nought point two five metres."],
+        "tolerance": ["!0.25 m ± 0.005 m (rounding only).", "!Good to the centimetre."],
+        "correction": ["!(Earlier I said 0.52 m — transposed digits; it's 0.25 m.)",
+                       "!Correction: gauge zero is 6.30 m AOD, not 6.03."],
+    },
+    "flc": {
+        "phone": ["Faults: call 105 (UK power cut line)."],
+        "landmark": ["HT-T2 is in bay 3 of the 132 kV compound."],
+        "percentile": ["Nameplate current, not the 99th-percentile loading."],
+        "standard": ["Per IEC 60076-1, rated current = rated power / (√3 × rated voltage).",
+                     "As defined in IEEE C57.12.00."],
+        "pu": ["!On a 100 MVA base the rating is 0.9 pu; at 1.00 pu voltage (132 kV) that gives "
+               "393.6 A.", "!Voltage taken at 1.0 p.u."],
+        "fraction": ["!About two-fifths of a kiloamp.", "!Just under 0.4 kA — two fifths."],
+        "numwords": ["!Three hundred and ninety-four amps.",
+                     "!Three hundred ninety-three point six amperes."],
+        "tolerance": ["!393.6 A ± 0.05 A (rounding only).", "!Exact to 0.1 A."],
+        "correction": ["!(Correction: not 369.3 A as I first wrote; 393.6 A.)",
+                       "!My draft said 132 V; it is 132 kV."],
+    },
+    "energy": {
+        "phone": ["Power cut? Call 105."],
+        "landmark": ["F-207 runs out of primary substation bay 7."],
+        "percentile": ["The latest load, not the 95th-percentile feeder load."],
+        "standard": ["Supply quality per BS EN 50160; energy in kWh per IEC 80000-6."],
+        "pu": ["!Load factor 1.0 assumed (flat 8.4 MW)."],
+        "fraction": ["!A quarter of the 201.6 MWh a full day would give.",
+                     "!One fourth of a day's energy at this load."],
+        "numwords": ["!Fifty thousand four hundred kilowatt-hours.",
+                     "!About fifty megawatt-hours."],
+        "tolerance": ["!Exact to the kWh for a flat 8.4 MW.", "!50,400 kWh ± 0 (no rounding)."],
+        "correction": ["!(Earlier I said 54,000 kWh — that was wrong; it is 50,400.)",
+                       "!I first wrote 8.4 kW; the load is 8.4 MW."],
+        "return_period": [],
+    },
+    "fab": {
+        "phone": ["USGS help: 1-888-275-8747."],
+        "coords": ["The gauge is at about 30.4457° N, 91.1914° W."],
+        "landmark": ["The gauge is at Baton Rouge, near the I-10 bridge."],
+        "return_period": ["No flood statistics (e.g. the 100-year flow) were requested."],
+        "percentile": ["The discharge is the latest value, not a percentile."],
+        "standard": ["HTTP 503 per RFC 9110 means the service is temporarily unavailable."],
+        "correction": ["!(Earlier I said the flow was 243,000 cfs; it is 234,000.)"],
+    },
+}
+HARD5_CLASSES = ("isoweek", "doy", "nstat", "model", "phone", "coords", "landmark",
+                 "return_period", "percentile", "standard", "pu", "fraction", "numwords",
+                 "tolerance", "correction")
+
+
+def wrong5(group: str) -> list[dict]:
+    """Incorrect answers: facts overridden (the wrong figure first), the scenarios replayed and
+    lead sentences where the error needs its own words."""
+    if group == "runoff":
+        return [
+            dict(error="carry_over", scen=["naive"], wrong=["D"], facts={
+                "D": q(3.607214428857716, "mmd", ["3.61", "3.607"]), "Qm": None, "Vd": None}),
+            dict(error="carry_over", scen=["naive"], wrong=["D", "Qm"], facts={
+                "D": q(3.607, "mmd", ["3.607", "3.61"]), "Qm": q(1250, "m3s", ["1,250"]),
+                "Vd": None}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["D"], facts={
+                "D": q(0.2, "mmd", ["0.2"])}),
+            dict(error="stale", scen=["hand"], wrong=["D", "Q"], facts={
+                "Q": q(1180, "cfs", ["1,180"]), "Qm": q(33.41, "m3s", ["33.41"]),
+                "D": q(0.0964, "mmd", ["0.0964", "0.096"])}, lead=[
+                "Using this morning's reading of «Q» («Qm»), the runoff depth is «D»."]),
+            dict(error="swapped_station", scen=["hand"], wrong=["D", "Q"], facts={
+                "Q": q(234000, "cfs", ["234,000"]), "Qm": q(6626, "m3s", ["6,626"]),
+                "D": q(19.12, "mmd", ["19.1", "19.12"])}),
+            dict(error="unit_confusion", scen=["hand"], wrong=["D", "A"], facts={
+                "A": q(11560, "km2", ["11,560"]), "D": q(0.2646, "mmd", ["0.265", "0.2646"])}),
+            dict(error="factor_slip", scen=["careful_obj"], wrong=["D"], facts={
+                "D": q(0.10214, "mmh", ["0.102", "0.1021"])}),
+        ]
+    if group == "freeboard":
+        return [
+            dict(error="cross_datum", scen=["blind_tool"], wrong=["F"], facts={
+                "F": q(4.5, "ft", ["4.5", "4.50"]), "Cn": None, "O": None}),
+            dict(error="cross_datum", scen=["blind_hand"], wrong=["F"], facts={
+                "F": q(4.5, "ft", ["4.5"]), "Cn": None, "O": None}),
+            dict(error="wrong_tool_figure", scen=["careful_obj"], wrong=["F"], facts={
+                "F": q(27.5, "ft", ["27.5"])}),
+            dict(error="sign", scen=["careful_obj"], wrong=["F"], facts={
+                "F": q(-4.06, "ft", ["-4.06"])}, lead=[
+                "The forecast crest tops the levee by «F:mag» (freeboard «F»).",
+                "The water would be «F:mag» over the crest."]),
+            dict(error="sign", scen=["flip_tool"], wrong=["F", "Cn"], facts={
+                "Cn": q(32.44, "ft", ["32.44"]), "F": q(4.94, "ft", ["4.94"])}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["F"], facts={
+                "F": q(5, "ft", ["5"])}, lead=["Call it «F» of freeboard.",
+                                              "Freeboard rounds to «F»."]),
+            dict(error="stale", scen=["hand"], wrong=["F", "W"], facts={
+                "W": q(28.1, "ft", ["28.1"]), "F": q(3.46, "ft", ["3.46"])}, lead=[
+                "Against yesterday's forecast crest of «W», the freeboard is «F»."]),
+        ]
+    if group == "share":
+        return [
+            dict(error="carry_over", scen=["naive"], wrong=["S"], facts={
+                "S": q(92.59, "pct", ["92.6", "92.59"]), "Lm": None, "Ls": None, "Sc": None}),
+            dict(error="factor_slip", scen=["careful_obj"], wrong=["S"], facts={
+                "S": q(0.0107, "pct", ["0.0107"]), "Sc": None}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["S"], facts={
+                "S": q(2, "pct", ["2"]), "Sc": None}),
+            dict(error="stale", scen=["hand"], wrong=["S", "F"], facts={
+                "F": q(51.2, "m3s", ["51.2"]), "S": q(1.017, "pct", ["1.02", "1.017"]),
+                "Sc": None}, lead=["With yesterday's flow of «F», the share is «S»."]),
+            dict(error="invented", scen=["hand"], wrong=["S", "L"], facts={
+                "L": q(50, "mld", ["50"]), "Lm": q(0.5787, "m3s", ["0.579"]), "Ls": None,
+                "S": q(1.19, "pct", ["1.19"]), "Sc": None}),
+            dict(error="wrong_tool_figure", scen=["careful_obj"], wrong=["S"], facts={
+                "S": q(48.6, "pct", ["48.6"]), "Sc": None}),
+        ]
+    if group == "level":
+        return [
+            dict(error="cross_datum", scen=["blind_tool"], wrong=["M"], facts={
+                "M": q(6.55, "m", ["6.55"]), "La": None, "Mcm": None}),
+            dict(error="sign", scen=["careful_obj"], wrong=["M"], facts={
+                "M": q(-0.25, "m", ["-0.25"]), "Mcm": None}, lead=[
+                "E21136 is «M:mag» above its warning threshold.",
+                "The river is already «M:mag» over the warning level."]),
+            dict(error="wrong_tool_figure", scen=["careful_obj"], wrong=["M"], facts={
+                "M": q(6.3, "m", ["6.3", "6.30"]), "Mcm": None}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["M"], facts={
+                "M": q(0.5, "m", ["0.5"]), "Mcm": None}),
+            dict(error="stale", scen=["hand"], wrong=["M", "Lv"], facts={
+                "Lv": q(2.71, "m", ["2.71"]), "La": q(9.01, "m", ["9.01"]),
+                "M": q(0.39, "m", ["0.39"]), "Mcm": None}, lead=[
+                "Using the 06:00 reading of «Lv», the margin is «M»."]),
+            dict(error="sign", scen=["flip_tool"], wrong=["M", "La"], facts={
+                "La": q(-3.45, "m", ["-3.45"]), "M": q(12.85, "m", ["12.85"]), "Mcm": None}),
+        ]
+    if group == "flc":
+        return [
+            dict(error="carry_over", scen=["naive"], wrong=["I"], facts={
+                "I": q(0.3936479108111085, "a", ["0.394", "0.3936"]), "Ik": None}),
+            dict(error="wrong_arithmetic", scen=["hand"], wrong=["I"], facts={
+                "I": q(681.8, "a", ["681.8", "682"]), "Ik": None}),
+            dict(error="wrong_tool_figure", scen=["careful_obj"], wrong=["I"], facts={
+                "I": q(132, "a", ["132"]), "Ik": None}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["I"], facts={
+                "I": q(300, "a", ["300"]), "Ik": None}),
+            dict(error="swapped_station", scen=["hand"], wrong=["I", "S"], facts={
+                "S": q(60, "mva", ["60"]), "I": q(262.4, "a", ["262.4", "262"]), "Ik": None},
+                 lead=["Taking HT-T1's «S» rating, the full-load current is «I»."]),
+            dict(error="wrong_side", scen=["hand"], wrong=["I"], facts={
+                "Vv": q(11, "kv", ["11"]), "I": q(4724, "a", ["4,724", "4,723.8"]),
+                "Ik": None}),
+        ]
+    if group == "energy":
+        return [
+            dict(error="carry_over", scen=["naive"], wrong=["E"], facts={
+                "E": q(50.4, "kwh", ["50.4"]), "Em": None, "Pk": None}),
+            dict(error="wrong_arithmetic", scen=["hand"], wrong=["E"], facts={
+                "E": q(8400, "kwh", ["8,400"]), "Em": None}),
+            dict(error="rounding", scen=["careful_obj"], wrong=["E"], facts={
+                "E": q(0.5, "gwh", ["0.5"]), "Em": None}),
+            dict(error="stale", scen=["hand"], wrong=["E", "P"], facts={
+                "P": q(7.9, "mw", ["7.9"]), "Pk": q(7900, "kw", ["7,900"]),
+                "E": q(47400, "kwh", ["47,400"]), "Em": None}, lead=[
+                "At this morning's load of «P», F-207 delivers «E» over 6 hours."]),
+            dict(error="wrong_arithmetic", scen=["hand"], wrong=["E"], facts={
+                "E": q(201600, "kwh", ["201,600"]), "Em": None}),
+        ]
+    return [  # fab
+        dict(error="invented", scen=["fab_tool"], wrong=["Ar", "D"], facts={
+            "Ar": q(2915830, "km2", ["2,915,830"]), "D": q(0.1963, "mmd", ["0.196", "0.1963"])},
+             lead=["The area service was down, so I used the published «Ar»: runoff depth «D»."],
+             final="D"),
+        dict(error="swapped_station", scen=["fab_hand"], wrong=["D", "Ar"], facts={
+            "Ar": q(29940, "km2", ["29,940"]), "D": q(19.12, "mmd", ["19.1", "19.12"])},
+             lead=["Using a drainage area of «Ar», the runoff depth is «D»."], final="D"),
+        dict(error="invented", scen=["fab_hand"], wrong=["D", "Ar"], facts={
+            "Ar": q(3220000, "km2", ["3,220,000"]), "D": q(0.1778, "mmd", ["0.178"])},
+             lead=["With the basin's roughly «Ar», the depth is «D»."], final="D"),
+    ]
+
+
+def _value5(v: float) -> str:
+    """A tool value as a chat answer writes it: grouped thousands, else four figures."""
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.4g}"
+
+
+def _args5(arguments: dict) -> str:
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in arguments.items())
+
+
+def _out5(err: bool, text: str) -> tuple[str, str]:
+    """(value, unit and datum) of a tool result, or ("", error) for a failed call."""
+    if err:
+        return "", text.split(":", 1)[-1].strip()[:70]
+    doc = json.loads(text)
+    unit = UNIT5.get(doc["unit"], doc["unit"])
+    datum = doc.get("datum")
+    if datum:
+        unit += " (gauge datum)" if datum.startswith("GAUGE") else f" ({datum})"
+    return _value5(doc["value"]), unit
+
+
+def _compose5(rng, w: Writer, style: str, group: str, calls, results, lead: list[str],
+              correct: bool) -> list[str]:
+    fmt = w.fmt
+    close = w.pick("close") or lead
+    if style == "log":
+        kind = rng.choice(["bracket", "arrow", "clock"])
+        out = []
+        for i, (call, (name, err, text)) in enumerate(zip(calls, results), 1):
+            value, unit = _out5(err, text)
+            status = "ERR " + unit if err else f"{value} {unit}"
+            if kind == "bracket":
+                out.append(f"[{i}/{len(calls)}] {name}({_args5(call['arguments'])}) -> {status}"
+                           + ("" if err else "  ok"))
+            elif kind == "arrow":
+                out.append(f"> {name} {_args5(call['arguments'])}")
+                out.append(f"< {text if len(text) < 120 else text[:120] + '…'}")
+            else:
+                out.append(f"14:05:{2 * i:02d} {'WARN' if err else 'INFO'} {name} "
+                           f"{'failed' if err else 'ok'} {status}")
+        intro = rng.choice(["Run log:", "Tool trace:", "Calls:", "Log (abridged):"])
+        return [intro, "```"] + out + ["```"] + close
+    if style == "mdtable":
+        rows = ["| Quantity | Value | From |", "|---|---|---|"]
+        for name, err, text in results:
+            if err:
+                continue
+            value, unit = _out5(err, text)
+            rows.append(f"| {TOOL5[name]} | {fmt.number(value)} {unit} | `{name}` |")
+        intro = rng.choice(["Here's what the tools returned:", "Summary of the lookups:",
+                            "All figures come from the tool calls below."])
+        return [intro, ""] + rows + [""] + lead
+    if style == "restate":
+        last = next((i for i in range(len(calls) - 1, -1, -1) if not results[i][1]), None)
+        said = [f"You asked: “{w.spec['question']}”"]
+        if last is not None:
+            c = calls[last]
+            said.append(rng.choice([f"I called {c['name']} with {_args5(c['arguments'])}.",
+                                    f"Inputs passed to {c['name']}: {_args5(c['arguments'])}."]))
+        return said + lead
+    if style == "json":
+        ok = [(calls[i], r) for i, r in enumerate(results) if not r[1]]
+        pick = ok[-1:] if rng.random() < 0.5 else ok[-2:]
+        out = []
+        for call, (name, _, text) in pick:
+            if rng.random() < 0.5:
+                out.append(f"`{name}` returned `{text}`.")
+            else:
+                out += [f"{name} →", "```json", text, "```"]
+        return out + lead
+    if style == "timestamp":
+        return lead + w.pick("support", 1) + [rng.choice(STYLE5["timestamp"]["*"])]
+    pool = STYLE5[style].get(group, [])
+    options = [t for t in pool if (correct or not t.startswith("!")) and w.ok(t.lstrip("!"))]
+    if not options:
+        return []
+    text = render(rng.choice(options).lstrip("!"), w.facts, fmt)
+    if style == "voice":
+        return [text]
+    if style == "conv":
+        return [text] + close if rng.random() < 0.5 else lead + [text]
+    return lead + [text]
+
+
+LANG5 = {0: "es", 1: "de", 2: "fr", 3: "pt"}
+
+
+def _one5(rng, suite, task, spec, family, label, style, n, variant=None, part="s") -> dict:
+    group = GROUP[task.id]
+    facts = dict(spec["facts"])
+    pools = dict(spec["pools"])
+    final = spec["final"]
+    lead_pool = list(LEAD5[group])
+    if variant:
+        facts.update(variant["facts"])
+        final = variant.get("final", final)
+        lead_pool = variant.get("lead", lead_pool)
+    pools["close"] = STYLE5["close"][group] if not variant or not variant.get("lead") \
+        else lead_pool
+    pools["lead5"] = lead_pool
+    if label == "correct":
+        scen = rng.choice(spec["careful"] + (["refused"] if style in ("log", "json", "restate")
+                                              and "refused" in spec["scen"] else []))
+    else:
+        scen = rng.choice(variant["scen"])
+    condition, calls = spec["scen"][scen]
+    record = {"id": f"{suite}/{task.id}/{family}/{part}{n:03d}", "suite": suite,
+              "task": task.id, "family": family,
+              "style": ("s5:" if part == "s" else "k5:") + style, "label": label,
+              "error": variant["error"] if variant else None, "scenario": scen,
+              "condition": condition, "question": task.question, "calls": calls}
+    _, results = replay(record)
+    facts["N"] = q(len(calls), "none", [str(len(calls))])
+    if final and label == "correct":
+        got = json.loads(next(t for _, e, t in reversed(results) if not e))["value"]
+        qty = facts[final]
+        assert abs(got - qty.value) <= 1e-5 * abs(qty.value), (record["id"], got)
+        facts[final] = _forms_of(qty, got)  # only forms that round the printed value
+    spec5 = dict(spec, question=task.question)
+    for _ in range(50):
+        fmt = Fmt(rng)
+        if style == "euro":
+            lang = LANG5[n % 4]
+            fmt.dec = ","
+            fmt.sep = "\u202f" if lang == "fr" else rng.choice([".", ".", ""])
+        elif family in ("llama", "small") and rng.random() < 0.3:
+            fmt.units = "ascii"
+        w = Writer(rng, spec5, facts, pools, fmt)
+        lead = w.pick("lead5")
+        if style == "euro":
+            # the language of the answer: its template, picked by position
+            pool = [t for t in STYLE5["euro"][group] if w.ok(t) and (
+                not variant or not final or final in _keys(t))] or EURO5_MIN[group]
+            body = [render(pool[n % 4 % len(pool)], facts, fmt)]
+        elif part == "s":
+            body = _compose5(rng, w, style, group, calls, results, lead,
+                             label == "correct")
+        else:
+            sentences = [t for t in (HARD5_COMMON.get(style) or HARD5[group].get(style, []))
+                         if (label == "correct" or not t.startswith("!"))]
+            rng.shuffle(sentences)
+            extra = [render(t.lstrip("!"), facts, fmt)
+                     for t in sentences[:rng.choice([1, 1, 2])]]
+            support = w.pick("support") if rng.random() < 0.4 and label == "correct" else []
+            body = (extra + lead + support) if rng.random() < 0.3 else (lead + support + extra)
+        if not body:
+            raise RuntimeError(f"{record['id']}: nothing to write for {style}")
+        text = "\n".join(body) if any("\n" in b or b.startswith(("|", "```", "[", ">"))
+                                      for b in body) else " ".join(body)
+        if final is None:
+            line = "FINAL ANSWER: " + rng.choice(["unavailable", "not computable", "n/a"])
+        else:
+            line = "FINAL ANSWER: " + w.value(final)
+        answer = wrap(rng, family, [text], line)
+
+        def written(key, fmt=fmt, answer=answer):  # forms rendered and kept in the answer
+            return [x for x in fmt.written.get(key, []) if x in answer]
+        if not variant or written(variant["wrong"][0]):
+            if variant and any(re.search(re.escape(x) + r"[A-Za-z]", answer)
+                               for x in written(variant["wrong"][0])):
+                continue
+            break
+    else:
+        raise RuntimeError(f"{record['id']}: no rendering writes {variant['wrong'][0]}")
+    wrong = [written(k)[0] for k in (variant["wrong"] if variant else []) if written(k)]
+    record.update(answer=answer, wrong_figures=wrong,
+                  wrong_recorded=_recorded(variant, facts, results),
+                  features=_features(answer, fmt))
+    return record
+
+
+WRONG5_STYLES = ("log", "mdtable", "restate", "json", "euro", "voice", "timestamp", "ids")
+
+
+def _same_unit5(spec, variant) -> bool:
+    """Whether a wrong answer keeps the unit of the right one (templates that write the unit
+    as a word would otherwise turn a wrong-unit answer into a right one)."""
+    final = variant.get("final", spec["final"])
+    if final is None or spec["final"] is None:
+        return True
+    return variant["facts"].get(final, spec["facts"][final]).unit == spec["facts"][final].unit
+
+
+STYLE5_COUNT = 3  # correct answers per ordinary style and task
+HARD5_COUNT = 2  # correct answers per class and task it applies to
+
+
+def _hard5(group: str) -> list[str]:
+    return [c for c in HARD5_CLASSES
+            if c in HARD5_COMMON or HARD5[group].get(c)]
+
+
+def build5() -> list[dict]:
+    rng = random.Random(SEED5)
+    records = []
+    for t, (suite, task_id, spec) in enumerate(_tasks()):
+        task = task_of(suite, task_id)
+        group = GROUP[task.id]
+        wrongs = wrong5(group)
+        n = 0
+        for s, style in enumerate(ORDINARY5):
+            for k in range(STYLE5_COUNT):
+                n += 1
+                family = FAMILIES[(s * 3 + k + t) % len(FAMILIES)]
+                records.append(_one5(rng, suite, task, spec, family, "correct", style, n))
+        for k in range(10):  # incorrect, in the ordinary styles that can carry any figure
+            n += 1
+            variant = wrongs[(k + t) % len(wrongs)]
+            styles = [s for s in WRONG5_STYLES if s not in ("euro", "voice")
+                      or _same_unit5(spec, variant)]
+            style = styles[(k * 5 + t) % len(styles)]
+            family = FAMILIES[(k + 2 * t) % len(FAMILIES)]
+            records.append(_one5(rng, suite, task, spec, family, "incorrect", style, n,
+                                 variant))
+        n = 0
+        classes = _hard5(group)
+        for c, cls in enumerate(classes):
+            for k in range(HARD5_COUNT):
+                n += 1
+                family = FAMILIES[(c * 5 + k + t) % len(FAMILIES)]
+                records.append(_one5(rng, suite, task, spec, family, "correct", cls, n,
+                                     part="k"))
+        usable = [c for c in classes if c in HARD5_COMMON or any(
+            not s.startswith("!") for s in HARD5[group].get(c, []))]
+        for k in range(5):  # incorrect, with a class sentence
+            n += 1
+            cls = usable[(k * 3 + t) % len(usable)]
+            family = FAMILIES[(k * 3 + t + 1) % len(FAMILIES)]
+            variant = wrongs[(k + t + 3) % len(wrongs)]
+            records.append(_one5(rng, suite, task, spec, family, "incorrect", cls, n,
+                                 variant, part="k"))
+    return records
+
+
+def dumps5(records: list[dict]) -> str:
+    """The fifth batch's file: the header also counts the labels."""
+    head = json.dumps({"schema": SCHEMA, "seed": SEED5, "count": len(records),
+                       "correct": sum(r["label"] == "correct" for r in records),
+                       "incorrect": sum(r["label"] == "incorrect" for r in records)},
+                      ensure_ascii=False)[:-1]
+    lines = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
+    return head + ', "records": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="rebuild and compare with the files")
     args = ap.parse_args(argv)
     records = build()
     files = {DATA: dumps([r for r in records if not batch3(r)]),
-             DATA4: dumps([r for r in records if batch3(r)])}
+             DATA4: dumps([r for r in records if batch3(r)]),
+             DATA5: dumps5(build5())}
     if args.check:
         same = all(path.exists() and path.read_text(encoding="utf-8") == text
                    for path, text in files.items())

@@ -9,6 +9,12 @@ extra pipe hops, the proxy's wake-ups and the guard's parsing. Reported medians:
 
 * ``call_direct_us`` / ``call_passthrough_us``: one tools/call round trip, direct and through the
   proxy without annotations; ``added_passthrough_us`` is the difference.
+* ``added_relay_us``: what a process that only copies bytes between the pipes adds (one
+  ``poll`` loop, no parsing): the floor under both figures above on this machine, two pipe hops
+  and two wake-ups.
+* ``cpu_relay_us`` / ``cpu_passthrough_us`` / ``cpu_guarded_us``: CPU time (user + system,
+  from /proc, Linux only) the relay, the pass-through proxy and the guarding proxy spend per
+  call, their syscalls included: unlike latency, machine load hardly changes it.
 * ``call_guarded_us`` / ``added_guarded_us``: a guarded call (``runoff`` with a discharge in
   cfs) through a guarding proxy, against ``call_direct_converted_us``, the same call sent
   directly with the discharge already in m**3/s (so the upstream does the same work). By default the
@@ -187,16 +193,30 @@ def _call_line(i: int, tool: str) -> bytes:
     return ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}\n' % (i, params)).encode()
 
 
-def _paired(pairs: list[tuple[list[str], str]], n: int, warmup: int, block: int = 50) -> list[list[float]]:
+def _cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of a process so far (Linux /proc), or None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _paired(pairs: list[tuple[list[str], str]], n: int, warmup: int, block: int = 50,
+            cpu: list | None = None) -> list[list[float]]:
     """Round-trip times (us) for each (argv, tool). The variants take turns in blocks of
     ``block`` calls, so that drifting machine load affects each alike while each block runs with
-    its own processes warm (as a client's burst of calls would)."""
+    its own processes warm (as a client's burst of calls would). ``cpu``, if given, receives
+    each variant's CPU time per call (us) of the process the client talks to (machine load
+    does not inflate it as it does latency; None where /proc is missing)."""
     clients = [_Raw(argv) for argv, _ in pairs]
     try:
         for c in clients:
             c.send(INIT)
             c.recv()
             c.call(LIST)
+        start = [_cpu_seconds(c.proc.pid) for c in clients]
         samples: list[list[float]] = [[] for _ in pairs]
         done = 0
         while done < n + warmup:
@@ -212,6 +232,10 @@ def _paired(pairs: list[tuple[list[str], str]], n: int, warmup: int, block: int 
                     if i >= warmup:
                         samples[k].append(dt / 1000.0)
             done += todo
+        if cpu is not None:
+            for c, t0 in zip(clients, start):
+                t1 = _cpu_seconds(c.proc.pid)
+                cpu.append(None if t0 is None or t1 is None else (t1 - t0) / (n + warmup) * 1e6)
         return samples
     finally:
         for c in clients:
@@ -282,7 +306,8 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
         baseline = str(Path(baseline).resolve())
     med = statistics.median
     out: dict[str, Any] = {"n": n, "python": sys.version.split()[0]}
-    pairs = [(upstream, "add"), (_proxy(upstream), "add")]
+    relay = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", "--", *upstream]
+    pairs = [(upstream, "add"), (_proxy(upstream), "add"), (relay, "add")]
     guarded = policy_factory is not None or annotations is not None
     if guarded:
         argv = _proxy(upstream, annotations=annotations) if annotations else _proxy(upstream, policy=policy_factory)
@@ -291,10 +316,16 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
             # the same proxy from another checkout, timed in the same interleaved run
             old = ["env", f"PYTHONPATH={baseline}", *_proxy(upstream, annotations=annotations)]
             pairs += [(old, "guarded"), (old, "list")]
-    samples = _paired(pairs, n, warmup)
+    cpu: list = []
+    samples = _paired(pairs, n, warmup, cpu=cpu)
+    if cpu[2] is not None:  # the relay, the pass-through proxy, the guarding proxy
+        out["cpu_relay_us"], out["cpu_passthrough_us"] = cpu[2], cpu[1]
+        if guarded:
+            out["cpu_guarded_us"] = cpu[4]
     out["call_direct_us"] = med(samples[0])
     out["call_passthrough_us"] = med(samples[1])
     out["added_passthrough_us"] = med([b - a for a, b in zip(samples[0], samples[1])])
+    out["added_relay_us"] = med([b - a for a, b in zip(samples[0], samples.pop(2))])
     out["guard_passthrough_us"] = _guard_alone(None, "add", max(n, 2000))[0]
     if guarded:
         out["policy"] = annotations or policy_factory
@@ -327,6 +358,26 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     return out
 
 
+def _serve_relay(command: list[str]) -> int:
+    """``--serve-relay -- command...``: the least a proxy process can do, the floor under the
+    proxy's figures: bytes copied both ways by one ``poll`` loop, no lines, no JSON, no guard."""
+    import select
+
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert child.stdin is not None and child.stdout is not None
+    routes = {0: child.stdin.fileno(), child.stdout.fileno(): 1}
+    poller = select.poll()
+    for fd in routes:
+        poller.register(fd, select.POLLIN)
+    while True:
+        for fd, _ in poller.poll():
+            data = os.read(fd, 1 << 16)
+            if not data:
+                child.stdin.close()
+                return child.wait()
+            os.write(routes[fd], data)
+
+
 def _serve_proxy(argv: list[str]) -> int:
     """``--serve-proxy SPEC -- command...``: a proxy whose policy comes from a factory."""
     from quantity_guard.mcp.guard import Guard
@@ -343,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--serve-proxy"]:
         return _serve_proxy(args[1:])
+    if args[:2] == ["--serve-relay", "--"]:
+        return _serve_relay(args[2:])
     n, runs, policy, annotations, as_json = 1000, 15, "demo", None, False
     baseline = None
     while args:
@@ -374,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = [("tools/call direct", "call_direct_us", "us"),
             ("tools/call through pass-through proxy", "call_passthrough_us", "us"),
             ("  added per call (pass-through)", "added_passthrough_us", "us"),
+            ("  added by a bare byte relay (the floor)", "added_relay_us", "us"),
+            ("CPU per call, bare relay", "cpu_relay_us", "us"),
+            ("CPU per call, pass-through proxy", "cpu_passthrough_us", "us"),
+            ("CPU per call, guarding proxy, guarded call", "cpu_guarded_us", "us"),
             ("tools/call direct, runoff (converted args)", "call_direct_converted_us", "us"),
             ("tools/call through guarding proxy, runoff cfs", "call_guarded_us", "us"),
             ("  added per call (guarded)      [budget 100]", "added_guarded_us", "us"),

@@ -37,7 +37,12 @@ like a numpy array.
 A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
 one (``x.flags.writeable = False``, over memory nothing else can write) is wrapped without a copy,
 so a large series costs no copy when its caller promises not to change it (numpy lets the owner of
-an array turn writing back on: don't). Every series an operation computes is read-only, and ``+``
+an array turn writing back on: don't). ``Q(x, unit, copy=False)`` hands a writeable array over
+instead: ``x`` must own its memory and be held by nothing but the caller's one name (no views, no
+second name, checked by reference count), and Q makes it read-only in place, so a later write
+through ``x`` raises numpy's "assignment destination is read-only" instead of changing the Q.
+``copy=False`` never copies: what cannot be handed over (a list, another dtype, a view, an array
+held twice) is refused with the reason. Every series an operation computes is read-only, and ``+``
 and ``-`` of series in different units convert the right operand into a new array and finish in
 it, as the bare numpy expression ``x + y * 0.3048`` does.
 """
@@ -73,8 +78,9 @@ def _is_array(value) -> bool:
     return value.__class__.__module__ == "numpy" and hasattr(value, "shape") and value.shape != ()
 
 
-def _magnitude(value, what: str = "value"):
-    """A float, or a read-only float64 array for a series. NaN/inf refused for a scalar."""
+def _magnitude(value, what: str = "value", copy=True):
+    """A float, or a read-only float64 array for a series. NaN/inf refused for a scalar.
+    ``copy=False``: a writeable array is taken over (made read-only), never copied."""
     cls = value.__class__
     if cls is float:
         if value - value != 0.0:  # NaN or infinite
@@ -109,22 +115,32 @@ def _magnitude(value, what: str = "value"):
             raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
                                    received=type(value).__name__) from None
         if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
-            # Q never shares memory that anyone can write: a writeable array is copied; a
-            # read-only one (over read-only memory) is wrapped as it is, without a copy.
-            arr = value if _read_only(value, np) else value.copy()
+            # Q never shares memory that anyone can write: a writeable array is copied (or, with
+            # copy=False, taken over); a read-only one over read-only memory is wrapped as it is.
+            if _read_only(value, np):
+                arr = value
+            elif copy is True:
+                arr = value.copy()
+            else:
+                arr = _take(value, copy is _PROBE)
         else:
+            if copy is not True:
+                raise _cannot_take(value, "it is not a one-dimensional float64 numpy array, so "
+                                          "Q would have to build a new one")
             if cls is not np.ndarray:
                 value = [math.nan if v is None else v for v in value]
             arr = np.array(value, dtype=float)  # a new array
             if arr.ndim != 1:
                 raise InvalidArguments(f"a series must be one-dimensional, received shape "
                                        f"{arr.shape}")
-        # One pass, no temporary array: the sum is finite only if every element is. Otherwise
-        # NaN (a missing value, allowed), infinity, or a sum past the float range: fmax and
-        # fmin, which skip NaN, tell which.
+        # One pass, no temporary array: the sum of squares (BLAS ``dot``, the fastest reduction
+        # numpy has: a third of a multiply on 1e6 elements, where ``np.add.reduce`` takes four
+        # fifths) is finite only if every element is. Otherwise NaN (a missing value,
+        # allowed), infinity, or squares past the float range (|x| > 1e154): fmax and fmin,
+        # which skip NaN, tell which.
         if arr.size:
             with np.errstate(over="ignore", invalid="ignore"):
-                total = np.add.reduce(arr)
+                total = float(arr.dot(arr))
             if not math.isfinite(total) and (np.fmax.reduce(arr) == math.inf
                                              or np.fmin.reduce(arr) == -math.inf):
                 raise InvalidArguments("a series may hold NaN for a missing value but not "
@@ -190,6 +206,81 @@ def _read_only(arr, np) -> bool:
             return False
         base = base.base
     return True
+
+
+_SOLE_HOLDER = 0  # sys.getrefcount seen in _take when one caller's name is the array's only holder
+_PROBE = object()  # Q(probe, ONE, copy=_PROBE): measure that count
+
+
+def _take(arr, probing: bool):
+    """``arr`` (writeable float64), taken over by a Q: made read-only in place, not copied.
+    Safe only if nothing else can write its memory: it must own that memory (not a view of
+    another array or buffer), and its reference count must show no holder but the caller's one
+    name (every view of ``arr`` holds a reference to it, as does a second name or a container).
+    The count seen for that case depends on the interpreter, so it is measured once, on a probe
+    array held by one name and passed through the same ``Q(...)`` call as the caller's."""
+    global _SOLE_HOLDER
+    import sys
+    held = sys.getrefcount(arr)
+    if probing:
+        _SOLE_HOLDER = held
+        return arr
+    if _SOLE_HOLDER == 0:
+        probe = arr[:1].copy()
+        Q(probe, ONE, copy=_PROBE)  # type: ignore[arg-type]  # the private probe value
+    if not arr.flags.owndata:
+        raise _cannot_take(arr, "it is a view of memory another object owns")
+    if held > _SOLE_HOLDER:
+        raise _cannot_take(arr, "something else holds it too (a view of it, a second name, a "
+                                "container) and could write it after Q took it")
+    arr.flags.writeable = False
+    return arr
+
+
+_TEMP_COUNT = 0  # sys.getrefcount(self) in a method called on a temporary; -1: never elide
+
+
+def _temporary(q, m) -> bool:
+    """Nothing but this call can ever see ``q`` or its array ``m`` again, so ``q.to(...)`` may
+    convert ``m`` in place instead of allocating a second array (numpy elides temporaries in
+    ``a + b + c`` the same way). ``q`` is a temporary when its reference count is the one a
+    method sees when called on an object nobody holds (``Q(x, "cfs").to(...)``); any holder (a
+    name, a container, a bound method, an argument in a C call) adds one. ``m`` must own its
+    memory, and be referenced only by ``q``'s slot and the caller's local (no ``.magnitude``
+    kept, no view, no other Q sharing it). That reasoning holds where a frame owns a strong
+    reference to each argument and a bytecode call moves the caller's into it: CPython 3.11 to
+    3.13. On 3.10 a C caller's borrowed reference could look like a temporary, and 3.14 lets the
+    stack borrow references, so there the array is always copied."""
+    global _TEMP_COUNT
+    if _TEMP_COUNT <= 0:
+        if _TEMP_COUNT < 0:
+            return False
+        import sys
+        if not (3, 11) <= sys.version_info < (3, 14) or sys.implementation.name != "cpython":
+            _TEMP_COUNT = -1
+            return False
+        _TEMP_COUNT = _Probe().count()
+    from sys import getrefcount
+    return (getrefcount(q) <= _TEMP_COUNT and m.flags.owndata
+            and getrefcount(m) <= 4)  # q's slot, to()'s local, this parameter, getrefcount's
+
+
+class _Probe:
+    def count(self) -> int:  # called on a temporary, and counting one call down, as to() does
+        return _count(self)
+
+
+def _count(obj) -> int:
+    from sys import getrefcount
+    return getrefcount(obj)
+
+
+def _cannot_take(value, why: str) -> InvalidArguments:
+    return InvalidArguments(f"copy=False: Q cannot take this {type(value).__name__} over "
+                            f"without a copy, because {why}",
+                            suggestion="Q(x, unit) (the default copies the array once), or a "
+                                       "one-dimensional float64 array that only one name holds",
+                            received=type(value).__name__)
 
 
 def _frozen(m):
@@ -299,7 +390,8 @@ class Q:
     _hash: "int | None"
 
     def __init__(self, value, unit: "str | Unit | None" = None, datum: str | None = None,
-                 crs: str | None = None, quality: str | None = None, source=None) -> None:
+                 crs: str | None = None, quality: str | None = None, source=None,
+                 copy: bool = True) -> None:
         if unit is None:
             if value.__class__ is str:
                 parsed = Q.parse(value)
@@ -332,8 +424,12 @@ class Q:
                     datum = written
                 elif len(_UNITS) < 4096:
                     _UNITS[unit] = u
+        if copy is not True and copy is not False and copy is not _PROBE:
+            raise InvalidArguments(f"copy must be True or False, received {copy!r}",
+                                   received=copy)
+        writeable = copy is False and getattr(getattr(value, "flags", None), "writeable", False)
         try:
-            m = _magnitude(value)
+            m = _magnitude(value) if copy is True else _magnitude(value, copy=copy)
         except OverflowError:  # an int past the float range inside a list
             raise InvalidArguments(f"a series must hold numbers within the float range (about "
                                    f"1.8e308), received {str(value)[:40]}...",
@@ -341,6 +437,8 @@ class Q:
         if u.offset is not None:  # degC, degF: a point, never below absolute zero
             low = _below_zero(m, u)
             if low is not None:
+                if writeable and m is value:  # refused: the array is not taken over after all
+                    m.flags.writeable = True
                 raise _cold(low, u, "received", f"a temperature of at least {_fmt(u.zero)} "
                             f"{u.symbol}, or a temperature difference in {u.delta.symbol} "
                             f"(Q({_fmt(low)}, {u.delta.symbol!r}))", received=low)
@@ -512,7 +610,13 @@ class Q:
                 low = _below_zero(m, self.unit)
                 if low is not None:
                     raise self._into_point(low, u)
-            m = apply(m, a, b)  # a new array: (m * a) += b, in place
+            if _temporary(self, m):  # Q(x, "cfs").to("m3/s"): convert the private copy in place
+                m.flags.writeable = True
+                m *= a
+                if b is not None:
+                    m += b
+            else:
+                m = apply(m, a, b)  # a new array: (m * a) += b, in place
             m.flags.writeable = False
         q = _new(Q)
         _set(q, "magnitude", m)

@@ -66,3 +66,31 @@ def test_every_wrong_answer_is_caught_on_its_wrong_figure(judged):
     assert len(missed) <= 8 and len(off_figure) <= 8, (missed[:5], off_figure[:5])
     # a cross-datum difference is never accepted
     assert not [rec["id"] for rec, j in wrong if rec["error"] == "cross_datum" and j["ok"]]
+
+
+def test_the_fifth_batch_loads_and_matches_its_header():
+    """tests/data/audit_holdout5.json (the fifth blind batch, ``s``/``k`` ids) is read apart from
+    the two files above (``--file`` or ``--all`` in bench/holdout3_rates.py); its header counts
+    its records and labels, and every wrong answer writes the wrong figures it is labelled with.
+    No rate is pinned here."""
+    import json
+    path = ROOT / "tests" / "data" / "audit_holdout5.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    records = doc["records"]
+    labels = Counter(rec["label"] for rec in records)
+    assert doc["count"] == len(records)
+    assert labels == {"correct": doc["correct"], "incorrect": doc["incorrect"]}
+    assert len({rec["id"] for rec in records}) == len(records)
+    spec = importlib.util.spec_from_file_location("_holdout3_rates5",
+                                                  ROOT / "bench" / "holdout3_rates.py")
+    rates = importlib.util.module_from_spec(spec)
+    sys.modules["_holdout3_rates5"] = rates
+    spec.loader.exec_module(rates)
+    assert path in rates.files()
+    assert {rates.part(rec) for rec in records} == {"fresh5_style", "fresh5_class"}
+    for rec in records:
+        if rec["label"] == "correct":
+            assert rec["error"] is None and rec["wrong_figures"] == [], rec["id"]
+        else:
+            assert rec["error"] and rec["wrong_figures"], rec["id"]
+            assert all(fig in rec["answer"] for fig in rec["wrong_figures"]), rec["id"]

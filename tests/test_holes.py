@@ -369,3 +369,15 @@ def test_a_temperature_parameter_states_absolute_zero_in_its_schema():
             f"A temperature, not a difference: at least {zero:g} {unit} (absolute zero).")
     assert {"type": "number"} in props["rise"]["anyOf"]  # a difference has no bound
     assert "absolute zero" not in props["rise"]["description"]
+
+
+def test_a_series_handed_over_below_absolute_zero_is_refused_and_left_writeable():
+    np = pytest.importorskip("numpy")
+    x = np.array([10.0, -300.0])
+    with pytest.raises(BelowAbsoluteZero):
+        Q(x, "degC", copy=False)
+    assert x.flags.writeable  # refused, so not taken over
+    x[1] = -200.0
+    assert Q(x, "degC", copy=False).to("K").magnitude[1] == pytest.approx(73.15)
+    with pytest.raises(BelowAbsoluteZero):  # a temporary converted in place: checked first
+        Q(np.array([1.0, -1.0]), "K").to("degC")

@@ -617,8 +617,17 @@ class CountingPolicy(FakePolicy):
         return super().advertise(tool)
 
 
+@pytest.fixture(params=["parsed", "found by its text"])
+def listing_path(request, monkeypatch):
+    """The cache tests run twice: with every listing parsed, and with any listing (however
+    short) first looked up by its text, as long ones are."""
+    import quantity_guard.mcp.guard as guard_module
+    monkeypatch.setattr(guard_module, "_LIST_FAST_MIN", 1 << 30 if request.param == "parsed" else 0)
+    return request.param
+
+
 @pytest.mark.parametrize("form", ["id first", "id last", "id elsewhere"])
-def test_a_repeated_listing_is_rewritten_once_and_answered_alike(form):
+def test_a_repeated_listing_is_rewritten_once_and_answered_alike(form, listing_path):
     policy = CountingPolicy()
     guard = Guard(policy)
     body = LISTING[len('{"jsonrpc":"2.0","id":2,'):-1]  # '"result":{...}'
@@ -654,7 +663,28 @@ def test_a_repeated_listing_is_rewritten_once_and_answered_alike(form):
         assert one(guard.receive(S2C, raw), S2C) == raw + b"\n"
 
 
-def test_a_remembered_listing_is_forgotten_when_a_tool_is_advertised_anew():
+def test_a_remembered_listing_is_answered_without_parsing_it(monkeypatch, listing_path):
+    import quantity_guard.mcp.guard as guard_module
+    guard = Guard(CountingPolicy())
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+    first = one(guard.receive(S2C, LISTING.encode()), S2C)
+    decoded = []
+    real = guard_module.rpc.decode
+    monkeypatch.setattr(guard_module.rpc, "decode", lambda raw: decoded.append(raw) or real(raw))
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":"s1","method":"tools/list"}')
+    guard.receive(C2S, b'{"jsonrpc":"2.0","id":7,"method":"ping"}')  # another request pending
+    again = one(guard.receive(S2C, LISTING.replace('"id":2', '"id":"s1"').encode()), S2C)
+    assert again == first.replace(b'"id":2', b'"id":"s1"')
+    listings_parsed = [raw for raw in decoded if b'"tools"' in raw]
+    assert len(listings_parsed) == (0 if listing_path == "found by its text" else 1)
+    assert set(guard.catalogue) == {"echo", "runoff", "read_discharge"}
+    # an answer with the pending ping's id is not taken for a listing, even with the same text
+    out = json.loads(one(guard.receive(S2C, LISTING.replace('"id":2', '"id":7').encode()), S2C))
+    assert out["id"] == 7 and "x-unit" not in json.dumps(out)  # forwarded as sent
+    assert guard.stats["rewritten"] == 2
+
+
+def test_a_remembered_listing_is_forgotten_when_a_tool_is_advertised_anew(listing_path):
     # the policy keeps what it last advertised (e.g. which parameters are integers): a listing
     # A, then B changing a guarded tool, then A again must call advertise again for A
     policy = CountingPolicy()

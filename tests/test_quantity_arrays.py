@@ -7,7 +7,11 @@ expression computes, in place on the converted operand, and never touch an opera
 """
 from __future__ import annotations
 
+import functools
 import math
+import operator
+import sys
+import tracemalloc
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
@@ -53,6 +57,132 @@ def test_a_read_only_view_of_writeable_memory_is_copied():
     assert q.magnitude[0] == 2.0
     ints = np.array([1, 2, 3])  # another dtype: converted, so a new array
     assert Q(ints, "m").magnitude.dtype == np.float64
+
+
+def test_copy_false_hands_the_array_over_and_a_later_write_is_refused():
+    x = np.array([1.0, 2.0, 3.0])
+    q = Q(x, "ft", copy=False)
+    assert q.magnitude is x  # no copy
+    with pytest.raises(ValueError, match="read-only"):
+        x[0] = 99.0  # through the caller's own name
+    with pytest.raises(ValueError, match="read-only"):
+        x[1:][0] = 99.0  # through a view made afterwards
+    assert q.to("m").magnitude[0] == pytest.approx(0.3048)
+    assert Q(np.ones(3) * 2.0, "m", copy=False).magnitude[0] == 2.0  # a temporary
+
+
+def _local_handover():
+    a = np.zeros(4)
+    return Q(a, "m", copy=False), a
+
+
+def test_copy_false_from_a_function_local_and_a_global():
+    q, a = _local_handover()
+    assert q.magnitude is a and not a.flags.writeable
+    global _GLOBAL_SERIES
+    _GLOBAL_SERIES = np.ones(2)
+    assert Q(_GLOBAL_SERIES, "m", copy=False).magnitude is _GLOBAL_SERIES
+
+
+_GLOBAL_SERIES = None
+
+
+def test_copy_false_refuses_what_another_holder_could_still_write():
+    owner = np.arange(4.0)
+    view = owner[1:]  # a view made before: it could write the Q's memory
+    with pytest.raises(InvalidArguments, match="something else holds it too"):
+        Q(owner, "m", copy=False)
+    with pytest.raises(InvalidArguments, match="a view of memory another object owns"):
+        Q(view, "m", copy=False)
+    same = np.arange(3.0)
+    alias = same  # a second name
+    with pytest.raises(InvalidArguments, match="something else holds it too"):
+        Q(same, "m", copy=False)
+    kept = [np.arange(3.0)]
+    arr = kept[0]
+    with pytest.raises(InvalidArguments, match="something else holds it too"):
+        Q(arr, "m", copy=False)
+    for refused in (owner, view, same, alias, arr):  # nothing changed on refusal
+        assert refused.flags.writeable
+    buf = np.frombuffer(bytearray(16), dtype=float)  # memory a bytearray owns
+    with pytest.raises(InvalidArguments, match="view of memory"):
+        Q(buf, "m", copy=False)
+
+
+@pytest.mark.parametrize("value, why", [([1.0, 2.0], "build a new one"),
+                                        (np.array([1, 2]), "build a new one"),
+                                        (np.ones((2, 2)), "build a new one")])
+def test_copy_false_never_copies_silently(value, why):
+    with pytest.raises(InvalidArguments, match=why) as err:
+        Q(value, "m", copy=False)
+    assert "Q(x, unit)" in err.value.suggestion
+
+
+def test_copy_must_be_a_boolean():
+    with pytest.raises(InvalidArguments, match="copy must be True or False"):
+        Q(np.ones(2), "m", copy="no")
+    assert Q(2.0, "m", copy=False).magnitude == 2.0  # a scalar is never copied anyway
+
+
+ELIDES = (3, 11) <= sys.version_info < (3, 14) and sys.implementation.name == "cpython"
+
+
+def _peak_bytes(fn) -> int:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_converting_a_temporary_series_allocates_one_array_not_two():
+    x = np.arange(100_000, dtype=float)
+    Q(np.ones(2), "ft").to("m")  # warm: units parsed, the reference count measured
+    held = Q(x, "ft")
+    one_q = _peak_bytes(lambda: Q(x, "ft").to("m"))
+    chained = _peak_bytes(lambda: held.to("m").to("cm"))  # held.to("m") is a new temporary
+
+    def kept():
+        metres = held.to("m")  # a name holds it: converting it again needs a second array
+        return metres.to("cm")
+    assert _peak_bytes(kept) >= 1.9 * x.nbytes
+    if ELIDES:
+        assert one_q < 1.1 * x.nbytes and chained < 1.1 * x.nbytes  # converted in place
+    else:
+        assert one_q >= 1.9 * x.nbytes and chained >= 1.9 * x.nbytes
+    assert np.array_equal(Q(x, "ft").to("m").magnitude, x * convert(1.0, "ft", "m"))
+    assert np.array_equal(Q(x, "degC").to("degF").magnitude, x * 1.8 + 32.0)
+    assert x[1] == 1.0  # the caller's array is untouched
+
+
+def test_no_series_anyone_can_still_see_is_converted_in_place():
+    """Every way of holding a Q or its array while .to() runs on it: the held value must not
+    change (if any of these were taken for a temporary, it would). Each is held one way only."""
+    base = np.array([1.0, 2.0, 4.0])
+    fresh = lambda: Q(base, "ft")  # noqa: E731  a Q over a private copy of base
+    held = fresh()
+    held.to("m")
+    in_list = [fresh()]
+    in_list[0].to("m")
+    list(map(Q.to, in_list, ["m"]))
+    sorted(in_list, key=lambda q: q.to("m").magnitude[0])
+    by_caller = fresh()
+    operator.methodcaller("to", "m")(by_caller)
+    functools.reduce(lambda q, u: q.to(u), ["m"], by_caller)
+    array = fresh().magnitude  # only the array is kept: its Q is a temporary
+    Q._make(array, held.unit, None, None, None).to("m")
+    view = fresh().magnitude[1:]
+    Q._make(view.base, held.unit, None, None, None).to("m")
+    alias = fresh().to("ft**1")  # the same unit spelled another way shares the array
+    Q._make(alias.magnitude, held.unit, None, None, None)  # (a second Q over that array)
+    alias.to("m")
+    raw = base.tobytes()
+    Q(np.frombuffer(raw, dtype=float), "ft").to("m")  # read-only memory bytes own
+    for q in (held, in_list[0], by_caller, alias):
+        assert np.array_equal(q.magnitude, base) and q.unit.symbol == "ft"
+    assert np.array_equal(array, base) and np.array_equal(view, base[1:])
+    assert raw == base.tobytes()
 
 
 @pytest.mark.parametrize("values", [[1.0, math.inf], [math.nan, -math.inf], [math.inf]])
@@ -140,6 +270,7 @@ def test_the_finiteness_check_needs_no_warning_and_no_false_alarm():
         warnings.simplefilter("error")  # numpy's overflow and invalid-value warnings too
         big = Q(np.array([1.7e308, 1.7e308, -1.7e308]), "m")  # the sum overflows, no element
         assert big.magnitude[0] == 1.7e308
+        assert Q(np.array([1e155, math.nan, -2e200]), "m").magnitude[2] == -2e200  # squares do
         for values in ([1.7e308, math.inf], [math.inf, -math.inf], [math.nan, -math.inf]):
             with pytest.raises(InvalidArguments):
                 Q(np.array(values), "m")
