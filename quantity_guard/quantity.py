@@ -31,8 +31,8 @@ consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for
 (a conversion by a scale factor is one float multiply, so ``q.to(u)`` may differ from ``q`` in
 the last digit). Two values in different stated coordinate systems are never equal, and
 ordering them raises ``CRSMismatch``, as combining them does; an unstated one matches any.
-A scalar result past the float range is refused (``InvalidArguments``), never an infinity. A series compares element-wise and is unhashable,
-like a numpy array.
+A scalar result past the float range is refused (``InvalidArguments``), never an infinity. A
+series compares element-wise and is unhashable, like a numpy array.
 
 A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
 one (``x.flags.writeable = False``, over memory nothing else can write) is wrapped without a copy,
@@ -599,12 +599,14 @@ class Q:
         if m.__class__ is float:
             if b is None:
                 m = m * a
+                if a > 1.0 and m - m != 0.0:  # (a factor of at most 1 cannot overflow)
+                    raise _beyond_range(self, u)
             else:
                 if u.offset is not None and _below_zero(m, self.unit) is not None:
                     raise self._into_point(m, u)  # K, degR below zero: a difference
                 m = affine(m, self.unit, u)  # exact, rounded once
-            if m - m != 0.0:
-                raise _beyond_range(self, u)
+                if m - m != 0.0:
+                    raise _beyond_range(self, u)
         elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
             if u.offset is not None:
                 low = _below_zero(m, self.unit)
@@ -807,14 +809,16 @@ class Q:
             if other.__class__ is float and other - other != 0.0:
                 raise _not_finite(other)
             r = self.magnitude * m
-            return Q._make(_result(r, self, other, "*"), self.unit, None, self.crs,
-                           self.quality)
+            if r.__class__ is not float or r - r != 0.0:
+                r = _result(r, self, other, "*")
+            return Q._make(r, self.unit, None, self.crs, self.quality)
         self._scale_check("multiply")
         other._scale_check("multiply")
         quality, crs = self._meta(other)
         r = self.magnitude * other.magnitude
-        return Q._make(_result(r, self, other, "*"), _mul(self.unit, other.unit), None, crs,
-                       quality)
+        if r.__class__ is not float or r - r != 0.0:
+            r = _result(r, self, other, "*")
+        return Q._make(r, _mul(self.unit, other.unit), None, crs, quality)
 
     __rmul__ = __mul__
 
@@ -823,14 +827,16 @@ class Q:
             self._scale_check("divide")
             m = _magnitude(other)
             r = self.magnitude / m
-            return Q._make(_result(r, self, other, "/"), self.unit, None, self.crs,
-                           self.quality)
+            if r.__class__ is not float or r - r != 0.0:
+                r = _result(r, self, other, "/")
+            return Q._make(r, self.unit, None, self.crs, self.quality)
         self._scale_check("divide")
         other._scale_check("divide by")
         quality, crs = self._meta(other)
         r = self.magnitude / other.magnitude
-        return Q._make(_result(r, self, other, "/"), _div(self.unit, other.unit), None, crs,
-                       quality)
+        if r.__class__ is not float or r - r != 0.0:
+            r = _result(r, self, other, "/")
+        return Q._make(r, _div(self.unit, other.unit), None, crs, quality)
 
     def __rtruediv__(self, other) -> "Q":
         self._scale_check("divide by")

@@ -147,7 +147,8 @@ def _refusals():
         result = tool.invoke(args)
         assert result["isError"], args
         texts.append(result["content"][0]["text"])
-    for bad in (lambda: Q(1250), lambda: Q(1, "cfs") + Q(1, "ft"), lambda: Q("12 parsecs/fortnight"),
+    for bad in (lambda: Q(1250), lambda: Q(1, "cfs") + Q(1, "ft"),
+                lambda: Q("12 parsecs/fortnight"),
                 lambda: Q(10, "degC") * 2, lambda: Q(1, "ft", datum="NAVD88").to_datum("NGVD29")):
         with pytest.raises(GuardViolation) as err:
             bad()
@@ -305,7 +306,8 @@ def test_a_temperature_parameter_refuses_a_difference_and_a_difference_parameter
     for raw in ("5 delta_degC", {"value": 9, "unit": "delta_degF"}, Q(5, "delta_degC")):
         for name in ("t", "c"):
             refused = _refused(tool, {"t": 280, name: raw})
-            assert refused["code"] == "offset_unit_error" and refused["field"] == "thermostat." + name
+            assert refused["code"] == "offset_unit_error"
+            assert refused["field"] == "thermostat." + name
             assert "temperature difference" in refused["text"]
     seen = {}
 

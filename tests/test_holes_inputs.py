@@ -177,7 +177,7 @@ def test_defaults_of_keyword_only_parameters_beside_var_args_are_converted_too()
     assert seen == [Q(1, "ft")] and seen[0].unit.symbol == "ft"
 
 
-# -- overflow in arithmetic -------------------------------------------------------------------------
+# -- overflow in arithmetic ------------------------------------------------------------------
 @pytest.mark.parametrize("op", [
     lambda: Q(1e308, "m") + Q(1e308, "m"), lambda: Q(-1e308, "m") - Q(1e308, "m"),
     lambda: Q(1e308, "m") + Q(1e308, "km"), lambda: Q(1e200, "m") * Q(1e200, "m"),
@@ -207,7 +207,7 @@ def test_scalar_arithmetic_gives_a_finite_value_or_a_violation(a, b, op):
     assert math.isfinite(r.magnitude)
 
 
-# -- coordinate systems in comparisons --------------------------------------------------------------
+# -- coordinate systems in comparisons -------------------------------------------------------
 def test_values_in_different_coordinate_systems_are_not_equal_and_do_not_compare():
     from quantity_guard.errors import CRSMismatch
     a, b = Q(1, "m", crs="EPSG:4326"), Q(1, "m", crs="EPSG:3857")

@@ -297,7 +297,9 @@ def _convert(src: Unit, dst: Unit) -> "tuple[float, float | None]":
 # The exact affine maps of the pairs with an offset, as integers: a value x = n/d (a float's
 # exact ratio, d a power of two) in src is (n*P + R*d) / (d*D) in dst, and Python's int / int
 # is correctly rounded, so the result is the exact value rounded once. Keyed like _FACTORS.
-_AFFINE: "dict[tuple[int, int], tuple[tuple[int, int, int, float | None, float | None], Unit, Unit]]" = {}
+if TYPE_CHECKING:  # ((P, R, D, zero of src, zero of dst), src, dst)
+    _AffineEntry = tuple[tuple[int, int, int, Optional[float], Optional[float]], "Unit", "Unit"]
+_AFFINE: "dict[tuple[int, int], _AffineEntry]" = {}
 
 
 def affine(x: "float | int", src: Unit, dst: Unit) -> float:
