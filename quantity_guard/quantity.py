@@ -424,12 +424,17 @@ class Q:
                     datum = written
                 elif len(_UNITS) < 4096:
                     _UNITS[unit] = u
-        if copy is not True and copy is not False and copy is not _PROBE:
-            raise InvalidArguments(f"copy must be True or False, received {copy!r}",
-                                   received=copy)
-        writeable = copy is False and getattr(getattr(value, "flags", None), "writeable", False)
+        writeable = False
         try:
-            m = _magnitude(value) if copy is True else _magnitude(value, copy=copy)
+            if copy is True:
+                m = _magnitude(value)
+            elif copy is False or copy is _PROBE:
+                writeable = copy is False and getattr(getattr(value, "flags", None),
+                                                      "writeable", False)
+                m = _magnitude(value, copy=copy)
+            else:
+                raise InvalidArguments(f"copy must be True or False, received {copy!r}",
+                                       received=copy)
         except OverflowError:  # an int past the float range inside a list
             raise InvalidArguments(f"a series must hold numbers within the float range (about "
                                    f"1.8e308), received {str(value)[:40]}...",
