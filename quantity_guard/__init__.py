@@ -10,6 +10,7 @@ from importlib import import_module
 
 from ._version import __version__
 from .errors import (
+    BelowAbsoluteZero,
     CRSMismatch,
     DatumConversionUnavailable,
     DatumMismatch,
@@ -50,11 +51,11 @@ _LAZY = {
 }
 _RENAMED = {"current_session": "current"}
 
-__all__ = ["__version__", *sorted(_LAZY), "CRSMismatch", "DatumConversionUnavailable",
-           "DatumMismatch", "DimensionalityError", "GuardViolation", "InvalidArguments",
-           "MissingUnit", "OffsetUnitError", "QualityViolation", "RedefinitionError",
-           "SessionUnbound", "TimezoneError", "UnconvertedCarryOver", "UnitParseError",
-           "UnknownDatum", "UnsourcedInput"]
+__all__ = ["__version__", *sorted(_LAZY), "BelowAbsoluteZero", "CRSMismatch",
+           "DatumConversionUnavailable", "DatumMismatch", "DimensionalityError", "GuardViolation",
+           "InvalidArguments", "MissingUnit", "OffsetUnitError", "QualityViolation",
+           "RedefinitionError", "SessionUnbound", "TimezoneError", "UnconvertedCarryOver",
+           "UnitParseError", "UnknownDatum", "UnsourcedInput"]
 
 
 def __getattr__(name: str):

@@ -21,6 +21,7 @@ __all__ = [
     "QualityViolation",
     "MissingUnit",
     "InvalidArguments",
+    "BelowAbsoluteZero",
     "InvalidToolCall",
     "UnconvertedCarryOver",
     "UnsourcedInput",
@@ -73,7 +74,10 @@ class GuardViolation(Exception):
         """What was wrong and exactly what to send instead, as one paragraph."""
         text = str(self)
         if self.suggestion:
-            text = f"{text} Send instead: {self.suggestion}"
+            end = text.rstrip()
+            # one sentence ends before the next begins: "... was applied. Send instead: ..."
+            stop = "" if not end or end[-1] in ".!?:;" else "."
+            text = f"{end}{stop} Send instead: {self.suggestion}"
         return text
 
     def at(self, field: str | None) -> "GuardViolation":
@@ -163,6 +167,14 @@ class InvalidArguments(GuardViolation, ValueError):
     """Arguments that are not of any accepted shape (unknown keys, booleans, missing fields)."""
 
     code = "invalid_arguments"
+
+
+class BelowAbsoluteZero(InvalidArguments):
+    """A temperature below absolute zero: a point on degC or degF below -273.15 degC, or a
+    value below 0 K sent where an absolute temperature is declared. No temperature is colder;
+    a value that low can only be a temperature difference (``delta_degC``)."""
+
+    code = "below_absolute_zero"
 
 
 class InvalidToolCall(InvalidArguments):

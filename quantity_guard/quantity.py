@@ -15,12 +15,24 @@ Rules the arithmetic enforces (the README's "Vertical datums" says why):
   (``DatumMismatch``); summing, scaling or negating an elevation is refused.
 - temperatures with an offset (``degC``, ``degF``) are points with the same algebra: point minus
   point is a ``delta_`` difference, point plus difference is a point, the rest is refused.
+- no temperature is below absolute zero (``BelowAbsoluteZero``): ``Q`` refuses a point below
+  -273.15 degC or -459.67 degF, and so do point plus or minus a difference and ``.to()`` into
+  ``degC``/``degF`` when the result would be one. ``K`` and ``degR`` measure differences as well
+  as temperatures (``Q(1, "K") - Q(6, "K")`` is ``-5 K``), so a negative value in them is kept as
+  a difference, and refused only where it would become a temperature: converted into ``degC`` or
+  ``degF``, or sent to a tool parameter declared on a temperature scale (``spec``), which takes
+  a temperature. Absolute zero as written (``-459.67 degF``, the float nearest it) is absolute
+  zero on every scale. Conversions between scales whose zeros differ are exact, rounded once.
 - quality: the result takes the weakest grade of its inputs; an unstated grade is ignored.
 - CRS: a tag compared for equality (``EPSG:4326``); never reprojected.
 
 ``==`` compares physical amounts: the SI value computed exactly and rounded once, so it is
-consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance. A series compares element-wise and is unhashable,
-like a numpy array.
+consistent with ``hash`` (``Q(1, "ft") == Q(0.3048, "m")``); use ``isclose`` for a tolerance
+(a conversion by a scale factor is one float multiply, so ``q.to(u)`` may differ from ``q`` in
+the last digit). Two values in different stated coordinate systems are never equal, and
+ordering them raises ``CRSMismatch``, as combining them does; an unstated one matches any.
+A scalar result past the float range is refused (``InvalidArguments``), never an infinity. A
+series compares element-wise and is unhashable, like a numpy array.
 
 A series is immutable too: a writeable numpy array given to ``Q`` is copied once; a read-only
 one (``x.flags.writeable = False``, over memory nothing else can write) is wrapped without a copy,
@@ -43,10 +55,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms co
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from typing import Any
 
-from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, InvalidArguments,
-                     MissingUnit, OffsetUnitError)
+from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
+                     InvalidArguments, MissingUnit, OffsetUnitError)
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
-from .units.unit import apply
+from .units.unit import affine, apply
 
 __all__ = ["Q", "normalise_crs"]
 
@@ -75,11 +87,20 @@ def _magnitude(value, what: str = "value", copy=True):
             raise _not_finite(value)
         return value
     if cls is int:
-        return float(value)
-    if cls is bool:
+        try:
+            return float(value)
+        except OverflowError:
+            raise _too_large(value) from None
+    if cls is bool or cls.__module__ == "numpy" and getattr(value, "dtype", None) is not None \
+            and value.dtype.kind == "b" and getattr(value, "shape", None) == ():
         raise InvalidArguments(f"received the boolean {value}, which is not a number",
                                suggestion="a number, e.g. 1250, or a string such as '1250 cfs'",
                                received=value)
+    if cls.__module__ == "numpy" and getattr(value, "shape", None) == () \
+            and getattr(getattr(value, "dtype", None), "kind", "") not in ("i", "u", "f"):
+        # a numpy scalar that is no real number (complex, datetime64, str_): never coerced
+        raise InvalidArguments(f"the {what} must be a real number, received the numpy "
+                               f"{value.dtype} {value!r}", received=repr(value))
     if cls is list or cls is tuple or cls.__module__ == "numpy":
         if cls.__module__ == "numpy" and getattr(value, "shape", None) == ():
             return _magnitude(float(value), what)
@@ -127,16 +148,48 @@ def _magnitude(value, what: str = "value", copy=True):
         if arr.flags.writeable:
             arr.flags.writeable = False
         return arr
-    if isinstance(value, (Fraction, float, int)):
-        return _magnitude(float(value), what)
-    try:  # Decimal and other real numbers
-        import numbers
-        if isinstance(value, numbers.Real):
-            return _magnitude(float(value), what)
-    except (TypeError, ValueError):
-        pass
+    if isinstance(value, (Fraction, float, int)) or cls.__name__ == "Decimal" or _is_real(value):
+        # Fraction, Decimal and other real numbers: the nearest float
+        try:
+            number = float(value)
+        except OverflowError:  # a Fraction or an int past the float range
+            raise _too_large(value) from None
+        except (TypeError, ValueError):  # Decimal('sNaN')
+            raise _not_finite(value) from None
+        if number - number != 0.0 and getattr(value, "is_finite", lambda: False)():
+            raise _too_large(value)  # Decimal('1e400')
+        return _magnitude(number, what)
+    hint = None
+    if cls is Q:  # Q(Q(1, "m"), "ft"): convert or relabel? Either is a choice to write out
+        hint = ".to(unit) to convert the quantity, or .replace(unit=...) to relabel its number"
+    elif cls is str:
+        hint = "Q(text) or Q.parse(text) for a string with its unit, and .to(unit) to convert"
     raise InvalidArguments(f"the {what} must be a number or a series of numbers, received "
-                           f"{type(value).__name__} {value!r}", received=value)
+                           f"{type(value).__name__} {value!r}", received=value, suggestion=hint)
+
+
+def check_finite(number: float, text: str, field: "str | None" = None) -> None:
+    """Refuse the number ``split_number`` read from ``text`` if it is past the float range."""
+    if number - number != 0.0:
+        raise InvalidArguments(f"received {text!r}, whose number is beyond the float range "
+                               f"(about 1.8e308), so it cannot be held as a number", field=field,
+                               received=text, suggestion="the value in a larger unit, so that "
+                               "its magnitude is within the float range")
+
+
+def _is_real(value) -> bool:
+    import numbers
+    return isinstance(value, numbers.Real)
+
+
+def _too_large(value) -> InvalidArguments:
+    text = repr(value) if not isinstance(value, int) else str(value)
+    if len(text) > 40:
+        text = f"{text[:24]}... ({len(text)} characters)"
+    return InvalidArguments(f"received {text}, which is beyond the float range (about 1.8e308), "
+                            f"so it cannot be held as a number", received=str(value)[:40],
+                            suggestion="the value in a larger unit, so that its magnitude is "
+                                       "within the float range")
 
 
 def _read_only(arr, np) -> bool:
@@ -244,6 +297,45 @@ def _not_finite(value) -> InvalidArguments:
                             received=value)
 
 
+def _below_zero(m, unit: Unit):
+    """The first value of ``m`` (a float or a series) below absolute zero on the temperature
+    scale ``unit``, or None (also for a unit that is not a temperature scale). NaN is not
+    below anything."""
+    zero = unit.zero
+    if zero is None:
+        return None
+    if m.__class__ is float:
+        return m if m < zero else None
+    low = m[m < zero]
+    return float(low[0]) if len(low) else None
+
+
+def _cold(value: float, unit: Unit, what: str, suggestion: str, received,
+          why: str = "so a value this low can only be a temperature difference"
+          ) -> BelowAbsoluteZero:
+    return BelowAbsoluteZero(
+        f"{what} {_fmt(value)} {unit.symbol}, which is below absolute zero "
+        f"({_fmt(unit.zero)} {unit.symbol}): no temperature is colder, {why}",
+        suggestion=suggestion, received=received, expected=f">= {_fmt(unit.zero)} {unit.symbol}")
+
+
+def _point_check(q: "Q", what: str) -> "Q":
+    """``q``, the result of a temperature plus or minus a difference, or BelowAbsoluteZero."""
+    low = _below_zero(q.magnitude, q.unit)
+    if low is not None:
+        raise _cold(low, q.unit, what, "a smaller difference, one that keeps the temperature "
+                    "at or above absolute zero", what, why="and a temperature plus or minus a "
+                    "difference is a temperature")
+    return q
+
+
+def _beyond_range(q, unit: Unit) -> InvalidArguments:
+    return InvalidArguments(f"{q!r} in {unit.symbol} is beyond the float range (about 1.8e308), "
+                            f"so it cannot be held as a number",
+                            suggestion=f"the value in a larger unit than {unit.symbol}, or a "
+                                       f"smaller value", received=repr(q), expected=unit.symbol)
+
+
 def normalise_crs(crs: str | None) -> str | None:
     """``epsg:4326`` / ``EPSG:4326`` / ``urn:ogc:def:crs:EPSG::4326`` -> ``EPSG:4326``."""
     if crs is None:
@@ -332,13 +424,30 @@ class Q:
                     datum = written
                 elif len(_UNITS) < 4096:
                     _UNITS[unit] = u
-        if copy is True:
-            _set(self, "magnitude", _magnitude(value))
-        elif copy is False or copy is _PROBE:
-            _set(self, "magnitude", _magnitude(value, copy=copy))
-        else:
-            raise InvalidArguments(f"copy must be True or False, received {copy!r}",
-                                   received=copy)
+        writeable = False
+        try:
+            if copy is True:
+                m = _magnitude(value)
+            elif copy is False or copy is _PROBE:
+                writeable = copy is False and getattr(getattr(value, "flags", None),
+                                                      "writeable", False)
+                m = _magnitude(value, copy=copy)
+            else:
+                raise InvalidArguments(f"copy must be True or False, received {copy!r}",
+                                       received=copy)
+        except OverflowError:  # an int past the float range inside a list
+            raise InvalidArguments(f"a series must hold numbers within the float range (about "
+                                   f"1.8e308), received {str(value)[:40]}...",
+                                   received=str(value)[:40]) from None
+        if u.offset is not None:  # degC, degF: a point, never below absolute zero
+            low = _below_zero(m, u)
+            if low is not None:
+                if writeable and m is value:  # refused: the array is not taken over after all
+                    m.flags.writeable = True
+                raise _cold(low, u, "received", f"a temperature of at least {_fmt(u.zero)} "
+                            f"{u.symbol}, or a temperature difference in {u.delta.symbol} "
+                            f"(Q({_fmt(low)}, {u.delta.symbol!r}))", received=low)
+        _set(self, "magnitude", m)
         _set(self, "unit", u)
         _set(self, "datum", canonical_datum(datum, u) if datum is not None else None)
         _set(self, "crs", normalise_crs(crs) if crs is not None else None)
@@ -382,6 +491,7 @@ class Q:
             raise InvalidArguments(f"received {text!r}, which does not start with a number",
                                    suggestion="a number and a unit, e.g. '1250 cfs'",
                                    received=text)
+        check_finite(number, text)
         if not rest:
             raise MissingUnit(f"received {text!r} with no unit",
                               suggestion=f"'{text.strip()} cfs' or whichever unit it is in",
@@ -492,8 +602,21 @@ class Q:
         a, b = conversion(self.unit, u)  # cached per pair of units: one dict lookup
         m = self.magnitude
         if m.__class__ is float:
-            m = m * a if b is None else m * a + b
+            if b is None:
+                m = m * a
+                if a > 1.0 and m - m != 0.0:  # (a factor of at most 1 cannot overflow)
+                    raise _beyond_range(self, u)
+            else:
+                if u.offset is not None and _below_zero(m, self.unit) is not None:
+                    raise self._into_point(m, u)  # K, degR below zero: a difference
+                m = affine(m, self.unit, u)  # exact, rounded once
+                if m - m != 0.0:
+                    raise _beyond_range(self, u)
         elif a != 1.0 or b is not None:  # an alias (cumec, m3/s) keeps the read-only array
+            if u.offset is not None:
+                low = _below_zero(m, self.unit)
+                if low is not None:
+                    raise self._into_point(low, u)
             if _temporary(self, m):  # Q(x, "cfs").to("m3/s"): convert the private copy in place
                 m.flags.writeable = True
                 m *= a
@@ -511,6 +634,19 @@ class Q:
         _set(q, "source", self.source)
         _set(q, "_hash", None)
         return q
+
+    def _into_point(self, low: float, unit: Unit) -> BelowAbsoluteZero:
+        """``low`` (a value of self below absolute zero) cannot become a temperature in
+        ``unit``."""
+        mine = self.unit
+        return BelowAbsoluteZero(
+            f"cannot convert {self!r} to {unit.symbol}: {_fmt(low)} {mine.symbol} is below "
+            f"absolute zero ({_fmt(mine.zero or 0.0)} {mine.symbol}), and no temperature is "
+            f"colder, so it can only be a temperature difference, which {unit.symbol} (a "
+            f"temperature scale) cannot hold",
+            suggestion=f"the difference in {unit.delta.symbol} (.to({unit.delta.symbol!r})), or "
+                       f"a temperature of at least {_fmt(mine.zero or 0.0)} {mine.symbol}",
+            received=repr(self), expected=f">= {_fmt(mine.zero or 0.0)} {mine.symbol}")
 
     def m_as(self, unit: "str | Unit"):
         """The magnitude in ``unit``."""
@@ -563,10 +699,13 @@ class Q:
             raise DimensionalityError(
                 f"cannot {op} {self!r} ({self.unit.dimensionality}) and {other!r} "
                 f"({other.unit.dimensionality})", received=repr(other), expected=self.unit.symbol)
-        a, b = conversion(other.unit, self.unit if self.unit.offset is None or
-                          other.unit.offset is not None else self.unit.delta)
+        target = self.unit if self.unit.offset is None or other.unit.offset is not None \
+            else self.unit.delta
+        a, b = conversion(other.unit, target)
         m = other.magnitude
-        return (m * a if b is None else m * a + b) if m.__class__ is float else apply(m, a, b)
+        if m.__class__ is float:
+            return m * a if b is None else affine(m, other.unit, target)
+        return apply(m, a, b)
 
     def _meta(self, other: "Q"):
         q1, q2 = self.quality, other.quality
@@ -604,9 +743,14 @@ class Q:
         quality, crs = self._meta(other)
         a = self.magnitude
         if a.__class__ is float and m.__class__ is float:
-            return Q._make(a + m, self.unit, d1, crs, quality)
-        return Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
-                       quality)
+            r = a + m
+            if r - r != 0.0:
+                raise _overflow(self, other, "+")
+            q = Q._make(r, self.unit, d1, crs, quality)
+        else:
+            q = Q._make(_series_op(_ADD, a, m, m is not other.magnitude), self.unit, d1, crs,
+                        quality)
+        return _point_check(q, f"{self!r} + {other!r} is") if o1 else q
 
     __radd__ = __add__
 
@@ -634,12 +778,17 @@ class Q:
         quality, crs = self._meta(other)
         m = self._right_in_my_unit(other, "subtract")
         a = self.magnitude
-        diff = a - m if a.__class__ is float and m.__class__ is float else \
-            _series_op(_SUBTRACT, a, m, m is not other.magnitude)
+        if a.__class__ is float and m.__class__ is float:
+            diff = a - m
+            if diff - diff != 0.0:
+                raise _overflow(self, other, "-")
+        else:
+            diff = _series_op(_SUBTRACT, a, m, m is not other.magnitude)
         if o1 and o2:  # point - point -> interval
             return Q._make(diff, self.unit.delta, None, crs, quality)
         datum = None if (d1 is not None and d2 is not None) else d1
-        return Q._make(diff, self.unit, datum, crs, quality)
+        q = Q._make(diff, self.unit, datum, crs, quality)
+        return _point_check(q, f"{self!r} - {other!r} is") if o1 else q
 
     def __rsub__(self, other) -> "Q":
         return self._coerce(other, "subtract").__sub__(self)
@@ -665,15 +814,16 @@ class Q:
             if other.__class__ is float and other - other != 0.0:
                 raise _not_finite(other)
             r = self.magnitude * m
-            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
-                           self.quality)
+            if r.__class__ is not float or r - r != 0.0:
+                r = _result(r, self, other, "*")
+            return Q._make(r, self.unit, None, self.crs, self.quality)
         self._scale_check("multiply")
         other._scale_check("multiply")
         quality, crs = self._meta(other)
         r = self.magnitude * other.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _mul(self.unit, other.unit),
-                       None, crs,
-                       quality)
+        if r.__class__ is not float or r - r != 0.0:
+            r = _result(r, self, other, "*")
+        return Q._make(r, _mul(self.unit, other.unit), None, crs, quality)
 
     __rmul__ = __mul__
 
@@ -682,35 +832,46 @@ class Q:
             self._scale_check("divide")
             m = _magnitude(other)
             r = self.magnitude / m
-            return Q._make(r if r.__class__ is float else _frozen(r), self.unit, None, self.crs,
-                           self.quality)
+            if r.__class__ is not float or r - r != 0.0:
+                r = _result(r, self, other, "/")
+            return Q._make(r, self.unit, None, self.crs, self.quality)
         self._scale_check("divide")
         other._scale_check("divide by")
         quality, crs = self._meta(other)
         r = self.magnitude / other.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _div(self.unit, other.unit),
-                       None, crs,
-                       quality)
+        if r.__class__ is not float or r - r != 0.0:
+            r = _result(r, self, other, "/")
+        return Q._make(r, _div(self.unit, other.unit), None, crs, quality)
 
     def __rtruediv__(self, other) -> "Q":
         self._scale_check("divide by")
         m = _magnitude(other)
         r = m / self.magnitude
-        return Q._make(r if r.__class__ is float else _frozen(r), _div(ONE, self.unit), None,
+        return Q._make(_result(r, other, self, "/"), _div(ONE, self.unit), None,
                        self.crs, self.quality)
 
     def __pow__(self, n) -> "Q":
         if n.__class__ is not int:
             if self.unit.dims == ONE.dims and self.unit.offset is None \
                     and isinstance(n, (int, float)) and n.__class__ is not bool:
-                return Q._make(float(self) ** n if not self.is_series else
-                               _frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
-                                             None) ** n),
-                               ONE, None, self.crs, self.quality)
+                if self.is_series:
+                    return Q._make(_frozen(apply(self.magnitude, conversion(self.unit, ONE)[0],
+                                                 None) ** n), ONE, None, self.crs, self.quality)
+                try:
+                    r = float(self) ** n
+                except OverflowError:
+                    raise _overflow(self, n, "**") from None
+                if r.__class__ is not float:  # a negative number to a fractional power
+                    raise InvalidArguments(f"{self!r} ** {n!r} is not a real number",
+                                           received=f"{self!r} ** {n!r}")
+                return Q._make(_result(r, self, n, "**"), ONE, None, self.crs, self.quality)
             raise DimensionalityError(f"a quantity with a unit ({self.unit.symbol}) can only be "
                                       f"raised to a whole number, received {n!r}", received=n)
         self._scale_check("raise to a power")
-        r = self.magnitude ** n
+        try:
+            r = self.magnitude ** n
+        except OverflowError:
+            raise _overflow(self, n, "**") from None
         return Q._make(r if r.__class__ is float else _frozen(r), self.unit ** n, None, self.crs,
                        self.quality)
 
@@ -738,6 +899,11 @@ class Q:
                    if self.datum and other.datum else "only one of them is an elevation"),
                 suggestion="convert one with .to_datum() after registering the offset",
                 received=other.datum, expected=self.datum)
+        c1, c2 = self.crs, other.crs
+        if c1 is not None and c2 is not None and c1 != c2:
+            raise CRSMismatch(f"cannot compare {self!r} with {other!r}: coordinate systems are "
+                              f"compared, never reprojected", suggestion=f"both values in {c1}",
+                              received=c2, expected=c1)
         if (self.unit.offset is None) != (other.unit.offset is None) and \
                 self.unit.dims == other.unit.dims and (self.unit.interval or other.unit.interval):
             raise OffsetUnitError(f"cannot compare a temperature with a temperature difference "
@@ -759,13 +925,18 @@ class Q:
     def _exact_key(self):
         """What == compares and hash hashes: the SI amount computed exactly and rounded once to
         a float (so 1 ft == 0.3048 m and 1 km == 1000 m), the dimension, datum and kind."""
-        u = self.unit
-        return (float(Fraction(self.magnitude) * u.factor + (u.offset or 0)), u.dims, self.datum,
+        u, m = self.unit, self.magnitude
+        if u.offset is not None and m == u.zero:  # absolute zero as written (see units.affine)
+            return (0.0, u.dims, self.datum, u.interval)
+        return (float(Fraction(m) * u.factor + (u.offset or 0)), u.dims, self.datum,
                 u.interval)
 
     def __eq__(self, other):
         if other.__class__ is not Q:
             return NotImplemented
+        c1, c2 = self.crs, other.crs
+        if c1 is not None and c2 is not None and c1 != c2:
+            return False  # two coordinate systems: never the same value (hash ignores crs)
         if self.is_series or other.is_series:
             if self.unit.dims != other.unit.dims or self.datum != other.datum:
                 return False
@@ -802,6 +973,22 @@ class Q:
 
 
 _ADD, _SUBTRACT = "add", "subtract"
+
+
+def _result(r, a, b, op: str):
+    """A computed magnitude: a finite float, or a series made read-only."""
+    if r.__class__ is float:
+        if r - r != 0.0:
+            raise _overflow(a, b, op)
+        return r
+    return _frozen(r)
+
+
+def _overflow(a, b, op: str) -> InvalidArguments:
+    return InvalidArguments(f"{a!r} {op} {b!r} is beyond the float range (about 1.8e308), so "
+                            f"it cannot be held as a number",
+                            suggestion="the operands in larger units, so that the result is "
+                                       "within the float range", received=f"{a!r} {op} {b!r}")
 
 
 def _series_op(name: str, a, b, b_is_new: bool):
@@ -872,16 +1059,25 @@ _NUMBER = None
 
 def split_number(text: str) -> "tuple[float | None, str]":
     """Read a leading number (sign, digits with optional thousands commas, decimals, exponent)
-    and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``."""
+    and return it with the rest of the text: ``"1,250 cfs"`` -> ``(1250.0, "cfs")``. Digits may
+    be grouped in threes by commas or, as the SI writes them, by a thin, narrow no-break or
+    no-break space (``"1\u2009250 cfs"``); the minus may be U+2212. A number past the float range
+    (``"1e400"``) reads as an infinity, which ``Q`` refuses (``check_finite`` says why)."""
     global _NUMBER
     if _NUMBER is None:
         import re
-        _NUMBER = re.compile(r"\s*(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?"
-                             r"|\.\d+)(?P<exp>[eE][-+]?\d{1,3}(?![\d]))?")
+        _NUMBER = re.compile(r"\s*(?P<sign>[-+\u2212])?(?P<num>(?:\d{1,3}(?:,\d{3})+"
+                             r"|\d{1,3}(?:\u2009\d{3})+|\d{1,3}(?:\u202f\d{3})+"
+                             r"|\d{1,3}(?:\u00a0\d{3})+|\d+)(?:\.\d*)?"
+                             r"|\.\d+)(?P<exp>[eE][-+]?\d+)?")
     m = _NUMBER.match(text)
     if m is None:
         return None, text.strip()
-    value = float(m.group("num").replace(",", "") + (m.group("exp") or ""))
+    digits = m.group("num")
+    for sep in (",", "\u2009", "\u202f", "\u00a0"):
+        if sep in digits:
+            digits = digits.replace(sep, "")
+    value = float(digits + (m.group("exp") or ""))
     if m.group("sign") in ("-", "\u2212"):
         value = -value
     return value, text[m.end():].strip()

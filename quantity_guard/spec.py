@@ -26,9 +26,10 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from datetime import tzinfo
     from typing import Any
 
-from .errors import (CRSMismatch, DatumMismatch, DimensionalityError, GuardViolation,
-                     InvalidArguments, MissingUnit, UnitParseError)
-from .quantity import Q, normalise_crs, split_number
+from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
+                     GuardViolation, InvalidArguments, MissingUnit, OffsetUnitError,
+                     UnitParseError)
+from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
@@ -150,8 +151,10 @@ class Spec:
         self.require_explicit_unit = bool(require_explicit_unit)
         self.description = description
         self.optional = bool(optional)
+        # (a temperature scale is not plain: its values are checked against absolute zero)
         self._plain = (self.unit is not None and self.datum is None and self.crs is None
-                       and self.quality is None and not self.require_explicit_unit)
+                       and self.quality is None and not self.require_explicit_unit
+                       and self.unit.zero is None)
         if self.unit is None and self.tz is None:
             raise InvalidArguments(f"declaration{where} has neither a unit nor a tz: declare "
                                    f"{{'unit': 'm**3/s'}} or {{'tz': 'America/Chicago'}}",
@@ -216,6 +219,10 @@ class Spec:
             else:
                 parts.append(f"A bare number is read in {symbol}; a value in another "
                              f"unit must carry it, e.g. \"<number> <unit>\".")
+            zero = self._quantity_unit().zero
+            if zero is not None:
+                parts.append(f"A temperature, not a difference: at least {_show(zero)} {symbol} "
+                             f"(absolute zero).")
         if self.quality:
             parts.append(f"Records must be at least {self.quality}.")
         if self.crs:
@@ -239,7 +246,10 @@ class Spec:
         if self.require_explicit_unit:
             schema = {"anyOf": [{"type": "string"}, q]}
         else:
-            schema = {"anyOf": [{"type": "number"}, {"type": "string"}, q]}
+            bare: dict = {"type": "number"}
+            if unit.zero is not None:  # a temperature scale: nothing below absolute zero
+                bare["minimum"] = unit.zero
+            schema = {"anyOf": [bare, {"type": "string"}, q]}
         schema["description"] = self.describe()
         if extensions:
             schema["x-unit"] = self.unit_text
@@ -264,8 +274,12 @@ class Spec:
         cls = raw.__class__
         if (cls is float or cls is int) and self._plain and raw - raw == 0:
             # the hot path: a bare number (_plain means self.unit is not None)
-            q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
-            return Accepted(q, q, BARE, raw)
+            try:
+                q = Q._make(float(raw), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
+            except OverflowError:  # an int past the float range: Q refuses it below
+                pass
+            else:
+                return Accepted(q, q, BARE, raw)
         field = field or self.field
         try:
             if self.tz is not None:
@@ -273,6 +287,13 @@ class Spec:
                 return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, raw)
             received, how = self._to_quantity(raw, field)
             return Accepted(self._check(received, field), received, how, raw)
+        except BelowAbsoluteZero as err:  # refused by Q: say what this parameter takes
+            unit = self.unit
+            if unit is not None and unit.zero is not None:
+                located = err.at(err.field or field)
+                located.suggestion = _temperature_example(unit)
+                raise located from None
+            raise err.at(err.field or field) from None
         except GuardViolation as err:
             if err.field is None and field:
                 raise err.at(field) from None
@@ -320,9 +341,11 @@ class Spec:
         if cls is dict:
             return self._from_dict(raw, field, raw)
         if cls is list or cls is tuple or cls.__module__ == "numpy":
+            if getattr(raw, "shape", None) == ():  # a numpy scalar: one number (Q reads it)
+                return self._bare(raw, field, raw)
             return self._from_series(raw, field)
-        if isinstance(raw, (int, float)):
-            return self._bare(float(raw), field, raw)
+        if isinstance(raw, (int, float)) or cls.__name__ == "Decimal" or _is_real(raw):
+            return self._bare(raw, field, raw)  # Fraction, Decimal: a number, as Q reads it
         raise InvalidArguments(f"received a {cls.__name__}, which is not a quantity",
                                field=field, received=repr(raw), suggestion=self._example())
 
@@ -344,6 +367,7 @@ class Spec:
         if number is None:
             raise InvalidArguments(f"received {text!r}, which is not a number with a unit",
                                    field=field, received=text, suggestion=self._example())
+        check_finite(number, text, field)
         if not rest:
             return self._bare(number, field, text)
         try:
@@ -370,8 +394,10 @@ class Spec:
             raise InvalidArguments(f"received {raw!r} with no 'value'", field=field, received=raw,
                                    suggestion=self._example())
         value = data["value"]
-        if value.__class__ is bool or not (isinstance(value, (int, float, list))
-                                           or value.__class__ is str):
+        vcls = value.__class__
+        if vcls is bool or not (isinstance(value, (int, float, list)) or vcls is str
+                                or vcls.__module__ == "numpy" or vcls.__name__ == "Decimal"
+                                or _is_real(value)):
             raise InvalidArguments(f"received the value {value!r}, which is not a number",
                                    field=field, received=raw, suggestion=self._example())
         if value.__class__ is str:
@@ -380,6 +406,7 @@ class Spec:
                 raise InvalidArguments(f"received the value {value!r}, which is not a number "
                                        f"(put the unit under 'unit')", field=field, received=raw,
                                        suggestion=self._example())
+            check_finite(number, value, field)
             value = number
         source = data.get("source") if unknown else None
         if source.__class__ is not str:
@@ -449,6 +476,8 @@ class Spec:
         if self.quality is not None:
             from .quality import check_floor
             check_floor(q.quality, self.quality, field=field)
+        if unit.zero is not None:  # a temperature scale: an absolute temperature is declared
+            self._temperature(q, unit, field)
         if q.unit is unit:
             return q
         conversion(q.unit, unit)  # cached; raises OffsetUnitError for point/interval mixes
@@ -456,6 +485,35 @@ class Spec:
             return q.to(unit)
         except GuardViolation as err:
             raise err.at(field) from None
+
+    def _temperature(self, q: Q, unit: Unit, field: str | None) -> None:
+        """A parameter declared on a temperature scale (K, degR, degC, degF) takes a
+        temperature, a point: a difference (delta_degC) is refused, and so is a value below
+        absolute zero (-5 K). K and degR measure differences too, so Q(-5, "K") is a valid
+        difference; a tool that takes a difference declares delta_degC or delta_degF."""
+        if q.unit.interval:
+            raise OffsetUnitError(
+                f"expected a temperature in {self.unit_text}, received the temperature "
+                f"difference {q}: this parameter takes a temperature, not a change of one (a "
+                f"tool that takes a difference declares delta_degC)", field=field,
+                received=str(q), expected=self.unit_text, suggestion=_temperature_example(unit))
+        zero = q.unit.zero
+        if zero is None:  # another dimension: _check has refused it already
+            return
+        m = q.magnitude
+        if m.__class__ is float:
+            low = m if m < zero else None
+        else:
+            below = m[m < zero]
+            low = float(below[0]) if len(below) else None
+        if low is not None:
+            raise BelowAbsoluteZero(
+                f"received {_show(low)} {q.unit.symbol}, below absolute zero ({_show(zero)} "
+                f"{q.unit.symbol}), for a parameter declared in {self.unit_text}: it takes a "
+                f"temperature, and a value below absolute zero can only be a temperature "
+                f"difference (a tool that takes a difference declares delta_degC)",
+                field=field, received=str(q), expected=self.unit_text,
+                suggestion=_temperature_example(unit))
 
     def _example(self) -> str:
         if self.is_timestamp:
@@ -508,6 +566,19 @@ def datum_repair(q: Q, target: str, unit: Unit) -> str:
     return (f'{{"value": {_show(moved.magnitude)}, "unit": "{unit.symbol}", "datum": '
             f'"{target}"}} ({_show(q.magnitude)} {q.unit.symbol} on {q.datum} moved to {target} '
             f'by the registered offset of {_show(float(offset))} m)')
+
+
+def _is_real(value: Any) -> bool:
+    """A real number of a kind Q reads (Fraction, a numbers.Real)."""
+    import numbers
+    return isinstance(value, numbers.Real)
+
+
+def _temperature_example(unit: Unit) -> str:
+    freezing = Q(0.0, "degC").to(unit).magnitude
+    return (f"a temperature of at least {_show(unit.zero)} {unit.symbol} (absolute zero), e.g. "
+            f"{_show(freezing)} {unit.symbol} for 0 degC, or a temperature on another scale, "
+            f"such as \"5 degC\"")
 
 
 def _weakest(grades: "list[str | None]") -> "str | None":

@@ -85,7 +85,35 @@ class GuardedTool:
         self._simple = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in ps)
         self._positional = tuple(p.name for p in ps if p.kind is p.POSITIONAL_OR_KEYWORD)
         self._names = frozenset(p.name for p in ps)
-        self._required = frozenset(p.name for p in ps if p.default is p.empty)
+        # a parameter declared optional may be omitted even where the function gives it no
+        # default (the schema does not require it): the body then receives None
+        self._required = frozenset(p.name for p in ps if p.default is p.empty and not (
+            self._simple and p.name in self.params and self.params[p.name].optional))
+        # a declared parameter's default reaches the body as what it declares, like a value
+        # sent: read and converted once, here (a default that breaks its declaration is refused
+        # now, not at the first call that omits it)
+        self._defaults: dict[str, Any] = {}
+        for pname, spec in self.params.items():
+            param = self.signature.parameters.get(pname)
+            if param is None or param.default is None:
+                continue
+            if param.default is param.empty:
+                if self._simple and spec.optional:
+                    self._defaults[pname] = None
+                continue
+            default = param.default
+            if spec.require_explicit_unit and default.__class__ in (int, float) \
+                    and spec.unit is not None:
+                default = Q(default, spec.unit)  # the author's default is in the declared unit
+            try:
+                self._defaults[pname] = spec.accept(default, spec.field).value
+            except GuardViolation as err:
+                raise err.__class__(
+                    f"the default of {spec.field}, {param.default!r}, breaks its declaration: "
+                    f"{err.message}", field=spec.field,
+                    suggestion="a default the declaration accepts (a Q, or a number in "
+                               f"{spec.unit_text}), or None", received=param.default,
+                    expected=err.expected) from None
         functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
@@ -129,7 +157,7 @@ class GuardedTool:
         session = _session_for(self)
         call = session.begin_call(self, arguments) if session is not None else None
         guard_arguments(self.params, arguments, enforcement=self.enforcement, call=call,
-                        optional=self._optional)
+                        optional=self._optional, defaults=self._defaults)
         if bound == ():
             return ((), arguments), call
         return (bound.args, bound.kwargs), call
@@ -300,15 +328,21 @@ def _session_for(tool: GuardedTool) -> Ledger | None:
 
 def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
                     enforcement: str = "strict", call: CallRecord | None = None,
-                    optional: Collection[str] = frozenset()) -> None:
+                    optional: Collection[str] = frozenset(),
+                    defaults: dict[str, Any] | None = None) -> None:
     """Coerce the declared ``arguments`` in place (the tool boundary, shared by ``@quantity_tool``
     and the MCP proxy). Strict: the first violation is recorded in ``call`` and raised. Warn: every
-    violation is recorded and the value goes on as received. Off: coercion only."""
+    violation is recorded and the value goes on as received. Off: coercion only. An optional
+    argument omitted or null is left out, or set to its entry in ``defaults`` (already coerced,
+    or None)."""
     for pname, spec in params.items():
         field = spec.field
         if arguments.get(pname) is None:
             if spec.optional or pname in optional:
-                arguments.pop(pname, None)  # an optional parameter sent as null (OpenAI strict)
+                if defaults and pname in defaults:
+                    arguments[pname] = defaults[pname]
+                else:
+                    arguments.pop(pname, None)  # an optional parameter sent as null (OpenAI strict)
                 continue
             if pname not in arguments:
                 _violation(call, InvalidArguments(f"missing the argument {pname}", field=field,

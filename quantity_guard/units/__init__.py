@@ -17,7 +17,7 @@ from .parser import TEMPERATURE_WORDS, parse_unit, try_parse_unit
 from .table import define
 from . import parser as _parser
 from . import unit as _unit
-from .unit import ONE, Unit, apply, conversion
+from .unit import ONE, Unit, affine, apply, conversion
 
 __all__ = ["parse_unit", "try_parse_unit", "parse_with_datum", "convert", "define", "Unit", "ONE", "AXES",
            "UnitParseError", "DimensionalityError", "OffsetUnitError", "RedefinitionError",
@@ -34,12 +34,28 @@ def clear_caches() -> None:
 def convert(value, from_unit: "str | Unit", to_unit: "str | Unit"):
     """Convert a float, an int, a numpy array or a list of numbers between two units.
 
-    A scalar comes back as a float, an array as a new float array. Incompatible dimensions raise
+    A scalar comes back as a float, an array as a new float array. Between temperature scales
+    with different zeros (degC, degF, K) a scalar is converted exactly and rounded once
+    (``convert(32, "degF", "K") == 273.15``); an array is converted in float arithmetic, one
+    multiply and one add per element, so an element may differ from the scalar result in its
+    last digit. Incompatible dimensions raise
     ``DimensionalityError``; a temperature point converted to a difference (or back) raises
     ``OffsetUnitError``.
     """
-    a, b = conversion(parse_unit(from_unit), parse_unit(to_unit))
+    src, dst = parse_unit(from_unit), parse_unit(to_unit)
+    a, b = conversion(src, dst)
+    if b is not None and value.__class__ is not bool:  # a temperature point: exact, rounded once
+        if isinstance(value, (int, float)):
+            return affine(value, src, dst)
+        if value.__class__ is list or value.__class__ is tuple:
+            return _affine_each(value, src, dst)
     return apply(value, a, b)
+
+
+def _affine_each(values: "list | tuple", src: Unit, dst: Unit) -> "list | tuple":
+    # (a helper, not a generator inside convert: that would make src and dst closure cells,
+    # which costs every call of convert)
+    return values.__class__(convert(v, src, dst) for v in values)
 
 
 # Whole-token spellings that are a unit plus a vertical datum: the EA's mAOD and mASD

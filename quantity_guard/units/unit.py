@@ -9,11 +9,15 @@ Temperature scales with an offset (``degC``, ``degF``) are *points*. Their diffe
 has no meaning, ``delta_degC/s`` has.
 
 Conversion factors are computed once per unit pair in exact arithmetic, floated once and cached:
-a conversion is then one multiply (one multiply-add for offset scales).
+a conversion is then one float multiply (within one unit in the last place of the exact value).
+Between temperature scales whose zeros differ (degC, degF, K) a float multiply-add would round
+twice (``32 degF`` would be ``273.15000000000003 K``), so a scalar there is converted exactly,
+in integers, and rounded once (``affine``); ``Unit.zero`` is each scale's absolute zero.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd as _gcd
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -29,6 +33,7 @@ from .format import canonical, long_name, pretty
 _set = object.__setattr__
 _UNSET = object()
 _TEMPERATURE = _dim.AXES.index("temperature")
+_TEMPERATURE_DIMS = _dim.base("temperature")
 Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, for display
 
 
@@ -57,7 +62,7 @@ class Unit:
     """An immutable physical unit. Build units with ``parse_unit``; combine with ``* / **``."""
 
     __slots__ = ("factor", "offset", "dims", "terms", "interval", "scale", "shift", "_key",
-                 "_hash", "_text", "_ucum")
+                 "_hash", "_text", "_ucum", "_zero")
     factor: Fraction
     offset: "Fraction | None"
     dims: "tuple[int, ...]"
@@ -69,6 +74,7 @@ class Unit:
     _hash: "int | None"
     _text: "str | None"
     _ucum: Any
+    _zero: Any
 
     def __init__(self, factor: Fraction, dims: tuple[int, ...], terms: Terms = (),
                  offset: Fraction | None = None, interval: bool = False) -> None:
@@ -87,6 +93,7 @@ class Unit:
         _set(self, "_hash", None)
         _set(self, "_text", None)
         _set(self, "_ucum", _UNSET)
+        _set(self, "_zero", _UNSET)
 
     # -- identity -------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -165,6 +172,19 @@ class Unit:
     def is_offset(self) -> bool:
         """True for a temperature-point scale with an offset (degC, degF)."""
         return self.offset is not None
+
+    @property
+    def zero(self) -> "float | None":
+        """Absolute zero on this temperature scale, as the float nearest it (``-273.15`` for
+        degC, ``-459.67`` for degF, ``0.0`` for K and degR), or None for a unit that is not a
+        scale of temperature (a difference such as ``delta_degC``, ``K/s``, a length)."""
+        z = self._zero
+        if z is _UNSET:
+            z = None
+            if not self.interval and self.dims == _TEMPERATURE_DIMS:
+                z = float(-(self.offset or 0) / self.factor)
+            _set(self, "_zero", z)
+        return z
 
     @property
     def delta(self) -> "Unit":
@@ -274,9 +294,55 @@ def _convert(src: Unit, dst: Unit) -> "tuple[float, float | None]":
     return pair
 
 
+# The exact affine maps of the pairs with an offset, as integers: a value x = n/d (a float's
+# exact ratio, d a power of two) in src is (n*P + R*d) / (d*D) in dst, and Python's int / int
+# is correctly rounded, so the result is the exact value rounded once. Keyed like _FACTORS.
+if TYPE_CHECKING:  # ((P, R, D, zero of src, zero of dst), src, dst)
+    _AffineEntry = tuple[tuple[int, int, int, Optional[float], Optional[float]], "Unit", "Unit"]
+_AFFINE: "dict[tuple[int, int], _AffineEntry]" = {}
+
+
+def affine(x: "float | int", src: Unit, dst: Unit) -> float:
+    """``x`` in ``src`` as a value in ``dst`` for a pair of temperature scales whose zeros
+    differ (degF to K, degC to degF): the exact value ``x * factor + offset``, rounded once to
+    the nearest float. ``conversion``'s float pair would round twice (``32 degF`` would be
+    ``273.15000000000003 K``); this gives ``273.15``.
+
+    Absolute zero as written converts to absolute zero: ``-459.67 degF`` (the float nearest
+    it, which lies 1.6e-14 below it) is ``0.0 K``, and ``0 K`` is ``-459.67 degF``, so a
+    value at the bottom of one scale never lands below the bottom of another. A result past the
+    float range is an infinity, as float arithmetic gives. Raises like ``conversion``.
+    """
+    hit = _AFFINE.get((id(src), id(dst)))
+    if hit is None:
+        hit = _affine(src, dst)
+    p, r, dd, zero_src, zero_dst = hit[0]
+    if x == zero_src and zero_dst is not None:
+        return zero_dst
+    n, d = x.as_integer_ratio()
+    num = n * p + r * d
+    try:
+        return num / (d * dd)
+    except OverflowError:
+        return float("inf") if num > 0 else float("-inf")
+
+
+def _affine(src: Unit, dst: Unit):
+    conversion(src, dst)  # the same refusals (dimensions, a point to a difference)
+    a = src.factor / dst.factor
+    b = ((src.offset or 0) - (dst.offset or 0)) / dst.factor
+    den = a.denominator * b.denominator // _gcd(a.denominator, b.denominator)
+    entry = ((a.numerator * (den // a.denominator), b.numerator * (den // b.denominator), den,
+              src.zero, dst.zero), src, dst)
+    if len(_AFFINE) < _FACTORS_LIMIT:
+        _AFFINE[(id(src), id(dst))] = entry
+    return entry
+
+
 def clear_caches() -> None:
     """Forget every cached conversion factor (for tests and benchmarks measuring a cold path)."""
     _FACTORS.clear()
+    _AFFINE.clear()
 
 
 def apply(value, a: float, b: float | None):
