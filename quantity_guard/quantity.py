@@ -104,6 +104,14 @@ def _magnitude(value, what: str = "value", copy=True):
     if cls is list or cls is tuple or cls.__module__ == "numpy":
         if cls.__module__ == "numpy" and getattr(value, "shape", None) == ():
             return _magnitude(float(value), what)
+        kind = getattr(getattr(value, "dtype", None), "kind", "f")
+        if kind == "O":  # a numpy array of Python objects: checked as a list is
+            value, cls = value.tolist(), list
+        elif kind not in ("i", "u", "f"):  # booleans, complex, dates, strings: never coerced
+            raise InvalidArguments(f"a series must hold real numbers, received a numpy array of "
+                                   f"{value.dtype}", received=str(value.dtype),
+                                   suggestion="an array of floats or integers, converted by you "
+                                              "if that is what the values mean")
         if cls is list or cls is tuple:  # what is wrong with the list is said with or without numpy
             for v in value:
                 if v.__class__ is bool or not isinstance(v, (int, float)) and v is not None:

@@ -86,14 +86,19 @@ def test_numpy_scalars_are_numbers_and_numpy_booleans_are_not():
             Q(bad, "m")  # before: the real part, a TypeError, and Q(5 m)
 
 
-@pytest.mark.xfail(strict=True, reason="the series branch of _magnitude casts a boolean array "
-                   "to floats; it is the lead's area in this round (see notes/holes.md)")
-def test_a_boolean_numpy_series_is_refused_like_a_boolean_list():
+def test_a_numpy_series_of_no_real_numbers_is_refused_like_such_a_list():
     np = pytest.importorskip("numpy")
     with pytest.raises(InvalidArguments):
-        Q([1.0, True], "m")  # a list: refused already
-    with pytest.raises(InvalidArguments):
-        Q(np.array([True, False]), "m")  # today: Q([1, 0] m)
+        Q([1.0, True], "m")  # a list
+    for bad in (np.array([True, False]), np.array([1 + 2j]), np.array(["5", "6"]),
+                np.array(["2020-01-01"], dtype="datetime64[D]")):
+        with pytest.raises(InvalidArguments, match="real numbers") as err:
+            Q(bad, "m")  # before: Q([1, 0] m), the real part, Q([5, 6] m), a TypeError
+        assert str(bad.dtype) in str(err.value)
+    with pytest.raises(InvalidArguments, match="received True"):
+        Q(np.array([1.0, True], dtype=object), "m")  # objects: checked as a list
+    assert list(Q(np.array([1.5, None], dtype=object), "m").magnitude[:1]) == [1.5]
+    assert list(Q(np.array([1, 2], dtype=np.int32), "m").magnitude) == [1.0, 2.0]
 
 
 # -- strings ---------------------------------------------------------------------------------------
