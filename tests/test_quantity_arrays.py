@@ -270,7 +270,14 @@ def test_the_finiteness_check_needs_no_warning_and_no_false_alarm():
         warnings.simplefilter("error")  # numpy's overflow and invalid-value warnings too
         big = Q(np.array([1.7e308, 1.7e308, -1.7e308]), "m")  # the sum overflows, no element
         assert big.magnitude[0] == 1.7e308
-        assert Q(np.array([1e155, math.nan, -2e200]), "m").magnitude[2] == -2e200  # squares do
+        assert Q(np.array([1e155, math.nan, -2e200]), "m").magnitude[2] == -2e200  # NaN sum
+        long = np.full(10_000, 1.7e308)  # summed another way: the same rule
+        assert Q(long, "m").magnitude[0] == 1.7e308
+        long[5000] = -math.inf
+        with pytest.raises(InvalidArguments, match="not infinity"):
+            Q(long, "m")
+        long[5000] = math.nan
+        assert math.isnan(Q(long, "m").magnitude[5000])
         for values in ([1.7e308, math.inf], [math.inf, -math.inf], [math.nan, -math.inf]):
             with pytest.raises(InvalidArguments):
                 Q(np.array(values), "m")
