@@ -66,17 +66,46 @@ _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e1
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
 _DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
-                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b"
-                   # other clock notations: ISO "T14:05:00Z", "14.05 UTC", "1405Z", "0930 hrs",
-                   # "14 h 05" (not "2 h 30 min", a duration), "2 pm", "2 p.m."
-                   r"|(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])"
-                   r"|\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|EDT|CST|CDT|"
-                   r"MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
-                   r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b)"
-                   r"|\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))"
-                   r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
-                   # dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1"
-                   r"|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d))")
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
+# Other clock notations and dotted versions. Each is a separate pattern run only when the text
+# holds the literal it cannot match without (checked with `in`, or a regex led by a literal,
+# which the engine scans for quickly): read on every answer, one combined pattern tried all its
+# alternatives at every digit and cost more than the rest of the reading of a plain answer.
+# ISO "T14:05:00Z" (needs "T" and a digit)
+_CLOCK_T = re.compile(r"(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])")
+_T_DIGIT = re.compile(r"T\d")
+# "14.05 UTC", "14:05 BST", "09h30 GMT", "1405Z", "0930 hrs" (needs a zone word, "hrs" or "local")
+_CLOCK_ZONE = re.compile(r"(?=\d)(?:\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|"
+                         r"EDT|CST|CDT|MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
+                         r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b))")
+# every zone word above holds one of these ("ST": BST, CEST, EST, CST, MST, PST; "DT": EDT, ...)
+_ZONE_HINTS = ("Z", "ST", "DT", "UTC", "GMT", "CET", "local", "Uhr", "hrs")
+# "14 h 05" (not "2 h 30 min", a duration; needs " h ")
+_CLOCK_H = re.compile(r"(?=\d)\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))")
+# "2 pm", "2pm", "11 a.m.", "2.05 p.m." (needs "am", "pm", "a.m." or "p.m." in any case)
+_CLOCK_AMPM = re.compile(r"(?=\d)\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)")
+# dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1" (needs ".<digits>.<digit>")
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
+_VERSION_HINT = re.compile(r"\.\d+\.\d")
+
+
+def _clock_spans(text: str) -> list:
+    """The spans of dates, clock times and dotted versions in ``text``: never measurements."""
+    spans = [m.span() for m in _DATE.finditer(text)]
+    if "T" in text and _T_DIGIT.search(text):
+        spans += [m.span() for m in _CLOCK_T.finditer(text)]
+    if any(z in text for z in _ZONE_HINTS):
+        spans += [m.span() for m in _CLOCK_ZONE.finditer(text)]
+    if " h " in text:
+        spans += [m.span() for m in _CLOCK_H.finditer(text)]
+    low = text.lower()
+    if ("am" in low or "pm" in low or "a.m." in low or "p.m." in low):
+        spans += [m.span() for m in _CLOCK_AMPM.finditer(text)]
+    if "." in text and _VERSION_HINT.search(text):
+        spans += [m.span() for m in _VERSION.finditer(text)]
+    return spans
+
+
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
@@ -475,7 +504,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             # as the thin space it stands for
             text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
-    skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    skip = _clock_spans(text)
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
     if ":" in text:
@@ -1240,7 +1269,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if any(f.status == "unsourced" for f in findings):
             if ("year" in low or "yr" in low or "annu" in low or "month" in low or
                     "day" in low or "hour" in low or "week" in low or "ly " in low or
-                    "daily" in low or "hourly" in low or "fortnight" in low or "24" in low) and \
+                    "daily" in low or "fortnight" in low or "24h" in low or "24 h" in low or
+                    "24-h" in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
