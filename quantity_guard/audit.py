@@ -740,7 +740,8 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
 _HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
                          r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
 _HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
-                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?\s*[(:=#]?\s*)$", re.I)
+                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?(?:\s+(?:was|is|of))?\s*[(:=#]?\s*)$",
+                          re.I)
 _NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
 _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
@@ -776,6 +777,58 @@ _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|cha
                           r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
 
 
+# -- round 5: families of numbers that are not measurements -----------------------------------
+# A count of the work done, written after its noun: "Lookups performed: 2", "Total requests = 3",
+# "Number of calls made - 3", "Retry count = 1". The nouns are the steps of the procedure (calls,
+# requests, retries, passes ...), never quantities an answer measures: "Peak flows: 1700" and
+# "Readings: 1700" stay claims, and so does "the tool returned: 350" (a singular noun).
+_WORK = (r"calls|invocations|requests|look-?ups|queries|fetch(?:es)?|retries|attempts|tries|steps|"
+         r"stages|passes|iterations|rounds|hops|turns|operations|retrievals|errors|failures|"
+         r"warnings|timeouts|tool ?uses")
+_WORK_ONE = (r"call|invocation|request|look-?up|query|fetch|retry|attempt|try|step|stage|pass|"
+             r"iteration|round|error|failure|tool ?use")
+_WORK_COUNT_BEFORE = re.compile(
+    r"(?:\b(?:number|count|total|no\.|tally) of\s+(?:(?:tool|api|function|http|web|data|"
+    r"service)\s+)?(?:" + _WORK + r")|\b(?:" + _WORK + r")|\b(?:" + _WORK_ONE + r")\s+(?:count|"
+    r"total|tally))(?:\s+(?:used|made|performed|issued|needed|required|taken|executed|run|sent|"
+    r"in total|total|overall|altogether|so far|counted|logged|recorded|encountered|seen|"
+    r"attempted))?\s*(?:[:=\u2014\u2013]|--?|\b(?:were|was|is|are|came to|totall?ed|numbered|"
+    r"stands at|stood at)\b)\s*$", re.I)
+# A position in a procedure: "Phase 2 of 3", "Stufe 2 von 3", "pass 2/2"; "Etape 2 :", "Paso 3:"
+# (a step noun of a common European language, then a heading's colon or dash). "Stage", "pass"
+# and "round" are words of measurement too (a river stage, "a round 400 A"): they are read as
+# steps only with "of N" or a heading's colon or dash after the number.
+_STEP_NOUN_BEFORE = re.compile(
+    r"\b(?:step|stage|phase|part|pass|round|schritt|stufe|teil|\u00e9tape|etape|paso|fase|etapa|"
+    r"parte|passo|stap|fase|krok|steg|vaihe)\s*#?\s*$", re.I)
+_POSITION_AFTER = re.compile(r"\s*(?::|\u2014|\u2013|-\s|\)|\.\s|(?:of|von|sur|de|di|van|z)\s+\d{1,2}\b"
+                             r"|/\s?\d{1,2}\b(?!\s?[A-Za-z\u00b0%]))", re.I)
+# N of M, the total of a position or a count: "Phase 2 of 3", "2 of 3 gauges"
+_OF_TOTAL_BEFORE = re.compile(r"(?<![\d.,])(\d{1,2})\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+$",
+                              re.I)
+# A self-assessment, as a score or odds: "Trust level: 4/5", "quality 8 out of 10", "odds of
+# that being right are 9 in 10", "self-assessed accuracy 9/10". Only on the scales people score
+# on (3, 4, 5, 10, 20, 100) and only after a word of trust, quality or chance.
+_SELF_SCORE_WORDS = re.compile(
+    r"\b(?:confiden(?:ce|t)|certain(?:ty)?|sure|trust(?:worth\w*)?|reliab\w*|quality|score|"
+    r"grade|self-?(?:assessed|rated)|odds|chances?|likel\w*|probab\w*|accuracy|rating)\b"
+    r"[^.;\n\d]{0,30}$", re.I)
+_SCORE_SCALE = re.compile(r"\s?(?:/|out of|in)\s?(3|4|5|10|20|100)\b(?!\s?[A-Za-z\u00b0%])(?![.,]\d)")
+_SCORE_OF = re.compile(r"(?<![\d.,])(\d{1,3})\s?(?:/|out of|in)\s?$")
+# A section sign and what it numbers: "§2.1", "§ 4", "¶ 3", "§§2-3"
+_SECTION_BEFORE = re.compile(r"[\u00a7\u00b6]\s*(?:\d+(?:\.\d+)*\s*(?:[-\u2013,]|and|to)\s*)?$")
+# HTTP: a reason phrase after the code ("201 Created", "200 OK", "502 Bad Gateway") ...
+_HTTP_REASON = re.compile(
+    r"\s*(?:OK\b|Created\b|Accepted\b|No Content\b|Moved|Found\b|Not Modified|Bad Request|"
+    r"Unauthori[sz]ed|Forbidden|Not Found|Method Not Allowed|Conflict\b|Gone\b|Too Many Requests|"
+    r"Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out|Request Timeout)")
+# ... or a code listed after another code of the same sentence, which names status or HTTP:
+# "HTTP 429, then 200", "status was 503 at first and 200 after a retry"
+_HTTP_LISTED = re.compile(r"\b[1-5]\d\d\b(?:[^\d.;:\n]{0,30}?)(?:,|\band\b|\bthen\b|\u2192|->|/)\s*"
+                          r"(?:then\s+|later\s+|finally\s+|eventually\s+)?(?:an?\s+|got\s+|returned\s+)?$")
+_HTTP_WORDS = re.compile(r"\b(?:status|HTTP|response code|error code|retr(?:y|ied|ies))\b", re.I)
+
+
 def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                        rev):
     """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
@@ -794,6 +847,9 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
             not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
         return "an identifier (a code and its number: RRL 12)"
+    if unit is None and not percent and k >= 0 and text[k] in "\u00a7\u00b6-\u2013," and \
+            _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
+        return "a section reference (\u00a72.1, \u00b6 3)"
     if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
         return "a price or a sum of money"
     if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
@@ -835,8 +891,12 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return None
     if _PRECISION.match(text, e):
         return "a precision (2 d.p., 3 significant figures)"
+    why = _work_or_position(text, s, e, digits)
+    if why is not None:
+        return why
     if len(digits) == 3 and 100 <= int(digits) <= 599 and (
-            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
+            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or
+            _HTTP_REASON.match(text, e) or _http_listed(text, s)):
         return "an HTTP status code"
     if _N_EQUALS.search(text, max(0, s - 6), s):
         return "a count (n = 96)"
@@ -861,6 +921,53 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         if _RATIO_AFTER.match(text, after):
             return None  # "35 times too large", "3 times the flow": a ratio, not a count
     return "a count (3 tool calls, 10 of 12 readings)"
+
+
+def _sentence_start(text: str, s: int) -> int:
+    a = max(text.rfind(". ", 0, s), text.rfind("\n", 0, s), text.rfind("? ", 0, s),
+            text.rfind("! ", 0, s), text.rfind("; ", 0, s))
+    return a + 1
+
+
+def _http_listed(text: str, s: int) -> bool:
+    """An HTTP status code listed after another one in a sentence naming status or HTTP."""
+    a = _sentence_start(text, s)
+    return _HTTP_LISTED.search(text, max(a, s - 48), s) is not None and \
+        _HTTP_WORDS.search(text, a, s) is not None
+
+
+def _work_or_position(text: str, s: int, e: int, digits: str):
+    """A small whole number (no unit) that counts the work done, numbers a step, or scores the
+    answer itself; None when it may be a measurement."""
+    if len(digits) > 3:
+        return None
+    if _WORK_COUNT_BEFORE.search(text, max(0, s - 56), s):
+        return "a count of the work done (calls used: 3)"
+    if len(digits) <= 2:
+        if _STEP_NOUN_BEFORE.search(text, max(0, s - 12), s) and _POSITION_AFTER.match(text, e):
+            return "a position in a procedure (phase 2 of 3, \u00e9tape 2 :)"
+        m = _OF_TOTAL_BEFORE.search(text, max(0, s - 12), s)
+        if m is not None and int(m.group(1)) <= int(digits) and \
+                _read_unit(text, e)[0] is None and text[e:e + 1] not in ("/", "%"):
+            return "the total of a position or a count (2 of 3)"
+        m = _OF_TOTAL_BEFORE.match(text, e)  # (the N of "N of M": read after M)
+        if m is None:
+            after = re.match(r"\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+(\d{1,2})\b", text[e:e + 16],
+                             re.I)
+            if after is not None and int(digits) <= int(after.group(1)) and \
+                    _read_unit(text, e + after.end())[0] is None and \
+                    text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
+                return "a position or a count out of a total (2 of 3)"
+    sc = _SCORE_SCALE.match(text, e)
+    if sc is not None and int(digits) <= int(sc.group(1)) and \
+            _SELF_SCORE_WORDS.search(text, max(0, s - 48), s):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    m = _SCORE_OF.search(text, max(0, s - 12), s)
+    if m is not None and digits in ("3", "4", "5", "10", "20", "100") and \
+            int(m.group(1)) <= int(digits) and _read_unit(text, e)[0] is None and \
+            _SELF_SCORE_WORDS.search(text, max(0, m.start() - 48), m.start()):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    return None
 
 
 _RATIO_AFTER = re.compile(r"\s+(?:too|larger|bigger|higher|greater|smaller|lower|more|less|"

@@ -1,0 +1,147 @@
+"""The answer audit on families of numbers that are not measurements, and of figures an answer
+does not claim (issue 11, fifth round).
+
+Every phrasing here is written for this file (none is a sentence of a corpus or a held-out set).
+Each family is tested on both sides: the correct answer is not flagged, and a wrong figure in
+the same phrasing (or the same surface used as a measurement) is still flagged.
+
+Families:
+- counts of the work done, written after their noun ("Lookups performed: 2", "Retries = 1");
+- positions in a procedure ("Phase 2 of 3", "Étape 2 :", "Paso 3:", "pass 2 of 2");
+- self-assessment scores and odds ("Trust: 4/5", "quality 8 out of 10", "9 in 10 that ...");
+- section signs (``§2.1``, ``¶ 4``);
+- HTTP status codes with a reason phrase ("201 Created", "200 OK") or listed after another
+  status code ("503, then 200");
+- figures written in a locale's notation inside scientific notation ("1,32·10⁵ V");
+- retracted figures: a figure the answer itself withdraws ("ignore that", "disregard it",
+  "not the answer") when it states the figure that replaces it;
+- percentages of an elevation or of a datum offset (a share of two recorded lengths, one of
+  them an elevation, which products and ratios otherwise leave out).
+"""
+from __future__ import annotations
+
+import pytest
+
+from quantity_guard import datums, quantity_tool, session
+
+
+@pytest.fixture(autouse=True)
+def clean_datums():
+    with datums.isolated():
+        yield
+
+
+BAD = ("unsourced", "unit_mislabelled", "tainted", "reversed")
+
+
+def flagged(audit):
+    return [(f.number.text, f.status) for f in audit.findings if f.status in BAD]
+
+
+def flow_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
+        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
+        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
+                      name="runoff_depth")()
+    return ledger
+
+
+def current_ledger():
+    with session(context="A 90 MVA transformer on a 132 kV bus: what is its full-load "
+                         "current?") as ledger:
+        quantity_tool(lambda: 393.6479, returns={"unit": "A"}, name="full_load_current")()
+    return ledger
+
+
+ACCEPTED = {
+    "counts after their noun": [
+        "Lookups performed: 2. The depth is 0.102 mm/d.",
+        "Total requests = 3; runoff 0.102 mm/d.",
+        "Queries issued \u2014 3. Runoff 0.102 mm/d.",
+        "API calls so far: 4. Runoff depth 0.102 mm/d.",
+        "Retries: 1. Depth: 0.102 mm/d.",
+        "Count of tool invocations: 3. 0.102 mm/d.",
+        "The number of requests was 3, and the depth is 0.102 mm/d.",
+        "Retry count = 1; depth 0.102 mm/d.",
+        "Errors encountered: 0. Depth 0.102 mm/d.",
+    ],
+    "positions in a procedure": [
+        "Phase 1 of 2: read the gauge. Runoff 0.102 mm/d.",
+        "Stage 3 of 3 \u2014 the depth: 0.102 mm/d.",
+        "\u00c9tape 2 : la conversion. 0.102 mm/d.",
+        "Paso 3: el resultado, 0.102 mm/d.",
+        "Pass 2 of 2 gave 0.102 mm/d.",
+        "Stufe 2 von 3: 0.102 mm/d.",
+        "Fase 1: leer el caudal. 0.102 mm/d.",
+        "Round 2: 0.102 mm/d.",
+        "Stage 2: divide by the area. 0.102 mm/d.",
+    ],
+    "scores and odds": [
+        "Trust level: 4/5. Depth 0.102 mm/d.",
+        "Quality score 8 out of 10; depth 0.102 mm/d.",
+        "My reliability rating: 3/5. 0.102 mm/d.",
+        "Depth 0.102 mm/d; odds of that being right are 9 in 10.",
+        "Depth 0.102 mm/d (self-assessed accuracy 9/10).",
+        "0.102 mm/d. Chances this holds: 4 in 5.",
+    ],
+    "section signs": [
+        "See \u00a72.1 for the conversion; 0.102 mm/d.",
+        "As set out in \u00a7 4, the depth is 0.102 mm/d.",
+        "(\u00b6 3) The depth is 0.102 mm/d.",
+        "\u00a7\u00a72-3 cover the inputs. 0.102 mm/d.",
+    ],
+    "HTTP status codes": [
+        "The area lookup answered 201 Created; depth 0.102 mm/d.",
+        "First fetch: 502 Bad Gateway; second: 200 OK. Depth 0.102 mm/d.",
+        "Status was 503 at first and 200 after a retry; depth 0.102 mm/d.",
+        "The service returned HTTP 429, then 200. 0.102 mm/d.",
+        "Both requests came back 200 OK. 0.102 mm/d.",
+    ],
+}
+
+
+@pytest.mark.parametrize("answer", [a for v in ACCEPTED.values() for a in v])
+def test_non_measurements_are_not_flagged(answer):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok, (answer, flagged(audit), audit.skipped)
+
+
+@pytest.mark.parametrize("answer,literal", [
+    # the same shapes around a figure that is a claim: it is still read
+    ("Lookups performed: 2. The depth is 0.5 mm/d.", "0.5"),
+    ("Peak flows: 1700. Depth 0.102 mm/d.", "1700"),          # flows are no count of work
+    ("Readings: 1700; depth 0.102 mm/d.", "1700"),
+    ("Number of calls: 3; discharge 1700.", "1700"),
+    ("Calls used: 3; the tool returned: 350.", "350"),
+    ("Phase 1 of 2: the flow is 1700.", "1700"),
+    ("Stage 3 of 3 \u2014 the depth: 0.5 mm/d.", "0.5"),
+    ("The river stage reached 12 at noon; 0.102 mm/d.", "12"),   # a stage, not a step
+    ("Round 2: 0.5 mm/d.", "0.5"),
+    ("Trust level: 4/5. Depth 0.5 mm/d.", "0.5"),
+    ("The abstraction takes 4/5 of the river; 0.102 mm/d.", "5"),
+    ("See \u00a72.1: the flow is 1700.", "1700"),
+    ("Both requests came back 200 OK. The flow is 1700.", "1700"),
+    ("The service returned HTTP 429, then 200. Flow 350.", "350"),
+    ("The flow was 200 at noon; 0.102 mm/d.", "200"),           # a bare 3-figure flow
+])
+def test_the_same_shapes_around_a_claim_stay_flagged(answer, literal):
+    audit = flow_ledger().audit_answer(answer)
+    assert not audit.ok, answer
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a decimal comma inside scientific notation is a decimal comma whatever the rest of the
+    # answer uses: a thousands group has three digits
+    ("Full-load current: 393.6 A (S = 9\u00b710\u2077 VA, U = 1,32\u00b710\u2075 V).", True),
+    ("I = 393.6 A; U = 1,32 \u00d7 10^5 V, S = 9,0 \u00d7 10^7 VA.", True),
+    ("I = 393.6 A, from 9e7 VA and 1,32e5 V.", True),
+    # the same notation with a wrong mantissa, or a three-digit group (thousands)
+    ("I = 393.6 A; U = 1,23 \u00d7 10^5 V.", False),
+    ("I = 393.6 A; U = 1,320 \u00d7 10^5 V.", False),
+    ("I = 3,94 \u00d7 10^3 A.", False),
+])
+def test_decimal_commas_in_scientific_notation(answer, ok):
+    audit = current_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
