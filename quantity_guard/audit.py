@@ -64,7 +64,8 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
-_DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)"
+                   r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
                    r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
 # Other clock notations and dotted versions. Each is a separate pattern run only when the text
@@ -120,7 +121,13 @@ _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "pa
                        "tier", "point", "library", "build", "line", "bullet", "ver.", "ver",
                        "rev", "rev.", "revision", "python", "schema", "sdk", "firmware",
                        "protocol", "entry", "heading", "question", "q", "no.", "item no.",
-                       "note", "finding", "remark", "caveat", "assumption", "v.")
+                       "note", "finding", "remark", "caveat", "assumption", "v.",
+                       # calendar positions: a week or a day of the year numbers a date
+                       "week", "wk", "wk.", "kw", "woche", "semaine", "semana", "settimana",
+                       "day-of-year", "day of year", "day of the year", "doy", "julian day",
+                       "ordinal day", "day number", "quarter",
+                       # sections of an act or a standard: "s. 24", "art. 5", "reg. 3"
+                       "s.", "ss.", "sec.", "sect.", "art.", "reg.", "para.", "cl.")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
 _DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
@@ -476,6 +483,94 @@ _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
+# -- round 5: identifiers that hold digits and are read in an answer only ---------------------
+# A telephone number: three to six groups of digits (or the letters of a vanity number) joined
+# by single hyphens or spaces, nine digits or more, and not a thousands grouping (which has
+# groups of exactly three after the first): "1-888-275-8747", "0800 80 70 60", "0345 988 1188".
+_PHONE = re.compile(r"(?:\+\d{1,3}[ -]?)?(?:\(\d{1,5}\)[ -]?)?\d{1,5}(?:([ \u00a0-])(?:\d{2,5}|[A-Z]{3,5}))"
+                    r"(?:[ \u00a0-](?:\d{2,5}|[A-Z]{3,5})){1,4}(?![\w.,]?\d)")
+# short service numbers need a word of telephones in their sentence: "call 911", "line: 311"
+_SERVICE_NUMBER = frozenset({"111", "112", "211", "311", "411", "511", "611", "711", "811", "911",
+                             "999", "000", "101", "105"})
+_PHONE_WORDS = re.compile(r"\b(?:call|dial|phone|telephone|tel|line|hotline|helpline|number|"
+                          r"emergency|ring|text|contact)\b", re.I)
+# A position on the earth: degrees (minutes, seconds) and a hemisphere, "38°56′58″N",
+# "38.9496° N"; or a grid reference, "SU 7175 7370" (two letters, two equal digit groups)
+_COORD = re.compile(r"\d{1,3}(?:\.\d+)?\s?\u00b0\s?(?:\d{1,2}(?:\.\d+)?\s?['\u2032]\s?(?:\d{1,2}(?:\.\d+)?"
+                    r"\s?(?:[\"\u2033]|'')\s?)?)?[NSEW]\b")
+_GRIDREF = re.compile(r"\b[HNOST][A-HJ-Z]\s?(\d{2,5})\s(\d{2,5})\b")
+# a chainage or a kilometre post, "12+400"; odds and return periods, "1-in-100", "1 in 200-year"
+_CHAINAGE = re.compile(r"\+\d{3}\b(?![.,]\d)")
+_ONE_IN = re.compile(r"(?:-in-|\s+in\s+)(\d{1,5})(?:-|\s+)(?:years?|yrs?|chance|AEP|annual|event|"
+                     r"flood|storm)\b", re.I)
+_EPOCH_WORDS = re.compile(r"\b(?:unix|epoch|posix|timestamp)\b", re.I)
+_MODEL_SETTING = re.compile(r"\b(?:top[_ -]?[pk]|seed|max[_ ]tokens|temperature)\s*[:=]?\s*$", re.I)
+_MODEL_WORDS = re.compile(r"\b(?:model|llm|sampling|decoding|gpt|claude|gemini|llama|mistral|qwen)",
+                          re.I)
+_PROGRESS = re.compile(r"/\d{1,3}[\])]")
+_PROGRESS_BEFORE = re.compile(r"[\[(]\d{1,3}/$")
+
+
+_NAME_NOT = _UNIT_STOP | {"per", "out", "than"}  # "1-in-30-year": words, not a name
+
+
+def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, stated=frozenset()):
+    """An identifier starting at the number read at ``s`` (a telephone number, a position on
+    the earth, a chainage, a return period, a model's name or setting, a log's step counter,
+    the next part of a standard's number): ``(start, end, reason)``, or None."""
+    nxt = text[e:e + 1] or "\0"
+    prev = text[s - 1:s] or "\0"
+    if raw.isdigit() and nxt in "- \u00a0" and text[e + 1:e + 2].isdigit() or \
+            raw.isdigit() and sign == "+" and nxt in " -":
+        ph = _PHONE.match(text, s)
+        if ph is not None:
+            body = ph.group()
+            groups = re.split(r"[ \u00a0-]+", body.lstrip("+"))
+            n = sum(len(g.strip("()")) for g in groups)
+            thousands = ph.group(1) != "-" and len(groups[0]) <= 3 and \
+                all(len(g) == 3 and g.isdigit() for g in groups[1:])
+            if n >= 9 and not thousands and not _read_unit(text, ph.end())[0]:
+                return (s, ph.end(), "a telephone number")
+    if raw in _SERVICE_NUMBER and _PHONE_WORDS.search(text, max(0, s - 40), s) and \
+            _read_unit(text, e)[0] is None:
+        return (s, e, "a telephone number (a service number)")
+    if "\u00b0" in text[e:e + 3]:
+        c = _COORD.match(text, s)
+        if c is not None:
+            return (s, c.end(), "a position on the earth (latitude or longitude)")
+    if raw.isdigit() and s >= 3 and prev == " " and text[s - 3:s - 1].isupper():
+        g = _GRIDREF.match(text, s - 3)
+        if g is not None and len(g.group(1)) == len(g.group(2)):
+            return (s - 3, g.end(), "a position on the earth (a grid reference)")
+    if raw.isdigit() and nxt == "+" and _CHAINAGE.match(text, e):
+        return (s, e + 4, "a chainage (a distance along a line, used as a place name)")
+    if raw.isdigit() and nxt in "- \u00a0":
+        o = _ONE_IN.match(text, e)
+        if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
+            # (the question's own "1 in 30 year storm" is quoted, and read)
+            return (s, o.end(), "odds or a return period (1 in 100 years)")
+    if prev == "-" and s >= 2 and text[s - 2].isalpha() and \
+            text[max(0, s - 12):s - 1].split()[-1:][0].lower().split("-")[-1] not in _NAME_NOT and (
+            text[e:e + 1] in "-_" and text[e + 1:e + 2].isalnum() or
+            s >= 3 and not text[s - 3].isalnum() and text[s - 2].isupper()):
+        # inside a hyphenated name ("gemini-1.5-pro", "stage-i-15_min") or a route ("I-10")
+        return (s, e, "part of a name (a model, a file, a route)")
+    if raw.isdigit() and prev in "-/:" and s - 1 == last_skip and _read_unit(text, e)[0] is None:
+        return (s, e, "the next part of an identifier (IEC 60076-1, EM 1110-2-1913)")
+    if raw.isdigit() and nxt == "-" and text[e + 1:e + 2].isupper() and \
+            text[e + 2:e + 3].isdigit():
+        return (s, e, "an identifier (a code: 3-A8)")
+    if raw.isdigit() and prev in "[(" and _PROGRESS.match(text, e) or \
+            raw.isdigit() and nxt in "])" and _PROGRESS_BEFORE.search(text, max(0, s - 5), s):
+        return (s, e, "a step counter ([2/4])")
+    if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
+        return (s, e, "a timestamp (seconds since an epoch)")
+    if _MODEL_SETTING.search(text, max(0, s - 16), s) and _read_unit(text, e)[0] is None and \
+            _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
+        return (s, e, "a model setting (temperature 0, seed 42)")
+    return None
+
+
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
     return _scan(text).numbers if text else []
@@ -517,6 +612,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             constants.add("pi")
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     plus_minus = "\u00b1" in text or "+/-" in text
+    ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
+    last_skip = -1  # where the last identifier or label read ended
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -528,6 +625,19 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             ns = m.start(2)
             if any(a <= ns < b for a, b in skip):
                 skipped.append((m.group(), "a date, a time, a zone offset or a web address"))
+                continue
+        if ids:
+            ns = m.start(2)
+            hit = next((r for a, b, r in ids if a <= ns < b), None)
+            if hit is not None:
+                skipped.append((m.group(), hit))
+                continue
+        if answer and not pct:
+            span = _identifier_at(text, s, e, raw, sign, last_skip, stated)
+            if span is not None:
+                ids.append(span)
+                skipped.append((m.group(), span[2]))
+                last_skip = e
                 continue
         nxt = text[e:e + 1]
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
@@ -552,6 +662,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
+            last_skip = e
             continue
         lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
         if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
@@ -563,6 +674,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 _read_unit(text, e)[0] is None:
             # (never with a unit written after it: "the stage 2.85 m" is a measurement)
             skipped.append((m.group(), "a step, list or section label"))
+            last_skip = e
             continue
         if integer and not pct:
             if len(digits) <= 2 and nxt in ".)" and nxt and \
@@ -661,6 +773,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
         if why is not None and value not in stated:
             skipped.append((m.group(), why))
+            if why.startswith("an identifier"):
+                last_skip = e
             continue
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
@@ -774,7 +888,7 @@ _MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EU
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
                           r"odds\b|(?:\w+\s+)?odds\b|certainty|"
                           r"certain|"
-                          r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
+                          r"AEP\b|annual[- ](?:exceedance|chance)|exceedance probability)", re.I)
 
 
 # -- round 5: families of numbers that are not measurements -----------------------------------
