@@ -555,6 +555,9 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
             s >= 3 and not text[s - 3].isalnum() and text[s - 2].isupper()):
         # inside a hyphenated name ("gemini-1.5-pro", "stage-i-15_min") or a route ("I-10")
         return (s, e, "part of a name (a model, a file, a route)")
+    if prev == "-" and last_skip > max(text.rfind(" ", 0, s), text.rfind("\n", 0, s)) and \
+            _read_unit(text, e)[0] is None:
+        return (s, e, "part of a name (a model, a file, a route)")  # "...-large-2407"
     if raw.isdigit() and prev in "-/:" and s - 1 == last_skip and _read_unit(text, e)[0] is None:
         return (s, e, "the next part of an identifier (IEC 60076-1, EM 1110-2-1913)")
     if raw.isdigit() and nxt == "-" and text[e + 1:e + 2].isupper() and \

@@ -145,3 +145,79 @@ def test_the_same_shapes_around_a_claim_stay_flagged(answer, literal):
 def test_decimal_commas_in_scientific_notation(answer, ok):
     audit = current_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+IDENTIFIERS = [
+    # telephone numbers, including a vanity number and short service numbers
+    "For questions ring the gauge office on 1-303-555-0199. Depth 0.102 mm/d.",
+    "Depth 0.102 mm/d. Out of hours: 0161 496 0000.",
+    "Depth 0.102 mm/d (data desk +44 20 7946 0958).",
+    "Depth 0.102 mm/d. Help: 1-800-FLOOD-US.",
+    "Depth 0.102 mm/d. In an emergency dial 999, or 112 from a mobile.",
+    # positions on the earth and grid references
+    "The gauge sits at 39\u00b007\u203212\u2033N 76\u00b055\u203244\u2033W; depth 0.102 mm/d.",
+    "The gauge sits at 39\u00b007'12\"N; depth 0.102 mm/d.",
+    "Gauge at 39.12\u00b0N, 76.93\u00b0W: depth 0.102 mm/d.",
+    "Depth 0.102 mm/d at grid reference TQ 3004 8009.",
+    # chainages, routes, return periods
+    "The gauge is at chainage 3+250 on the left bank; 0.102 mm/d.",
+    "Upstream of the US-50 crossing the depth is 0.102 mm/d.",
+    "Upstream of the M-25 crossing the depth is 0.102 mm/d.",
+    "This is nowhere near a 1-in-50-year event: 0.102 mm/d.",
+    "Not a 1 in 200 year flood; 0.102 mm/d.",
+    # names holding digits: models, file names, standards and report numbers
+    "Computed with mistral-7.2-large-2407; depth 0.102 mm/d.",
+    "Series gauge-height-15_min-raw; depth 0.102 mm/d.",
+    "Method per ISO 748-2021; depth 0.102 mm/d.",
+    "As in ASTM D5388-93 and report 4-B12; depth 0.102 mm/d.",
+    # log lines and timestamps, model settings
+    "[1/3] read_discharge() -> 1,250 cfs\n[3/3] runoff_depth() -> 0.102 mm/d",
+    "(2/2) runoff_depth: 0.102 mm/d.",
+    "Data as of epoch 1764500000; depth 0.102 mm/d.",
+    "Model settings: temperature 0.2, seed 7. Depth 0.102 mm/d.",
+    # calendar positions and sections
+    "Week 48 reading: 0.102 mm/d.",
+    "Julian day 300 mean: 0.102 mm/d.",
+    "On 2026-335 (ordinal date) the depth was 0.102 mm/d.",
+    "In 2026-W48-2 the depth was 0.102 mm/d.",
+    "Under the Water Act 2014, s. 12, the depth reported is 0.102 mm/d.",
+]
+
+
+@pytest.mark.parametrize("answer", IDENTIFIERS)
+def test_identifiers_holding_digits_are_not_flagged(answer):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok, (answer, flagged(audit), audit.skipped)
+
+
+@pytest.mark.parametrize("answer,literal", [
+    # a figure beside an identifier is still read; digits shaped like one but with a unit or
+    # a thousands grouping are measurements
+    ("For questions ring 1-303-555-0199. Depth 0.5 mm/d.", "0.5"),
+    ("The volume is 1 250 000 000 m\u00b3.", "1 250 000 000"),     # a thousands grouping
+    ("The flow is 1 250 000 cfs.", "1 250 000"),
+    ("The gauge sits at 39.12\u00b0N; the flow is 1700.", "1700"),
+    ("The angle is 39\u00b0 and the flow 1700 cfs.", "1700"),
+    ("A 1-in-50-year flood would carry 1700 cfs.", "1700"),
+    ("Upstream of the US-50 crossing the flow is 1700 cfs.", "1700"),
+    ("Computed with mistral-7.2; the flow is 1700 cfs.", "1700"),
+    ("Per ISO 748-2021 the flow is 1700 cfs.", "1700"),
+    ("[1/3] read_discharge() -> 1,700 cfs", "1,700"),
+    ("The temperature was 12 and the flow 1700 cfs.", "1700"),
+    ("Week 48: 0.5 mm/d.", "0.5"),
+    ("The flow fell by 2-3 cfs to 1700 cfs.", "1700"),
+    ("A 5-MW load for 6 h.", "5"),                                # a compound adjective
+])
+def test_figures_beside_identifiers_stay_flagged(answer, literal):
+    audit = flow_ledger().audit_answer(answer)
+    assert not audit.ok, answer
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+
+
+def test_identifier_skips_say_what_they_are():
+    reasons = " ".join(r for _, r in flow_ledger().audit_answer(
+        "Ring 1-303-555-0199. Gauge at 39.12\u00b0N, chainage 3+250, near the I-95; "
+        "mistral-7.2-large; [1/2]; a 1-in-50-year event; week 48: 0.102 mm/d.").skipped)
+    for word in ("telephone", "position on the earth", "chainage", "name", "step counter",
+                 "return period", "label"):
+        assert word in reasons, (word, reasons)
