@@ -1480,6 +1480,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
+    if any(f.status in Audit.BAD for f in findings) and _RETRACT_HINT.search(reading.text):
+        _retracted(findings, ctx)
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
@@ -1915,6 +1917,81 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
                 findings[i] = Finding(
                     n, "discarded", f.match,
                     f"presented as an attempt given up ({word!r}): {why}; the answer gives "
+                    f"{p.text} in its place")
+                break
+
+
+# A figure the answer withdraws itself. Two kinds of words: those that withdraw the figure
+# written just before them ("1,205 cfs - a typo", "3.6 mm/d ...; disregard it", "92.6% - not the
+# answer", "29,490 as I first typed"), and those that withdraw the figure just after them
+# ("Earlier I said 0.52 m", "I first wrote 1,205", "ignore the 3.6 mm/d"). Words that bring the
+# replacing figure ("Correction: the area is ...", "it should read ...") withdraw nothing.
+_RETRACT_BEFORE = re.compile(
+    r"\b(?:typo|mis-?typ\w*|transpos\w*|slip of the (?:pen|keyboard)|disregard (?:it|that|this)|"
+    r"ignore (?:it|that|this)|scratch that|strike that|scrap that|not the answer|isn't the answer|"
+    r"(?:is|was|were) (?:wrong|incorrect|a mistake|an error)|in error|by mistake|my mistake|"
+    r"as I (?:first|initially|earlier|originally|wrongly|mistakenly) (?:typed|wrote|said|gave|put|"
+    r"stated|quoted)|(?:now )?(?:withdrawn|retracted)|should be (?:ignored|disregarded))\b", re.I)
+_RETRACT_AFTER = re.compile(
+    r"\b(?:earlier I|I (?:first|initially|earlier|previously|originally|wrongly|mistakenly)|"
+    r"previously I|at first I)\s+(?:had\s+)?(?:said|wrote|typed|gave|put|stated|quoted|reported|"
+    r"gave you)\b|\b(?:ignore|disregard|scrap|discard|drop) the\b|\b(?:my|the|an?) (?:draft|earlier|"
+    r"previous|first|initial|original)(?: \w+)? (?:said|had|gave|read|stated|showed)\b|"
+    r"\bnot\s*$", re.I)
+_RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratch|strike|scrap|"
+                           r"not the answer|isn't the answer|wrong|incorrect|mistake|in error|"
+                           r"withdrawn|retracted|earlier I|I (?:first|initially|earlier|"
+                           r"previously|originally)|previously I|at first I|discard|drop the|"
+                           r"draft|\bnot\b",
+                           re.I)
+_RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _retracted(findings: list[Finding], ctx: _Context) -> None:
+    """A flagged figure the answer itself withdraws (see _RETRACT_BEFORE and _RETRACT_AFTER),
+    nearest to the withdrawing words with no figure between, is ``discarded`` when the answer
+    also states an accepted figure that replaces it: of the same dimension, or a bare number
+    within a factor of ten in the same sentence ("... a typo; the gauge reads 1,250"). A figure
+    withdrawn with nothing in its place stays flagged, and so does a figure the words do not
+    point at ("the area is 29,490 km2 (not a typo)")."""
+    text = ctx.reading.text
+    nums = sorted((f.number for f in findings), key=lambda n: n.nstart)
+    for i, f in enumerate(findings):
+        if f.status not in Audit.BAD:
+            continue
+        n = f.number
+        a = max((m.end() for m in _RETRACT_SENTENCE.finditer(text, 0, n.nstart)), default=0)
+        m = _RETRACT_SENTENCE.search(text, n.nend)
+        b = m.start() if m else len(text)
+        marker = None
+        for mk in _RETRACT_BEFORE.finditer(text, n.nend, b):
+            if re.search(r"\b(?:not|no|never)\s+(?:an?\s+)?$", text[max(0, mk.start() - 8):mk.start()]):
+                continue  # "not a typo"
+            if not any(n.nend <= p.nstart < mk.start() for p in nums):
+                marker = mk
+            break
+        if marker is None:
+            for mk in _RETRACT_AFTER.finditer(text, a, n.nstart):
+                if not any(mk.end() <= p.nstart < n.nstart for p in nums):
+                    marker = mk
+        if marker is None:
+            continue
+        dims = power_dims(n.unit.dims) if n.unit is not None else None
+        for g in findings:
+            p = g.number
+            if g.status not in _ACCEPTED or p is n or p.unit == n.unit and \
+                    _close(p.value, n.value, max(p.tolerance, n.tolerance)):
+                continue  # (the same figure again replaces nothing; "132 V; it is 132 kV" does)
+            pd = power_dims(p.unit.dims) if p.unit is not None else None
+            same = pd == dims and p.percent == n.percent and (dims is not None or n.percent)
+            # a figure of the same sentence within a factor of ten, one of them bare ("the
+            # gauge reads 1,250"; "the area is 29,940 km2, not 29,490")
+            near = (pd is None or dims is None) and not p.percent and not n.percent and \
+                a <= p.nstart < b and n.value != 0 and 0.1 <= abs(p.value / n.value) <= 10.0
+            if same or near:
+                findings[i] = Finding(
+                    n, "discarded", f.match,
+                    f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "
                     f"{p.text} in its place")
                 break
 

@@ -221,3 +221,29 @@ def test_identifier_skips_say_what_they_are():
     for word in ("telephone", "position on the earth", "chainage", "name", "step counter",
                  "return period", "label"):
         assert word in reasons, (word, reasons)
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a figure the answer withdraws, with the figure that replaces it
+    ("Depth 0.102 mm/d. (I initially put 1.02 mm/d \u2014 a slipped decimal; ignore it.)", True),
+    ("Earlier I gave 0.201 mm/d; the depth is 0.102 mm/d.", True),
+    ("The discharge is 1,250 cfs (I first typed 1,520 by mistake).", True),
+    ("The area is 29,940 km\u00b2, not 29,490 as I wrongly wrote above.", True),
+    ("The area is 29,940 km\u00b2, not 29,049.", True),
+    ("My draft said 1250 m\u00b3/s; the gauge reads 1250 cfs.", True),
+    ("Depth 0.102 mm/d. 3.6 mm/d was wrong (the cfs were never converted).", True),
+    ("A share of 2.4% \u2014 not the answer, it used the wrong flow; the depth is 0.102 mm/d.",
+     False),                                      # withdrawn, but nothing of its kind replaces it
+    # the same words pointing elsewhere, or a withdrawn figure with nothing in its place
+    ("The depth is 3.6 mm/d (not a typo).", False),
+    ("Ignore the earlier estimate. The depth is 3.6 mm/d.", False),
+    ("The depth is 3.6 mm/d; earlier I said 0.102 mm/d.", False),
+    ("Earlier I said 1.02 mm/d; that was wrong.", False),     # nothing replaces it
+    ("Correction: the depth is 3.6 mm/d.", False),            # brings a figure, withdraws none
+    ("The depth is 3.6 mm/d, not 0.102 mm/d.", False),
+])
+def test_figures_the_answer_withdraws(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    if ok:
+        assert any(f.status == "discarded" for f in audit.findings), audit.findings
