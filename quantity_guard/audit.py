@@ -1482,6 +1482,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _discarded(findings, ctx)
     if any(f.status in Audit.BAD for f in findings) and _RETRACT_HINT.search(reading.text):
         _retracted(findings, ctx)
+    if any(f.status in Audit.BAD and f.number.percent for f in findings):
+        _elevation_shares(findings, ctx)
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
@@ -1996,6 +1998,50 @@ def _retracted(findings: list[Finding], ctx: _Context) -> None:
                 break
 
 
+def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
+    """A percentage that is a share of two recorded lengths, at least one of them an elevation
+    or a datum offset: "the freeboard is ~13% of the crest elevation", "the level is at 97% of
+    the threshold", "the datum shift is 11% of the freeboard", "2.7% below the threshold".
+    Products and ratios leave elevations out (a height above a datum times anything has no
+    meaning), but a share between two of them is what answers write to give a sense of scale:
+    the share (a/b), its complement (1 - a/b, "2.7% below") and its excess (a/b - 1) are
+    read, to the precision written. Recorded outputs and converted elevations only: a share of
+    a question's number is not a recorded ratio."""
+    ledger = ctx.ledger
+    offsets = ledger.datum_offsets()
+    lengths = [e for e in chain(ledger.output_entries(), ledger.converted_elevations())
+               if e.unit.dims == _LENGTH and not e.unit.shift and e.si and math.isfinite(e.si)]
+    if not any(e.datum is not None or id(e) in offsets for e in lengths):
+        return
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD or not n.percent or n.unit is not None:
+            continue
+        v, tol = abs(n.value), max(n.tolerance, 1e-9)
+        hit = None
+        for a in lengths:
+            for b in lengths:
+                if a is b or not (a.datum is not None or b.datum is not None or
+                                  id(a) in offsets or id(b) in offsets):
+                    continue
+                r = 100.0 * abs(a.si / b.si)
+                for share, how in ((r, ""), (100.0 - r, "100% - "), (r - 100.0, " - 100%")):
+                    if share > 0 and abs(share - v) <= tol:
+                        hit = (a, b, how)
+                        break
+                if hit:
+                    break
+            if hit:
+                break
+        if hit is not None:
+            a, b, how = hit
+            findings[i] = Finding(
+                n, "derived", (a, b, "\u00f7"),
+                f"a share of two recorded lengths, one an elevation or a datum offset: "
+                f"{how.lstrip(' -') if how.startswith('100') else ''}{_name(a)} / {_name(b)}"
+                f"{how if how.startswith(' ') else ''} = {fmt_g(100.0 * a.si / b.si)}%")
+
+
 def _gap(m, n: Number) -> int:
     """Characters between a match and a number."""
     return m.start() - n.nend if m.start() >= n.nend else max(0, n.nstart - m.end())
@@ -2357,6 +2403,11 @@ def _sourced(num, values, unit, tol, ledger):
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
+                    if num.percent and not e.unit.dimensionless:
+                        # "48.6%" for a recorded 48.6 m3/s: the per cent sign is a unit, and
+                        # the wrong one (a share is a ratio: read below, or derived)
+                        mislabel = mislabel or e
+                        continue
                     if tainted and e.call in tainted:
                         taint = taint or e
                         continue

@@ -247,3 +247,43 @@ def test_figures_the_answer_withdraws(answer, ok):
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
     if ok:
         assert any(f.status == "discarded" for f in audit.findings), audit.findings
+
+
+def levee_ledger():
+    """A river at 21.3 ft and a levee crest at 25.0 ft, both NAVD88; the crest was read on
+    NGVD29 (25.6 ft) and carried over by a recorded offset of -0.6 ft."""
+    with session() as ledger:
+        quantity_tool(lambda: 25.6, returns={"unit": "ft", "datum": "NGVD29"},
+                      name="read_crest")()
+        quantity_tool(lambda from_datum, to_datum: -0.6, returns={"unit": "ft"},
+                      name="datum_offset")(from_datum="NGVD29", to_datum="NAVD88")
+        quantity_tool(lambda: 21.3, returns={"unit": "ft", "datum": "NAVD88"},
+                      name="read_river")()
+        quantity_tool(lambda: 3.7, returns={"unit": "ft"}, name="freeboard")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # shares of two recorded lengths, one an elevation or the datum offset
+    ("Freeboard 3.7 ft, roughly 15% of the crest height.", True),      # 3.7 / 25.0
+    ("Freeboard 3.7 ft; the river stands at 85% of the crest.", True),  # 21.3 / 25.0
+    ("Freeboard 3.7 ft; the river is 15% short of the crest.", True),  # 1 - 21.3 / 25.0
+    ("Freeboard 3.7 ft; the crest is 17% above the river.", True),     # 25.0 / 21.3 - 1
+    ("Freeboard 3.7 ft; the datum shift alone is 16% of it.", True),   # 0.6 / 3.7
+    # shares that no two recorded lengths give, and a share of a length no elevation joins
+    ("Freeboard 3.7 ft, roughly 35% of the crest height.", False),
+    ("Freeboard 3.7 ft; the river stands at 75% of the crest.", False),
+    ("Freeboard 3.7 ft; the datum shift alone is 30% of it.", False),
+])
+def test_shares_of_an_elevation(answer, ok):
+    audit = levee_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status, f.note) for f in audit.findings])
+
+
+def test_a_share_of_lengths_without_an_elevation_is_not_read_this_way():
+    with session() as ledger:
+        quantity_tool(lambda: 3.7, returns={"unit": "ft"}, name="freeboard")()
+        quantity_tool(lambda: 25.0, returns={"unit": "ft"}, name="levee_height")()
+    # an ordinary ratio is a derivation already; 20% is no ratio of these two
+    assert ledger.audit_answer("Freeboard 3.7 ft, 15% of the levee height.").ok
+    assert not ledger.audit_answer("Freeboard 3.7 ft, 20% of the levee height.").ok
