@@ -64,7 +64,8 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
-_DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)"
+_DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}(?:-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)|"
+                   r"/[0-3]\d{2}\b(?![-.,/]\d))"
                    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
                    r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
@@ -127,9 +128,15 @@ _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "pa
                        "day-of-year", "day of year", "day of the year", "doy", "julian day",
                        "ordinal day", "day number", "quarter",
                        # sections of an act or a standard: "s. 24", "art. 5", "reg. 3"
-                       "s.", "ss.", "sec.", "sect.", "art.", "reg.", "para.", "cl.")
+                       "s.", "ss.", "sec.", "sect.", "art.", "reg.", "para.", "cl.",
+                       # places named by a number: "bay 3", "river mile 229.3", "milepost 12"
+                       "bay", "berth", "platform", "pier", "gate no.", "river mile", "mile marker",
+                       "milepost", "mile post", "km post", "kilometre post", "kilometer post",
+                       "rm", "lat", "lat.", "latitude", "lon", "lon.", "long.", "longitude")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
-_DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
+_DOTTED_LABEL_WORDS = ("river mile", "mile marker", "milepost", "km post", "rm", "lat", "lat.",
+                       "latitude", "lon", "lon.", "long.", "longitude",
+                       "table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
                        "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
                        "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
@@ -500,7 +507,7 @@ _COORD = re.compile(r"\d{1,3}(?:\.\d+)?\s?\u00b0\s?(?:\d{1,2}(?:\.\d+)?\s?['\u20
                     r"\s?(?:[\"\u2033]|'')\s?)?)?[NSEW]\b")
 _GRIDREF = re.compile(r"\b[HNOST][A-HJ-Z]\s?(\d{2,5})\s(\d{2,5})\b")
 # a chainage or a kilometre post, "12+400"; odds and return periods, "1-in-100", "1 in 200-year"
-_CHAINAGE = re.compile(r"\+\d{3}\b(?![.,]\d)")
+_CHAINAGE = re.compile(r"\+\d{2,3}\b(?![.,]\d)")
 _ONE_IN = re.compile(r"(?:-in-|\s+in\s+)(\d{1,5})(?:-|\s+)(?:years?|yrs?|chance|AEP|annual|event|"
                      r"flood|storm)\b", re.I)
 _EPOCH_WORDS = re.compile(r"\b(?:unix|epoch|posix|timestamp)\b", re.I)
@@ -508,6 +515,28 @@ _MODEL_SETTING = re.compile(r"\b(?:top[_ -]?[pk]|seed|max[_ ]tokens|temperature)
 _MODEL_WORDS = re.compile(r"\b(?:model|llm|sampling|decoding|gpt|claude|gemini|llama|mistral|qwen)",
                           re.I)
 _PROGRESS = re.compile(r"/\d{1,3}[\])]")
+# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
+# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
+# threshold", "below the gauge datum" are claims)
+_LANDMARK_AFTER = re.compile(
+    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
+    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
+    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
+    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
+    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
+    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
+# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
+# is a convention
+_PU_AFTER = re.compile(r"\s+base\b", re.I)
+_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
+_PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
+# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
+_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
+                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
+                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_CALENDAR_BEFORE = re.compile(r"\b(?:day|week|month)\s*$", re.I)
+_CALENDAR_AFTER = re.compile(r"\s+(?:of|in)\s+(?:the\s+year|(?:19|20)\d{2}\b)", re.I)
+_LATLON_BEFORE = re.compile(r"\b(?:lat|lon|long|latitude|longitude)\.?\s*[:=]?\s*$", re.I)
 _PROGRESS_BEFORE = re.compile(r"[\[(]\d{1,3}/$")
 
 
@@ -543,7 +572,7 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         if g is not None and len(g.group(1)) == len(g.group(2)):
             return (s - 3, g.end(), "a position on the earth (a grid reference)")
     if raw.isdigit() and nxt == "+" and _CHAINAGE.match(text, e):
-        return (s, e + 4, "a chainage (a distance along a line, used as a place name)")
+        return (s, _CHAINAGE.match(text, e).end(), "a chainage (a distance along a line, used as a place name)")
     if raw.isdigit() and nxt in "- \u00a0":
         o = _ONE_IN.match(text, e)
         if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
@@ -568,6 +597,12 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         return (s, e, "a step counter ([2/4])")
     if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
         return (s, e, "a timestamp (seconds since an epoch)")
+    if nxt in " pP" and _PU_VALUE.match(text, e):
+        return (s, e, "a per-unit value (a ratio to a base the answer picks)")
+    if _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and _CALENDAR_AFTER.match(text, e):
+        return (s, e, "a calendar position (day 334 of 2026)")
+    if sign and _LATLON_BEFORE.search(text, max(0, s - 14), s):
+        return (s, e, "a position on the earth (latitude or longitude)")
     if _MODEL_SETTING.search(text, max(0, s - 16), s) and _read_unit(text, e)[0] is None and \
             _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
         return (s, e, "a model setting (temperature 0, seed 42)")
@@ -774,6 +809,15 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
                                  exp, factor, rev) if answer and (
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
+        if why is None and answer and unit is not None and datum is None and \
+                unit.dims == _LENGTH and _LANDMARK_AFTER.match(text, end):
+            why = "a distance to a place (150 m below the bridge, 2 km downstream)"
+        elif why is None and answer and unit is not None and \
+                (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
+            why = "the base of a per-unit system (a convention, 100 MVA)"
+        elif why is None and answer and unit is not None and not percent and \
+                _PRECISION_BEFORE.search(text, max(0, s - 28), s):
+            why = "a precision (exact to 0.1 A, to the nearest 0.1 ft)"
         if why is not None and value not in stated:
             skipped.append((m.group(), why))
             if why.startswith("an identifier"):

@@ -287,3 +287,53 @@ def test_a_share_of_lengths_without_an_elevation_is_not_read_this_way():
     # an ordinary ratio is a derivation already; 20% is no ratio of these two
     assert ledger.audit_answer("Freeboard 3.7 ft, 15% of the levee height.").ok
     assert not ledger.audit_answer("Freeboard 3.7 ft, 20% of the levee height.").ok
+
+
+PLACES_AND_CONVENTIONS = [
+    # calendar positions in other shapes
+    "Reading of 2026/335: 0.102 mm/d.",
+    "Day 335 of 2026: 0.102 mm/d.",
+    "Week 12 of the year: 0.102 mm/d.",
+    # places named or located by a number
+    "The logger sits in cabinet bay 4; depth 0.102 mm/d.",
+    "The gauge is at river mile 88.4; depth 0.102 mm/d.",
+    "Levee station 45+20 is the check point; depth 0.102 mm/d.",
+    "The gauge is at lat 39.12, lon -76.93; depth 0.102 mm/d.",
+    "The gauge is 300 m upstream of the railway viaduct; depth 0.102 mm/d.",
+    "The gauge is 4 km from the confluence; depth 0.102 mm/d.",
+    # precisions written with a unit
+    "Depth 0.102 mm/d, accurate to 0.001 mm/d.",
+    "Discharge 1,250 cfs, given to the nearest 10 cfs.",
+]
+
+
+@pytest.mark.parametrize("answer", PLACES_AND_CONVENTIONS)
+def test_places_calendar_positions_and_precisions(answer):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok, (answer, flagged(audit), audit.skipped)
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("On a 100 MVA base the transformer is 0.9 pu, so 393.6 A at 132 kV.", True),
+    ("Full-load current 393.6 A (1.00 pu voltage).", True),
+    ("On a 100 MVA base the full-load current is 437 A.", False),   # a figure beside the base
+    ("Full-load current 393.6 A; the fault level is 2500 MVA.", False),
+])
+def test_per_unit_values_and_their_base(answer, ok):
+    audit = current_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,literal", [
+    ("Day 335 of 2026 the depth was 0.5 mm/d.", "0.5"),
+    ("On day 3 of the storm the flow was 1700 cfs.", "1700"),
+    ("The level is 2 m below the weir crest; depth 0.102 mm/d.", "2"),   # a level, not a place
+    ("The water is 3 m below the bridge soffit; 0.102 mm/d.", "3"),
+    ("The river is 4 km wide at the confluence; 0.102 mm/d.", "4"),
+    ("The discharge was rounded to 1,700 cfs.", "1,700"),              # a rounding is a claim
+    ("The depth is 0.5 mm/d, accurate to 0.001 mm/d.", "0.5"),
+])
+def test_the_same_places_and_precisions_beside_a_claim(answer, literal):
+    audit = flow_ledger().audit_answer(answer)
+    assert not audit.ok, answer
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
