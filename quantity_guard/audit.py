@@ -1528,6 +1528,9 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _retracted(findings, ctx)
     if any(f.status in Audit.BAD and f.number.percent for f in findings):
         _elevation_shares(findings, ctx)
+    if "=" in reading.text and "(" in reading.text and \
+            any(f.status in Audit.BAD for f in findings):
+        _call_arguments(findings, ctx)
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
@@ -1902,7 +1905,11 @@ _DISCARD = re.compile(
     r"\breplac|\b(?:correct|fix|chang|updat)(?:ed|ing)?\s+(?:\w+\s+){0,3}from\b|"
     r"\bre-?(?:ran|run|tried|try|issued|did)|\bretr(?:y|ied)|\bsupersed|\bbogus|\bunconverted|"
     r"\bwithout (?:a|the|its|any) units?\b|\bno units?\b|\bbare (?:number|value)|\bmis(?:read|typed|labell?ed)|"
-    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b", re.I)
+    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b|"
+    # a pasted log line or error message of the refused call: "ERR received the bare number
+    # 1250, which this tool reads as 1250 m3/s", "WARN runoff_depth failed"
+    r"\bERR(?:OR)?\b|\bWARN(?:ING)?\b|\bfail(?:ed|s|ure)?\b|\bbare number\b|\breads (?:it )?as\b",
+    re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
 
 
@@ -1983,12 +1990,16 @@ _RETRACT_AFTER = re.compile(
     r"previously I|at first I)\s+(?:had\s+)?(?:said|wrote|typed|gave|put|stated|quoted|reported|"
     r"gave you)\b|\b(?:ignore|disregard|scrap|discard|drop) the\b|\b(?:my|the|an?) (?:draft|earlier|"
     r"previous|first|initial|original)(?: \w+)? (?:said|had|gave|read|stated|showed)\b|"
-    r"\bnot\s*$", re.I)
+    r"\bnot\s*$|"
+    # a misreading named as one: "which this tool reads as 1250 m3/s", "misread as 90 VA"
+    r"\bwhich (?:this|the|that) (?:tool|service|call|function) (?:reads|treats|takes|interprets)"
+    r"(?: it)? as\s*$|\b(?:would|could|might) (?:be )?(?:read|interpreted|treated|taken)(?: it)? as\s*$|"
+    r"\bmis(?:read|interpreted|taken) as\s*$", re.I)
 _RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratch|strike|scrap|"
                            r"not the answer|isn't the answer|wrong|incorrect|mistake|in error|"
                            r"withdrawn|retracted|earlier I|I (?:first|initially|earlier|"
                            r"previously|originally)|previously I|at first I|discard|drop the|"
-                           r"draft|\bnot\b",
+                           r"draft|\bnot\b| as\b",
                            re.I)
 _RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
 
@@ -2039,6 +2050,32 @@ def _retracted(findings: list[Finding], ctx: _Context) -> None:
                     n, "discarded", f.match,
                     f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "
                     f"{p.text} in its place")
+                break
+
+
+# a call written out, with this number as one of its arguments: "energy_delivered(power=8400,"
+_CALL_ARGUMENT = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()\n]*?,)?\s*[A-Za-z_]\w*\s*=\s*$")
+
+
+def _call_arguments(findings: list[Finding], ctx: _Context) -> None:
+    """A bare number written as an argument of a call (``tool(name=8400, ...)``, a pasted log)
+    that is what a recorded call received (its converted input, as the ledger holds it) is
+    quoted from the ledger, not claimed; any other argument stays flagged."""
+    text = ctx.reading.text
+    ledger = ctx.ledger
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD or n.unit is not None or n.percent:
+            continue
+        line = max(text.rfind("\n", 0, n.nstart), n.nstart - 160, 0)
+        if not _CALL_ARGUMENT.search(text, line, n.nstart):
+            continue
+        tol = max(n.tolerance, 1e-9 * abs(n.value))
+        for e in ledger.outputs_in_range(n.value, tol, "input"):
+            if _close(n.value, e.magnitude, tol):
+                findings[i] = Finding(n, "sourced", e,
+                                      lambda e=e: f"an argument of a call written out: "
+                                                  f"{e.label} received {_show(e)}")
                 break
 
 

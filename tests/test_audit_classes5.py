@@ -337,3 +337,43 @@ def test_the_same_places_and_precisions_beside_a_claim(answer, literal):
     audit = flow_ledger().audit_answer(answer)
     assert not audit.ok, answer
     assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+
+
+def energy_ledger():
+    with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
+                         "does it deliver?") as ledger:
+        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
+                             name="get_feeder_load")(feeder_id="F-9")
+        quantity_tool(lambda power, duration: power * duration,
+                      params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
+                      returns={"unit": "kWh"}, name="energy_delivered")(
+            power={"value": 8400, "unit": "kW"}, duration={"value": 6, "unit": "h"})
+    return ledger
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a pasted log: the arguments a recorded call received are quoted, not claimed
+    ("get_feeder_load(feeder_id=\"F-9\") -> 8.4 MW\nenergy_delivered(power=8400, duration=6) "
+     "-> 50,400 kWh", True),
+    ("energy_delivered(duration=6, power=8400) gave 50,400 kWh.", True),
+    # an argument no call received, or the same number outside a call
+    ("energy_delivered(power=9400, duration=6) -> 50,400 kWh", False),
+    ("The feeder drew 8400 over the day; 50,400 kWh.", False),
+])
+def test_arguments_of_a_call_written_out(answer, ok):
+    audit = energy_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a misreading named as one, beside the figure read the right way
+    ("Passing the bare 1250 failed: the tool would read it as 1250 m\u00b3/s. With its unit, "
+     "1,250 cfs, the depth is 0.102 mm/d.", True),
+    ("The service misread as 1250 m\u00b3/s what was 1250 cfs; depth 0.102 mm/d.", True),
+    # the same unit stated as the reading, or named as a misreading with nothing in its place
+    ("The gauge reads 1250 m\u00b3/s; depth 0.102 mm/d.", False),
+    ("The tool would read it as 1250 m\u00b3/s.", False),
+])
+def test_a_misreading_named_as_one(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
