@@ -1907,8 +1907,9 @@ _DISCARD = re.compile(
     r"\bwithout (?:a|the|its|any) units?\b|\bno units?\b|\bbare (?:number|value)|\bmis(?:read|typed|labell?ed)|"
     r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b|"
     # a pasted log line or error message of the refused call: "ERR received the bare number
-    # 1250, which this tool reads as 1250 m3/s", "WARN runoff_depth failed"
-    r"\bERR(?:OR)?\b|\bWARN(?:ING)?\b|\bfail(?:ed|s|ure)?\b|\bbare number\b|\breads (?:it )?as\b",
+    # 1250, which this tool reads as 1250 m3/s", "WARN runoff_depth" (upper case only: a flood
+    # "warning" is no log level)
+    r"(?-i:\bERR\b|\bWARN\b)|\bbare number\b|\breads (?:it )?as\b",
     re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
 
