@@ -485,6 +485,8 @@ _DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5":
 # decimal point, since answers that mix conventions write "0.250 m" beside "0,25 m"
 _DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:(?:\.\d{3})+(?=,\d)|(?:\.\d{3}){2,})(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
+_POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
+_DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
@@ -636,6 +638,11 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             # the same convention groups thousands with a dot ("1.250,5", "1.234.567"): read
             # as the thin space it stands for
             text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
+            if not _POINT_DECIMAL.search(text):
+                # no figure of the answer uses a decimal point: a lone dot group is a thousands
+                # group too ("Einzugsgebiet 29.940 km\u00b2" beside "0,102 mm/Tag"); beside a
+                # point decimal ("0.250 m" next to "0,25 m") it stays a decimal point
+                text = _DOT_GROUP.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
     skip = _clock_spans(text)
     if "://" in text or "www." in text:

@@ -377,3 +377,16 @@ def test_arguments_of_a_call_written_out(answer, ok):
 def test_a_misreading_named_as_one(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # an answer in the decimal-comma convention throughout groups thousands with a dot
+    ("Die Tiefe betr\u00e4gt 0,102 mm/Tag bei 1.250 cfs.", True),
+    ("Profundidad 0,102 mm/d; cuenca de 29.940 km\u00b2.", True),
+    # a wrong group, or a point decimal elsewhere (then a lone dot group is a decimal point)
+    ("Die Tiefe betr\u00e4gt 0,102 mm/Tag bei 2.250 cfs.", False),
+    ("Depth 0.102 mm/d; Tiefe 0,102 mm/Tag; basin 29.940 km\u00b2.", False),
+])
+def test_a_lone_dot_group_in_a_decimal_comma_answer(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
