@@ -364,6 +364,9 @@ _INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]]|\.(?:\s|$)|of\b|\()")
 _PHRASES: dict[str, tuple | None] = {}
 
 
+_GALLON = re.compile(r"(US|U\.S\.|UK|imperial|Imperial)\s+gal(?:lon)?s?\b")
+
+
 def _phrase(phrase: str):
     """(unit, datum) for a phrase, or None; cached, since answers repeat their units."""
     try:
@@ -372,6 +375,12 @@ def _phrase(phrase: str):
         pass
     from .units import parse_with_datum, try_parse_unit
     hit = None
+    if phrase[:2] in ("US", "U.", "im", "Im", "UK") and _GALLON.match(phrase):
+        # "US gallons", "imperial gallons": a gallon named with its system is no longer
+        # ambiguous (the kernel refuses a bare "gallon")
+        g = _GALLON.match(phrase)
+        us = g.group(1)[0] in "Uu" and g.group(1)[:2].upper() != "UK"
+        phrase = ("[gal_us]" if us else "[gal_br]") + phrase[g.end():]
     try:
         unit = try_parse_unit(phrase)
         if unit is not None and phrase.lower() in _BARE_DEGREE:
@@ -529,6 +538,8 @@ _LANDMARK_AFTER = re.compile(
     r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
 # a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
 # is a convention
+_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
+                         r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
 _PU_AFTER = re.compile(r"\s+base\b", re.I)
 _PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
 _PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
@@ -816,7 +827,12 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
                                  exp, factor, rev) if answer and (
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
-        if why is None and answer and unit is not None and datum is None and \
+        if why is None and answer and unit is not None and value == 1.0 and not exp and \
+                factor is None and _DEFINED_AS.match(text, end):
+            # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
+            # side is read, and must hold)
+            why = "one unit, defined by what follows (1 Ml/d = 1,000 m\u00b3/d)"
+        elif why is None and answer and unit is not None and datum is None and \
                 unit.dims == _LENGTH and _LANDMARK_AFTER.match(text, end):
             why = "a distance to a place (150 m below the bridge, 2 km downstream)"
         elif why is None and answer and unit is not None and \

@@ -390,3 +390,28 @@ def test_a_misreading_named_as_one(answer, ok):
 def test_a_lone_dot_group_in_a_decimal_comma_answer(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a gallon named with its system is read (a bare "gallon" is ambiguous, and is not)
+    ("1,250 cfs (about 808 million US gallons a day).", True),
+    ("1,250 cfs, or some 673 million imperial gallons per day.", True),
+    ("1,250 cfs (about 900 million US gallons a day).", False),
+    # one unit defined by a formula: its right side is read, and must hold
+    ("1 cfs = 0.0283 m\u00b3/s, so 1,250 cfs is 35.4 m\u00b3/s.", True),
+    ("1 cfs = 0.05 m\u00b3/s, so 1,250 cfs is 62.5 m\u00b3/s.", False),
+])
+def test_gallons_with_their_system_and_units_defined_by_a_formula(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+def test_one_unit_defined_by_a_formula():
+    with session(context="The licence allows 45 Ml/d. What share of the flow is that?") as ledger:
+        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
+    # the left side is one unit; the right side's figures are a day's seconds and a megalitre
+    audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 1,000 m\u00b3 / 86,400 s).")
+    assert audit.ok, [(f.number.text, f.status) for f in audit.findings]
+    assert any("one unit" in r for _, r in audit.skipped)
+    audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 7,300 m\u00b3 / 86,400 s).")
+    assert not audit.ok   # the right side is read: 7,300 m³ is no megalitre
