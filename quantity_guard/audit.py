@@ -540,6 +540,7 @@ _LANDMARK_AFTER = re.compile(
 # is a convention
 _DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
                          r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
+_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
 _PU_AFTER = re.compile(r"\s+base\b", re.I)
 _PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
 _PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
@@ -556,7 +557,20 @@ _PROGRESS_BEFORE = re.compile(r"[\[(]\d{1,3}/$")
 _NAME_NOT = _UNIT_STOP | {"per", "out", "than"}  # "1-in-30-year": words, not a name
 
 
-def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, stated=frozenset()):
+_ID_NEXT = frozenset("-+])/_\u2013")       # a character after the number that starts one
+_ID_PREV = frozenset("-[(/:")                # a character before it
+_ID_NEXT2 = frozenset("0123456789ipPI")       # after a space: a phone group, "in", "pu"
+
+
+def _id_hints(low: str) -> tuple:
+    """Which of the word-led identifier rules can apply to a text at all (cheap ``in`` checks,
+    made once per text): (a calendar word, a model setting word)."""
+    return (("day" in low or "week" in low or "month" in low),
+            ("temperature" in low or "seed" in low or "top" in low or "max" in low))
+
+
+def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, stated=frozenset(),
+                   hints=(True, True)):
     """An identifier starting at the number read at ``s`` (a telephone number, a position on
     the earth, a chainage, a return period, a model's name or setting, a log's step counter,
     the next part of a standard's number): ``(start, end, reason)``, or None."""
@@ -612,11 +626,13 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         return (s, e, "a timestamp (seconds since an epoch)")
     if nxt in " pP" and _PU_VALUE.match(text, e):
         return (s, e, "a per-unit value (a ratio to a base the answer picks)")
-    if _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and _CALENDAR_AFTER.match(text, e):
+    if hints[0] and _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and \
+            _CALENDAR_AFTER.match(text, e):
         return (s, e, "a calendar position (day 334 of 2026)")
     if sign and _LATLON_BEFORE.search(text, max(0, s - 14), s):
         return (s, e, "a position on the earth (latitude or longitude)")
-    if _MODEL_SETTING.search(text, max(0, s - 16), s) and _read_unit(text, e)[0] is None and \
+    if hints[1] and _MODEL_SETTING.search(text, max(0, s - 16), s) and \
+            _read_unit(text, e)[0] is None and \
             _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
         return (s, e, "a model setting (temperature 0, seed 42)")
     return None
@@ -663,9 +679,14 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
     out: list[Number] = []
     skipped: list[tuple[str, str]] = []
     constants: set[str] = set()
-    if "\u03c0" in text or "pi" in text.lower():
+    low_text = text.lower()
+    if "\u03c0" in text or "pi" in low_text:
         if _PI.search(text):
             constants.add("pi")
+    hints = _id_hints(low_text) if answer else (False, False)
+    precise_hint = answer and ("to " in low_text or "resolution" in low_text or
+                               "precision" in low_text)
+    base_hint = answer and "base" in low_text
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     plus_minus = "\u00b1" in text or "+/-" in text
     ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
@@ -688,8 +709,14 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             if hit is not None:
                 skipped.append((m.group(), hit))
                 continue
-        if answer and not pct:
-            span = _identifier_at(text, s, e, raw, sign, last_skip, stated)
+        if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 9 or
+                                   text[e:e + 1] in _ID_NEXT or text[s - 1:s] in _ID_PREV or
+                                   text[e:e + 1] in " \u00a0" and text[e + 1:e + 2] in _ID_NEXT2 or
+                                   raw in _SERVICE_NUMBER or "\u00b0" in text[e:e + 3] or
+                                   s >= 3 and text[s - 3:s - 1].isupper()):
+            # (a cheap look at the characters around the number first: most numbers are
+            # none of these, and the checks below are regular expressions)
+            span = _identifier_at(text, s, e, raw, sign, last_skip, stated, hints)
             if span is not None:
                 ids.append(span)
                 skipped.append((m.group(), span[2]))
@@ -833,12 +860,15 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             # side is read, and must hold)
             why = "one unit, defined by what follows (1 Ml/d = 1,000 m\u00b3/d)"
         elif why is None and answer and unit is not None and datum is None and \
-                unit.dims == _LENGTH and _LANDMARK_AFTER.match(text, end):
+                unit.dims == _LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
+                _LANDMARK_AFTER.match(text, end):
             why = "a distance to a place (150 m below the bridge, 2 km downstream)"
-        elif why is None and answer and unit is not None and \
+        elif why is None and base_hint and unit is not None and \
                 (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
             why = "the base of a per-unit system (a convention, 100 MVA)"
-        elif why is None and answer and unit is not None and not percent and \
+        elif why is None and precise_hint and unit is not None and not percent and \
+                ("to " in text[max(0, s - 20):s] or "resolution" in before or
+                 "precision" in before) and \
                 _PRECISION_BEFORE.search(text, max(0, s - 28), s):
             why = "a precision (exact to 0.1 A, to the nearest 0.1 ft)"
         if why is not None and value not in stated:
@@ -1547,7 +1577,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
-    if any(f.status in Audit.BAD for f in findings) and _RETRACT_HINT.search(reading.text):
+    if any(f.status in Audit.BAD for f in findings) and \
+            any(w in reading.text for w in _RETRACT_WORDS):
         _retracted(findings, ctx)
     if any(f.status in Audit.BAD and f.number.percent for f in findings):
         _elevation_shares(findings, ctx)
@@ -2012,8 +2043,8 @@ _RETRACT_BEFORE = re.compile(
 _RETRACT_AFTER = re.compile(
     r"\b(?:earlier I|I (?:first|initially|earlier|previously|originally|wrongly|mistakenly)|"
     r"previously I|at first I)\s+(?:had\s+)?(?:said|wrote|typed|gave|put|stated|quoted|reported|"
-    r"gave you)\b|\b(?:ignore|disregard|scrap|discard|drop) the\b|\b(?:my|the|an?) (?:draft|earlier|"
-    r"previous|first|initial|original)(?: \w+)? (?:said|had|gave|read|stated|showed)\b|"
+    r"gave you)\b|\b(?:ignore|disregard|scrap|discard|drop) the\b|\b(?:my|the|an?) (?:earlier |"
+    r"first |previous )?draft (?:said|had|gave|read|stated|showed)\b|"
     r"\bnot\s*$|"
     # a misreading named as one: "which this tool reads as 1250 m3/s", "misread as 90 VA"
     r"\bwhich (?:this|the|that) (?:tool|service|call|function) (?:reads|treats|takes|interprets)"
@@ -2025,6 +2056,11 @@ _RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratc
                            r"previously|originally)|previously I|at first I|discard|drop the|"
                            r"draft|\bnot\b| as\b",
                            re.I)
+# every withdrawing phrase above holds one of these (checked with `in` before the pass runs)
+_RETRACT_WORDS = ("typ", "transpos", "isregard", "gnore", "cratch", "trike", "crap", "answer",
+                  "wrong", "ncorrect", "istake", "error", "ithdrawn", "etracted", " I ", "I first",
+                  "iscard", "rop the", "raft", "not ", "Not ", " as ", "slip", "I initially",
+                  "I earlier", "I previously", "I originally", "I wrongly", "I mistakenly")
 _RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
 
 
