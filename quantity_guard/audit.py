@@ -375,10 +375,10 @@ def _phrase(phrase: str):
         pass
     from .units import parse_with_datum, try_parse_unit
     hit = None
-    if phrase[:2] in ("US", "U.", "im", "Im", "UK") and _GALLON.match(phrase):
+    g = _GALLON.match(phrase) if phrase[:2] in ("US", "U.", "im", "Im", "UK") else None
+    if g is not None:
         # "US gallons", "imperial gallons": a gallon named with its system is no longer
         # ambiguous (the kernel refuses a bare "gallon")
-        g = _GALLON.match(phrase)
         us = g.group(1)[0] in "Uu" and g.group(1)[:2].upper() != "UK"
         phrase = ("[gal_us]" if us else "[gal_br]") + phrase[g.end():]
     try:
@@ -598,8 +598,9 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         g = _GRIDREF.match(text, s - 3)
         if g is not None and len(g.group(1)) == len(g.group(2)):
             return (s - 3, g.end(), "a position on the earth (a grid reference)")
-    if raw.isdigit() and nxt == "+" and _CHAINAGE.match(text, e):
-        return (s, _CHAINAGE.match(text, e).end(), "a chainage (a distance along a line, used as a place name)")
+    ch = _CHAINAGE.match(text, e) if raw.isdigit() and nxt == "+" else None
+    if ch is not None:
+        return (s, ch.end(), "a chainage (a distance along a line, used as a place name)")
     if raw.isdigit() and nxt in "- \u00a0":
         o = _ONE_IN.match(text, e)
         if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
@@ -2057,9 +2058,9 @@ _RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratc
                            r"draft|\bnot\b| as\b",
                            re.I)
 # every withdrawing phrase above holds one of these (checked with `in` before the pass runs)
-_RETRACT_WORDS = ("typ", "transpos", "isregard", "gnore", "cratch", "trike", "crap", "answer",
-                  "wrong", "ncorrect", "istake", "error", "ithdrawn", "etracted", " I ", "I first",
-                  "iscard", "rop the", "raft", "not ", "Not ", " as ", "slip", "I initially",
+_RETRACT_WORDS = ("not ", " as ", " I ", "wrong", "typ", "transpos", "isregard", "gnore", "cratch",
+                  "trike", "crap", "answer", "ncorrect", "istake", "error", "ithdrawn", "etracted",
+                  "I first", "iscard", "rop the", "raft", "Not ", "slip", "I initially",
                   "I earlier", "I previously", "I originally", "I wrongly", "I mistakenly")
 _RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
 
