@@ -494,6 +494,7 @@ _DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5":
 # decimal point, since answers that mix conventions write "0.250 m" beside "0,25 m"
 _DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:(?:\.\d{3})+(?=,\d)|(?:\.\d{3}){2,})(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
+_SCI_COMMA = re.compile(r"(?<![\d,.])\d{1,3},(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5]\s?10|[eE][-+]?\d)")
 _POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
@@ -672,6 +673,11 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 # point decimal ("0.250 m" next to "0,25 m") it stays a decimal point
                 text = _DOT_GROUP.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
+    if answer and "," in text and _SCI_COMMA.search(text):
+        # a decimal comma in scientific notation ("U = 1,32\u00b710\u2075 V") whatever the
+        # rest of the answer uses: a thousands group has three digits, and nobody groups the
+        # thousands of a mantissa (same length: every position stays)
+        text = _SCI_COMMA.sub(lambda g: g.group().replace(",", "."), text)
     skip = _clock_spans(text)
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]

@@ -415,3 +415,15 @@ def test_one_unit_defined_by_a_formula():
     assert any("one unit" in r for _, r in audit.skipped)
     audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 7,300 m\u00b3 / 86,400 s).")
     assert not audit.ok   # the right side is read: 7,300 m³ is no megalitre
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a decimal comma in scientific notation inside an answer that groups thousands with commas
+    ("393.6 A, from 90,000,000 VA at 132,000 V (U = 1,32\u00b710\u2075 V).", True),
+    ("393.6 A, from 90,000,000 VA; U = 1,32e5 V.", True),
+    ("393.6 A, from 90,000,000 VA; U = 1,23e5 V.", False),
+    ("393.6 A, from 90,000,000 VA; U = 1,320 \u00d7 10^3 V.", False),   # a thousands group
+])
+def test_a_decimal_comma_in_scientific_notation_beside_thousands_commas(answer, ok):
+    audit = current_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
