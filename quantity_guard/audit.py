@@ -1634,7 +1634,8 @@ _WHAT_IF = re.compile(
     r"\bat (?:half|a quarter|a third|double|twice)\b|"
     r"\bfor a (?:full |whole )?(?:day|week|month|year)\b|"
     r"\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|scenario|what if)\b|"
-    r"\b(?:halved|doubled|tripled|twice|double|half)\b", re.I)
+    r"\b(?:halved|doubled|tripled|twice|double|half)\b|"
+    r"\d\s?[^\s\d]{1,6}\s(?:lower|higher|less|more|shorter|longer|smaller|larger)\b", re.I)
 
 
 def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
@@ -1696,6 +1697,20 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
             words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)]
             ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
             why = "the actual figure scaled by the premise of a what-if"
+            if not ok and n.unit is not None:
+                # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the
+                # actual 4.06 ft less the premise); the premise is then no claim either
+                steps = [p for p in numbers if a <= p.nstart < b and p is not n and
+                         p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
+                for p in steps:
+                    if any(_shifted(n, base, p) for base in actual.get(d, ())):
+                        ok, why = True, "the actual figure moved by the premise of a what-if"
+                        j = next((k for k, g in enumerate(findings) if g.number is p), None)
+                        if j is not None and findings[j].status in Audit.BAD:
+                            findings[j] = Finding(p, "hypothetical", findings[j].match,
+                                                  "the premise of a what-if: not a figure the "
+                                                  "answer claims")
+                        break
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
                                   f"{why}: not a figure the answer claims (its claim of this "
@@ -1706,6 +1721,17 @@ _WORD_FACTOR = re.compile(r"\b(half|halved|quarter|third|double|doubled|twice|tr
                           re.I)
 _WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0,
                  "doubled": 2.0, "twice": 2.0, "triple": 3.0, "tripled": 3.0}
+
+
+_ADDITIVE_AFTER = re.compile(r"\s+(?:lower|higher|less|more|shorter|longer|smaller|larger|"
+                             r"up|down|further|extra|above|below)\b", re.I)
+
+
+def _shifted(n: Number, base: Number, p: Number) -> bool:
+    """``n`` is ``base`` plus or minus the premise ``p`` (all with units of one dimension)."""
+    want, have, step = _si(n.value, n.unit), _si(base.value, base.unit), _si(p.value, p.unit)
+    tol = max(n.tolerance * n.unit.scale, 0.005 * abs(want))
+    return abs(have + step - want) <= tol or abs(have - step - want) <= tol
 
 
 def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:

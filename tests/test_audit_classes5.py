@@ -427,3 +427,16 @@ def test_one_unit_defined_by_a_formula():
 def test_a_decimal_comma_in_scientific_notation_beside_thousands_commas(answer, ok):
     audit = current_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # an additive what-if: the actual figure moved by a premise of its dimension
+    ("Freeboard 3.7 ft. Were the river 0.5 ft higher, it would be about 3.2 ft.", True),
+    ("Freeboard 3.7 ft; a crest 2 ft lower would leave 1.7 ft.", True),
+    # a consequence the premise does not give, or a premise with no actual figure stated
+    ("Freeboard 3.7 ft; a crest 2 ft lower would leave 2.7 ft.", False),
+    ("A crest 2 ft lower would leave 1.7 ft.", False),
+])
+def test_additive_what_ifs(answer, ok):
+    audit = levee_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
