@@ -1831,15 +1831,17 @@ def _general(findings, ctx, skipped):
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
 _PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
-                           r"[ \u00a0]*(?:(?:/|per|a|an|each|every|over a|in a|in|over|for|during|"
+                           r"[ \u00a0]*(?:(?:/|per|a full|a whole|an entire|the whole|the full|"
+                           r"a complete|a|an|each|every|over a|in a|in|over|for|during|"
                            r"in each|in every|over each)[ \u00a0]*"
                            r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
                            r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour)s?\b|"
                            r"(?P<adj>annually|yearly|monthly|fortnightly|weekly|daily|hourly)\b)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|fortnightly|weekly|daily|"
                             r"hourly)|(?:per|each|every|a|an|one|over a|in a|a full|full|over the|"
-                            r"in each|in every|over each|in one|over one)"
-                            r"\s+(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
+                            r"in each|in every|over each|in one|over one|a whole|an entire|the whole)"
+                            r"\s+(?:(?P<bn>\d{1,3})[- ]day\s+)?"
+                            r"(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
                             r"(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
                 "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
@@ -1888,6 +1890,8 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             if period[:2] == "24" or period == "annum":  # "every 24 hours": a day
                 period = "day" if period[:2] == "24" else "year"
             lo, hi = _PERIOD_DAYS[period]
+            if b.group("bn"):  # "over a 30-day month"
+                lo = hi = float(b.group("bn"))
         else:
             continue
         if unit is None or unit.shift:

@@ -440,3 +440,16 @@ def test_a_decimal_comma_in_scientific_notation_beside_thousands_commas(answer, 
 def test_additive_what_ifs(answer, ok):
     audit = levee_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # an amount over a whole period, the period named with its length or as "a full day"
+    ("0.102 mm/d; over a 31-day month that comes to about 3.2 mm.", True),
+    ("1,250 cfs; a whole day at that rate moves 3.06 million m\u00b3.", True),
+    ("1,250 cfs, or 108 million ft\u00b3 a full day.", True),
+    ("0.102 mm/d; over a 31-day month that comes to about 5 mm.", False),
+    ("1,250 cfs, or 150 million ft\u00b3 a full day.", False),
+])
+def test_amounts_over_a_whole_period(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
