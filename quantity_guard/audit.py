@@ -1817,15 +1817,30 @@ def _general(findings, ctx, skipped):
     for f in findings:
         n = f.number
         dims = power_dims(n.unit.dims) if n.unit is not None else _DIMENSIONLESS
-        if f.status == "unsourced" and dims not in recorded:
+        if f.status == "unsourced":
             a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
             m = _SENTENCE_END.search(text, n.nend)
-            if _GENERAL.search(text, a, m.start() if m else len(text)):
+            b = m.start() if m else len(text)
+            if _GENERAL.search(text, a, b) and (
+                    dims not in recorded or not _CASE_REFERENCE.search(text, a, b)):
+                # of a dimension the tools return, only a statement about things in general
+                # (no word in its sentence points at this case: "urban levees are commonly
+                # designed with 3 ft of freeboard", but not "the flow is usually 11,500 cfs",
+                # "flows here often exceed ...", "breakers at this voltage ...")
                 skipped.append((n.text, "background knowledge (typically, usually, as a "
                                         "rule), not a figure of this case"))
                 continue
         kept.append(f)
     return kept, skipped
+
+
+# a word that points at the case an answer is about: a general statement has none
+_CASE_REFERENCE = re.compile(
+    r"\b(?:this|these|that|those|here|today|tonight|now|currently|at present|right now|at the "
+    r"moment|its|our|your|the (?:gauge|gage|river|site|station|feeder|bus|transformer|levee|crest|"
+    r"flow|discharge|level|licen[cs]e|catchment|basin|reservoir|stage|forecast|answer|result|"
+    r"reading|value|figure|current|load|area|depth|threshold|runoff|share|freeboard|rating|"
+    r"circuit|line|abstraction|intake|peak|energy|power|voltage)s?)\b", re.I)
 
 
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",

@@ -453,3 +453,18 @@ def test_additive_what_ifs(answer, ok):
 def test_amounts_over_a_whole_period(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # background knowledge of a dimension a tool returns, stated about things in general
+    ("Depth 0.102 mm/d. Mountain streams commonly carry over 5,000 cfs in spring.", True),
+    ("Depth 0.102 mm/d. As a rule, basins over 50,000 km\u00b2 respond slowly.", True),
+    # the same words about this case stay claims
+    ("Depth 0.102 mm/d. The flow is usually 5,000 cfs in spring.", False),
+    ("Depth 0.102 mm/d. Flows here commonly exceed 5,000 cfs.", False),
+    ("Depth 0.102 mm/d. This basin is typically put at 50,000 km\u00b2.", False),
+    ("Typically 5,000 cfs at this gauge; depth 0.102 mm/d.", False),
+])
+def test_general_statements_about_things_in_general(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
