@@ -1925,15 +1925,33 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
                 break
 
 
+_SCHEDULE_BEFORE = re.compile(r"\b(?:every|each|once every|once each)\s+(?:(?:about|roughly|some|"
+                              r"approximately|~)\s+)?$|\bevery\s+[\w -]{1,20}\(\s*$", re.I)
+
+
 def _durations(findings, ctx, skipped):
     """A duration ("updates every 5 minutes", "retry in 10-15 minutes", "over 24 hours") in an
     answer whose tools return no time and whose outputs give none in one product or ratio
     (a runoff depth, a freeboard) is no figure the ledger could ever check: it is skipped,
     with its reason, rather than flagged. Where a time can be derived (a volume over a rate,
     an energy over a power) a duration stays a claim."""
-    if any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
-            _TIME in ctx.reachable() or ctx.given(_TIME):
-        return findings, skipped
+    derivable = any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
+        _TIME in ctx.reachable() or ctx.given(_TIME)
+    if derivable:
+        # where a time can be derived, a duration is a claim, except the interval of a
+        # schedule: "updates every 15 min", "refreshes every quarter hour (15 minutes)", "each
+        # 5 minutes" (how often data come, never how long something ran)
+        text = ctx.reading.text
+        kept, skipped = [], list(skipped)
+        for f in findings:
+            n = f.number
+            if f.status == "unsourced" and n.unit is not None and n.unit.dims == _TIME and \
+                    _SCHEDULE_BEFORE.search(text, max(0, n.nstart - 40), n.nstart):
+                skipped.append((n.text, "the interval of a schedule (every 15 min), not a "
+                                        "duration the answer claims"))
+                continue
+            kept.append(f)
+        return kept, skipped
     kept, skipped = [], list(skipped)
     numbers = ctx.reading.numbers
     for i, f in enumerate(findings):

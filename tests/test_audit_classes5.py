@@ -468,3 +468,17 @@ def test_amounts_over_a_whole_period(answer, ok):
 def test_general_statements_about_things_in_general(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # the interval of a schedule, where a time can be derived (energy over power)
+    ("8.4 MW for 6 h gives 50,400 kWh; SCADA polls every 10 s.", True),
+    ("50,400 kWh. The meter logs each 30 minutes.", True),
+    ("50,400 kWh; readings come every half hour (30 min).", True),
+    # a duration claimed, in the same answer
+    ("8.4 MW for 7 h gives 50,400 kWh.", False),
+    ("50,400 kWh over 11 h; SCADA polls every 10 s.", False),
+])
+def test_schedule_intervals_where_a_time_can_be_derived(answer, ok):
+    audit = energy_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
