@@ -132,9 +132,15 @@ _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "pa
                        # places named by a number: "bay 3", "river mile 229.3", "milepost 12"
                        "bay", "berth", "platform", "pier", "gate no.", "river mile", "mile marker",
                        "milepost", "mile post", "km post", "kilometre post", "kilometer post",
-                       "rm", "lat", "lat.", "latitude", "lon", "lon.", "long.", "longitude")
+                       "rm", "lat", "lat.", "latitude", "lon", "lon.", "long.", "longitude",
+                       # categories and classes: "Category 4", "hazard class 3", "severity 2"
+                       "category", "cat.", "class", "type", "grade", "severity", "sev",
+                       "band", "group", "division", "zone", "sector", "district", "ward",
+                       "room", "building", "floor", "alert level", "risk level", "threat level",
+                       "cc by", "cc-by", "cc by-sa", "cc by-nc")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
-_DOTTED_LABEL_WORDS = ("river mile", "mile marker", "milepost", "km post", "rm", "lat", "lat.",
+_DOTTED_LABEL_WORDS = ("cc by", "cc-by", "cc by-sa", "cc by-nc",
+                       "river mile", "mile marker", "milepost", "km post", "rm", "lat", "lat.",
                        "latitude", "lon", "lon.", "long.", "longitude",
                        "table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
@@ -549,6 +555,10 @@ _PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
 _PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
                                r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
                                r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_IDIOM = re.compile(r"(?:24/7|24-7|50/50|50-50)\b")
+_ADDRESS = re.compile(r"(?:\s[A-Z][a-z]+){1,3}\s(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|"
+                      r"Drive|Dr\.?|Way|Boulevard|Blvd\.?|Place|Pl\.?|Court|Ct\.?|Square|Terrace|"
+                      r"Parkway|Highway|Close|Crescent)\b")
 _CALENDAR_BEFORE = re.compile(r"\b(?:day|week|month)\s*$", re.I)
 _CALENDAR_AFTER = re.compile(r"\s+(?:of|in)\s+(?:the\s+year|(?:19|20)\d{2}\b)", re.I)
 _LATLON_BEFORE = re.compile(r"\b(?:lat|lon|long|latitude|longitude)\.?\s*[:=]?\s*$", re.I)
@@ -560,7 +570,8 @@ _NAME_NOT = _UNIT_STOP | {"per", "out", "than"}  # "1-in-30-year": words, not a 
 
 _ID_NEXT = frozenset("-+])/_\u2013")       # a character after the number that starts one
 _ID_PREV = frozenset("-[(/:")                # a character before it
-_ID_NEXT2 = frozenset("0123456789ipPI")       # after a space: a phone group, "in", "pu"
+_ID_NEXT2 = frozenset("0123456789ipPABCDEFGHIJKLMNOQRSTUVWXYZ")  # after a space: a phone
+# group, "in", "pu", a street name
 
 
 def _id_hints(low: str) -> tuple:
@@ -626,6 +637,12 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         return (s, e, "a step counter ([2/4])")
     if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
         return (s, e, "a timestamp (seconds since an epoch)")
+    if raw in ("24", "50") and nxt in "/-" and _IDIOM.match(text, s):
+        return (s, _IDIOM.match(text, s).end(), "an idiom written in digits (24/7, 50/50)")
+    if raw.isdigit() and nxt == " " and text[e + 1:e + 2].isupper():
+        ad = _ADDRESS.match(text, e)
+        if ad is not None:
+            return (s, e, "a street number (an address)")
     if nxt in " pP" and _PU_VALUE.match(text, e):
         return (s, e, "a per-unit value (a ratio to a base the answer picks)")
     if hints[0] and _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and \
@@ -1157,6 +1174,16 @@ def _http_listed(text: str, s: int) -> bool:
         _HTTP_WORDS.search(text, a, s) is not None
 
 
+_IN_OF_COUNT = re.compile(r"\s+in\s+(\d{1,3})\s+([a-z][a-z-]{2,20})\b", re.I)
+_POINT_SCALE = re.compile(r"\s+(?:on|out of)\s+(?:a|the)\s+\d{1,3}[- ]point\s+scale\b", re.I)
+_IRREGULAR_PLURALS = frozenset({"people", "persons", "staff", "men", "women", "children", "crew",
+                                "personnel", "engineers", "operators"})
+
+
+def _counted_noun_any(w: str) -> bool:
+    return w.lower() in _IRREGULAR_PLURALS or _counted_noun(w.lower())
+
+
 def _work_or_position(text: str, s: int, e: int, digits: str):
     """A small whole number (no unit) that counts the work done, numbers a step, or scores the
     answer itself; None when it may be a measurement."""
@@ -1179,6 +1206,10 @@ def _work_or_position(text: str, s: int, e: int, digits: str):
                     _read_unit(text, e + after.end())[0] is None and \
                     text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
                 return "a position or a count out of a total (2 of 3)"
+    if _IN_OF_COUNT.match(text, e) and _counted_noun_any(_IN_OF_COUNT.match(text, e).group(2)):
+        return "a count out of a total (1 in 5 gauges)"
+    if _POINT_SCALE.match(text, e):
+        return "a self-assessment score (8 on a 10-point scale)"
     sc = _SCORE_SCALE.match(text, e)
     if sc is not None and int(digits) <= int(sc.group(1)) and \
             _SELF_SCORE_WORDS.search(text, max(0, s - 48), s):
@@ -1202,7 +1233,10 @@ def _one_noun(w: str) -> bool:
 
 
 def _counted_noun(w: str) -> bool:
-    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs")."""
+    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs");
+    or a plural without an s: "people", "staff", "crew"."""
+    if w in _IRREGULAR_PLURALS:
+        return True
     return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
         w not in _UNIT_STOP and w not in _BARE_DEGREE and _phrase(w) is None and \
         _phrase(w[:-1]) is None
@@ -1635,7 +1669,8 @@ _WHAT_IF = re.compile(
     r"\bfor a (?:full |whole )?(?:day|week|month|year)\b|"
     r"\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|scenario|what if)\b|"
     r"\b(?:halved|doubled|tripled|twice|double|half)\b|"
-    r"\d\s?[^\s\d]{1,6}\s(?:lower|higher|less|more|shorter|longer|smaller|larger)\b", re.I)
+    r"\d\s?[^\s\d]{1,6}\s(?:lower|higher|less|more|shorter|longer|smaller|larger)\b|"
+    r"\d\s?(?:\u00d7|x|times)\s+(?:the|its|that|this)\b", re.I)
 
 
 def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
@@ -1691,10 +1726,18 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
             why = "what a mistake would have given"
         elif n.percent or d == _TIME:
             ok, why = True, "the premise of a what-if"
+        elif n.unit is None and _TIMES_AFTER.match(text, n.nend) and any(
+                _scaled(g.number, base, (), ctx, [n.value])
+                for g in findings if g is not f and a <= g.number.nstart < b
+                for base in actual.get(dims_of(g.number), ())):
+            # "2 \u00d7 the usual rate would be 0.204": a factor, with its consequence checked
+            ok, why = True, "the factor of a what-if"
         else:
             premises = [p for p in numbers if a <= p.nstart < b and p is not n and
                         (p.percent or p.unit is not None and p.unit.dims == _TIME)]
-            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)]
+            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
+                [p.value for p in numbers if a <= p.nstart < b and p is not n and
+                 p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
             ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
             why = "the actual figure scaled by the premise of a what-if"
             if not ok and n.unit is not None:
@@ -1717,6 +1760,7 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
                                   f"dimension is stated outside the sentence)")
 
 
+_TIMES_AFTER = re.compile(r"\s?(?:\u00d7|x\b|times\b)", re.I)
 _WORD_FACTOR = re.compile(r"\b(half|halved|quarter|third|double|doubled|twice|triple|tripled)\b",
                           re.I)
 _WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0,

@@ -482,3 +482,49 @@ def test_general_statements_about_things_in_general(answer, ok):
 def test_schedule_intervals_where_a_time_can_be_derived(answer, ok):
     audit = energy_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+MORE_NON_MEASUREMENTS = [
+    "Monitoring runs 24/7; depth 0.102 mm/d.",
+    "It is a 50/50 call whether it rises further; depth 0.102 mm/d.",
+    "The district office is at 12 Levee Road; depth 0.102 mm/d.",
+    "This was a Category 4 storm; depth 0.102 mm/d.",
+    "Flood alert level 2 is in force; depth 0.102 mm/d.",
+    "Hazard class 3, zone 2; depth 0.102 mm/d.",
+    "Severity 2 incident; depth 0.102 mm/d.",
+    "Depth 0.102 mm/d. Checked by 2 people.",
+    "Depth 0.102 mm/d. Data licence CC BY 4.0.",
+    "Depth 0.102 mm/d; confidence high (say 8 on a 10-point scale).",
+    "Depth 0.102 mm/d. Room 204, Building 7.",
+    "Depth 0.102 mm/d. 1 in 5 gauges report late.",
+]
+
+
+@pytest.mark.parametrize("answer", MORE_NON_MEASUREMENTS)
+def test_categories_idioms_addresses_and_counts(answer):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok, (answer, flagged(audit), audit.skipped)
+
+
+@pytest.mark.parametrize("answer,literal", [
+    ("Category 4: the flow is 1700 cfs.", "1700"),
+    ("The flow ran at 1700 cfs 24/7.", "1700"),
+    ("At 12 Levee Road the flow is 1700 cfs.", "1700"),
+    ("1 in 5 gauges report late; the flow is 1700.", "1700"),
+    ("The flow is 1 in 5 of the time above 1700 cfs.", "1700"),
+    ("Depth 0.5 mm/d (say 8 on a 10-point scale).", "0.5"),
+])
+def test_figures_beside_categories_idioms_and_counts(answer, literal):
+    audit = flow_ledger().audit_answer(answer)
+    assert not audit.ok, answer
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("Depth 0.102 mm/d. At 2 \u00d7 the rate it would be 0.204 mm/d.", True),
+    ("Depth 0.102 mm/d. At 3 times the rate it would be 0.306 mm/d.", True),
+    ("Depth 0.102 mm/d. At 2 \u00d7 the rate it would be 0.5 mm/d.", False),
+])
+def test_a_numeric_factor_in_a_what_if(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
