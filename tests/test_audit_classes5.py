@@ -528,3 +528,14 @@ def test_figures_beside_categories_idioms_and_counts(answer, literal):
 def test_a_numeric_factor_in_a_what_if(answer, ok):
     audit = flow_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # inches restated beside another unit: "in" before "or 1.13 m", a comma, "=" is the unit
+    ("Freeboard 3.7 ft, i.e. 44.4 in or 1.13 m.", True),
+    ("Freeboard 3.7 ft = 44.4 in = 1.13 m.", True),
+    ("Freeboard 3.7 ft, i.e. 50 in or 1.27 m.", False),
+])
+def test_inches_restated_beside_another_unit(answer, ok):
+    audit = levee_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
