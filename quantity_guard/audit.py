@@ -366,7 +366,7 @@ def _read_unit_uncached(text: str, pos: int):
     return None, None, pos
 
 
-_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\],=\u2248]|\.(?:\s|$)|of\b|\(|or\s+\d|\(?(?:about|roughly)\b)")
+_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]=\u2248]|\.(?:\s|$)|of\b|\(|or\s+\d|\(?(?:about|roughly)\b)")
 _PHRASES: dict[str, tuple | None] = {}
 
 

@@ -531,7 +531,8 @@ def test_a_numeric_factor_in_a_what_if(answer, ok):
 
 
 @pytest.mark.parametrize("answer,ok", [
-    # inches restated beside another unit: "in" before "or 1.13 m", a comma, "=" is the unit
+    # inches restated beside another unit: "in" before "or 1.13 m" or "=" is the unit (not
+    # before a comma: "2,340 in, 1,980 out")
     ("Freeboard 3.7 ft, i.e. 44.4 in or 1.13 m.", True),
     ("Freeboard 3.7 ft = 44.4 in = 1.13 m.", True),
     ("Freeboard 3.7 ft, i.e. 50 in or 1.27 m.", False),
