@@ -500,7 +500,8 @@ _DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5":
 # decimal point, since answers that mix conventions write "0.250 m" beside "0,25 m"
 _DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:(?:\.\d{3})+(?=,\d)|(?:\.\d{3}){2,})(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
-_SCI_COMMA = re.compile(r"(?<![\d,.])\d{1,3},(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5]\s?10|[eE][-+]?\d)")
+# (led by its comma, which the engine scans for quickly; the whole part is checked in code)
+_SCI_COMMA = re.compile(r",(?<=\d,)(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5]\s?10|[eE][-+]?\d)")
 _POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
@@ -547,6 +548,8 @@ _LANDMARK_AFTER = re.compile(
 # is a convention
 _DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
                          r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
+_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
+                    "known to", "nearest", "resolution")
 _LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
 _PU_AFTER = re.compile(r"\s+base\b", re.I)
 _PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
@@ -694,7 +697,15 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         # a decimal comma in scientific notation ("U = 1,32\u00b710\u2075 V") whatever the
         # rest of the answer uses: a thousands group has three digits, and nobody groups the
         # thousands of a mantissa (same length: every position stays)
-        text = _SCI_COMMA.sub(lambda g: g.group().replace(",", "."), text)
+        chars = list(text)
+        for g in _SCI_COMMA.finditer(text):
+            k = g.start()
+            j = k
+            while j > 0 and text[j - 1].isdigit():
+                j -= 1
+            if 1 <= k - j <= 3 and (j == 0 or text[j - 1] not in ",."):
+                chars[k] = "."
+        text = "".join(chars)
     skip = _clock_spans(text)
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
@@ -708,8 +719,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         if _PI.search(text):
             constants.add("pi")
     hints = _id_hints(low_text) if answer else (False, False)
-    precise_hint = answer and ("to " in low_text or "resolution" in low_text or
-                               "precision" in low_text)
+    precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
     base_hint = answer and "base" in low_text
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     plus_minus = "\u00b1" in text or "+/-" in text
@@ -733,9 +743,11 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             if hit is not None:
                 skipped.append((m.group(), hit))
                 continue
+        nxt = text[e:e + 1]
         if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 9 or
-                                   text[e:e + 1] in _ID_NEXT or text[s - 1:s] in _ID_PREV or
-                                   text[e:e + 1] in " \u00a0" and text[e + 1:e + 2] in _ID_NEXT2 or
+                                   nxt in _ID_NEXT or text[s - 1:s] in _ID_PREV or
+                                   nxt == " " and text[e + 1:e + 2] in _ID_NEXT2 or
+                                   nxt == "\u00a0" or nxt == "\u00b0" or
                                    raw in _SERVICE_NUMBER or "\u00b0" in text[e:e + 3] or
                                    s >= 3 and text[s - 3:s - 1].isupper()):
             # (a cheap look at the characters around the number first: most numbers are
@@ -746,7 +758,6 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 skipped.append((m.group(), span[2]))
                 last_skip = e
                 continue
-        nxt = text[e:e + 1]
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
                 not text[e + 2:e + 3].isalnum():
             skipped.append((m.group(), "an ordinal"))
