@@ -558,6 +558,7 @@ _PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
 _PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
                                r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
                                r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_SITE_AFTER = re.compile(r"(?:'s)?\s+(?:site|station|gauge|gage|well|sensor|monitoring)", re.I)
 _IDIOM = re.compile(r"(?:24/7|24-7|50/50|50-50)\b")
 _ADDRESS = re.compile(r"(?:\s[A-Z][a-z]+){1,3}\s(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|"
                       r"Drive|Dr\.?|Way|Boulevard|Blvd\.?|Place|Pl\.?|Court|Ct\.?|Square|Terrace|"
@@ -638,6 +639,8 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
     if raw.isdigit() and prev in "[(" and _PROGRESS.match(text, e) or \
             raw.isdigit() and nxt in "])" and _PROGRESS_BEFORE.search(text, max(0, s - 5), s):
         return (s, e, "a step counter ([2/4])")
+    if raw.isdigit() and len(raw) >= 6 and _SITE_AFTER.match(text, e):
+        return (s, e, "an identifier (a site number named after it: the 7374000 site)")
     if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
         return (s, e, "a timestamp (seconds since an epoch)")
     if raw in ("24", "50") and nxt in "/-" and _IDIOM.match(text, s):
@@ -744,7 +747,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 skipped.append((m.group(), hit))
                 continue
         nxt = text[e:e + 1]
-        if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 9 or
+        if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 6 or
                                    nxt in _ID_NEXT or text[s - 1:s] in _ID_PREV or
                                    nxt == " " and text[e + 1:e + 2] in _ID_NEXT2 or
                                    nxt == "\u00a0" or nxt == "\u00b0" or
@@ -1651,7 +1654,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
             if ("year" in low or "yr" in low or "annu" in low or "month" in low or
                     "day" in low or "hour" in low or "week" in low or "ly " in low or
                     "daily" in low or "fortnight" in low or "24h" in low or "24 h" in low or
-                    "24-h" in low) and \
+                    "24-h" in low or "min" in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
@@ -1823,7 +1826,7 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
 
 _GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
                   "standard", "most ", "among")
-_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|"
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|minute|\bmin\b|"
                           r"24[ -]?h")
 
 
@@ -1905,7 +1908,7 @@ _PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u0
                            r"a complete|a|an|each|every|over a|in a|in|over|for|during|"
                            r"in each|in every|over each)[ \u00a0]*"
                            r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
-                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour)s?\b|"
+                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour|minute|min)s?\b|"
                            r"(?P<adj>annually|yearly|monthly|fortnightly|weekly|daily|hourly)\b)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|fortnightly|weekly|daily|"
                             r"hourly)|(?:per|each|every|a|an|one|over a|in a|a full|full|over the|"
@@ -1915,7 +1918,8 @@ _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|f
                             r"(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
                 "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
-                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0)}
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0),
+                "minute": (1 / 1440.0, 1 / 1440.0), "min": (1 / 1440.0, 1 / 1440.0)}
 _PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
                "annually": "year", "monthly": "month", "weekly": "week", "daily": "day",
                "hourly": "hour", "fortnightly": "fortnight"}
@@ -2489,6 +2493,10 @@ def _leading_one(x: float) -> bool:
     return 0.9999 < m < 1.0001
 
 
+_SIGNED_BELOW = re.compile(r"[\s(,]{0,3}(?:(?:i\.e\.|that is|so),?\s+)?(?:below|under|beneath|short)\b",
+                           re.I)
+
+
 def _classify(num: Number, ctx: _Context) -> Finding:
     """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
     the cost of a number does not grow with the ledger beyond the pair window."""
@@ -2550,6 +2558,14 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         flipped, _ = _sourced(num, (-num.value,), unit, tol, ledger)
         if flipped is not None:
             e = flipped.match
+            if num.value < 0 < getattr(e, "magnitude", 0) and \
+                    _tool_direction(getattr(e, "tool", None), getattr(e, "field", None)) == -1 and \
+                    _SIGNED_BELOW.match(ctx.reading.text, num.nend):
+                # "difference -0.25 m (below)": a signed difference whose sign says what the
+                # tool's name does (level_below_threshold = 0.25 m)
+                return Finding(num, "sourced", e,
+                               lambda: f"{e.label} = {_show(e)}, written as a signed "
+                                       f"difference with its direction")
             return Finding(num, "unsourced", e,
                            lambda: f"the sign is flipped: {e.label} = {_show(e)}")
     # a one-figure number stated flat is a rounding of a recorded output or a question
@@ -2580,6 +2596,14 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             e = rest.match
             return Finding(num, "derived", e,
                            lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {_show(e)}")
+        # ... or of a share computed in one step ("the remaining 98.93%": 100 % - 0.5208 m3/s /
+        # 48.6 m3/s)
+        share = _product(num, (100.0 - num.value,), None, tol, ctx)
+        if share is not None and share.match.__class__ is tuple and \
+                _taints(share.match, ledger) is None:
+            inner = share._note
+            return Finding(num, "derived", share.match,
+                           lambda: f"100 % \u2212 ({_text(inner)})")
     if taint is not None:
         return taint
     if mislabel is not None and num.datum is not None and \

@@ -540,3 +540,37 @@ def test_a_numeric_factor_in_a_what_if(answer, ok):
 def test_inches_restated_beside_another_unit(answer, ok):
     audit = levee_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+def margin_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 0.25, returns={"unit": "m"}, name="level_below_threshold")()
+    return ledger
+
+
+def share_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
+        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="river_flow")()
+    return ledger
+
+
+@pytest.mark.parametrize("ledger,answer,ok", [
+    # a signed difference whose sign says what the tool's name does
+    (margin_ledger, "Level minus threshold: -0.25 m (below).", True),
+    (margin_ledger, "Difference -0.25 m, i.e. under the threshold.", True),
+    (margin_ledger, "Difference -0.25 m.", False),                 # a sign, and no direction
+    (margin_ledger, "Level minus threshold: -0.25 m (above).", False),
+    # the complement of a share computed in one step
+    (share_ledger, "1.07% of the flow; the remaining 98.93% stays in the river.", True),
+    (share_ledger, "1.07% of the flow; the remaining 97.9% stays in the river.", False),
+    # an amount per minutes, and a site number named after it
+    (energy_ledger, "50,400 kWh, or 1,400 kWh every 10 minutes.", True),
+    (energy_ledger, "50,400 kWh, or 2,400 kWh every 10 minutes.", False),
+    (flow_ledger, "The 01646500 site's area is 29,940 km\u00b2; 0.102 mm/d.", True),
+    (flow_ledger, "The 1646500 site reads 1,250 cfs; 0.102 mm/d.", True),
+    (flow_ledger, "The site reads 1646500; 0.102 mm/d.", False),
+])
+def test_signed_differences_complements_minutes_and_site_numbers(ledger, answer, ok):
+    audit = ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
