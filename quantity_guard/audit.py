@@ -2268,6 +2268,18 @@ def _call_arguments(findings: list[Finding], ctx: _Context) -> None:
                 break
 
 
+_PCT_OF = re.compile(r"\s*(?:of|of the|of its)\b", re.I)
+_PCT_BY = re.compile(r"\bby\s+(?:about\s+|roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_APPOSITION = re.compile(r"\d\s?[^\s\d,;()]{1,8}\s*[,(]\s*(?:about|roughly|around|some|nearly|"
+                             r"~|\u2248|or|i\.e\.)?\s*$", re.I)
+_PCT_RISE = re.compile(r"\b(?:rise|increase|growth|jump|climb|gain)\s+(?:of|by)\s+(?:about\s+|"
+                       r"roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_FALL = re.compile(r"\b(?:drop|fall|decrease|decline|reduction|cut|loss)\s+(?:of|by)\s+(?:about\s+|"
+                       r"roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_BELOW = re.compile(r"\s*(?:\w+\s+){0,2}?(?:below|under|beneath|short|lower|less|down)\b", re.I)
+_PCT_ABOVE = re.compile(r"\s*(?:\w+\s+){0,2}?(?:above|over|higher|more|up|beyond)\b", re.I)
+
+
 def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
     """A percentage that is a share of two recorded lengths, at least one of them an elevation
     or a datum offset: "the freeboard is ~13% of the crest elevation", "the level is at 97% of
@@ -2278,6 +2290,7 @@ def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
     read, to the precision written. Recorded outputs and converted elevations only: a share of
     a question's number is not a recorded ratio."""
     ledger = ctx.ledger
+    text = ctx.reading.text
     offsets = ledger.datum_offsets()
     lengths = [e for e in chain(ledger.output_entries(), ledger.converted_elevations())
                if e.unit.dims == _LENGTH and not e.unit.shift and e.si and math.isfinite(e.si)]
@@ -2288,6 +2301,20 @@ def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
         if f.status not in Audit.BAD or not n.percent or n.unit is not None:
             continue
         v, tol = abs(n.value), max(n.tolerance, 1e-9)
+        # the sentence says which share it is: "13% of the crest", "by 10%" (a/b); "2.7%
+        # below the threshold" (1 - a/b); "17% above the river" (a/b - 1). A percentage that
+        # names nothing it is a share of is not read this way.
+        after = text[n.nend:n.nend + 40]
+        forms = []
+        before = text[max(0, n.nstart - 32):n.nstart]
+        if _PCT_OF.match(after) or _PCT_BY.search(before) or _PCT_APPOSITION.search(before):
+            forms.append("")  # (apposition: "reduces it by 0.44 ft, about 10%")
+        if _PCT_BELOW.match(after) or _PCT_FALL.search(before):
+            forms.append("100% - ")
+        if _PCT_ABOVE.match(after) or _PCT_RISE.search(before):
+            forms.append(" - 100%")
+        if not forms:
+            continue
         hit = None
         for a in lengths:
             for b in lengths:
@@ -2296,7 +2323,7 @@ def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
                     continue
                 r = 100.0 * abs(a.si / b.si)
                 for share, how in ((r, ""), (100.0 - r, "100% - "), (r - 100.0, " - 100%")):
-                    if share > 0 and abs(share - v) <= tol:
+                    if how in forms and share > 0 and abs(share - v) <= tol:
                         hit = (a, b, how)
                         break
                 if hit:
