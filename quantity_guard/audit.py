@@ -643,8 +643,9 @@ def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, st
         return (s, e, "an identifier (a site number named after it: the 7374000 site)")
     if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
         return (s, e, "a timestamp (seconds since an epoch)")
-    if raw in ("24", "50") and nxt in "/-" and _IDIOM.match(text, s):
-        return (s, _IDIOM.match(text, s).end(), "an idiom written in digits (24/7, 50/50)")
+    idiom = _IDIOM.match(text, s) if raw in ("24", "50") and nxt in "/-" else None
+    if idiom is not None:
+        return (s, idiom.end(), "an idiom written in digits (24/7, 50/50)")
     if raw.isdigit() and nxt == " " and text[e + 1:e + 2].isupper():
         ad = _ADDRESS.match(text, e)
         if ad is not None:
@@ -702,12 +703,11 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         # thousands of a mantissa (same length: every position stays)
         chars = list(text)
         for g in _SCI_COMMA.finditer(text):
-            k = g.start()
-            j = k
-            while j > 0 and text[j - 1].isdigit():
-                j -= 1
-            if 1 <= k - j <= 3 and (j == 0 or text[j - 1] not in ",."):
-                chars[k] = "."
+            ci = cj = g.start()
+            while cj > 0 and text[cj - 1].isdigit():
+                cj -= 1
+            if 1 <= ci - cj <= 3 and (cj == 0 or text[cj - 1] not in ",."):
+                chars[ci] = "."
         text = "".join(chars)
     skip = _clock_spans(text)
     if "://" in text or "www." in text:
@@ -1220,7 +1220,8 @@ def _work_or_position(text: str, s: int, e: int, digits: str):
                     _read_unit(text, e + after.end())[0] is None and \
                     text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
                 return "a position or a count out of a total (2 of 3)"
-    if _IN_OF_COUNT.match(text, e) and _counted_noun_any(_IN_OF_COUNT.match(text, e).group(2)):
+    in_of = _IN_OF_COUNT.match(text, e)
+    if in_of is not None and _counted_noun_any(in_of.group(2)):
         return "a count out of a total (1 in 5 gauges)"
     if _POINT_SCALE.match(text, e):
         return "a self-assessment score (8 on a 10-point scale)"
