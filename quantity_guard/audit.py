@@ -1270,6 +1270,17 @@ def _slash_fractions(original, text, out, starts, ends) -> list:
                 text[a.nend:b.nstart] == "/" and a.value == int(a.value) and \
                 b.nstart == a.nend + 1 and 0 < a.value < b.value <= 64 and \
                 b.value == int(b.value) and not b.unit.shift:
+            whole = merged[-1] if merged else None
+            if whole is not None and whole.unit is None and whole.sign is None and \
+                    not whole.percent and whole.value == int(whole.value) and \
+                    0 <= whole.value < 1000 and text[whole.nend:a.nstart] == " ":
+                # a mixed number, "4 1/16 ft", "2 1/2 hours": the whole part and the fraction
+                # are one figure in the fraction's unit
+                merged[-1] = _number(original, text, starts, ends, whole.nstart, b.nend,
+                                     whole.value + a.value / b.value, b.unit, b.datum,
+                                     0.5 / b.value, False, False, None, False)
+                skip_next = True
+                continue
             frac = _number(original, text, starts, ends, a.nstart, b.nend, a.value / b.value,
                            b.unit, b.datum, 0.5 / b.value, False, False, None, False)
             merged.append(frac)

@@ -597,3 +597,15 @@ def test_random_percentages_against_elevations_are_measured():
     import bench.audit_rates as rates
     r3 = rates.random_percent_acceptance(3, ledgers=100)
     assert r3["probes"] == 2000 and r3["rate"] < 0.03
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a mixed number: the whole part and the fraction are one figure in the fraction's unit
+    ("Freeboard 3.7 ft, about 3 11/16 ft.", True),
+    ("Freeboard: roughly 3 3/4 ft.", True),
+    ("Freeboard: roughly 4 3/4 ft.", False),
+    ("Freeboard: roughly 3 1/4 ft.", False),
+])
+def test_mixed_numbers(answer, ok):
+    audit = levee_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
