@@ -1120,8 +1120,10 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             return "a probability or confidence level (confidence 0.9, 8/10)"
     if unit is None and integer and len(digits) <= 2 and (
             text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
-                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1))
+                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
+                or _NOTE_START.match(text, e + 1) and _sentence_start_at(text, s - 1))
             or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
+        # (also a note's marker opening a sentence: "(1) Data as returned by the service.")
         return "a list reference ((2) above, item (b) 2)"
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
@@ -1173,6 +1175,16 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         if _RATIO_AFTER.match(text, after):
             return None  # "35 times too large", "3 times the flow": a ratio, not a count
     return "a count (3 tool calls, 10 of 12 readings)"
+
+
+_NOTE_START = re.compile(r" [A-Z][a-z]")
+
+
+def _sentence_start_at(text: str, k: int) -> bool:
+    """Whether position ``k`` opens a sentence or a line (after ". ", ".) ", a newline)."""
+    before = text[max(0, k - 3):k]
+    return k == 0 or before.endswith(("\n", ". ", ".) ", ".)", ": ", "! ", "? ")) or \
+        before.strip() == "" and "\n" in text[max(0, k - 3):k + 1]
 
 
 def _sentence_start(text: str, s: int) -> int:
@@ -1260,7 +1272,8 @@ def _counted_noun(w: str) -> bool:
 def _slash_fractions(original, text, out, starts, ends) -> list:
     """``3/4 in``: a fraction of a unit written with a slash (two small whole numbers, no
     spaces), one number (0.75 in, read to half its denominator's step)."""
-    merged, skip_next = [], False
+    merged: list[Number] = []
+    skip_next = False
     for k, a in enumerate(out):
         if skip_next:
             skip_next = False

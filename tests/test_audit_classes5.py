@@ -609,3 +609,14 @@ def test_random_percentages_against_elevations_are_measured():
 def test_mixed_numbers(answer, ok):
     audit = levee_ledger().audit_answer(answer)
     assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("Depth 0.102 mm/d. (1) Values as the service returned them.", True),
+    ("(2) Computed by the tool. Depth 0.102 mm/d.", True),
+    ("Depth 0.102 mm/d. (1) The flow was 1700 cfs.", False),
+    ("The flow rose (2) Tuesday; depth 0.102 mm/d.", False),   # not opening a sentence
+])
+def test_a_note_marker_opening_a_sentence(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
