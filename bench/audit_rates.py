@@ -167,6 +167,32 @@ def random_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
             "with_unit": counts["unit"][0] / counts["unit"][1]}
 
 
+def random_percent_acceptance(n_outputs: int, *, ledgers: int = 300, probes: int = 20,
+                              seed: int = SEED) -> dict:
+    """The fraction of random percentages ("The share is 37.4% of the reference level.", 2 or 3
+    significant figures,
+    log-uniform over 0.1..100) accepted against a ledger of ``n_outputs`` lengths, about half
+    of them elevations on a datum: shares of elevations, complements and ratios included."""
+    from quantity_guard import quantity_tool, session
+    plain = quantity_tool(lambda value: value, returns={"unit": "ft"}, name="read_length")
+    elevation = quantity_tool(lambda value: value, returns={"unit": "ft", "datum": "NAVD88"},
+                              name="read_elevation")
+    rng = random.Random(seed * 1000 + n_outputs)
+    accepted = total = 0
+    for _ in range(ledgers):
+        with session() as ledger:
+            for k in range(n_outputs):
+                (elevation if k % 2 else plain)(_round_sig(_log_uniform(rng), 4))
+        for _ in range(probes):
+            x = 10 ** rng.uniform(-1.0, 2.0)
+            text = _write_sig(x, rng.choice((2, 3)))
+            findings = ledger.audit_answer(f"The share is {text}% of the reference "
+                                           f"level.").findings
+            total += 1
+            if findings and findings[0].status in ACCEPTED:
+                accepted += 1
+    return {"outputs": n_outputs, "probes": total, "rate": accepted / total}
+
 
 # -- the generated corpus ------------------------------------------------------------------------
 def load_generated(path: Path = GENERATED) -> dict:
@@ -326,6 +352,7 @@ def figures(*, generated: bool = True, sizes=RANDOM_SIZES, generated_path: Path 
     out["random"] = {n: random_acceptance(n, ledgers=300 if n <= 6 else 100)
                      for n in sorted(set(sizes) | {3, 6})}
     out["random_sig1"] = {n: random_acceptance(n, sig=1) for n in (3, 6)}
+    out["random_pct"] = {n: random_percent_acceptance(n) for n in (3, 6)}
     if generated and Path(generated_path).exists():
         rows = run_generated(load_generated(Path(generated_path)))
         out["generated"] = generated_rates(rows)
@@ -420,6 +447,11 @@ def main(argv=None) -> None:
     for n, r in f["random_sig1"].items():
         print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes "
               f"(bare {r['bare']:.2%}, with a unit {r['with_unit']:.2%})")
+    print("random acceptance of percentages (\"The share is 37.4% of the reference level.\"; 2 or 3 "
+          "significant figures "
+          "over 0.1..100%; ledgers of lengths, half of them elevations):")
+    for n, r in f["random_pct"].items():
+        print(f"  {n:>2}-output ledger: {r['rate']:.2%} of {r['probes']} probes")
     if args.json:
         out = {k: v for k, v in f.items() if k != "generated_rows"}
         if "generated" in out:

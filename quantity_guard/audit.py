@@ -64,19 +64,50 @@ _SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\
                               "0123456789--")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
 _AFTER_NEGATIVE = re.compile(r"\s*(?:below|lower|less|short|under|down|beneath)\b", re.I)
-_DATE = re.compile(r"(?=\d)(?:\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}(?:-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)|"
+                   r"/[0-3]\d{2}\b(?![-.,/]\d))"
+                   r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
-                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b"
-                   # other clock notations: ISO "T14:05:00Z", "14.05 UTC", "1405Z", "0930 hrs",
-                   # "14 h 05" (not "2 h 30 min", a duration), "2 pm", "2 p.m."
-                   r"|(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])"
-                   r"|\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|EDT|CST|CDT|"
-                   r"MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
-                   r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b)"
-                   r"|\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))"
-                   r"|\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)"
-                   # dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1"
-                   r"|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d))")
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
+# Other clock notations and dotted versions. Each is a separate pattern run only when the text
+# holds the literal it cannot match without (checked with `in`, or a regex led by a literal,
+# which the engine scans for quickly): read on every answer, one combined pattern tried all its
+# alternatives at every digit and cost more than the rest of the reading of a plain answer.
+# ISO "T14:05:00Z" (needs "T" and a digit)
+_CLOCK_T = re.compile(r"(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])")
+_T_DIGIT = re.compile(r"T\d")
+# "14.05 UTC", "14:05 BST", "09h30 GMT", "1405Z", "0930 hrs" (needs a zone word, "hrs" or "local")
+_CLOCK_ZONE = re.compile(r"(?=\d)(?:\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|"
+                         r"EDT|CST|CDT|MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
+                         r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b))")
+# every zone word above holds one of these ("ST": BST, CEST, EST, CST, MST, PST; "DT": EDT, ...)
+_ZONE_HINTS = ("Z", "ST", "DT", "UTC", "GMT", "CET", "local", "Uhr", "hrs")
+# "14 h 05" (not "2 h 30 min", a duration; needs " h ")
+_CLOCK_H = re.compile(r"(?=\d)\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))")
+# "2 pm", "2pm", "11 a.m.", "2.05 p.m." (needs "am", "pm", "a.m." or "p.m." in any case)
+_CLOCK_AMPM = re.compile(r"(?=\d)\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)")
+# dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1" (needs ".<digits>.<digit>")
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
+_VERSION_HINT = re.compile(r"\.\d+\.\d")
+
+
+def _clock_spans(text: str) -> list:
+    """The spans of dates, clock times and dotted versions in ``text``: never measurements."""
+    spans = [m.span() for m in _DATE.finditer(text)]
+    if "T" in text and _T_DIGIT.search(text):
+        spans += [m.span() for m in _CLOCK_T.finditer(text)]
+    if any(z in text for z in _ZONE_HINTS):
+        spans += [m.span() for m in _CLOCK_ZONE.finditer(text)]
+    if " h " in text:
+        spans += [m.span() for m in _CLOCK_H.finditer(text)]
+    low = text.lower()
+    if ("am" in low or "pm" in low or "a.m." in low or "p.m." in low):
+        spans += [m.span() for m in _CLOCK_AMPM.finditer(text)]
+    if "." in text and _VERSION_HINT.search(text):
+        spans += [m.span() for m in _VERSION.finditer(text)]
+    return spans
+
+
 # a web address: its digits are a path, a port or a query, never a quantity
 _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>()\[\]{}\"']+", re.I)
 _ID_WORDS = ("station", "site", "gage", "gauge", "usgs", "id", "no.", "number", "#", "sensor",
@@ -91,9 +122,27 @@ _ANSWER_LABEL_WORDS = ("call", "attempt", "iteration", "version", "release", "pa
                        "tier", "point", "library", "build", "line", "bullet", "ver.", "ver",
                        "rev", "rev.", "revision", "python", "schema", "sdk", "firmware",
                        "protocol", "entry", "heading", "question", "q", "no.", "item no.",
-                       "note", "finding", "remark", "caveat", "assumption", "v.")
+                       "note", "finding", "remark", "caveat", "assumption", "v.",
+                       # calendar positions: a week or a day of the year numbers a date
+                       "week", "wk", "wk.", "kw", "woche", "semaine", "semana", "settimana",
+                       "day-of-year", "day of year", "day of the year", "doy", "julian day",
+                       "ordinal day", "day number", "quarter",
+                       # sections of an act or a standard: "s. 24", "art. 5", "reg. 3"
+                       "s.", "ss.", "sec.", "sect.", "art.", "reg.", "para.", "cl.",
+                       # places named by a number: "bay 3", "river mile 229.3", "milepost 12"
+                       "bay", "berth", "platform", "pier", "gate no.", "river mile", "mile marker",
+                       "milepost", "mile post", "km post", "kilometre post", "kilometer post",
+                       "rm", "lat", "lat.", "latitude", "lon", "lon.", "long.", "longitude",
+                       # categories and classes: "Category 4", "hazard class 3", "severity 2"
+                       "category", "cat.", "class", "type", "grade", "severity", "sev",
+                       "band", "group", "division", "zone", "sector", "district", "ward",
+                       "room", "building", "floor", "alert level", "risk level", "threat level",
+                       "cc by", "cc-by", "cc by-sa", "cc by-nc")
 # labels also numbered with a decimal point: "section 4.2", "version 2.1", "Table 3.1"
-_DOTTED_LABEL_WORDS = ("table", "figure", "fig.", "eq.", "equation", "section", "appendix",
+_DOTTED_LABEL_WORDS = ("cc by", "cc-by", "cc by-sa", "cc by-nc",
+                       "river mile", "mile marker", "milepost", "km post", "rm", "lat", "lat.",
+                       "latitude", "lon", "lon.", "long.", "longitude",
+                       "table", "figure", "fig.", "eq.", "equation", "section", "appendix",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
                        "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
                        "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
@@ -317,8 +366,11 @@ def _read_unit_uncached(text: str, pos: int):
     return None, None, pos
 
 
-_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]]|\.(?:\s|$)|of\b|\()")
+_INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]=\u2248]|\.(?:\s|$)|of\b|\(|or\s+\d|\(?(?:about|roughly)\b)")
 _PHRASES: dict[str, tuple | None] = {}
+
+
+_GALLON = re.compile(r"(US|U\.S\.|UK|imperial|Imperial)\s+gal(?:lon)?s?\b")
 
 
 def _phrase(phrase: str):
@@ -329,6 +381,12 @@ def _phrase(phrase: str):
         pass
     from .units import parse_with_datum, try_parse_unit
     hit = None
+    g = _GALLON.match(phrase) if phrase[:2] in ("US", "U.", "im", "Im", "UK") else None
+    if g is not None:
+        # "US gallons", "imperial gallons": a gallon named with its system is no longer
+        # ambiguous (the kernel refuses a bare "gallon")
+        us = g.group(1)[0] in "Uu" and g.group(1)[:2].upper() != "UK"
+        phrase = ("[gal_us]" if us else "[gal_br]") + phrase[g.end():]
     try:
         unit = try_parse_unit(phrase)
         if unit is not None and phrase.lower() in _BARE_DEGREE:
@@ -442,9 +500,168 @@ _DOT_THEN_COMMA = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3})+,\d")  # "1.250,5":
 # decimal point, since answers that mix conventions write "0.250 m" beside "0,25 m"
 _DOT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:(?:\.\d{3})+(?=,\d)|(?:\.\d{3}){2,})(?!\d|\.\d)")
 _COMMA_IN_NUMBER = re.compile(r"(?<=\d),(?=\d)")
+# (led by its comma, which the engine scans for quickly; the whole part is checked in code)
+_SCI_COMMA = re.compile(r",(?<=\d,)(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5]\s?10|[eE][-+]?\d)")
+_POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
+_DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
 _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
+
+
+# -- round 5: identifiers that hold digits and are read in an answer only ---------------------
+# A telephone number: three to six groups of digits (or the letters of a vanity number) joined
+# by single hyphens or spaces, nine digits or more, and not a thousands grouping (which has
+# groups of exactly three after the first): "1-888-275-8747", "0800 80 70 60", "0345 988 1188".
+_PHONE = re.compile(r"(?:\+\d{1,3}[ -]?)?(?:\(\d{1,5}\)[ -]?)?\d{1,5}(?:([ \u00a0-])(?:\d{2,5}|[A-Z]{3,5}))"
+                    r"(?:[ \u00a0-](?:\d{2,5}|[A-Z]{3,5})){1,4}(?![\w.,]?\d)")
+# short service numbers need a word of telephones in their sentence: "call 911", "line: 311"
+_SERVICE_NUMBER = frozenset({"111", "112", "211", "311", "411", "511", "611", "711", "811", "911",
+                             "999", "000", "101", "105"})
+_PHONE_WORDS = re.compile(r"\b(?:call|dial|phone|telephone|tel|line|hotline|helpline|number|"
+                          r"emergency|ring|text|contact)\b", re.I)
+# A position on the earth: degrees (minutes, seconds) and a hemisphere, "38°56′58″N",
+# "38.9496° N"; or a grid reference, "SU 7175 7370" (two letters, two equal digit groups)
+_COORD = re.compile(r"\d{1,3}(?:\.\d+)?\s?\u00b0\s?(?:\d{1,2}(?:\.\d+)?\s?['\u2032]\s?(?:\d{1,2}(?:\.\d+)?"
+                    r"\s?(?:[\"\u2033]|'')\s?)?)?[NSEW]\b")
+_GRIDREF = re.compile(r"\b[HNOST][A-HJ-Z]\s?(\d{2,5})\s(\d{2,5})\b")
+# a chainage or a kilometre post, "12+400"; odds and return periods, "1-in-100", "1 in 200-year"
+_CHAINAGE = re.compile(r"\+\d{2,3}\b(?![.,]\d)")
+_ONE_IN = re.compile(r"(?:-in-|\s+in\s+)(\d{1,5})(?:-|\s+)(?:years?|yrs?|chance|AEP|annual|event|"
+                     r"flood|storm)\b", re.I)
+_EPOCH_WORDS = re.compile(r"\b(?:unix|epoch|posix|timestamp)\b", re.I)
+_MODEL_SETTING = re.compile(r"\b(?:top[_ -]?[pk]|seed|max[_ ]tokens|temperature)\s*[:=]?\s*$", re.I)
+_MODEL_WORDS = re.compile(r"\b(?:model|llm|sampling|decoding|gpt|claude|gemini|llama|mistral|qwen)",
+                          re.I)
+_PROGRESS = re.compile(r"/\d{1,3}[\])]")
+# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
+# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
+# threshold", "below the gauge datum" are claims)
+_LANDMARK_AFTER = re.compile(
+    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
+    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
+    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
+    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
+    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
+    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
+# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
+# is a convention
+_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
+                         r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
+_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
+                    "known to", "nearest", "resolution")
+_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
+_PU_AFTER = re.compile(r"\s+base\b", re.I)
+_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
+_PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
+# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
+_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
+                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
+                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_SITE_AFTER = re.compile(r"(?:'s)?\s+(?:site|station|gauge|gage|well|sensor|monitoring)", re.I)
+_IDIOM = re.compile(r"(?:24/7|24-7|50/50|50-50)\b")
+_ADDRESS = re.compile(r"(?:\s[A-Z][a-z]+){1,3}\s(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|"
+                      r"Drive|Dr\.?|Way|Boulevard|Blvd\.?|Place|Pl\.?|Court|Ct\.?|Square|Terrace|"
+                      r"Parkway|Highway|Close|Crescent)\b")
+_CALENDAR_BEFORE = re.compile(r"\b(?:day|week|month)\s*$", re.I)
+_CALENDAR_AFTER = re.compile(r"\s+(?:of|in)\s+(?:the\s+year|(?:19|20)\d{2}\b)", re.I)
+_LATLON_BEFORE = re.compile(r"\b(?:lat|lon|long|latitude|longitude)\.?\s*[:=]?\s*$", re.I)
+_PROGRESS_BEFORE = re.compile(r"[\[(]\d{1,3}/$")
+
+
+_NAME_NOT = _UNIT_STOP | {"per", "out", "than"}  # "1-in-30-year": words, not a name
+
+
+_ID_NEXT = frozenset("-+])/_\u2013")       # a character after the number that starts one
+_ID_PREV = frozenset("-[(/:")                # a character before it
+_ID_NEXT2 = frozenset("0123456789ipPABCDEFGHIJKLMNOQRSTUVWXYZ")  # after a space: a phone
+# group, "in", "pu", a street name
+
+
+def _id_hints(low: str) -> tuple:
+    """Which of the word-led identifier rules can apply to a text at all (cheap ``in`` checks,
+    made once per text): (a calendar word, a model setting word)."""
+    return (("day" in low or "week" in low or "month" in low),
+            ("temperature" in low or "seed" in low or "top" in low or "max" in low))
+
+
+def _identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, stated=frozenset(),
+                   hints=(True, True)):
+    """An identifier starting at the number read at ``s`` (a telephone number, a position on
+    the earth, a chainage, a return period, a model's name or setting, a log's step counter,
+    the next part of a standard's number): ``(start, end, reason)``, or None."""
+    nxt = text[e:e + 1] or "\0"
+    prev = text[s - 1:s] or "\0"
+    if raw.isdigit() and nxt in "- \u00a0" and text[e + 1:e + 2].isdigit() or \
+            raw.isdigit() and sign == "+" and nxt in " -":
+        ph = _PHONE.match(text, s)
+        if ph is not None:
+            body = ph.group()
+            groups = re.split(r"[ \u00a0-]+", body.lstrip("+"))
+            n = sum(len(g.strip("()")) for g in groups)
+            thousands = ph.group(1) != "-" and len(groups[0]) <= 3 and \
+                all(len(g) == 3 and g.isdigit() for g in groups[1:])
+            if n >= 9 and not thousands and not _read_unit(text, ph.end())[0]:
+                return (s, ph.end(), "a telephone number")
+    if raw in _SERVICE_NUMBER and _PHONE_WORDS.search(text, max(0, s - 40), s) and \
+            _read_unit(text, e)[0] is None:
+        return (s, e, "a telephone number (a service number)")
+    if "\u00b0" in text[e:e + 3]:
+        c = _COORD.match(text, s)
+        if c is not None:
+            return (s, c.end(), "a position on the earth (latitude or longitude)")
+    if raw.isdigit() and s >= 3 and prev == " " and text[s - 3:s - 1].isupper():
+        g = _GRIDREF.match(text, s - 3)
+        if g is not None and len(g.group(1)) == len(g.group(2)):
+            return (s - 3, g.end(), "a position on the earth (a grid reference)")
+    ch = _CHAINAGE.match(text, e) if raw.isdigit() and nxt == "+" else None
+    if ch is not None:
+        return (s, ch.end(), "a chainage (a distance along a line, used as a place name)")
+    if raw.isdigit() and nxt in "- \u00a0":
+        o = _ONE_IN.match(text, e)
+        if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
+            # (the question's own "1 in 30 year storm" is quoted, and read)
+            return (s, o.end(), "odds or a return period (1 in 100 years)")
+    if prev == "-" and s >= 2 and text[s - 2].isalpha() and \
+            text[max(0, s - 12):s - 1].split()[-1:][0].lower().split("-")[-1] not in _NAME_NOT and (
+            text[e:e + 1] in "-_" and text[e + 1:e + 2].isalnum() or
+            s >= 3 and not text[s - 3].isalnum() and text[s - 2].isupper()):
+        # inside a hyphenated name ("gemini-1.5-pro", "stage-i-15_min") or a route ("I-10")
+        return (s, e, "part of a name (a model, a file, a route)")
+    if prev == "-" and last_skip > max(text.rfind(" ", 0, s), text.rfind("\n", 0, s)) and \
+            _read_unit(text, e)[0] is None:
+        return (s, e, "part of a name (a model, a file, a route)")  # "...-large-2407"
+    if raw.isdigit() and prev in "-/:" and s - 1 == last_skip and _read_unit(text, e)[0] is None:
+        return (s, e, "the next part of an identifier (IEC 60076-1, EM 1110-2-1913)")
+    if raw.isdigit() and nxt == "-" and text[e + 1:e + 2].isupper() and \
+            text[e + 2:e + 3].isdigit():
+        return (s, e, "an identifier (a code: 3-A8)")
+    if raw.isdigit() and prev in "[(" and _PROGRESS.match(text, e) or \
+            raw.isdigit() and nxt in "])" and _PROGRESS_BEFORE.search(text, max(0, s - 5), s):
+        return (s, e, "a step counter ([2/4])")
+    if raw.isdigit() and len(raw) >= 6 and _SITE_AFTER.match(text, e):
+        return (s, e, "an identifier (a site number named after it: the 7374000 site)")
+    if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
+        return (s, e, "a timestamp (seconds since an epoch)")
+    idiom = _IDIOM.match(text, s) if raw in ("24", "50") and nxt in "/-" else None
+    if idiom is not None:
+        return (s, idiom.end(), "an idiom written in digits (24/7, 50/50)")
+    if raw.isdigit() and nxt == " " and text[e + 1:e + 2].isupper():
+        ad = _ADDRESS.match(text, e)
+        if ad is not None:
+            return (s, e, "a street number (an address)")
+    if nxt in " pP" and _PU_VALUE.match(text, e):
+        return (s, e, "a per-unit value (a ratio to a base the answer picks)")
+    if hints[0] and _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and \
+            _CALENDAR_AFTER.match(text, e):
+        return (s, e, "a calendar position (day 334 of 2026)")
+    if sign and _LATLON_BEFORE.search(text, max(0, s - 14), s):
+        return (s, e, "a position on the earth (latitude or longitude)")
+    if hints[1] and _MODEL_SETTING.search(text, max(0, s - 16), s) and \
+            _read_unit(text, e)[0] is None and \
+            _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
+        return (s, e, "a model setting (temperature 0, seed 42)")
+    return None
 
 
 def extract_numbers(text: str) -> list[Number]:
@@ -474,8 +691,25 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             # the same convention groups thousands with a dot ("1.250,5", "1.234.567"): read
             # as the thin space it stands for
             text = _DOT_THOUSANDS.sub(lambda g: g.group().replace(".", "\u2009"), text)
+            if not _POINT_DECIMAL.search(text):
+                # no figure of the answer uses a decimal point: a lone dot group is a thousands
+                # group too ("Einzugsgebiet 29.940 km\u00b2" beside "0,102 mm/Tag"); beside a
+                # point decimal ("0.250 m" next to "0,25 m") it stays a decimal point
+                text = _DOT_GROUP.sub(lambda g: g.group().replace(".", "\u2009"), text)
         text = _COMMA_IN_NUMBER.sub(".", text)
-    skip = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+    if answer and "," in text and _SCI_COMMA.search(text):
+        # a decimal comma in scientific notation ("U = 1,32\u00b710\u2075 V") whatever the
+        # rest of the answer uses: a thousands group has three digits, and nobody groups the
+        # thousands of a mantissa (same length: every position stays)
+        chars = list(text)
+        for g in _SCI_COMMA.finditer(text):
+            ci = cj = g.start()
+            while cj > 0 and text[cj - 1].isdigit():
+                cj -= 1
+            if 1 <= ci - cj <= 3 and (cj == 0 or text[cj - 1] not in ",."):
+                chars[ci] = "."
+        text = "".join(chars)
+    skip = _clock_spans(text)
     if "://" in text or "www." in text:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
     if ":" in text:
@@ -483,11 +717,17 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
     out: list[Number] = []
     skipped: list[tuple[str, str]] = []
     constants: set[str] = set()
-    if "\u03c0" in text or "pi" in text.lower():
+    low_text = text.lower()
+    if "\u03c0" in text or "pi" in low_text:
         if _PI.search(text):
             constants.add("pi")
+    hints = _id_hints(low_text) if answer else (False, False)
+    precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
+    base_hint = answer and "base" in low_text
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     plus_minus = "\u00b1" in text or "+/-" in text
+    ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
+    last_skip = -1  # where the last identifier or label read ended
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -500,7 +740,27 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
             if any(a <= ns < b for a, b in skip):
                 skipped.append((m.group(), "a date, a time, a zone offset or a web address"))
                 continue
+        if ids:
+            ns = m.start(2)
+            hit = next((r for a, b, r in ids if a <= ns < b), None)
+            if hit is not None:
+                skipped.append((m.group(), hit))
+                continue
         nxt = text[e:e + 1]
+        if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 6 or
+                                   nxt in _ID_NEXT or text[s - 1:s] in _ID_PREV or
+                                   nxt == " " and text[e + 1:e + 2] in _ID_NEXT2 or
+                                   nxt == "\u00a0" or nxt == "\u00b0" or
+                                   raw in _SERVICE_NUMBER or "\u00b0" in text[e:e + 3] or
+                                   s >= 3 and text[s - 3:s - 1].isupper()):
+            # (a cheap look at the characters around the number first: most numbers are
+            # none of these, and the checks below are regular expressions)
+            span = _identifier_at(text, s, e, raw, sign, last_skip, stated, hints)
+            if span is not None:
+                ids.append(span)
+                skipped.append((m.group(), span[2]))
+                last_skip = e
+                continue
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
                 not text[e + 2:e + 3].isalnum():
             skipped.append((m.group(), "an ordinal"))
@@ -523,6 +783,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and _code_before(text, s - 1)):  # RRL-12
             skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
+            last_skip = e
             continue
         lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
         if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
@@ -534,6 +795,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
                 _read_unit(text, e)[0] is None:
             # (never with a unit written after it: "the stage 2.85 m" is a measurement)
             skipped.append((m.group(), "a step, list or section label"))
+            last_skip = e
             continue
         if integer and not pct:
             if len(digits) <= 2 and nxt in ".)" and nxt and \
@@ -630,8 +892,27 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
                                  exp, factor, rev) if answer and (
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
+        if why is None and answer and unit is not None and value == 1.0 and not exp and \
+                factor is None and _DEFINED_AS.match(text, end):
+            # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
+            # side is read, and must hold)
+            why = "one unit, defined by what follows (1 Ml/d = 1,000 m\u00b3/d)"
+        elif why is None and answer and unit is not None and datum is None and \
+                unit.dims == _LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
+                _LANDMARK_AFTER.match(text, end):
+            why = "a distance to a place (150 m below the bridge, 2 km downstream)"
+        elif why is None and base_hint and unit is not None and \
+                (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
+            why = "the base of a per-unit system (a convention, 100 MVA)"
+        elif why is None and precise_hint and unit is not None and not percent and \
+                ("to " in text[max(0, s - 20):s] or "resolution" in before or
+                 "precision" in before) and \
+                _PRECISION_BEFORE.search(text, max(0, s - 28), s):
+            why = "a precision (exact to 0.1 A, to the nearest 0.1 ft)"
         if why is not None and value not in stated:
             skipped.append((m.group(), why))
+            if why.startswith("an identifier"):
+                last_skip = e
             continue
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
@@ -711,7 +992,8 @@ _NOT_COUNTED = frozenset({"is", "was", "has", "as", "us", "this", "thus", "its",
 _HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
                          r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
 _HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
-                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?\s*[(:=#]?\s*)$", re.I)
+                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?(?:\s+(?:was|is|of))?\s*[(:=#]?\s*)$",
+                          re.I)
 _NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
 _OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
 # a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
@@ -744,7 +1026,59 @@ _MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EU
 _PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
                           r"odds\b|(?:\w+\s+)?odds\b|certainty|"
                           r"certain|"
-                          r"AEP\b|annual (?:exceedance|chance)|exceedance probability)", re.I)
+                          r"AEP\b|annual[- ](?:exceedance|chance)|exceedance probability)", re.I)
+
+
+# -- round 5: families of numbers that are not measurements -----------------------------------
+# A count of the work done, written after its noun: "Lookups performed: 2", "Total requests = 3",
+# "Number of calls made - 3", "Retry count = 1". The nouns are the steps of the procedure (calls,
+# requests, retries, passes ...), never quantities an answer measures: "Peak flows: 1700" and
+# "Readings: 1700" stay claims, and so does "the tool returned: 350" (a singular noun).
+_WORK = (r"calls|invocations|requests|look-?ups|queries|fetch(?:es)?|retries|attempts|tries|steps|"
+         r"stages|passes|iterations|rounds|hops|turns|operations|retrievals|errors|failures|"
+         r"warnings|timeouts|tool ?uses")
+_WORK_ONE = (r"call|invocation|request|look-?up|query|fetch|retry|attempt|try|step|stage|pass|"
+             r"iteration|round|error|failure|tool ?use")
+_WORK_COUNT_BEFORE = re.compile(
+    r"(?:\b(?:number|count|total|no\.|tally) of\s+(?:(?:tool|api|function|http|web|data|"
+    r"service)\s+)?(?:" + _WORK + r")|\b(?:" + _WORK + r")|\b(?:" + _WORK_ONE + r")\s+(?:count|"
+    r"total|tally))(?:\s+(?:used|made|performed|issued|needed|required|taken|executed|run|sent|"
+    r"in total|total|overall|altogether|so far|counted|logged|recorded|encountered|seen|"
+    r"attempted))?\s*(?:[:=\u2014\u2013]|--?|\b(?:were|was|is|are|came to|totall?ed|numbered|"
+    r"stands at|stood at)\b)\s*$", re.I)
+# A position in a procedure: "Phase 2 of 3", "Stufe 2 von 3", "pass 2/2"; "Etape 2 :", "Paso 3:"
+# (a step noun of a common European language, then a heading's colon or dash). "Stage", "pass"
+# and "round" are words of measurement too (a river stage, "a round 400 A"): they are read as
+# steps only with "of N" or a heading's colon or dash after the number.
+_STEP_NOUN_BEFORE = re.compile(
+    r"\b(?:step|stage|phase|part|pass|round|schritt|stufe|teil|\u00e9tape|etape|paso|fase|etapa|"
+    r"parte|passo|stap|fase|krok|steg|vaihe)\s*#?\s*$", re.I)
+_POSITION_AFTER = re.compile(r"\s*(?::|\u2014|\u2013|-\s|\)|\.\s|(?:of|von|sur|de|di|van|z)\s+\d{1,2}\b"
+                             r"|/\s?\d{1,2}\b(?!\s?[A-Za-z\u00b0%]))", re.I)
+# N of M, the total of a position or a count: "Phase 2 of 3", "2 of 3 gauges"
+_OF_TOTAL_BEFORE = re.compile(r"(?<![\d.,])(\d{1,2})\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+$",
+                              re.I)
+# A self-assessment, as a score or odds: "Trust level: 4/5", "quality 8 out of 10", "odds of
+# that being right are 9 in 10", "self-assessed accuracy 9/10". Only on the scales people score
+# on (3, 4, 5, 10, 20, 100) and only after a word of trust, quality or chance.
+_SELF_SCORE_WORDS = re.compile(
+    r"\b(?:confiden(?:ce|t)|certain(?:ty)?|sure|trust(?:worth\w*)?|reliab\w*|quality|score|"
+    r"grade|self-?(?:assessed|rated)|odds|chances?|likel\w*|probab\w*|accuracy|rating)\b"
+    r"[^.;\n\d]{0,30}$", re.I)
+_SCORE_SCALE = re.compile(r"\s?(?:/|out of|in)\s?(3|4|5|10|20|100)\b(?!\s?[A-Za-z\u00b0%])(?![.,]\d)")
+_SCORE_OF = re.compile(r"(?<![\d.,])(\d{1,3})\s?(?:/|out of|in)\s?$")
+# A section sign and what it numbers: "§2.1", "§ 4", "¶ 3", "§§2-3"
+_SECTION_BEFORE = re.compile(r"[\u00a7\u00b6]\s*(?:\d+(?:\.\d+)*\s*(?:[-\u2013,]|and|to)\s*)?$")
+# HTTP: a reason phrase after the code ("201 Created", "200 OK", "502 Bad Gateway") ...
+_HTTP_REASON = re.compile(
+    r"\s*(?:OK\b|Created\b|Accepted\b|No Content\b|Moved|Found\b|Not Modified|Bad Request|"
+    r"Unauthori[sz]ed|Forbidden|Not Found|Method Not Allowed|Conflict\b|Gone\b|Too Many Requests|"
+    r"Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out|Request Timeout)")
+# ... or a code listed after another code of the same sentence, which names status or HTTP:
+# "HTTP 429, then 200", "status was 503 at first and 200 after a retry"
+_HTTP_LISTED = re.compile(r"\b[1-5]\d\d\b(?:[^\d.;:\n]{0,30}?)(?:,|\band\b|\bthen\b|\u2192|->|/)\s*"
+                          r"(?:then\s+|later\s+|finally\s+|eventually\s+)?(?:an?\s+|got\s+|returned\s+)?$")
+_HTTP_WORDS = re.compile(r"\b(?:status|HTTP|response code|error code|retr(?:y|ied|ies))\b", re.I)
 
 
 def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
@@ -765,6 +1099,9 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
             not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
         return "an identifier (a code and its number: RRL 12)"
+    if unit is None and not percent and k >= 0 and text[k] in "\u00a7\u00b6-\u2013," and \
+            _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
+        return "a section reference (\u00a72.1, \u00b6 3)"
     if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
         return "a price or a sum of money"
     if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
@@ -783,8 +1120,10 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
             return "a probability or confidence level (confidence 0.9, 8/10)"
     if unit is None and integer and len(digits) <= 2 and (
             text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
-                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1))
+                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
+                or _NOTE_START.match(text, e + 1) and _sentence_start_at(text, s - 1))
             or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
+        # (also a note's marker opening a sentence: "(1) Data as returned by the service.")
         return "a list reference ((2) above, item (b) 2)"
     if unit is not None:
         if integer and raw == digits and unit.dims == _TIME and not unit.shift and \
@@ -806,8 +1145,12 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
         return None
     if _PRECISION.match(text, e):
         return "a precision (2 d.p., 3 significant figures)"
+    why = _work_or_position(text, s, e, digits)
+    if why is not None:
+        return why
     if len(digits) == 3 and 100 <= int(digits) <= 599 and (
-            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s)):
+            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or
+            _HTTP_REASON.match(text, e) or _http_listed(text, s)):
         return "an HTTP status code"
     if _N_EQUALS.search(text, max(0, s - 6), s):
         return "a count (n = 96)"
@@ -834,6 +1177,78 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
     return "a count (3 tool calls, 10 of 12 readings)"
 
 
+_NOTE_START = re.compile(r" [A-Z][a-z]")
+
+
+def _sentence_start_at(text: str, k: int) -> bool:
+    """Whether position ``k`` opens a sentence or a line (after ". ", ".) ", a newline)."""
+    before = text[max(0, k - 3):k]
+    return k == 0 or before.endswith(("\n", ". ", ".) ", ".)", ": ", "! ", "? ")) or \
+        before.strip() == "" and "\n" in text[max(0, k - 3):k + 1]
+
+
+def _sentence_start(text: str, s: int) -> int:
+    a = max(text.rfind(". ", 0, s), text.rfind("\n", 0, s), text.rfind("? ", 0, s),
+            text.rfind("! ", 0, s), text.rfind("; ", 0, s))
+    return a + 1
+
+
+def _http_listed(text: str, s: int) -> bool:
+    """An HTTP status code listed after another one in a sentence naming status or HTTP."""
+    a = _sentence_start(text, s)
+    return _HTTP_LISTED.search(text, max(a, s - 48), s) is not None and \
+        _HTTP_WORDS.search(text, a, s) is not None
+
+
+_IN_OF_COUNT = re.compile(r"\s+in\s+(\d{1,3})\s+([a-z][a-z-]{2,20})\b", re.I)
+_POINT_SCALE = re.compile(r"\s+(?:on|out of)\s+(?:a|the)\s+\d{1,3}[- ]point\s+scale\b", re.I)
+_IRREGULAR_PLURALS = frozenset({"people", "persons", "staff", "men", "women", "children", "crew",
+                                "personnel", "engineers", "operators"})
+
+
+def _counted_noun_any(w: str) -> bool:
+    return w.lower() in _IRREGULAR_PLURALS or _counted_noun(w.lower())
+
+
+def _work_or_position(text: str, s: int, e: int, digits: str):
+    """A small whole number (no unit) that counts the work done, numbers a step, or scores the
+    answer itself; None when it may be a measurement."""
+    if len(digits) > 3:
+        return None
+    if _WORK_COUNT_BEFORE.search(text, max(0, s - 56), s):
+        return "a count of the work done (calls used: 3)"
+    if len(digits) <= 2:
+        if _STEP_NOUN_BEFORE.search(text, max(0, s - 12), s) and _POSITION_AFTER.match(text, e):
+            return "a position in a procedure (phase 2 of 3, \u00e9tape 2 :)"
+        m = _OF_TOTAL_BEFORE.search(text, max(0, s - 12), s)
+        if m is not None and int(m.group(1)) <= int(digits) and \
+                _read_unit(text, e)[0] is None and text[e:e + 1] not in ("/", "%"):
+            return "the total of a position or a count (2 of 3)"
+        m = _OF_TOTAL_BEFORE.match(text, e)  # (the N of "N of M": read after M)
+        if m is None:
+            after = re.match(r"\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+(\d{1,2})\b", text[e:e + 16],
+                             re.I)
+            if after is not None and int(digits) <= int(after.group(1)) and \
+                    _read_unit(text, e + after.end())[0] is None and \
+                    text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
+                return "a position or a count out of a total (2 of 3)"
+    in_of = _IN_OF_COUNT.match(text, e)
+    if in_of is not None and _counted_noun_any(in_of.group(2)):
+        return "a count out of a total (1 in 5 gauges)"
+    if _POINT_SCALE.match(text, e):
+        return "a self-assessment score (8 on a 10-point scale)"
+    sc = _SCORE_SCALE.match(text, e)
+    if sc is not None and int(digits) <= int(sc.group(1)) and \
+            _SELF_SCORE_WORDS.search(text, max(0, s - 48), s):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    m = _SCORE_OF.search(text, max(0, s - 12), s)
+    if m is not None and digits in ("3", "4", "5", "10", "20", "100") and \
+            int(m.group(1)) <= int(digits) and _read_unit(text, e)[0] is None and \
+            _SELF_SCORE_WORDS.search(text, max(0, m.start() - 48), m.start()):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    return None
+
+
 _RATIO_AFTER = re.compile(r"\s+(?:too|larger|bigger|higher|greater|smaller|lower|more|less|"
                           r"as|the|that|this|its|over|faster|slower)\b")
 
@@ -845,7 +1260,10 @@ def _one_noun(w: str) -> bool:
 
 
 def _counted_noun(w: str) -> bool:
-    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs")."""
+    """A plural noun that is no unit: "calls", "readings", "figures" (not "feet", "cumecs");
+    or a plural without an s: "people", "staff", "crew"."""
+    if w in _IRREGULAR_PLURALS:
+        return True
     return w.endswith("s") and len(w) > 3 and w not in _NOT_COUNTED and \
         w not in _UNIT_STOP and w not in _BARE_DEGREE and _phrase(w) is None and \
         _phrase(w[:-1]) is None
@@ -854,7 +1272,8 @@ def _counted_noun(w: str) -> bool:
 def _slash_fractions(original, text, out, starts, ends) -> list:
     """``3/4 in``: a fraction of a unit written with a slash (two small whole numbers, no
     spaces), one number (0.75 in, read to half its denominator's step)."""
-    merged, skip_next = [], False
+    merged: list[Number] = []
+    skip_next = False
     for k, a in enumerate(out):
         if skip_next:
             skip_next = False
@@ -864,6 +1283,17 @@ def _slash_fractions(original, text, out, starts, ends) -> list:
                 text[a.nend:b.nstart] == "/" and a.value == int(a.value) and \
                 b.nstart == a.nend + 1 and 0 < a.value < b.value <= 64 and \
                 b.value == int(b.value) and not b.unit.shift:
+            whole = merged[-1] if merged else None
+            if whole is not None and whole.unit is None and whole.sign is None and \
+                    not whole.percent and whole.value == int(whole.value) and \
+                    0 <= whole.value < 1000 and text[whole.nend:a.nstart] == " ":
+                # a mixed number, "4 1/16 ft", "2 1/2 hours": the whole part and the fraction
+                # are one figure in the fraction's unit
+                merged[-1] = _number(original, text, starts, ends, whole.nstart, b.nend,
+                                     whole.value + a.value / b.value, b.unit, b.datum,
+                                     0.5 / b.value, False, False, None, False)
+                skip_next = True
+                continue
             frac = _number(original, text, starts, ends, a.nstart, b.nend, a.value / b.value,
                            b.unit, b.datum, 0.5 / b.value, False, False, None, False)
             merged.append(frac)
@@ -1227,6 +1657,14 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         _flat_roundings(findings, ctx)
     if ledger.violation_count and any(f.status in Audit.BAD for f in findings):
         _discarded(findings, ctx)
+    if any(f.status in Audit.BAD for f in findings) and \
+            any(w in reading.text for w in _RETRACT_WORDS):
+        _retracted(findings, ctx)
+    if any(f.status in Audit.BAD and f.number.percent for f in findings):
+        _elevation_shares(findings, ctx)
+    if "=" in reading.text and "(" in reading.text and \
+            any(f.status in Audit.BAD for f in findings):
+        _call_arguments(findings, ctx)
     skipped = reading.skipped
     if any(f.status in Audit.BAD for f in findings):
         low = reading.text.lower()
@@ -1240,7 +1678,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if any(f.status == "unsourced" for f in findings):
             if ("year" in low or "yr" in low or "annu" in low or "month" in low or
                     "day" in low or "hour" in low or "week" in low or "ly " in low or
-                    "daily" in low or "hourly" in low or "fortnight" in low or "24" in low) and \
+                    "daily" in low or "fortnight" in low or "24h" in low or "24 h" in low or
+                    "24-h" in low or "min" in low) and \
                     _PERIOD_WORD.search(low):
                 _per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and _GENERAL.search(reading.text):
@@ -1268,7 +1707,9 @@ _WHAT_IF = re.compile(
     r"\bat (?:half|a quarter|a third|double|twice)\b|"
     r"\bfor a (?:full |whole )?(?:day|week|month|year)\b|"
     r"\b(?:suppos(?:e|ing)|hypothetical(?:ly)?|scenario|what if)\b|"
-    r"\b(?:halved|doubled|tripled|twice|double|half)\b", re.I)
+    r"\b(?:halved|doubled|tripled|twice|double|half)\b|"
+    r"\d\s?[^\s\d]{1,6}\s(?:lower|higher|less|more|shorter|longer|smaller|larger)\b|"
+    r"\d\s?(?:\u00d7|x|times)\s+(?:the|its|that|this)\b", re.I)
 
 
 def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
@@ -1324,22 +1765,56 @@ def _hypothetical(findings: list[Finding], ctx: _Context) -> None:
             why = "what a mistake would have given"
         elif n.percent or d == _TIME:
             ok, why = True, "the premise of a what-if"
+        elif n.unit is None and _TIMES_AFTER.match(text, n.nend) and any(
+                _scaled(g.number, base, (), ctx, [n.value])
+                for g in findings if g is not f and a <= g.number.nstart < b
+                for base in actual.get(dims_of(g.number), ())):
+            # "2 \u00d7 the usual rate would be 0.204": a factor, with its consequence checked
+            ok, why = True, "the factor of a what-if"
         else:
             premises = [p for p in numbers if a <= p.nstart < b and p is not n and
                         (p.percent or p.unit is not None and p.unit.dims == _TIME)]
-            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)]
+            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
+                [p.value for p in numbers if a <= p.nstart < b and p is not n and
+                 p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
             ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
             why = "the actual figure scaled by the premise of a what-if"
+            if not ok and n.unit is not None:
+                # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the
+                # actual 4.06 ft less the premise); the premise is then no claim either
+                steps = [p for p in numbers if a <= p.nstart < b and p is not n and
+                         p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
+                for p in steps:
+                    if any(_shifted(n, base, p) for base in actual.get(d, ())):
+                        ok, why = True, "the actual figure moved by the premise of a what-if"
+                        j = next((k for k, g in enumerate(findings) if g.number is p), None)
+                        if j is not None and findings[j].status in Audit.BAD:
+                            findings[j] = Finding(p, "hypothetical", findings[j].match,
+                                                  "the premise of a what-if: not a figure the "
+                                                  "answer claims")
+                        break
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
                                   f"{why}: not a figure the answer claims (its claim of this "
                                   f"dimension is stated outside the sentence)")
 
 
+_TIMES_AFTER = re.compile(r"\s?(?:\u00d7|x\b|times\b)", re.I)
 _WORD_FACTOR = re.compile(r"\b(half|halved|quarter|third|double|doubled|twice|triple|tripled)\b",
                           re.I)
 _WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, "double": 2.0,
                  "doubled": 2.0, "twice": 2.0, "triple": 3.0, "tripled": 3.0}
+
+
+_ADDITIVE_AFTER = re.compile(r"\s+(?:lower|higher|less|more|shorter|longer|smaller|larger|"
+                             r"up|down|further|extra|above|below)\b", re.I)
+
+
+def _shifted(n: Number, base: Number, p: Number) -> bool:
+    """``n`` is ``base`` plus or minus the premise ``p`` (all with units of one dimension)."""
+    want, have, step = _si(n.value, n.unit), _si(base.value, base.unit), _si(p.value, p.unit)
+    tol = max(n.tolerance * n.unit.scale, 0.005 * abs(want))
+    return abs(have + step - want) <= tol or abs(have - step - want) <= tol
 
 
 def _scaled(n: Number, base: Number, premises, ctx, words=()) -> bool:
@@ -1376,7 +1851,7 @@ _GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly
 
 _GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
                   "standard", "most ", "among")
-_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|"
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|minute|\bmin\b|"
                           r"24[ -]?h")
 
 
@@ -1425,10 +1900,16 @@ def _general(findings, ctx, skipped):
     for f in findings:
         n = f.number
         dims = power_dims(n.unit.dims) if n.unit is not None else _DIMENSIONLESS
-        if f.status == "unsourced" and dims not in recorded:
+        if f.status == "unsourced":
             a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, n.nstart)), default=0)
             m = _SENTENCE_END.search(text, n.nend)
-            if _GENERAL.search(text, a, m.start() if m else len(text)):
+            b = m.start() if m else len(text)
+            if _GENERAL.search(text, a, b) and (
+                    dims not in recorded or not _CASE_REFERENCE.search(text, a, b)):
+                # of a dimension the tools return, only a statement about things in general
+                # (no word in its sentence points at this case: "urban levees are commonly
+                # designed with 3 ft of freeboard", but not "the flow is usually 11,500 cfs",
+                # "flows here often exceed ...", "breakers at this voltage ...")
                 skipped.append((n.text, "background knowledge (typically, usually, as a "
                                         "rule), not a figure of this case"))
                 continue
@@ -1436,22 +1917,34 @@ def _general(findings, ctx, skipped):
     return kept, skipped
 
 
+# a word that points at the case an answer is about: a general statement has none
+_CASE_REFERENCE = re.compile(
+    r"\b(?:this|these|that|those|here|today|tonight|now|currently|at present|right now|at the "
+    r"moment|its|our|your|the (?:gauge|gage|river|site|station|feeder|bus|transformer|levee|crest|"
+    r"flow|discharge|level|licen[cs]e|catchment|basin|reservoir|stage|forecast|answer|result|"
+    r"reading|value|figure|current|load|area|depth|threshold|runoff|share|freeboard|rating|"
+    r"circuit|line|abstraction|intake|peak|energy|power|voltage)s?)\b", re.I)
+
+
 # a figure per month or per year, which the unit kernel does not name: "37 mm/yr",
 # "3.1 mm a month", "16,400 megalitres a year", "1,350 Ml over a 30-day month"
 _PERIOD_AFTER = re.compile(r"[ \u00a0]*(?P<unit>[^\s\d/.,;:!?()]{1,12})?(?:[ \u00a0]+[a-z]+){0,4}?"
-                           r"[ \u00a0]*(?:(?:/|per|a|an|each|every|over a|in a|in|over|for|during|"
+                           r"[ \u00a0]*(?:(?:/|per|a full|a whole|an entire|the whole|the full|"
+                           r"a complete|a|an|each|every|over a|in a|in|over|for|during|"
                            r"in each|in every|over each)[ \u00a0]*"
                            r"(?:(?P<n>\d{1,3}-day )|(?P<d>\d{1,3}) )?"
-                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour)s?\b|"
+                           r"(?P<p>year|yr|annum|month|mo|fortnight|week|day|hour|minute|min)s?\b|"
                            r"(?P<adj>annually|yearly|monthly|fortnightly|weekly|daily|hourly)\b)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:(?P<adj>annuali[sz]ed|annual|yearly|monthly|fortnightly|weekly|daily|"
                             r"hourly)|(?:per|each|every|a|an|one|over a|in a|a full|full|over the|"
-                            r"in each|in every|over each|in one|over one)"
-                            r"\s+(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
+                            r"in each|in every|over each|in one|over one|a whole|an entire|the whole)"
+                            r"\s+(?:(?P<bn>\d{1,3})[- ]day\s+)?"
+                            r"(?P<p>year|annum|month|fortnight|week|day|hour|24[ -]?(?:hours|hour|h|hr))"
                             r"(?:'s)?)\b[^.\n]{0,44}$", re.I)
 _PERIOD_DAYS = {"year": (365.0, 366.0), "yr": (365.0, 366.0), "annum": (365.0, 366.0),
                 "month": (28.0, 31.0), "mo": (28.0, 31.0), "week": (7.0, 7.0),
-                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0)}
+                "day": (1.0, 1.0), "hour": (1 / 24.0, 1 / 24.0), "fortnight": (14.0, 14.0),
+                "minute": (1 / 1440.0, 1 / 1440.0), "min": (1 / 1440.0, 1 / 1440.0)}
 _PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "yearly": "year",
                "annually": "year", "monthly": "month", "weekly": "week", "daily": "day",
                "hourly": "hour", "fortnightly": "fortnight"}
@@ -1496,6 +1989,8 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
             if period[:2] == "24" or period == "annum":  # "every 24 hours": a day
                 period = "day" if period[:2] == "24" else "year"
             lo, hi = _PERIOD_DAYS[period]
+            if b.group("bn"):  # "over a 30-day month"
+                lo = hi = float(b.group("bn"))
         else:
             continue
         if unit is None or unit.shift:
@@ -1514,15 +2009,33 @@ def _per_period(findings: list[Finding], ctx: _Context) -> None:
                 break
 
 
+_SCHEDULE_BEFORE = re.compile(r"\b(?:every|each|once every|once each)\s+(?:(?:about|roughly|some|"
+                              r"approximately|~)\s+)?$|\bevery\s+[\w -]{1,20}\(\s*$", re.I)
+
+
 def _durations(findings, ctx, skipped):
     """A duration ("updates every 5 minutes", "retry in 10-15 minutes", "over 24 hours") in an
     answer whose tools return no time and whose outputs give none in one product or ratio
     (a runoff depth, a freeboard) is no figure the ledger could ever check: it is skipped,
     with its reason, rather than flagged. Where a time can be derived (a volume over a rate,
     an energy over a power) a duration stays a claim."""
-    if any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
-            _TIME in ctx.reachable() or ctx.given(_TIME):
-        return findings, skipped
+    derivable = any(e.unit.dims == _TIME for e in ctx.ledger.output_entries()) or \
+        _TIME in ctx.reachable() or ctx.given(_TIME)
+    if derivable:
+        # where a time can be derived, a duration is a claim, except the interval of a
+        # schedule: "updates every 15 min", "refreshes every quarter hour (15 minutes)", "each
+        # 5 minutes" (how often data come, never how long something ran)
+        text = ctx.reading.text
+        kept, skipped = [], list(skipped)
+        for f in findings:
+            n = f.number
+            if f.status == "unsourced" and n.unit is not None and n.unit.dims == _TIME and \
+                    _SCHEDULE_BEFORE.search(text, max(0, n.nstart - 40), n.nstart):
+                skipped.append((n.text, "the interval of a schedule (every 15 min), not a "
+                                        "duration the answer claims"))
+                continue
+            kept.append(f)
+        return kept, skipped
     kept, skipped = [], list(skipped)
     numbers = ctx.reading.numbers
     for i, f in enumerate(findings):
@@ -1600,7 +2113,12 @@ _DISCARD = re.compile(
     r"\breplac|\b(?:correct|fix|chang|updat)(?:ed|ing)?\s+(?:\w+\s+){0,3}from\b|"
     r"\bre-?(?:ran|run|tried|try|issued|did)|\bretr(?:y|ied)|\bsupersed|\bbogus|\bunconverted|"
     r"\bwithout (?:a|the|its|any) units?\b|\bno units?\b|\bbare (?:number|value)|\bmis(?:read|typed|labell?ed)|"
-    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b", re.I)
+    r"\bnot (?:the |a )?(?:correct|right|valid|usable)\b|\bshould(?: not)? have\b|"
+    # a pasted log line or error message of the refused call: "ERR received the bare number
+    # 1250, which this tool reads as 1250 m3/s", "WARN runoff_depth" (upper case only: a flood
+    # "warning" is no log level)
+    r"(?-i:\bERR\b|\bWARN\b)|\bbare number\b|\breads (?:it )?as\b",
+    re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
 
 
@@ -1663,6 +2181,187 @@ def _discarded(findings: list[Finding], ctx: _Context) -> None:
                     f"presented as an attempt given up ({word!r}): {why}; the answer gives "
                     f"{p.text} in its place")
                 break
+
+
+# A figure the answer withdraws itself. Two kinds of words: those that withdraw the figure
+# written just before them ("1,205 cfs - a typo", "3.6 mm/d ...; disregard it", "92.6% - not the
+# answer", "29,490 as I first typed"), and those that withdraw the figure just after them
+# ("Earlier I said 0.52 m", "I first wrote 1,205", "ignore the 3.6 mm/d"). Words that bring the
+# replacing figure ("Correction: the area is ...", "it should read ...") withdraw nothing.
+_RETRACT_BEFORE = re.compile(
+    r"\b(?:typo|mis-?typ\w*|transpos\w*|slip of the (?:pen|keyboard)|disregard (?:it|that|this)|"
+    r"ignore (?:it|that|this)|scratch that|strike that|scrap that|not the answer|isn't the answer|"
+    r"(?:is|was|were) (?:wrong|incorrect|a mistake|an error)|in error|by mistake|my mistake|"
+    r"as I (?:first|initially|earlier|originally|wrongly|mistakenly) (?:typed|wrote|said|gave|put|"
+    r"stated|quoted)|(?:now )?(?:withdrawn|retracted)|should be (?:ignored|disregarded))\b", re.I)
+_RETRACT_AFTER = re.compile(
+    r"\b(?:earlier I|I (?:first|initially|earlier|previously|originally|wrongly|mistakenly)|"
+    r"previously I|at first I)\s+(?:had\s+)?(?:said|wrote|typed|gave|put|stated|quoted|reported|"
+    r"gave you)\b|\b(?:ignore|disregard|scrap|discard|drop) the\b|\b(?:my|the|an?) (?:earlier |"
+    r"first |previous )?draft (?:said|had|gave|read|stated|showed)\b|"
+    r"\bnot\s*$|"
+    # a misreading named as one: "which this tool reads as 1250 m3/s", "misread as 90 VA"
+    r"\bwhich (?:this|the|that) (?:tool|service|call|function) (?:reads|treats|takes|interprets)"
+    r"(?: it)? as\s*$|\b(?:would|could|might) (?:be )?(?:read|interpreted|treated|taken)(?: it)? as\s*$|"
+    r"\bmis(?:read|interpreted|taken) as\s*$", re.I)
+_RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratch|strike|scrap|"
+                           r"not the answer|isn't the answer|wrong|incorrect|mistake|in error|"
+                           r"withdrawn|retracted|earlier I|I (?:first|initially|earlier|"
+                           r"previously|originally)|previously I|at first I|discard|drop the|"
+                           r"draft|\bnot\b| as\b",
+                           re.I)
+# every withdrawing phrase above holds one of these (checked with `in` before the pass runs)
+_RETRACT_WORDS = ("not ", " as ", " I ", "wrong", "typ", "transpos", "isregard", "gnore", "cratch",
+                  "trike", "crap", "answer", "ncorrect", "istake", "error", "ithdrawn", "etracted",
+                  "I first", "iscard", "rop the", "raft", "Not ", "slip", "I initially",
+                  "I earlier", "I previously", "I originally", "I wrongly", "I mistakenly")
+_RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _retracted(findings: list[Finding], ctx: _Context) -> None:
+    """A flagged figure the answer itself withdraws (see _RETRACT_BEFORE and _RETRACT_AFTER),
+    nearest to the withdrawing words with no figure between, is ``discarded`` when the answer
+    also states an accepted figure that replaces it: of the same dimension, or a bare number
+    within a factor of ten in the same sentence ("... a typo; the gauge reads 1,250"). A figure
+    withdrawn with nothing in its place stays flagged, and so does a figure the words do not
+    point at ("the area is 29,490 km2 (not a typo)")."""
+    text = ctx.reading.text
+    nums = sorted((f.number for f in findings), key=lambda n: n.nstart)
+    for i, f in enumerate(findings):
+        if f.status not in Audit.BAD:
+            continue
+        n = f.number
+        a = max((m.end() for m in _RETRACT_SENTENCE.finditer(text, 0, n.nstart)), default=0)
+        m = _RETRACT_SENTENCE.search(text, n.nend)
+        b = m.start() if m else len(text)
+        marker = None
+        for mk in _RETRACT_BEFORE.finditer(text, n.nend, b):
+            if re.search(r"\b(?:not|no|never)\s+(?:an?\s+)?$", text[max(0, mk.start() - 8):mk.start()]):
+                continue  # "not a typo"
+            if not any(n.nend <= p.nstart < mk.start() for p in nums):
+                marker = mk
+            break
+        if marker is None:
+            for mk in _RETRACT_AFTER.finditer(text, a, n.nstart):
+                if not any(mk.end() <= p.nstart < n.nstart for p in nums):
+                    marker = mk
+        if marker is None:
+            continue
+        dims = power_dims(n.unit.dims) if n.unit is not None else None
+        for g in findings:
+            p = g.number
+            if g.status not in _ACCEPTED or p is n or p.unit == n.unit and \
+                    _close(p.value, n.value, max(p.tolerance, n.tolerance)):
+                continue  # (the same figure again replaces nothing; "132 V; it is 132 kV" does)
+            pd = power_dims(p.unit.dims) if p.unit is not None else None
+            same = pd == dims and p.percent == n.percent and (dims is not None or n.percent)
+            # a figure of the same sentence within a factor of ten, one of them bare ("the
+            # gauge reads 1,250"; "the area is 29,940 km2, not 29,490")
+            near = (pd is None or dims is None) and not p.percent and not n.percent and \
+                a <= p.nstart < b and n.value != 0 and 0.1 <= abs(p.value / n.value) <= 10.0
+            if same or near:
+                findings[i] = Finding(
+                    n, "discarded", f.match,
+                    f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "
+                    f"{p.text} in its place")
+                break
+
+
+# a call written out, with this number as one of its arguments: "energy_delivered(power=8400,"
+_CALL_ARGUMENT = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()\n]*?,)?\s*[A-Za-z_]\w*\s*=\s*$")
+
+
+def _call_arguments(findings: list[Finding], ctx: _Context) -> None:
+    """A bare number written as an argument of a call (``tool(name=8400, ...)``, a pasted log)
+    that is what a recorded call received (its converted input, as the ledger holds it) is
+    quoted from the ledger, not claimed; any other argument stays flagged."""
+    text = ctx.reading.text
+    ledger = ctx.ledger
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD or n.unit is not None or n.percent:
+            continue
+        line = max(text.rfind("\n", 0, n.nstart), n.nstart - 160, 0)
+        if not _CALL_ARGUMENT.search(text, line, n.nstart):
+            continue
+        tol = max(n.tolerance, 1e-9 * abs(n.value))
+        for e in ledger.outputs_in_range(n.value, tol, "input"):
+            if _close(n.value, e.magnitude, tol):
+                findings[i] = Finding(n, "sourced", e,
+                                      lambda e=e: f"an argument of a call written out: "
+                                                  f"{e.label} received {_show(e)}")
+                break
+
+
+_PCT_OF = re.compile(r"\s*(?:of|of the|of its)\b", re.I)
+_PCT_BY = re.compile(r"\bby\s+(?:about\s+|roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_APPOSITION = re.compile(r"\d\s?[^\s\d,;()]{1,8}\s*[,(]\s*(?:about|roughly|around|some|nearly|"
+                             r"~|\u2248|or|i\.e\.)?\s*$", re.I)
+_PCT_RISE = re.compile(r"\b(?:rise|increase|growth|jump|climb|gain)\s+(?:of|by)\s+(?:about\s+|"
+                       r"roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_FALL = re.compile(r"\b(?:drop|fall|decrease|decline|reduction|cut|loss)\s+(?:of|by)\s+(?:about\s+|"
+                       r"roughly\s+|some\s+|around\s+|~\s*|\u2248\s*)?$", re.I)
+_PCT_BELOW = re.compile(r"\s*(?:\w+\s+){0,2}?(?:below|under|beneath|short|lower|less|down)\b", re.I)
+_PCT_ABOVE = re.compile(r"\s*(?:\w+\s+){0,2}?(?:above|over|higher|more|up|beyond)\b", re.I)
+
+
+def _elevation_shares(findings: list[Finding], ctx: _Context) -> None:
+    """A percentage that is a share of two recorded lengths, at least one of them an elevation
+    or a datum offset: "the freeboard is ~13% of the crest elevation", "the level is at 97% of
+    the threshold", "the datum shift is 11% of the freeboard", "2.7% below the threshold".
+    Products and ratios leave elevations out (a height above a datum times anything has no
+    meaning), but a share between two of them is what answers write to give a sense of scale:
+    the share (a/b), its complement (1 - a/b, "2.7% below") and its excess (a/b - 1) are
+    read, to the precision written. Recorded outputs and converted elevations only: a share of
+    a question's number is not a recorded ratio."""
+    ledger = ctx.ledger
+    text = ctx.reading.text
+    offsets = ledger.datum_offsets()
+    lengths = [e for e in chain(ledger.output_entries(), ledger.converted_elevations())
+               if e.unit.dims == _LENGTH and not e.unit.shift and e.si and math.isfinite(e.si)]
+    if not any(e.datum is not None or id(e) in offsets for e in lengths):
+        return
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD or not n.percent or n.unit is not None:
+            continue
+        v, tol = abs(n.value), max(n.tolerance, 1e-9)
+        # the sentence says which share it is: "13% of the crest", "by 10%" (a/b); "2.7%
+        # below the threshold" (1 - a/b); "17% above the river" (a/b - 1). A percentage that
+        # names nothing it is a share of is not read this way.
+        after = text[n.nend:n.nend + 40]
+        forms = []
+        before = text[max(0, n.nstart - 32):n.nstart]
+        if _PCT_OF.match(after) or _PCT_BY.search(before) or _PCT_APPOSITION.search(before):
+            forms.append("")  # (apposition: "reduces it by 0.44 ft, about 10%")
+        if _PCT_BELOW.match(after) or _PCT_FALL.search(before):
+            forms.append("100% - ")
+        if _PCT_ABOVE.match(after) or _PCT_RISE.search(before):
+            forms.append(" - 100%")
+        if not forms:
+            continue
+        hit = None
+        for a in lengths:
+            for b in lengths:
+                if a is b or not (a.datum is not None or b.datum is not None or
+                                  id(a) in offsets or id(b) in offsets):
+                    continue
+                r = 100.0 * abs(a.si / b.si)
+                for share, how in ((r, ""), (100.0 - r, "100% - "), (r - 100.0, " - 100%")):
+                    if how in forms and share > 0 and abs(share - v) <= tol:
+                        hit = (a, b, how)
+                        break
+                if hit:
+                    break
+            if hit:
+                break
+        if hit is not None:
+            a, b, how = hit
+            findings[i] = Finding(
+                n, "derived", (a, b, "\u00f7"),
+                f"a share of two recorded lengths, one an elevation or a datum offset: "
+                f"{how.lstrip(' -') if how.startswith('100') else ''}{_name(a)} / {_name(b)}"
+                f"{how if how.startswith(' ') else ''} = {fmt_g(100.0 * a.si / b.si)}%")
 
 
 def _gap(m, n: Number) -> int:
@@ -1846,6 +2545,10 @@ def _leading_one(x: float) -> bool:
     return 0.9999 < m < 1.0001
 
 
+_SIGNED_BELOW = re.compile(r"[\s(,]{0,3}(?:(?:i\.e\.|that is|so),?\s+)?(?:below|under|beneath|short)\b",
+                           re.I)
+
+
 def _classify(num: Number, ctx: _Context) -> Finding:
     """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
     the cost of a number does not grow with the ledger beyond the pair window."""
@@ -1907,6 +2610,14 @@ def _classify(num: Number, ctx: _Context) -> Finding:
         flipped, _ = _sourced(num, (-num.value,), unit, tol, ledger)
         if flipped is not None:
             e = flipped.match
+            if num.value < 0 < getattr(e, "magnitude", 0) and \
+                    _tool_direction(getattr(e, "tool", None), getattr(e, "field", None)) == -1 and \
+                    _SIGNED_BELOW.match(ctx.reading.text, num.nend):
+                # "difference -0.25 m (below)": a signed difference whose sign says what the
+                # tool's name does (level_below_threshold = 0.25 m)
+                return Finding(num, "sourced", e,
+                               lambda: f"{e.label} = {_show(e)}, written as a signed "
+                                       f"difference with its direction")
             return Finding(num, "unsourced", e,
                            lambda: f"the sign is flipped: {e.label} = {_show(e)}")
     # a one-figure number stated flat is a rounding of a recorded output or a question
@@ -1937,6 +2648,14 @@ def _classify(num: Number, ctx: _Context) -> Finding:
             e = rest.match
             return Finding(num, "derived", e,
                            lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {_show(e)}")
+        # ... or of a share computed in one step ("the remaining 98.93%": 100 % - 0.5208 m3/s /
+        # 48.6 m3/s)
+        share = _product(num, (100.0 - num.value,), None, tol, ctx)
+        if share is not None and share.match.__class__ is tuple and \
+                _taints(share.match, ledger) is None:
+            inner = share._note
+            return Finding(num, "derived", share.match,
+                           lambda: f"100 % \u2212 ({_text(inner)})")
     if taint is not None:
         return taint
     if mislabel is not None and num.datum is not None and \
@@ -2026,6 +2745,11 @@ def _sourced(num, values, unit, tol, ledger):
         else:
             for e in ledger.outputs_in_range(v, tol):
                 if _close(v, e.magnitude, tol):
+                    if num.percent and not e.unit.dimensionless:
+                        # "48.6%" for a recorded 48.6 m3/s: the per cent sign is a unit, and
+                        # the wrong one (a share is a ratio: read below, or derived)
+                        mislabel = mislabel or e
+                        continue
                     if tainted and e.call in tainted:
                         taint = taint or e
                         continue

@@ -133,17 +133,23 @@ def test_the_refused_input_as_a_claim_stays_flagged(answer):
 
 
 def test_discard_words_do_not_excuse_an_invented_figure():
-    # only a figure the ledger knows as a bad call's input or tainted output can be discarded
+    # only a figure the ledger knows as a bad call's input or tainted output is discarded on
+    # the loose words of an attempt ("my first attempt gave"); round 5 (audit5): a figure the
+    # answer explicitly withdraws ("which was wrong") with a replacement is discarded whatever
+    # its source (tests/test_audit_classes5.py::test_figures_the_answer_withdraws)
     audit = retried_ledger().audit_answer(
-        "My first attempt gave 7.5 mm/d, which was wrong; the depth is 0.102 mm/d.")
+        "My first attempt gave 7.5 mm/d; the depth is 0.102 mm/d.")
     assert not audit.ok
     assert status_of(audit, "7.5") == "unsourced"
+    audit = retried_ledger().audit_answer(
+        "My first attempt gave 7.5 mm/d, which was wrong; the depth is 0.102 mm/d.")
+    assert audit.ok and status_of(audit, "7.5") == "discarded"
 
 
 def test_a_clean_ledger_has_nothing_to_discard():
     with session() as ledger:
         read_discharge()
-    audit = ledger.audit_answer("My first attempt gave 35.4 cfs, which was wrong; 1250 cfs.")
+    audit = ledger.audit_answer("My first attempt gave 35.4 cfs; 1250 cfs.")
     assert not audit.ok and status_of(audit, "35.4") == "unit_mislabelled"
 
 

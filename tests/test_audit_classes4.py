@@ -162,11 +162,12 @@ def test_skip_reasons_name_the_class():
     # cannot be a decimal point
     ("Abfluss 1.250,0 cfs; Tiefe 0,10 mm/d.", True),    # "1.250,0" alone says the convention
     ("Fl\u00e4che 2.994.000 ha; Tiefe 0,102 mm/d.", True),
-    # a single dot group stays a decimal point, even beside decimal commas: answers mixing the
-    # conventions write "0.250 m" beside "0,25 m" (a known limit: "29.940 km²" is not read as
-    # 29 940)
+    # a single dot group stays a decimal point beside a point decimal: answers mixing the
+    # conventions write "0.250 m" beside "0,25 m"; round 5 (audit5): in an answer with no
+    # point decimal at all, "29.940 km²" is read as 29 940 (it was a known limit here)
     ("The level is 0.102 mm/d. Tiefe : 0,102 mm/d.", True),
-    ("Fl\u00e4che 29.940 km\u00b2; Tiefe 0,102 mm/d.", False),
+    ("Fl\u00e4che 29.940 km\u00b2; Tiefe 0,102 mm/d.", True),
+    ("Fl\u00e4che 29.940 km\u00b2; Tiefe 0,102 mm/d; the depth is 0.102 mm/d.", False),
     ("D\u00e9bit 1.250,0 cfs, soit 35,396 m\u00b3/s.", True),
     # the same convention with a wrong figure, or a dot that cannot be a thousands group
     ("Abfluss 2.500 cfs = 35,40 m\u00b3/s.", False),
