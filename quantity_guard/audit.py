@@ -1218,6 +1218,8 @@ def _discrete_count(text: str, s: int, e: int, raw: str, digits: str):
         return None
     if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
         return None  # a unit after all ("1,240 things/day")
+    if "times" in (first, noun):
+        return None  # "6,000 times the load": a factor, not a count
     return "a count of discrete things (1,240 customers, one of 3 gauges)"
 
 
