@@ -669,7 +669,7 @@ def extract_numbers(text: str) -> list[Number]:
     return _scan(text).numbers if text else []
 
 
-def _scan(original: str, answer: bool = False, stated=frozenset(), counts: bool = True) -> _Reading:
+def _scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -> _Reading:
     """Read ``original``. ``answer``: it is an answer to audit, not a question or an argument
     (``extract_numbers``): then counts, precisions, periods, uncertainties, probabilities and
     more labels are skipped too, and a one-significant-figure number is read as a rounding
@@ -730,6 +730,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset(), counts: bool 
     plus_minus = "\u00b1" in text or "+/-" in text
     ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
     last_skip = -1  # where the last identifier or label read ended
+    counts_ok = None  # whether counts of discrete things may be passed over (see audit_answer)
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -894,9 +895,14 @@ def _scan(original: str, answer: bool = False, stated=frozenset(), counts: bool 
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
                                  exp, factor, rev) if answer and (
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
-        if why is None and answer and counts and unit is None and integer and not percent and \
+        if why is None and answer and unit is None and integer and not percent and \
                 not sign and not exp and factor is None and len(digits) <= 7:
             why = _discrete_count(text, s, e, raw, digits)
+            if why is not None and counts is not None:
+                if counts_ok is None:
+                    counts_ok = counts()
+                if not counts_ok:
+                    why = None
         if why is None and answer and unit is not None and value == 1.0 and not exp and \
                 factor is None and _DEFINED_AS.match(text, end):
             # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
@@ -1199,7 +1205,8 @@ _COUNT_NOUN_AFTER = re.compile(r"[ \u00a0]+(?:[A-Z][A-Z0-9]{1,5}[ \u00a0]+)?(?:(
 
 def _discrete_count(text: str, s: int, e: int, raw: str, digits: str):
     """A count of discrete things ("1,240 customers", "one of 3 USGS gauges"), or None."""
-    word_of = len(digits) <= 3 and _WORD_OF_BEFORE.search(text, max(0, s - 16), s) is not None
+    word_of = len(digits) <= 3 and "of" in text[max(0, s - 9):s] and \
+        _WORD_OF_BEFORE.search(text, max(0, s - 16), s) is not None
     grouped = len(digits) >= 4 and (raw == digits or _GROUPED_COUNT.fullmatch(raw) is not None)
     if not (word_of or grouped):
         return None
@@ -1713,8 +1720,10 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     # a count of discrete things ("1,240 customers", "one of 3 gauges") is only passed over when
     # no tool returned a plain count (a dimensionless output of factor 1): otherwise a wrong
     # count would be a wrong tool figure, and is read like any other
-    counts = not any(e.unit.dimensionless and e.unit.factor == 1 and not e.unit.shift
-                     for e in ledger.output_entries())
+    # (looked at only when such a count is read)
+    def counts() -> bool:
+        return not any(e.unit.dimensionless and e.unit.factor == 1 and not e.unit.shift
+                       for e in ledger.output_entries())
     reading = _scan(answer, True, frozenset(q.value for q in quoted), counts)
     polyphase = _polyphase(answer) or (_polyphase(context) if context else False)
     ctx = _Context(ledger, quoted, reading, polyphase)
