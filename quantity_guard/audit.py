@@ -669,7 +669,7 @@ def extract_numbers(text: str) -> list[Number]:
     return _scan(text).numbers if text else []
 
 
-def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
+def _scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -> _Reading:
     """Read ``original``. ``answer``: it is an answer to audit, not a question or an argument
     (``extract_numbers``): then counts, precisions, periods, uncertainties, probabilities and
     more labels are skipped too, and a one-significant-figure number is read as a rounding
@@ -714,6 +714,8 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
     if ":" in text:
         skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
+    if answer and ("_" in text or "/" in text) and "." in text:
+        skip += _file_names(text)
     out: list[Number] = []
     skipped: list[tuple[str, str]] = []
     constants: set[str] = set()
@@ -728,6 +730,7 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
     plus_minus = "\u00b1" in text or "+/-" in text
     ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
     last_skip = -1  # where the last identifier or label read ended
+    counts_ok = None  # whether counts of discrete things may be passed over (see audit_answer)
     for m in _NUM.finditer(text):
         sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
         gexp10 = gexp10 or gexp10s
@@ -892,6 +895,14 @@ def _scan(original: str, answer: bool = False, stated=frozenset()) -> _Reading:
         why = _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
                                  exp, factor, rev) if answer and (
             unit is None or percent or plus_minus or unit.dims == _TIME) else None
+        if why is None and answer and unit is None and integer and not percent and \
+                not sign and not exp and factor is None and len(digits) <= 7:
+            why = _discrete_count(text, s, e, raw, digits)
+            if why is not None and counts is not None:
+                if counts_ok is None:
+                    counts_ok = counts()
+                if not counts_ok:
+                    why = None
         if why is None and answer and unit is not None and value == 1.0 and not exp and \
                 factor is None and _DEFINED_AS.match(text, end):
             # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
@@ -1179,6 +1190,66 @@ def _not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sig
 
 _NOTE_START = re.compile(r" [A-Z][a-z]")
 
+# a count of discrete things the tools do not measure: "one of 3 USGS gauges", "one of 4
+# gauging stations", "supplies 1,240 customers". Round 5 passed a small number before a counted
+# noun ("38 substations"); a grouped or longer count ("1,240 customers") and the total after a
+# word number ("one of 3") are counts the same way. The caller passes these only when no tool
+# returned a plain count (a wrong "1,250 customers" is then a wrong tool figure), and only with
+# no unit read after the number.
+_WORD_OF_BEFORE = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                             r"(?:out\s+)?of\s+(?:the\s+)?$", re.I)
+_GROUPED_COUNT = re.compile(r"\d{1,3}(?:,\d{3})+")
+_COUNT_NOUN_AFTER = re.compile(r"[ \u00a0]+(?:[A-Z][A-Z0-9]{1,5}[ \u00a0]+)?(?:([a-z][a-z-]{1,20})[ \u00a0]+)?"
+                               r"([a-z][a-z-]{1,20})\b")
+
+
+def _discrete_count(text: str, s: int, e: int, raw: str, digits: str):
+    """A count of discrete things ("1,240 customers", "one of 3 USGS gauges"), or None."""
+    word_of = len(digits) <= 3 and "of" in text[max(0, s - 9):s] and \
+        _WORD_OF_BEFORE.search(text, max(0, s - 16), s) is not None
+    grouped = len(digits) >= 4 and (raw == digits or _GROUPED_COUNT.fullmatch(raw) is not None)
+    if not (word_of or grouped):
+        return None
+    m = _COUNT_NOUN_AFTER.match(text, e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    if first is not None and _counted_noun(first):
+        end_noun = m.start(2) - 1
+    elif first is not None and (first in _UNIT_STOP or first in _NOT_COUNTED or
+                                _phrase(first) is not None):
+        return None
+    elif _counted_noun(noun):
+        end_noun = m.end()
+    else:
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("1,240 things/day")
+    if "times" in (first, noun):
+        return None  # "6,000 times the load": a factor, not a count
+    return "a count of discrete things (1,240 customers, one of 3 gauges)"
+
+
+# a file name or path: a token with no spaces holding "_" or "/" and ending in a file
+# extension ("potomac_01646500_2026-11-30.csv", "out/rrl12_v2.json"). Its digits are part of a
+# name, like a URL's; a measurement is never written inside one ("2.5_m.csv" is no claim).
+_FILE_EXT = re.compile(r"\.(?:csv|tsv|json|jsonl|xlsx?|txt|parquet|nc|xml|pdf|png|jpe?g|svg|"
+                       r"zip|gz|h5|hdf5|ya?ml|toml|md|html?|log|dat|geojson|shp|tiff?|py|ipynb|"
+                       r"feather|db|sqlite)(?![\w/])", re.I)
+_TOKEN_STOP = " \t\n\u00a0<>()[]{}\"'`"
+
+
+def _file_names(text: str) -> list:
+    spans = []
+    for m in _FILE_EXT.finditer(text):
+        a = m.start()
+        while a > 0 and text[a - 1] not in _TOKEN_STOP:
+            a -= 1
+        token = text[a:m.start()]
+        if ("_" in token or "/" in token) and any(c.isalpha() for c in token):
+            spans.append((a, m.end()))
+    return spans
+
 
 def _sentence_start_at(text: str, k: int) -> bool:
     """Whether position ``k`` opens a sentence or a line (after ". ", ".) ", a newline)."""
@@ -1373,8 +1444,16 @@ def _is_marker(text: str, s: int, e: int, close: str) -> bool:
                        if v >= 1)
         return False
     if close == ")" and text[s - 1:s] == "(":
-        return text[max(line_start, s - 3):s - 1].strip(" *_") in ("", ".", ":", ";") or \
-            text[s - 3:s - 1] in (". ", ": ", "; ")
+        if text[max(line_start, s - 3):s - 1].strip(" *_") in ("", ".", ":", ";") or \
+                text[s - 3:s - 1] in (". ", ": ", "; "):
+            return True
+        # in running text, a marker of a sequence: "pick one: (1) a time series, (2) a chart,
+        # (3) an alert". The neighbour "(n-1)" or "(n+1)" is written in the same line, each a
+        # bracketed number with a word after it (a quantity is never written "(2) a")
+        line_end = text.find("\n", e)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        n = int(text[s:e])
+        return any(re.search(rf"\({v}\)[*_]*\s+[A-Za-z]", line) for v in (n - 1, n + 1) if v >= 1)
     if close == ")" and text[s - 1:s] in (" ", ":"):
         before = text[line_start:s]
         return before.count("(") <= before.count(")")
@@ -1638,7 +1717,14 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                         f"{type(answer).__name__}")
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
-    reading = _scan(answer, True, frozenset(q.value for q in quoted))
+    # a count of discrete things ("1,240 customers", "one of 3 gauges") is only passed over when
+    # no tool returned a plain count (a dimensionless output of factor 1): otherwise a wrong
+    # count would be a wrong tool figure, and is read like any other
+    # (looked at only when such a count is read)
+    def counts() -> bool:
+        return not any(e.unit.dimensionless and e.unit.factor == 1 and not e.unit.shift
+                       for e in ledger.output_entries())
+    reading = _scan(answer, True, frozenset(q.value for q in quoted), counts)
     polyphase = _polyphase(answer) or (_polyphase(context) if context else False)
     ctx = _Context(ledger, quoted, reading, polyphase)
     findings: list[Finding] = []
