@@ -9,7 +9,10 @@ fresh 24/601, fresh2 32/845, fresh2_mix 1/320. ``fresh2`` and ``fresh2_mix`` wer
 blind once (246/845 and 1/320, before the audit saw them). ``fresh3`` and ``fresh3_mix`` (the
 second file) were measured blind at 87/400 and 3/320 (main before the last audit round: 120/400
 and 3/320); after one fix they found (a decimal-comma reading), 74/400 and 3/320, detection
-968/968. Every figure here is tuned, so the limits only stop a regression. Limits are at most 2x the measured figures (at least a few
+968/968. After audit rounds 5 and 6 (2026-11-30): 37/3959 (fresh 13, fresh2 8, fresh2_mix 1,
+fresh3 1, fresh3_mix 1, mix 4, targeted 9), detection 968/968. The fifth and sixth batches
+(tests/data/audit_holdout5.json, audit_holdout6.json) were measured blind once each (165/630 and,
+after round 5, 44/500), then tuned on: 5/630 and 27/500, 145/150 and 116/120 caught. Every figure here is tuned, so the limits only stop a regression. Limits are at most 2x the measured figures (at least a few
 answers); never loosen beyond that: re-measure and update.
 """
 from __future__ import annotations
@@ -34,8 +37,8 @@ def judged():
 
 
 # part: (most false alarms, correct answers at least)
-LIMITS = {"mix": (8, 480), "targeted": (56, 993), "fresh": (48, 601), "fresh2": (64, 845),
-          "fresh2_mix": (3, 320), "fresh3": (148, 400), "fresh3_mix": (6, 320)}
+LIMITS = {"mix": (8, 480), "targeted": (18, 993), "fresh": (26, 601), "fresh2": (16, 845),
+          "fresh2_mix": (3, 320), "fresh3": (3, 400), "fresh3_mix": (3, 320)}
 
 
 def test_no_answer_makes_the_audit_raise(judged):
@@ -129,3 +132,22 @@ def test_the_sixth_batch_loads_and_matches_its_header():
         else:
             assert rec["error"] and rec["wrong_figures"], rec["id"]
             assert all(fig in rec["answer"] for fig in rec["wrong_figures"]), rec["id"]
+
+
+# file: (most false alarms, most wrong answers missed), at most 2x the measured (5/630, 27/500;
+# 5 and 4 missed: each gives a recorded figure as the answer to another question)
+LATER = {"audit_holdout5.json": (10, 8), "audit_holdout6.json": (54, 6)}
+
+
+@pytest.mark.parametrize("name", sorted(LATER))
+def test_the_later_batches_stay_where_rounds_5_and_6_left_them(name):
+    spec = importlib.util.spec_from_file_location("_holdout3_rates", ROOT / "bench" / "holdout3_rates.py")
+    rates = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rates)
+    judged = [(rec, rates.judge(rec)) for rec in rates.load(ROOT / "tests" / "data" / name)]
+    assert not [rec["id"] for rec, j in judged if j["error"]]
+    false = [rec["id"] for rec, j in judged if rec["label"] == "correct" and not j["ok"]]
+    missed = [rec["id"] for rec, j in judged if rec["label"] != "correct" and j["ok"]]
+    most_false, most_missed = LATER[name]
+    assert len(false) <= most_false and len(missed) <= most_missed, (false[:5], missed)
+    assert not [rec["id"] for rec, j in judged if rec["error"] == "cross_datum" and j["ok"]]
