@@ -20,31 +20,21 @@ Families:
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from quantity_guard import datums, quantity_tool, session
+
+sys.path.insert(0, str(Path(__file__).parent))
+from audit_helpers import flagged, flow_ledger  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def clean_datums():
     with datums.isolated():
         yield
-
-
-BAD = ("unsourced", "unit_mislabelled", "tainted", "reversed")
-
-
-def flagged(audit):
-    return [(f.number.text, f.status) for f in audit.findings if f.status in BAD]
-
-
-def flow_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
-        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
-        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-    return ledger
 
 
 def current_ledger():

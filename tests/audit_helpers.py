@@ -1,0 +1,22 @@
+"""What the audit class tests (tests/test_audit_classes4-6.py) share: the statuses that make an
+answer fail, the figures an audit flags, and the ledger of the runoff task."""
+from __future__ import annotations
+
+from quantity_guard import quantity_tool, session
+
+BAD = ("unsourced", "unit_mislabelled", "tainted", "reversed")
+
+
+def flagged(audit):
+    """(text, status) of every flagged figure."""
+    return [(f.number.text, f.status) for f in audit.findings if f.status in BAD]
+
+
+def flow_ledger():
+    """A session that read 1250 cfs, an area of 29,940 km2 and a runoff depth of 0.102 mm/d."""
+    with session() as ledger:
+        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
+        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
+        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
+                      name="runoff_depth")()
+    return ledger
