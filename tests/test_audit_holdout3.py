@@ -27,12 +27,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _rates():
+    """bench/holdout3_rates.py, loaded once."""
+    if "_holdout3_rates" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("_holdout3_rates",
+                                                      ROOT / "bench" / "holdout3_rates.py")
+        rates = importlib.util.module_from_spec(spec)
+        sys.modules["_holdout3_rates"] = rates
+        spec.loader.exec_module(rates)
+    return sys.modules["_holdout3_rates"]
+
+
 @pytest.fixture(scope="module")
 def judged():
-    spec = importlib.util.spec_from_file_location("_holdout3_rates", ROOT / "bench" / "holdout3_rates.py")
-    rates = importlib.util.module_from_spec(spec)
-    sys.modules["_holdout3_rates"] = rates
-    spec.loader.exec_module(rates)
+    rates = _rates()
     return [(rates.part(rec), rec, rates.judge(rec)) for rec in rates.load_all()]
 
 
@@ -141,9 +149,7 @@ LATER = {"audit_holdout5.json": (10, 8), "audit_holdout6.json": (54, 6)}
 
 @pytest.mark.parametrize("name", sorted(LATER))
 def test_the_later_batches_stay_where_rounds_5_and_6_left_them(name):
-    spec = importlib.util.spec_from_file_location("_holdout3_rates", ROOT / "bench" / "holdout3_rates.py")
-    rates = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rates)
+    rates = _rates()
     judged = [(rec, rates.judge(rec)) for rec in rates.load(ROOT / "tests" / "data" / name)]
     assert not [rec["id"] for rec, j in judged if j["error"]]
     false = [rec["id"] for rec, j in judged if rec["label"] == "correct" and not j["ok"]]
