@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from sys import getrefcount
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -217,7 +218,7 @@ def _read_only(arr, np) -> bool:
     return True
 
 
-_SOLE_HOLDER = 0  # sys.getrefcount seen in _take when one caller's name is the array's only holder
+_SOLE_HOLDER = 0  # getrefcount seen in _take when one caller's name is the array's only holder
 _PROBE = object()  # Q(probe, ONE, copy=_PROBE): measure that count
 
 
@@ -229,8 +230,7 @@ def _take(arr, probing: bool):
     The count seen for that case depends on the interpreter, so it is measured once, on a probe
     array held by one name and passed through the same ``Q(...)`` call as the caller's."""
     global _SOLE_HOLDER
-    import sys
-    held = sys.getrefcount(arr)
+    held = getrefcount(arr)
     if probing:
         _SOLE_HOLDER = held
         return arr
@@ -246,7 +246,7 @@ def _take(arr, probing: bool):
     return arr
 
 
-_TEMP_COUNT = 0  # sys.getrefcount(self) in a method called on a temporary; -1: never elide
+_TEMP_COUNT = 0  # getrefcount(self) in a method called on a temporary; -1: never elide
 
 
 def _temporary(q, m) -> bool:
@@ -269,7 +269,6 @@ def _temporary(q, m) -> bool:
             _TEMP_COUNT = -1
             return False
         _TEMP_COUNT = _Probe().count()
-    from sys import getrefcount
     return (getrefcount(q) <= _TEMP_COUNT and m.flags.owndata
             and getrefcount(m) <= 4)  # q's slot, to()'s local, this parameter, getrefcount's
 
@@ -280,7 +279,6 @@ class _Probe:
 
 
 def _count(obj) -> int:
-    from sys import getrefcount
     return getrefcount(obj)
 
 

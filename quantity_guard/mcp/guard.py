@@ -331,6 +331,12 @@ def _list_key(text: str, ident: Any) -> tuple[tuple, str] | None:
     return None
 
 
+def _remembered_line(value: tuple[str, str] | None, ident: str) -> bytes | None:
+    """A remembered listing's rewrite (the text around its id) with this answer's id, or None
+    where the listing was forwarded unchanged."""
+    return None if value is None else (value[0] + ident + value[1]).encode("utf-8")
+
+
 class Guard:
     """The proxy's state: the pending-request table, the era, the tool catalogue.
 
@@ -835,12 +841,12 @@ class Guard:
                 return None
             self._pop(key)
             self._catalogue(entry, hit[2])
-            value = hit[0]
-            if value is None:
+            line = _remembered_line(hit[0], found[1])
+            if line is None:
                 self.stats["forwarded"] += 1
                 return [(S2C, raw + b"\n")]
             self.stats["rewritten"] += 1
-            return [(S2C, (value[0] + found[1] + value[1]).encode("utf-8"))]
+            return [(S2C, line)]
         return None
 
     def _upstream_batch(self, raw: bytes, text: str, batch: list) -> list[tuple[str, bytes]]:
@@ -895,8 +901,7 @@ class Guard:
                 hit = self._list_cache.get(found[0], MISSING)
                 if hit is not MISSING:  # the same upstream answer as before: same rewrite
                     self._catalogue(entry, obj.get("result"))
-                    value = hit[0]
-                    return None if value is None else (value[0] + found[1] + value[1]).encode("utf-8")
+                    return _remembered_line(hit[0], found[1])
             changes = self._advertise(entry, obj.get("result"))
             new = self._apply(line_text, where, obj, ("tools", changes)) if changes else None
             if changes or found is not None:
