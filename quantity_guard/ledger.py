@@ -1077,44 +1077,25 @@ class Ledger:
         return self.calls[i] if 0 <= i < len(self.calls) else None
 
     def converted_elevations(self) -> list:
-        """Recorded elevations carried to another datum by a recorded datum offset: an
-        output with no datum whose call names the two datums (``from_datum``/``to_datum``,
-        ``source``/``target``), read as "height on to = height on from + offset". These are
-        the same points, like a unit conversion; the audit reads them as sourced."""
+        """Recorded elevations carried to another datum by a conversion the record supports
+        (``conversions.RULES``: a recorded offset, a station datum's height or gauge zero, the
+        datums registry). These are the same points, like a unit conversion; the audit reads
+        them as sourced and a tool input that is one is supported."""
         key = ("converted", self._count)
         view = self._views.get(key)
         if view is None:
-            view = []
-            zeros: dict = {}
-            self._views[("zeros", self._count)] = zeros
+            from . import conversions
             outputs = [e for e in self.entries if e.role == "output"]
-            elevations = [e for e in outputs if e.datum is not None]
-            if elevations:
-                offsets = []
-                named = {e.datum for e in elevations if e.datum is not None}  # all of them
-                stations = {d.split(":", 1)[1].upper(): d for d in named if ":" in d}
-                others = {d for d in named if ":" not in d}
-                for e in outputs:
-                    record = self.call_record(e.call)
-                    if e.datum is None and e.unit.dims == elevations[0].unit.dims and \
-                            record is not None:
-                        args = record.arguments
-                        pair = _offset_datums(args)
-                        if pair is None and stations and len(others) == 1:
-                            pair = _station_datum_height(e, args, stations, next(iter(others)))
-                            if pair is not None:
-                                zeros[id(e)] = pair[1]
-                        if pair is not None:
-                            offsets.append((e, *pair))
-                self._views[("offsets", self._count)] = frozenset(id(o) for o, _, _ in offsets)
-                for e in elevations:
-                    for o, frm, to in offsets:
-                        if e.datum == frm and to != frm:
-                            view.append(_Converted(e, o, 1.0, to))
-                        elif e.datum == to and to != frm:
-                            view.append(_Converted(e, o, -1.0, frm))
+            found = conversions.find(outputs, self.call_inputs(), self._call_arguments)
+            view = found.conversions
+            self._views[("zeros", self._count)] = found.zeros
+            self._views[("offsets", self._count)] = frozenset(found.offsets)
             self._views[key] = view
         return view
+
+    def _call_arguments(self, index: int):
+        record = self.call_record(index)
+        return record.arguments if record is not None else None
 
     def datum_offsets(self) -> frozenset:
         """ids of the outputs that are datum offsets (see ``converted_elevations``): they
@@ -1635,23 +1616,6 @@ def _pair_differences(keys: list[float], target: float, tol: float):
                     yield (k, i, "-") if target >= 0 else (i, k, "-")
                 k += 1
             i += 1
-
-
-class _Converted:
-    """A recorded elevation carried to another datum by a recorded offset (for the audit)."""
-
-    __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
-                 "si", "how", "raw", "label")
-
-    def __init__(self, e: Entry, offset: Entry, sign: float, datum: str) -> None:
-        self.index, self.call, self.tool, self.role, self.field = \
-            e.index, e.call, e.tool, "output", e.field
-        magnitude = e.magnitude + sign * offset.si / e.unit.scale
-        self.magnitude, self.unit, self.datum = magnitude, e.unit, datum
-        self.si = magnitude * e.unit.scale + e.unit.shift
-        self.q = Q._make(magnitude, e.unit, datum, None, None)
-        self.how = self.raw = None
-        self.label = f"{e.label} {'+' if sign > 0 else '-'} {offset.label} (on {datum})"
 
 
 _FROM_KEYS = frozenset({"from", "source", "src", "input"})
