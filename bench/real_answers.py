@@ -21,7 +21,7 @@ context, every recorded call is sent in order, and the final answer is audited w
   reported in this mode (``python bench/real_answers.py --mode strict``).
 
 Printed: false alarms (answers graded ``correct`` whose audit is not ok) and detection (answers
-graded ``wrong`` whose audit is not ok) per task, model and condition; every flagged number of a
+graded ``wrong`` that state a figure, whose audit is not ok) per task, model and condition; every flagged number of a
 false alarm with its excerpt, status and note (``--quiet`` leaves them out; ``--misses`` lists
 the wrong answers the audit passed); crashes (``audit_answer`` or a replay raising; none
 allowed). ``--check`` compares the figures with ``LIMITS`` below and exits 1 on a breach.
@@ -231,8 +231,36 @@ def replay(run: dict, doc: dict, mode: str = "faithful") -> dict:
 
 
 def judge_all(doc: dict, runs: list[dict], mode: str) -> list[tuple[dict, dict]]:
-    return [(run, replay(run, doc, mode)) for run in runs
+    return [(run, replay(run, doc, mode)) for run in map(regrade, runs)
             if run["outcome"] in GRADED and "answer_text" in run]
+
+
+# -- the study's grading quirks, read by hand ------------------------------------------------
+_PERCENT = re.compile(r"([-+]?\d+(?:\.\d+)?)\s*(?:%|percent\b)")
+
+
+def _abstraction_share(doc: dict) -> float:
+    """The true share on ``uk_abstraction_fraction``, from the task's readers, in percent."""
+    tools = {t["name"]: t["body"] for t in doc["tasks"]["uk_abstraction_fraction"]["tools"]}
+    rate, flow = tools["read_abstraction_licence"], tools["read_gauged_flow"]
+    return (Q(rate["value"], rate["unit"]) / Q(flow["value"], flow["unit"])).m_as("percent")
+
+
+def regrade(run: dict, doc: dict | None = None) -> dict:
+    """The grade, with the study's one known quirk undone: on ``uk_abstraction_fraction`` its
+    grader could not read ``%`` ("could not read a quantity from '20.03 %'") and graded the
+    right share ``wrong``. Such an answer within 0.1% of the true share is ``correct``."""
+    if run["task"] != "uk_abstraction_fraction" or run["outcome"] != "wrong" or \
+            not run.get("detail", "").startswith("could not read a quantity"):
+        return run
+    m = _PERCENT.search(run.get("stated") or "")
+    truth = _TRUTH.get("share")
+    if m and truth is not None and abs(float(m.group(1)) - truth) <= 0.001 * truth:
+        return {**run, "outcome": "correct", "regraded": "the grader could not read %"}
+    return run
+
+
+_TRUTH: dict = {}
 
 
 # -- figures -----------------------------------------------------------------------------------
@@ -252,10 +280,16 @@ def tally(judged, key) -> dict:
         if run["outcome"] == "correct":
             row[0] += 1
             row[1] += bad
-        else:
+        elif states_a_number(run):
             row[2] += 1
             row[3] += bad
     return dict(rows)
+
+
+def states_a_number(run: dict) -> bool:
+    """A wrong answer that states a figure (not "unavailable", not a missing ANSWER line):
+    the only wrong answers an audit of figures can catch."""
+    return any(ch.isdigit() for ch in run.get("stated") or "")
 
 
 def _pct(a: int, b: int) -> str:
@@ -289,8 +323,12 @@ def describe(run: dict, res: dict) -> list[str]:
 
 def summary(judged) -> dict:
     total = tally(judged, lambda r: "all")["all"]
+    wrong = [(run, res) for run, res in judged if run["outcome"] == "wrong"]
     return {"correct": total[0], "false_alarms": total[1], "wrong": total[2],
             "detected": total[3], "crashes": sum(res["error"] is not None for _, res in judged),
+            "all_wrong": len(wrong),
+            "all_detected": sum(res["error"] is not None or not res["audit"].ok
+                                for _, res in wrong),
             "tasks": tally(judged, lambda r: r["task"])}
 
 
@@ -337,6 +375,7 @@ def main(argv=None) -> int:
     if args.task:
         runs = [r for r in runs if r["task"] in args.task]
     register_station_datums(doc)
+    _TRUTH["share"] = _abstraction_share(doc)
     judged = judge_all(doc, runs, args.mode)
     import quantity_guard
     print(f"quantity_guard from {Path(quantity_guard.__file__).parent}; data {data}; "
@@ -344,7 +383,9 @@ def main(argv=None) -> int:
     result = summary(judged)
     print(f"graded answers {len(judged)}: false alarms "
           f"{_pct(result['false_alarms'], result['correct'])}, detection "
-          f"{_pct(result['detected'], result['wrong'])}, crashes {result['crashes']}")
+          f"{_pct(result['detected'], result['wrong'])} of the wrong answers stating a figure "
+          f"({_pct(result['all_detected'], result['all_wrong'])} of all wrong answers), "
+          f"crashes {result['crashes']}")
     print_table("per task", result["tasks"])
     print_table("per model", tally(judged, lambda r: r["model"]))
     print_table("per condition", tally(judged, lambda r: r["condition"]))
@@ -356,7 +397,8 @@ def main(argv=None) -> int:
     if args.misses:
         print("\nmisses (wrong answers the audit passed):")
         for run, res in judged:
-            if run["outcome"] == "wrong" and res["audit"] is not None and res["audit"].ok:
+            if run["outcome"] == "wrong" and states_a_number(run) and res["audit"] is not None \
+                    and res["audit"].ok:
                 print(f"{run['task']} / {run['condition']} / {run['model']} "
                       f"#{run['replicate']}: stated {run['stated']!r}: {run['detail']}")
                 print("  " + excerpt(run["answer_text"], 0, 0, 200))

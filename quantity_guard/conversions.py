@@ -14,7 +14,7 @@ gate, applied in order.
 | ``station_height`` | ``e + h``: ``h`` the datum-free height of the station datum A above B (a tool named for a datum or zero, called for that station; B the one other datum recorded) |
 | ``registered`` | the datums registry (``register_offset``, ``register_station``): ``e.to_datum(B)`` |
 | ``gauge_zero`` | ``e + z``: A a station datum, ``z`` a recorded elevation on B read by a call that received no elevation (the gauge zero's elevation), when the registry does not already relate A to B |
-| ``unnamed_offset`` | ``e + d``: ``d`` the one datum-free length read by a call that received no elevation, in a record whose elevations are on exactly the two datums A and B, which no earlier rule and no registered offset relates (the offset applied as recorded) |
+| ``unnamed_offset`` | ``e + d``: ``d`` the one datum-free length (read once or more) read by a call that received no elevation, in a record whose elevations are on exactly the two datums A and B, which no earlier rule and no registered offset relates. The offset is added to reach the datum the tools' inputs are declared on (and subtracted to leave it); with no such frame, added either way |
 
 Each rule returns ``Conversion`` rows; ``offsets`` are the outputs that serve as datum offsets
 (they combine with nothing else in a derivation), ``zeros`` the datum-free heights of station
@@ -69,7 +69,8 @@ class Found:
 class Record:
     """The part of a session's record the rules read, computed once per change."""
 
-    __slots__ = ("outputs", "elevations", "lengths", "received_elevation", "arguments", "datums")
+    __slots__ = ("outputs", "elevations", "lengths", "received_elevation", "arguments", "datums",
+                 "input_datums")
 
     def __init__(self, outputs: list, inputs: dict, arguments: Callable[[int], Any]) -> None:
         self.outputs = outputs
@@ -81,6 +82,8 @@ class Record:
             call for call, entries in inputs.items() if any(i.datum is not None for i in entries))
         self.arguments = arguments
         self.datums = list(dict.fromkeys(e.datum for e in self.elevations))
+        self.input_datums = frozenset(i.datum for entries in inputs.values() for i in entries
+                                      if i.datum is not None)
 
     def read_by_reader(self, e: Any) -> bool:
         """Whether ``e`` came from a call that received no elevation (a reading, not a result
@@ -180,14 +183,21 @@ def _unnamed_offset(rec: Record, found: Found) -> None:
     if len(rec.datums) != 2 or found.offsets or _registry_relates(*rec.datums):
         return
     candidates = [d for d in rec.lengths if rec.read_by_reader(d)]
-    if len(candidates) != 1:  # which length is the offset would be a guess
-        return
-    (d,), (a, b) = candidates, rec.datums
-    found.offsets.add(id(d))
+    if not candidates or len({d.si for d in candidates}) != 1:
+        return  # (the same offset read again is one offset; of two, which one would be a guess)
+    d = candidates[0]
+    found.offsets.update(id(c) for c in candidates)
+    frames = [n for n in rec.datums if n in rec.input_datums]
     for e in rec.elevations:
-        if e.magnitude.__class__ is float:
-            found.conversions.append(Conversion(e, d.si, b if e.datum == a else a,
-                                                "unnamed_offset", f"+ {d.label}", d.call))
+        if e.magnitude.__class__ is not float:
+            continue
+        other = rec.datums[1] if e.datum == rec.datums[0] else rec.datums[0]
+        if len(frames) == 1 and e.datum == frames[0]:  # out of the tools' frame: the inverse
+            found.conversions.append(Conversion(e, -d.si, other, "unnamed_offset",
+                                                f"- {d.label}", d.call))
+        else:
+            found.conversions.append(Conversion(e, d.si, other, "unnamed_offset",
+                                                f"+ {d.label}", d.call))
 
 
 RULES: tuple[tuple[str, Callable[[Record, Found], None]], ...] = (
