@@ -60,11 +60,14 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from contextlib import AbstractContextManager
     from typing import Any
 
+    from .audit import Audit
     from .spec import Accepted, Spec
     from .units import Unit
 
-from .audit import (Audit, pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
-                    is_close, relative_cap, written_tolerance)
+from .audit import audit_answer
+from .audit.reading import extract_numbers, written_tolerance
+from .numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
+                      relative_cap)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
 
@@ -1149,7 +1152,6 @@ class Ledger:
         return view
 
     def _supported(self, e: Entry) -> bool:
-        from .audit import written_tolerance
         raw = e.raw
         value = raw.get("value") if isinstance(raw, dict) else raw
         if isinstance(value, str):
@@ -1212,7 +1214,6 @@ class Ledger:
         inputs = self.call_inputs()
         if not inputs:
             return False
-        from .audit import power_dims
         for e in operands:
             if getattr(e, "role", None) != "output":
                 continue
@@ -1450,7 +1451,6 @@ class Ledger:
                 (c for c in converted if c.unit == u)), lambda e: e.magnitude),
                       values, tol, u) for u in units]
         if datum is not None:
-            from .audit import canonical_datum
             datum = canonical_datum(datum)
         inverts = self.inverts_call if self.call_inputs() else None
         for (keys, entries), targets, t_tol, own in views:
@@ -1478,7 +1478,6 @@ class Ledger:
         key = ("products", self._count)
         view = self._views.get(key)
         if view is None:
-            from .audit import power_dims
             from math import isfinite, log10
             groups: dict = {}
             offsets = self.datum_offsets()
@@ -1558,7 +1557,6 @@ def _backwards(inverts, a, b, target: float, tol: float, own) -> bool:
     u = a.unit
     if own is not None:
         target, tol = target * own.scale + own.shift, tol * own.scale
-    from .audit import power_dims
     return inverts((a, b), power_dims(u.dims), target, tol)
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from typing import Any
 
 from ..annotations import load
-from ..audit import fmt_g
+from ..numeric import fmt_g
 from ..errors import VIOLATION_META, GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q

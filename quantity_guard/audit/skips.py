@@ -1,0 +1,542 @@
+"""What is not a measurement: the predicates the reading pass consults before it records a
+number (clock times, identifiers, list markers, counts, positions, codes, scores). Each returns
+the reason a run of digits is skipped, or None.
+"""
+from __future__ import annotations
+
+import re
+
+from .text import (code_before, counted_noun, counted_noun_any, NOT_COUNTED, one_noun, read_phrase,
+    read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
+
+
+_DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}(?:-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)|"
+                   r"/[0-3]\d{2}\b(?![-.,/]\d))"
+                   r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+                   r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[aApP]\.?[mM]\b\.?|\b)"
+                   r"|\b(?:[01]?\d|2[0-3])h[0-5]\d\b)")
+# Other clock notations and dotted versions. Each is a separate pattern run only when the text
+# holds the literal it cannot match without (checked with `in`, or a regex led by a literal,
+# which the engine scans for quickly): read on every answer, one combined pattern tried all its
+# alternatives at every digit and cost more than the rest of the reading of a plain answer.
+# ISO "T14:05:00Z" (needs "T" and a digit)
+_CLOCK_T = re.compile(r"(?<=T)\d{2}:?\d{2}(?::?\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d.])")
+_T_DIGIT = re.compile(r"T\d")
+# "14.05 UTC", "14:05 BST", "09h30 GMT", "1405Z", "0930 hrs" (needs a zone word, "hrs" or "local")
+_CLOCK_ZONE = re.compile(r"(?=\d)(?:\b(?:[01]?\d|2[0-3])[.:h]\s?[0-5]\d\s?(?:UTC|GMT|Z|BST|CET|CEST|EST|"
+                         r"EDT|CST|CDT|MST|MDT|PST|PDT|local(?: time)?|Uhr)\b"
+                         r"|\b(?:[01]\d|2[0-3])[0-5]\d\s?(?:Z\b|UTC\b|GMT\b|hrs\b|hours local\b))")
+# every zone word above holds one of these ("ST": BST, CEST, EST, CST, MST, PST; "DT": EDT, ...)
+_ZONE_HINTS = ("Z", "ST", "DT", "UTC", "GMT", "CET", "local", "Uhr", "hrs")
+# "14 h 05" (not "2 h 30 min", a duration; needs " h ")
+_CLOCK_H = re.compile(r"(?=\d)\b(?:[01]?\d|2[0-3]) h [0-5]\d\b(?!\s?(?:min|m\b|mn|'|\u2032))")
+# "2 pm", "2pm", "11 a.m.", "2.05 p.m." (needs "am", "pm", "a.m." or "p.m." in any case)
+_CLOCK_AMPM = re.compile(r"(?=\d)\b(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[aApP]\.[mM]\.|[aApP][mM]\b)")
+# dotted version numbers and addresses: "1.2.3", "0.4.1", "10.0.0.1" (needs ".<digits>.<digit>")
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
+_VERSION_HINT = re.compile(r"\.\d+\.\d")
+
+
+def clock_spans(text: str) -> list:
+    """The spans of dates, clock times and dotted versions in ``text``: never measurements."""
+    spans = [m.span() for m in _DATE.finditer(text)]
+    if "T" in text and _T_DIGIT.search(text):
+        spans += [m.span() for m in _CLOCK_T.finditer(text)]
+    if any(z in text for z in _ZONE_HINTS):
+        spans += [m.span() for m in _CLOCK_ZONE.finditer(text)]
+    if " h " in text:
+        spans += [m.span() for m in _CLOCK_H.finditer(text)]
+    low = text.lower()
+    if ("am" in low or "pm" in low or "a.m." in low or "p.m." in low):
+        spans += [m.span() for m in _CLOCK_AMPM.finditer(text)]
+    if "." in text and _VERSION_HINT.search(text):
+        spans += [m.span() for m in _VERSION.finditer(text)]
+    return spans
+
+
+# -- round 5: identifiers that hold digits and are read in an answer only ---------------------
+# A telephone number: three to six groups of digits (or the letters of a vanity number) joined
+# by single hyphens or spaces, nine digits or more, and not a thousands grouping (which has
+# groups of exactly three after the first): "1-888-275-8747", "0800 80 70 60", "0345 988 1188".
+_PHONE = re.compile(r"(?:\+\d{1,3}[ -]?)?(?:\(\d{1,5}\)[ -]?)?\d{1,5}(?:([ \u00a0-])(?:\d{2,5}|[A-Z]{3,5}))"
+                    r"(?:[ \u00a0-](?:\d{2,5}|[A-Z]{3,5})){1,4}(?![\w.,]?\d)")
+# short service numbers need a word of telephones in their sentence: "call 911", "line: 311"
+SERVICE_NUMBER = frozenset({"111", "112", "211", "311", "411", "511", "611", "711", "811", "911",
+                             "999", "000", "101", "105"})
+_PHONE_WORDS = re.compile(r"\b(?:call|dial|phone|telephone|tel|line|hotline|helpline|number|"
+                          r"emergency|ring|text|contact)\b", re.I)
+# A position on the earth: degrees (minutes, seconds) and a hemisphere, "38°56′58″N",
+# "38.9496° N"; or a grid reference, "SU 7175 7370" (two letters, two equal digit groups)
+_COORD = re.compile(r"\d{1,3}(?:\.\d+)?\s?\u00b0\s?(?:\d{1,2}(?:\.\d+)?\s?['\u2032]\s?(?:\d{1,2}(?:\.\d+)?"
+                    r"\s?(?:[\"\u2033]|'')\s?)?)?[NSEW]\b")
+_GRIDREF = re.compile(r"\b[HNOST][A-HJ-Z]\s?(\d{2,5})\s(\d{2,5})\b")
+# a chainage or a kilometre post, "12+400"; odds and return periods, "1-in-100", "1 in 200-year"
+_CHAINAGE = re.compile(r"\+\d{2,3}\b(?![.,]\d)")
+_ONE_IN = re.compile(r"(?:-in-|\s+in\s+)(\d{1,5})(?:-|\s+)(?:years?|yrs?|chance|AEP|annual|event|"
+                     r"flood|storm)\b", re.I)
+_EPOCH_WORDS = re.compile(r"\b(?:unix|epoch|posix|timestamp)\b", re.I)
+_MODEL_SETTING = re.compile(r"\b(?:top[_ -]?[pk]|seed|max[_ ]tokens|temperature)\s*[:=]?\s*$", re.I)
+_MODEL_WORDS = re.compile(r"\b(?:model|llm|sampling|decoding|gpt|claude|gemini|llama|mistral|qwen)",
+                          re.I)
+_PROGRESS = re.compile(r"/\d{1,3}[\])]")
+
+
+_PU_VALUE = re.compile(r"\s?(?:pu|p\.u\.)(?![\w.])")
+
+
+_SITE_AFTER = re.compile(r"(?:'s)?\s+(?:site|station|gauge|gage|well|sensor|monitoring)", re.I)
+_IDIOM = re.compile(r"(?:24/7|24-7|50/50|50-50)\b")
+_ADDRESS = re.compile(r"(?:\s[A-Z][a-z]+){1,3}\s(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|"
+                      r"Drive|Dr\.?|Way|Boulevard|Blvd\.?|Place|Pl\.?|Court|Ct\.?|Square|Terrace|"
+                      r"Parkway|Highway|Close|Crescent)\b")
+_CALENDAR_BEFORE = re.compile(r"\b(?:day|week|month)\s*$", re.I)
+_CALENDAR_AFTER = re.compile(r"\s+(?:of|in)\s+(?:the\s+year|(?:19|20)\d{2}\b)", re.I)
+_LATLON_BEFORE = re.compile(r"\b(?:lat|lon|long|latitude|longitude)\.?\s*[:=]?\s*$", re.I)
+_PROGRESS_BEFORE = re.compile(r"[\[(]\d{1,3}/$")
+
+
+_NAME_NOT = UNIT_STOP | {"per", "out", "than"}  # "1-in-30-year": words, not a name
+
+
+def id_hints(low: str) -> tuple:
+    """Which of the word-led identifier rules can apply to a text at all (cheap ``in`` checks,
+    made once per text): (a calendar word, a model setting word)."""
+    return (("day" in low or "week" in low or "month" in low),
+            ("temperature" in low or "seed" in low or "top" in low or "max" in low))
+
+
+def identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, stated=frozenset(),
+                   hints=(True, True)):
+    """An identifier starting at the number read at ``s`` (a telephone number, a position on
+    the earth, a chainage, a return period, a model's name or setting, a log's step counter,
+    the next part of a standard's number): ``(start, end, reason)``, or None."""
+    nxt = text[e:e + 1] or "\0"
+    prev = text[s - 1:s] or "\0"
+    if raw.isdigit() and nxt in "- \u00a0" and text[e + 1:e + 2].isdigit() or \
+            raw.isdigit() and sign == "+" and nxt in " -":
+        ph = _PHONE.match(text, s)
+        if ph is not None:
+            body = ph.group()
+            groups = re.split(r"[ \u00a0-]+", body.lstrip("+"))
+            n = sum(len(g.strip("()")) for g in groups)
+            thousands = ph.group(1) != "-" and len(groups[0]) <= 3 and \
+                all(len(g) == 3 and g.isdigit() for g in groups[1:])
+            if n >= 9 and not thousands and not read_unit(text, ph.end())[0]:
+                return (s, ph.end(), "a telephone number")
+    if raw in SERVICE_NUMBER and _PHONE_WORDS.search(text, max(0, s - 40), s) and \
+            read_unit(text, e)[0] is None:
+        return (s, e, "a telephone number (a service number)")
+    if "\u00b0" in text[e:e + 3]:
+        c = _COORD.match(text, s)
+        if c is not None:
+            return (s, c.end(), "a position on the earth (latitude or longitude)")
+    if raw.isdigit() and s >= 3 and prev == " " and text[s - 3:s - 1].isupper():
+        g = _GRIDREF.match(text, s - 3)
+        if g is not None and len(g.group(1)) == len(g.group(2)):
+            return (s - 3, g.end(), "a position on the earth (a grid reference)")
+    ch = _CHAINAGE.match(text, e) if raw.isdigit() and nxt == "+" else None
+    if ch is not None:
+        return (s, ch.end(), "a chainage (a distance along a line, used as a place name)")
+    if raw.isdigit() and nxt in "- \u00a0":
+        o = _ONE_IN.match(text, e)
+        if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
+            # (the question's own "1 in 30 year storm" is quoted, and read)
+            return (s, o.end(), "odds or a return period (1 in 100 years)")
+    if prev == "-" and s >= 2 and text[s - 2].isalpha() and \
+            text[max(0, s - 12):s - 1].split()[-1:][0].lower().split("-")[-1] not in _NAME_NOT and (
+            text[e:e + 1] in "-_" and text[e + 1:e + 2].isalnum() or
+            s >= 3 and not text[s - 3].isalnum() and text[s - 2].isupper()):
+        # inside a hyphenated name ("gemini-1.5-pro", "stage-i-15_min") or a route ("I-10")
+        return (s, e, "part of a name (a model, a file, a route)")
+    if prev == "-" and last_skip > max(text.rfind(" ", 0, s), text.rfind("\n", 0, s)) and \
+            read_unit(text, e)[0] is None:
+        return (s, e, "part of a name (a model, a file, a route)")  # "...-large-2407"
+    if raw.isdigit() and prev in "-/:" and s - 1 == last_skip and read_unit(text, e)[0] is None:
+        return (s, e, "the next part of an identifier (IEC 60076-1, EM 1110-2-1913)")
+    if raw.isdigit() and nxt == "-" and text[e + 1:e + 2].isupper() and \
+            text[e + 2:e + 3].isdigit():
+        return (s, e, "an identifier (a code: 3-A8)")
+    if raw.isdigit() and prev in "[(" and _PROGRESS.match(text, e) or \
+            raw.isdigit() and nxt in "])" and _PROGRESS_BEFORE.search(text, max(0, s - 5), s):
+        return (s, e, "a step counter ([2/4])")
+    if raw.isdigit() and len(raw) >= 6 and _SITE_AFTER.match(text, e):
+        return (s, e, "an identifier (a site number named after it: the 7374000 site)")
+    if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
+        return (s, e, "a timestamp (seconds since an epoch)")
+    idiom = _IDIOM.match(text, s) if raw in ("24", "50") and nxt in "/-" else None
+    if idiom is not None:
+        return (s, idiom.end(), "an idiom written in digits (24/7, 50/50)")
+    if raw.isdigit() and nxt == " " and text[e + 1:e + 2].isupper():
+        ad = _ADDRESS.match(text, e)
+        if ad is not None:
+            return (s, e, "a street number (an address)")
+    if nxt in " pP" and _PU_VALUE.match(text, e):
+        return (s, e, "a per-unit value (a ratio to a base the answer picks)")
+    if hints[0] and _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and \
+            _CALENDAR_AFTER.match(text, e):
+        return (s, e, "a calendar position (day 334 of 2026)")
+    if sign and _LATLON_BEFORE.search(text, max(0, s - 14), s):
+        return (s, e, "a position on the earth (latitude or longitude)")
+    if hints[1] and _MODEL_SETTING.search(text, max(0, s - 16), s) and \
+            read_unit(text, e)[0] is None and \
+            _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
+        return (s, e, "a model setting (temperature 0, seed 42)")
+    return None
+
+
+# a count: a small whole number and the plural noun it counts ("3 tool calls", "2 decimal
+# places", "10 of 12 readings"), or a precision ("2 d.p.", "3 s.f.", "3 sig figs")
+_COUNTED = re.compile(r"[ \u00a0]+(?:out of (?:the )?\d{1,3}[ \u00a0]+|of (?:the )?\d{1,3}[ \u00a0]+)?"
+                      r"(?:([a-z][a-z-]{1,20})[ \u00a0]+)?([a-z][a-z-]{1,20})\b")
+_PRECISION = re.compile(r"[ \u00a0]*(?:d\.?p\.?|s\.?f\.?|sig\.? ?figs?|significant|decimal)(?![a-z])",
+                        re.I)
+
+
+_HTTP_AFTER = re.compile(r"\s*(?:\((?:[A-Z][a-z]+ ?){1,3}\)|(?:[A-Z][a-z]+ ){0,2}(?:error|response|"
+                         r"status|Service Unavailable|Not Found|Bad Gateway|Gateway Timeout)\b)")
+_HTTP_BEFORE = re.compile(r"(?:\b(?:with|returned|got|gave|threw|raised|a|an)\s+(?:an?\s+)?|HTTP[ /]?|"
+                          r"\b(?:error|status|code|response|failure|HTTP)(?:\s+code)?(?:\s+(?:was|is|of))?\s*[(:=#]?\s*)$",
+                          re.I)
+_NOTE_BEFORE = re.compile(r"\b(?:note|footnote|ref\.?|reference|source|citation|fn\.?)\s*#?$", re.I)
+_OF_THEM = re.compile(r"\s+of\s+(?:them|these|those|which|us|it)\b", re.I)
+# a period: "the last 7 days", "the past 24 hours" (the data window, not a claim)
+_PERIOD_RX = re.compile(r"\s*(?:tsal|tsap|suoiverp|gnideceserp|roirp|tsrif|lanif)(?![^\W_])")
+# a probability or confidence level: "95% confidence", "a 1% chance", "the 1% AEP flood"
+_CONFIDENT_BEFORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty|certain|sure|probability|"
+                               r"likelihood)\b[^.\n]{0,24}$", re.I)
+_OUT_OF_TEN = re.compile(r"\s?/\s?(?:10|100)\b[^.\n]{0,16}\b(?:confiden|certain|sure)", re.I)
+# a confidence written as a fraction or score right after its word: "confidence: 0.9",
+# "probability of 0.95", "p ≈ 0.9", "certainty ~ 8/10"
+_CONFIDENCE_NEAR = re.compile(r"(?:\b(?:confiden(?:ce|t)|certainty|probability|likelihood|credence)"
+                              r"(?:\s+(?:level|score|rating|estimate))?(?:\s+(?:this|that|it)\s+is\s+"
+                              r"(?:right|correct))?|\bp)\s*(?:[:=\u2248~]|is|of|at|about|around)?\s*"
+                              r"(?:about|around|~|\u2248)?\s*$", re.I)
+_CONFIDENCE_SCORE = re.compile(r"\b(?:confiden(?:ce|t)|certainty)\b[^.\n]{0,12}(?:/|out of)\s*$", re.I)
+_SCORE_AFTER = re.compile(r"\s?(?:/|out of)\s?(?:5|10|100)\b")
+_SCORE_BEFORE = re.compile(r"\d\s?(?:/|out of)\s?$")
+# a list reference: "(2) above", "per (2)", "point (2)", "item (b) 2"
+_LISTREF_AFTER = re.compile(r"\s*(?:above|below|earlier|later|before)\b", re.I)
+_LISTREF_BEFORE = re.compile(r"\b(?:see|per|in|from|point|item|step|note|bullet|under|as)\s*$", re.I)
+_SUBITEM_BEFORE = re.compile(r"\([a-z]\)\s*$")
+# a margin of error in words: "uncertainty about 5%", "give or take 5%", "accurate to within 5%"
+_UNCERTAIN_BEFORE = re.compile(r"\b(?:uncertaint(?:y|ies)|error margin|margin of error|margin|"
+                               r"give or take|plus or minus|accurate to(?: within)?|good to(?: within)?|"
+                               r"accuracy(?: of)?|tolerance|precision|error(?: of| bars?)?)"
+                               r"\s*(?:[:=]|is|of|about|around|roughly|approximately|~|\u2248|\s)*$", re.I)
+_N_EQUALS = re.compile(r"(?<![\w.])[nN]\s?=\s?$")
+_CURRENCY = "\u00a3$\u20ac\u00a5\u20b9"
+_MONEY_AFTER = re.compile(r"\s?(?:p|pence|cents?|pounds|dollars|euros|GBP|USD|EUR)\b(?!\s*/)", re.I)
+_PROBABILITY = re.compile(r"\s*(?:confiden(?:ce|t)|CI\b|credible|probability|chance|likelihood|sure|"
+                          r"odds\b|(?:\w+\s+)?odds\b|certainty|"
+                          r"certain|"
+                          r"AEP\b|annual[- ](?:exceedance|chance)|exceedance probability)", re.I)
+
+
+# -- round 5: families of numbers that are not measurements -----------------------------------
+# A count of the work done, written after its noun: "Lookups performed: 2", "Total requests = 3",
+# "Number of calls made - 3", "Retry count = 1". The nouns are the steps of the procedure (calls,
+# requests, retries, passes ...), never quantities an answer measures: "Peak flows: 1700" and
+# "Readings: 1700" stay claims, and so does "the tool returned: 350" (a singular noun).
+_WORK = (r"calls|invocations|requests|look-?ups|queries|fetch(?:es)?|retries|attempts|tries|steps|"
+         r"stages|passes|iterations|rounds|hops|turns|operations|retrievals|errors|failures|"
+         r"warnings|timeouts|tool ?uses")
+_WORK_ONE = (r"call|invocation|request|look-?up|query|fetch|retry|attempt|try|step|stage|pass|"
+             r"iteration|round|error|failure|tool ?use")
+_WORK_COUNT_BEFORE = re.compile(
+    r"(?:\b(?:number|count|total|no\.|tally) of\s+(?:(?:tool|api|function|http|web|data|"
+    r"service)\s+)?(?:" + _WORK + r")|\b(?:" + _WORK + r")|\b(?:" + _WORK_ONE + r")\s+(?:count|"
+    r"total|tally))(?:\s+(?:used|made|performed|issued|needed|required|taken|executed|run|sent|"
+    r"in total|total|overall|altogether|so far|counted|logged|recorded|encountered|seen|"
+    r"attempted))?\s*(?:[:=\u2014\u2013]|--?|\b(?:were|was|is|are|came to|totall?ed|numbered|"
+    r"stands at|stood at)\b)\s*$", re.I)
+# A position in a procedure: "Phase 2 of 3", "Stufe 2 von 3", "pass 2/2"; "Etape 2 :", "Paso 3:"
+# (a step noun of a common European language, then a heading's colon or dash). "Stage", "pass"
+# and "round" are words of measurement too (a river stage, "a round 400 A"): they are read as
+# steps only with "of N" or a heading's colon or dash after the number.
+_STEP_NOUN_BEFORE = re.compile(
+    r"\b(?:step|stage|phase|part|pass|round|schritt|stufe|teil|\u00e9tape|etape|paso|fase|etapa|"
+    r"parte|passo|stap|fase|krok|steg|vaihe)\s*#?\s*$", re.I)
+_POSITION_AFTER = re.compile(r"\s*(?::|\u2014|\u2013|-\s|\)|\.\s|(?:of|von|sur|de|di|van|z)\s+\d{1,2}\b"
+                             r"|/\s?\d{1,2}\b(?!\s?[A-Za-z\u00b0%]))", re.I)
+# N of M, the total of a position or a count: "Phase 2 of 3", "2 of 3 gauges"
+_OF_TOTAL_BEFORE = re.compile(r"(?<![\d.,])(\d{1,2})\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+$",
+                              re.I)
+# A self-assessment, as a score or odds: "Trust level: 4/5", "quality 8 out of 10", "odds of
+# that being right are 9 in 10", "self-assessed accuracy 9/10". Only on the scales people score
+# on (3, 4, 5, 10, 20, 100) and only after a word of trust, quality or chance.
+_SELF_SCORE_WORDS = re.compile(
+    r"\b(?:confiden(?:ce|t)|certain(?:ty)?|sure|trust(?:worth\w*)?|reliab\w*|quality|score|"
+    r"grade|self-?(?:assessed|rated)|odds|chances?|likel\w*|probab\w*|accuracy|rating)\b"
+    r"[^.;\n\d]{0,30}$", re.I)
+_SCORE_SCALE = re.compile(r"\s?(?:/|out of|in)\s?(3|4|5|10|20|100)\b(?!\s?[A-Za-z\u00b0%])(?![.,]\d)")
+_SCORE_OF = re.compile(r"(?<![\d.,])(\d{1,3})\s?(?:/|out of|in)\s?$")
+# A section sign and what it numbers: "§2.1", "§ 4", "¶ 3", "§§2-3"
+_SECTION_BEFORE = re.compile(r"[\u00a7\u00b6]\s*(?:\d+(?:\.\d+)*\s*(?:[-\u2013,]|and|to)\s*)?$")
+# HTTP: a reason phrase after the code ("201 Created", "200 OK", "502 Bad Gateway") ...
+_HTTP_REASON = re.compile(
+    r"\s*(?:OK\b|Created\b|Accepted\b|No Content\b|Moved|Found\b|Not Modified|Bad Request|"
+    r"Unauthori[sz]ed|Forbidden|Not Found|Method Not Allowed|Conflict\b|Gone\b|Too Many Requests|"
+    r"Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out|Request Timeout)")
+# ... or a code listed after another code of the same sentence, which names status or HTTP:
+# "HTTP 429, then 200", "status was 503 at first and 200 after a retry"
+_HTTP_LISTED = re.compile(r"\b[1-5]\d\d\b(?:[^\d.;:\n]{0,30}?)(?:,|\band\b|\bthen\b|\u2192|->|/)\s*"
+                          r"(?:then\s+|later\s+|finally\s+|eventually\s+)?(?:an?\s+|got\s+|returned\s+)?$")
+_HTTP_WORDS = re.compile(r"\b(?:status|HTTP|response code|error code|retr(?:y|ied|ies))\b", re.I)
+
+
+def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                       rev):
+    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
+    probability), or None."""
+    k = s - 1
+    while k >= 0 and text[k] in " \u00a0":
+        k -= 1
+    if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
+        return "an uncertainty (\u00b1 a tolerance)"
+    if integer and s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or \
+            integer and text[max(0, s - 2):s] == "[^":
+        return "a citation or footnote marker ([1])"
+    if integer and _NOTE_BEFORE.search(text, max(0, s - 12), s):
+        return "a citation or footnote marker (note 2, ref. 1)"
+    if integer and unit is None and s >= 3 and text[s - 1] == " " and code_before(text, s - 1) \
+            and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
+            not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
+        return "an identifier (a code and its number: RRL 12)"
+    if unit is None and not percent and k >= 0 and text[k] in "\u00a7\u00b6-\u2013," and \
+            _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
+        return "a section reference (\u00a72.1, \u00b6 3)"
+    if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
+        return "a price or a sum of money"
+    if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
+        return "an uncertainty (a margin of error in words)"
+    if percent:
+        return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
+            _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
+    if unit is None and _OUT_OF_TEN.match(text, e):
+        return "a probability or confidence level (9/10 confidence)"
+    if unit is None and not sign and (_CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or
+                                      _CONFIDENCE_SCORE.search(text, max(0, s - 20), s)):
+        # a self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
+        # "confidence 8/10", "4 out of 5"
+        if not integer and float(digits) <= 1 or _SCORE_AFTER.match(text, e) or \
+                _SCORE_BEFORE.search(text, max(0, s - 10), s):
+            return "a probability or confidence level (confidence 0.9, 8/10)"
+    if unit is None and integer and len(digits) <= 2 and (
+            text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
+                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
+                or _NOTE_START.match(text, e + 1) and sentence_start_at(text, s - 1))
+            or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
+        # (also a note's marker opening a sentence: "(1) Data as returned by the service.")
+        return "a list reference ((2) above, item (b) 2)"
+    if unit is not None:
+        if integer and raw == digits and unit.dims == TIME and not unit.shift and \
+                _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
+            return "a period (the last 7 days)"
+        return None
+    if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
+        return None
+    if text[e:e + 1] == "-" and text[e + 1:e + 2].isalpha():
+        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"; or a
+        # count: "a 3-phase system", "a 2-step check"
+        word = WORD.match(text, e + 1)
+        w = word.group().lower().split("-")[0] if word else ""
+        hit = read_phrase(w) if w else None
+        if hit is not None and hit[0].dims == TIME or w in ("year", "month", "yr", "week"):
+            return "an interval named as an adjective (a 7-day mean)"
+        if hit is None and w.isalpha() and len(w) > 2 and w not in UNIT_STOP:
+            return "a compound adjective (a 3-phase system)"
+        return None
+    if _PRECISION.match(text, e):
+        return "a precision (2 d.p., 3 significant figures)"
+    why = _work_or_position(text, s, e, digits)
+    if why is not None:
+        return why
+    if len(digits) == 3 and 100 <= int(digits) <= 599 and (
+            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or
+            _HTTP_REASON.match(text, e) or _http_listed(text, s)):
+        return "an HTTP status code"
+    if _N_EQUALS.search(text, max(0, s - 6), s):
+        return "a count (n = 96)"
+    if _OF_THEM.match(text, e):
+        return "a count (2 of them)"
+    m = _COUNTED.match(text, e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    end_noun = m.end()
+    if first is not None and (counted_noun(first) or digits == "1" and one_noun(first)):
+        end_noun = m.start(2) - 1   # "3 readings were averaged", "1 call to get"
+    elif first is not None and (first in UNIT_STOP or first in NOT_COUNTED or
+                                read_phrase(first) is not None):
+        return None
+    elif not (counted_noun(noun) or digits == "1" and first is None and one_noun(noun)):
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("3 things/day")
+    if "times" in (first, noun):
+        after = m.start(2) - 1 if first == "times" else m.end()
+        if _RATIO_AFTER.match(text, after):
+            return None  # "35 times too large", "3 times the flow": a ratio, not a count
+    return "a count (3 tool calls, 10 of 12 readings)"
+
+
+_NOTE_START = re.compile(r" [A-Z][a-z]")
+
+
+# a count of discrete things the tools do not measure: "one of 3 USGS gauges", "one of 4
+# gauging stations", "supplies 1,240 customers". Round 5 passed a small number before a counted
+# noun ("38 substations"); a grouped or longer count ("1,240 customers") and the total after a
+# word number ("one of 3") are counts the same way. The caller passes these only when no tool
+# returned a plain count (a wrong "1,250 customers" is then a wrong tool figure), and only with
+# no unit read after the number.
+_WORD_OF_BEFORE = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                             r"(?:out\s+)?of\s+(?:the\s+)?$", re.I)
+_GROUPED_COUNT = re.compile(r"\d{1,3}(?:,\d{3})+")
+_COUNT_NOUN_AFTER = re.compile(r"[ \u00a0]+(?:[A-Z][A-Z0-9]{1,5}[ \u00a0]+)?(?:([a-z][a-z-]{1,20})[ \u00a0]+)?"
+                               r"([a-z][a-z-]{1,20})\b")
+
+
+def discrete_count(text: str, s: int, e: int, raw: str, digits: str):
+    """A count of discrete things ("1,240 customers", "one of 3 USGS gauges"), or None."""
+    word_of = len(digits) <= 3 and "of" in text[max(0, s - 9):s] and \
+        _WORD_OF_BEFORE.search(text, max(0, s - 16), s) is not None
+    grouped = len(digits) >= 4 and (raw == digits or _GROUPED_COUNT.fullmatch(raw) is not None)
+    if not (word_of or grouped):
+        return None
+    m = _COUNT_NOUN_AFTER.match(text, e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    if first is not None and counted_noun(first):
+        end_noun = m.start(2) - 1
+    elif first is not None and (first in UNIT_STOP or first in NOT_COUNTED or
+                                read_phrase(first) is not None):
+        return None
+    elif counted_noun(noun):
+        end_noun = m.end()
+    else:
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("1,240 things/day")
+    if "times" in (first, noun):
+        return None  # "6,000 times the load": a factor, not a count
+    return "a count of discrete things (1,240 customers, one of 3 gauges)"
+
+
+# a file name or path: a token with no spaces holding "_" or "/" and ending in a file
+# extension ("potomac_01646500_2026-11-30.csv", "out/rrl12_v2.json"). Its digits are part of a
+# name, like a URL's; a measurement is never written inside one ("2.5_m.csv" is no claim).
+_FILE_EXT = re.compile(r"\.(?:csv|tsv|json|jsonl|xlsx?|txt|parquet|nc|xml|pdf|png|jpe?g|svg|"
+                       r"zip|gz|h5|hdf5|ya?ml|toml|md|html?|log|dat|geojson|shp|tiff?|py|ipynb|"
+                       r"feather|db|sqlite)(?![\w/])", re.I)
+_TOKEN_STOP = " \t\n\u00a0<>()[]{}\"'`"
+
+
+def file_names(text: str) -> list:
+    spans = []
+    for m in _FILE_EXT.finditer(text):
+        a = m.start()
+        while a > 0 and text[a - 1] not in _TOKEN_STOP:
+            a -= 1
+        token = text[a:m.start()]
+        if ("_" in token or "/" in token) and any(c.isalpha() for c in token):
+            spans.append((a, m.end()))
+    return spans
+
+
+def _http_listed(text: str, s: int) -> bool:
+    """An HTTP status code listed after another one in a sentence naming status or HTTP."""
+    a = sentence_start(text, s)
+    return _HTTP_LISTED.search(text, max(a, s - 48), s) is not None and \
+        _HTTP_WORDS.search(text, a, s) is not None
+
+
+_IN_OF_COUNT = re.compile(r"\s+in\s+(\d{1,3})\s+([a-z][a-z-]{2,20})\b", re.I)
+_POINT_SCALE = re.compile(r"\s+(?:on|out of)\s+(?:a|the)\s+\d{1,3}[- ]point\s+scale\b", re.I)
+
+
+def _work_or_position(text: str, s: int, e: int, digits: str):
+    """A small whole number (no unit) that counts the work done, numbers a step, or scores the
+    answer itself; None when it may be a measurement."""
+    if len(digits) > 3:
+        return None
+    if _WORK_COUNT_BEFORE.search(text, max(0, s - 56), s):
+        return "a count of the work done (calls used: 3)"
+    if len(digits) <= 2:
+        if _STEP_NOUN_BEFORE.search(text, max(0, s - 12), s) and _POSITION_AFTER.match(text, e):
+            return "a position in a procedure (phase 2 of 3, \u00e9tape 2 :)"
+        m = _OF_TOTAL_BEFORE.search(text, max(0, s - 12), s)
+        if m is not None and int(m.group(1)) <= int(digits) and \
+                read_unit(text, e)[0] is None and text[e:e + 1] not in ("/", "%"):
+            return "the total of a position or a count (2 of 3)"
+        m = _OF_TOTAL_BEFORE.match(text, e)  # (the N of "N of M": read after M)
+        if m is None:
+            after = re.match(r"\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+(\d{1,2})\b", text[e:e + 16],
+                             re.I)
+            if after is not None and int(digits) <= int(after.group(1)) and \
+                    read_unit(text, e + after.end())[0] is None and \
+                    text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
+                return "a position or a count out of a total (2 of 3)"
+    in_of = _IN_OF_COUNT.match(text, e)
+    if in_of is not None and counted_noun_any(in_of.group(2)):
+        return "a count out of a total (1 in 5 gauges)"
+    if _POINT_SCALE.match(text, e):
+        return "a self-assessment score (8 on a 10-point scale)"
+    sc = _SCORE_SCALE.match(text, e)
+    if sc is not None and int(digits) <= int(sc.group(1)) and \
+            _SELF_SCORE_WORDS.search(text, max(0, s - 48), s):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    m = _SCORE_OF.search(text, max(0, s - 12), s)
+    if m is not None and digits in ("3", "4", "5", "10", "20", "100") and \
+            int(m.group(1)) <= int(digits) and read_unit(text, e)[0] is None and \
+            _SELF_SCORE_WORDS.search(text, max(0, m.start() - 48), m.start()):
+        return "a self-assessment score (trust 4/5, 9 in 10)"
+    return None
+
+
+_RATIO_AFTER = re.compile(r"\s+(?:too|larger|bigger|higher|greater|smaller|lower|more|less|"
+                          r"as|the|that|this|its|over|faster|slower)\b")
+
+
+def is_marker(text: str, s: int, e: int, close: str) -> bool:
+    """A list or step marker ``n.`` / ``n)`` / ``(n)`` (the caller checked: at most two digits,
+    then the closing mark and a space). It is one when the line before it holds only markdown
+    marks (``**1. Levee crest``, ``### 2. ``, ``> - (3) ``), or, inline, when a word follows
+    and the mark closes an enumeration: ``(1) Get the data. (2) Convert.`` (the bracket
+    opened right before the number) or ``Plan: 1) read 2) compute`` (a ``)`` that closes no
+    bracket of its line). A quantity is never written this way: ``(2 m)``, ``x 2)``."""
+    line_start = text.rfind("\n", 0, s) + 1
+    if not text[line_start:s].strip(" \t*_#>-+(|"):
+        return True
+    k = e + 1
+    while k < len(text) and text[k] in "*_":
+        k += 1
+    word = text[k + 1:k + 2]
+    if not word.isalpha():
+        return False
+    if close == "." and word.isupper():
+        # inline numbered sentences: "... 35.4 m3/s. 3. Fetched the area: ..." (after the end
+        # of a sentence or a heading's colon, the enumeration's neighbour written too)
+        j = s - 1
+        while j >= line_start and text[j] in " *_":
+            j -= 1
+        if j < line_start or text[j] in ".:;!?":
+            n = int(text[s:e])
+            return any(re.search(rf"(?<![\d.,]){v}\.[*_]*\s+[A-Z]", text) for v in (n - 1, n + 1)
+                       if v >= 1)
+        return False
+    if close == ")" and text[s - 1:s] == "(":
+        if text[max(line_start, s - 3):s - 1].strip(" *_") in ("", ".", ":", ";") or \
+                text[s - 3:s - 1] in (". ", ": ", "; "):
+            return True
+        # in running text, a marker of a sequence: "pick one: (1) a time series, (2) a chart,
+        # (3) an alert". The neighbour "(n-1)" or "(n+1)" is written in the same line, each a
+        # bracketed number with a word after it (a quantity is never written "(2) a")
+        line_end = text.find("\n", e)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        n = int(text[s:e])
+        return any(re.search(rf"\({v}\)[*_]*\s+[A-Za-z]", line) for v in (n - 1, n + 1) if v >= 1)
+    if close == ")" and text[s - 1:s] in (" ", ":"):
+        before = text[line_start:s]
+        return before.count("(") <= before.count(")")
+    return False
