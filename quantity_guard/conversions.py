@@ -37,10 +37,10 @@ class Conversion:
     """A recorded elevation carried to another datum: read like a recorded output."""
 
     __slots__ = ("index", "call", "tool", "role", "field", "q", "magnitude", "unit", "datum",
-                 "si", "how", "raw", "label", "code")
+                 "si", "how", "raw", "label", "code", "parts")
 
     def __init__(self, e: Any, shift_si: float, datum: str, code: str, via: str,
-                 call: int | None = None) -> None:
+                 call: int | None = None, by: Any = None) -> None:
         self.index, self.tool, self.role, self.field = e.index, e.tool, "output", e.field
         self.call = e.call if call is None else max(call, e.call)
         magnitude = e.magnitude + shift_si / e.unit.scale
@@ -49,6 +49,7 @@ class Conversion:
         self.q = Q._make(magnitude, e.unit, datum, None, None)
         self.how = self.raw = None
         self.code = code
+        self.parts = frozenset((id(e), id(by)) if by is not None else (id(e),))
         self.label = f"{e.label} {via} (on {datum})"
 
     def __repr__(self) -> str:
@@ -117,10 +118,10 @@ def _named_offset(rec: Record, found: Found) -> None:
         for e in rec.elevations:
             if frm != to and e.datum == frm:
                 found.conversions.append(Conversion(e, d.si, to, "named_offset",
-                                                    f"+ {d.label}", d.call))
+                                                    f"+ {d.label}", d.call, d))
             elif frm != to and e.datum == to:
                 found.conversions.append(Conversion(e, -d.si, frm, "named_offset",
-                                                    f"- {d.label}", d.call))
+                                                    f"- {d.label}", d.call, d))
 
 
 def _station_height(rec: Record, found: Found) -> None:
@@ -141,10 +142,10 @@ def _station_height(rec: Record, found: Found) -> None:
         for e in rec.elevations:
             if e.datum == station:
                 found.conversions.append(Conversion(e, h.si, reference, "station_height",
-                                                    f"+ {h.label}", h.call))
+                                                    f"+ {h.label}", h.call, h))
             elif e.datum == reference:
                 found.conversions.append(Conversion(e, -h.si, station, "station_height",
-                                                    f"- {h.label}", h.call))
+                                                    f"- {h.label}", h.call, h))
 
 
 def _registered(rec: Record, found: Found) -> None:
@@ -176,7 +177,7 @@ def _gauge_zero(rec: Record, found: Found) -> None:
             if e.datum in stations and e is not z and not _registry_relates(e.datum, z.datum) \
                     and e.magnitude.__class__ is float:
                 found.conversions.append(Conversion(e, z.si, z.datum, "gauge_zero",
-                                                    f"+ {z.label} (the gauge zero)", z.call))
+                                                    f"+ {z.label} (the gauge zero)", z.call, z))
 
 
 def _unnamed_offset(rec: Record, found: Found) -> None:
@@ -194,10 +195,20 @@ def _unnamed_offset(rec: Record, found: Found) -> None:
         other = rec.datums[1] if e.datum == rec.datums[0] else rec.datums[0]
         if len(frames) == 1 and e.datum == frames[0]:  # out of the tools' frame: the inverse
             found.conversions.append(Conversion(e, -d.si, other, "unnamed_offset",
-                                                f"- {d.label}", d.call))
+                                                f"- {d.label}", d.call, d))
         else:
             found.conversions.append(Conversion(e, d.si, other, "unnamed_offset",
-                                                f"+ {d.label}", d.call))
+                                                f"+ {d.label}", d.call, d))
+
+
+def combinable(a: Any, b: Any) -> bool:
+    """Whether two operands of a derivation are distinct measurements: a conversion does not
+    combine with the elevation it converts or the offset it applied (``13.9 ft NAVD88 - 1.5 ft``
+    is the reading it came from, not a derivation)."""
+    pa, pb = getattr(a, "parts", None), getattr(b, "parts", None)
+    if pa is None and pb is None:
+        return True
+    return not ((pa and (id(b) in pa or (pb and pa & pb))) or (pb and id(a) in pb))
 
 
 RULES: tuple[tuple[str, Callable[[Record, Found], None]], ...] = (

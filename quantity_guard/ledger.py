@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from .audit import audit_answer
 from .audit.reading import extract_numbers, written_tolerance
+from .conversions import combinable
 from .numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
                       relative_cap)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
@@ -1461,12 +1462,14 @@ class Ledger:
                     a, b = entries[i], entries[j]
                     if pair_datum_ok(a.datum, b.datum, "+", datum) and \
                             not (offsets and (id(a) in offsets or id(b) in offsets)) and \
+                            combinable(a, b) and \
                             not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "+"
                 for i, j, op in _pair_differences(keys, target, t_tol):
                     a, b = entries[i], entries[j]
                     if pair_datum_ok(a.datum, b.datum, "-", datum) and \
                             not (offsets and (id(a) in offsets or id(b) in offsets)) and \
+                            combinable(a, b) and \
                             not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
                         return a, b, "-"
         return None
