@@ -1,0 +1,93 @@
+"""The audit on real model answers: an external study's recorded runs (five models), replayed by
+``bench/real_answers.py``. The folder is ``$QG_REAL_ANSWERS`` or ``../shared/data/real_answers``
+beside the repository; without it these tests skip, except in CI, where it must be there.
+
+The limits are at most 2x the rates measured when they were set (``python
+bench/real_answers.py`` and ``--mode strict``; the figures are in the README's accuracy
+section). Never loosen one beyond that: re-measure and update."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    if "_real_answers" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("_real_answers",
+                                                      ROOT / "bench" / "real_answers.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["_real_answers"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["_real_answers"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    bench = _bench()
+    folder = bench.default_data()
+    if not (folder / "runs.jsonl").exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"the real answers are missing in CI: no runs.jsonl in {folder}")
+        pytest.skip(f"no real answers here ({folder}; set QG_REAL_ANSWERS)")
+    doc, runs = bench.load(folder)
+    bench.register_station_datums(doc)
+    bench._TRUTH["share"] = bench._abstraction_share(doc)
+    return doc, runs
+
+
+@pytest.fixture(scope="module", params=["faithful", "strict"])
+def result(request, data):
+    bench = _bench()
+    doc, runs = data
+    return request.param, bench.summary(bench.judge_all(doc, runs, request.param))
+
+
+def test_every_run_replays_without_a_crash(result):
+    _, figures = result
+    assert figures["crashes"] == 0
+
+
+# measured 52/1136 (4.6%) in both modes; per task at most 25/114 (uk_abstraction_volume)
+def test_false_alarms_stay_within_twice_the_measured_rate(result):
+    _, figures = result
+    assert figures["correct"] >= 1100
+    assert figures["false_alarms"] <= 104, figures["false_alarms"]
+
+
+# per task: twice the measured count, and at least 3 (a task measured at 0 may take 2)
+TASK_LIMITS = {"discharge_at_time": 2, "fabricated_area": 28, "freeboard": 2, "grid_current": 4,
+               "grid_energy": 10, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 6,
+               "uk_abstraction_fraction": 6, "uk_abstraction_volume": 50, "uk_headroom": 2,
+               "unsourced_peak": 2}
+
+
+def test_false_alarms_per_task(result):
+    _, figures = result
+    over = {task: row[1] for task, row in figures["tasks"].items()
+            if row[1] > TASK_LIMITS[task]}
+    assert not over, over
+
+
+# measured 118/120 of the wrong answers that state a figure (118/189 of all wrong answers)
+def test_detection_of_wrong_figures(result):
+    mode, figures = result
+    assert figures["wrong"] >= 110
+    assert figures["detected"] >= 0.9 * figures["wrong"], (mode, figures["detected"])
+
+
+def test_check_mode_reports_a_breached_limit(data, monkeypatch):
+    bench = _bench()
+    figures = {"crashes": 0, "false_alarms": 50, "correct": 100, "tasks": {"t": [10, 9, 0, 0]},
+               "wrong": 10, "detected": 1}
+    monkeypatch.setitem(bench.LIMITS, "faithful", {"false_alarm_rate": 0.1,
+                                                   "task_false_alarm_rate": 0.5})
+    breaches = bench.check(figures, "faithful")
+    assert any("false alarms 0.500" in b for b in breaches)
+    assert any(b.startswith("t:") for b in breaches)
+    assert bench.check({**figures, "false_alarms": 5, "tasks": {}}, "faithful") == []
