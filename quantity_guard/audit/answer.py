@@ -9,6 +9,7 @@ from .reading import extract_numbers, scan
 from .findings import Audit, Finding
 from .context import Context, is_polyphase
 from .classify import classify
+from .revisions import revise
 from .passes import (call_arguments, discarded, elevation_shares, explain_in_context,
     flat_roundings, GENERAL, general, hypothetical, mark_durations, MODAL, odds, per_period,
     retracted)
@@ -76,6 +77,8 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
                 per_period(findings, ctx)
             if any(w in low for w in _GENERAL_HINTS) and GENERAL.search(reading.text):
                 findings, skipped = general(findings, ctx, skipped)
+    if any(f.status in Audit.BAD for f in findings):
+        findings = revise(findings, ctx)
     if any(f.status == "unsourced" and f.number.unit is not None and
            f.number.unit.dims == TIME for f in findings):
         findings, skipped = mark_durations(findings, ctx, skipped)

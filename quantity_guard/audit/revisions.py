@@ -1,0 +1,120 @@
+"""Second readings of flagged figures: each a named rule of ``REVISIONS`` (a code, a cheap gate
+on the answer, and a pure function from the findings to the findings), run in order after the
+other passes.
+
+| code | a flagged figure is accepted when |
+|---|---|
+| ``revised_working`` | it stands in working the answer itself revises ("Wait, let me recalculate", "Actually, let me reconsider", "That seems too small"), and an accepted figure of the same dimension follows the revision: the answer gave that working up (status ``discarded``) |
+| ``double_rounding`` | it is a recorded output rounded twice, to one place more and then to the places written (0.105456 -> 0.1055 -> 0.106): ``sourced``. Only that exact path: 0.107 stays flagged |
+"""
+from __future__ import annotations
+
+import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
+
+from ..numeric import power_dims
+from .findings import Audit, Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from .context import Context
+
+_ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
+
+# words with which an answer revises the working it has just written
+_REVISION = re.compile(
+    r"\b(?:wait|hmm+|actually|hold on|on second thought|oops)\b[\s,.!:;-]*"
+    r"(?:let me|let's|I (?:need|should|made|think)|that|this|the)\b|"
+    r"\blet me (?:re-?calculate|re-?consider|re-?check|re-?think|re-?do|re-?examine|re-?evaluate|"
+    r"recompute|double-check|verify (?:this|that|the)|check (?:this|that) again|calculate (?:this|"
+    r"that|it) (?:more )?(?:carefully|again|properly))\b|"
+    r"\b(?:that|this|which) (?:seems|looks|is|would be) (?:far |much |way )?(?:too (?:small|large|"
+    r"big|low|high)|wrong|off|incorrect|unreasonable|implausible|not right)\b", re.I)
+_REVISION_HINTS = ("ait", "mm", "ctually", "old on", "econd thought", "ops", "et me", "eems",
+                   "ooks", "rong", "ncorrect", "easonable", "lausible", "not right", "too ")
+_WORKING_REACH = 600  # a revision gives up the working written this close before it
+
+
+def _dims(n):
+    return power_dims(n.unit.dims) if n.unit is not None else None
+
+
+def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
+    text = ctx.reading.text
+    marks = [m.start() for m in _REVISION.finditer(text)]
+    if not marks:
+        return findings
+    out = list(findings)
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD:
+            continue
+        mark = next((k for k in marks if n.nend <= k <= n.nend + _WORKING_REACH), None)
+        if mark is None:
+            continue
+        dims = _dims(n)
+        replacing = next((g.number for g in findings if g.status in _ACCEPTED and
+                          g.number.nstart > mark and g.number.unit is not None and
+                          (dims is None or _dims(g.number) == dims)), None)
+        if replacing is not None:
+            out[i] = Finding(n, "discarded", f.match,
+                             f"working the answer revises ({text[mark:mark + 24].strip()!r}); "
+                             f"it gives {replacing.text} after it")
+    return out
+
+
+def _half_up(x: float, step: Decimal) -> Decimal:
+    return (Decimal(repr(x)) / step).quantize(Decimal(1), ROUND_HALF_UP) * step
+
+
+def _rounded_twice(x: float, written: float, tolerance: float) -> bool:
+    """``written`` is ``x`` rounded half up to one place more than written, then to the
+    places written (``tolerance`` is half a unit in the last place written)."""
+    if not (tolerance > 0 and math.isfinite(x)):
+        return False
+    step = Decimal(repr(2 * tolerance)).normalize()
+    first = _half_up(x, step / 10)
+    second = (first / step).quantize(Decimal(1), ROUND_HALF_UP) * step
+    return abs(float(second) - written) <= tolerance / 100
+
+
+def double_rounding(findings: list[Finding], ctx: Context) -> list[Finding]:
+    from .classify import classify
+    out = list(findings)
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status != "unsourced" or n.unit is None or n.percent or n.unit.shift:
+            continue
+        again = classify(n.widened(n.tolerance * 1.1), ctx)
+        e = again.match
+        if again.status != "sourced" or getattr(e, "si", None) is None or \
+                e.unit.dims != n.unit.dims or e.magnitude.__class__ is not float:
+            continue
+        x = (e.si - n.unit.shift) / n.unit.scale
+        if abs(abs(x) - abs(n.value)) <= n.tolerance:
+            continue  # within its own precision: flagged for another reason (a direction, ...)
+        if _rounded_twice(abs(x), abs(n.value), n.tolerance):
+            out[i] = Finding(n, "sourced", e, f"{e.label} = {x:.6g} {n.unit.symbol}, rounded "
+                                               f"twice (to one place more, then as written)")
+    return out
+
+
+REVISIONS: tuple[tuple[str, Callable[[str], bool],
+                       Callable[[list[Finding], Context], list[Finding]]], ...] = (
+    ("revised_working", lambda text: any(h in text for h in _REVISION_HINTS), revised_working),
+    ("double_rounding", lambda text: True, double_rounding),
+)
+
+
+def revise(findings: list[Finding], ctx: Context) -> list[Finding]:
+    """``findings`` after every rule of ``REVISIONS`` whose gate the answer passes."""
+    text = ctx.reading.text
+    for _, gate, rule in REVISIONS:
+        if not any(f.status in Audit.BAD for f in findings):
+            break
+        if gate(text):
+            findings = rule(findings, ctx)
+    return findings

@@ -1,0 +1,83 @@
+"""Second readings of flagged figures (``quantity_guard.audit.revisions.REVISIONS``): working the
+answer revises itself, and a recorded output rounded twice. Each rule with answers it accepts
+and near ones it must not."""
+from __future__ import annotations
+
+import pytest
+
+from quantity_guard import quantity_tool, session
+from quantity_guard.audit.revisions import REVISIONS, _rounded_twice
+
+BAD = ("unsourced", "unit_mislabelled", "tainted")
+
+
+def energy_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 23.4, returns={"unit": "MWh"}, name="energy_delivered")()
+    return ledger
+
+
+def runoff_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 0.10545566896551724, returns={"unit": "mm/d"},
+                      name="runoff_depth")()
+    return ledger
+
+
+def flagged(audit):
+    return [f.number.text for f in audit.findings if f.status in BAD]
+
+
+def test_the_rules_are_a_table_of_named_codes():
+    assert [code for code, _, _ in REVISIONS] == ["revised_working", "double_rounding"]
+
+
+@pytest.mark.parametrize("answer", [
+    "Energy delivered: 23.4 J, or 6.5e-9 MWh. Wait, let me recalculate this more carefully. "
+    "The tool returns MWh, so ANSWER: 23.4 MWh",
+    "That is 23.4 Wh = 0.0000234 MWh. That seems too small. The function returned 23.4 MWh. "
+    "ANSWER: 23.4 MWh",
+    "So 23,400 MWh. Actually, let me reconsider: the result is already in MWh, 23.4 MWh.",
+])
+def test_working_the_answer_revises_is_given_up(answer):
+    audit = energy_ledger().audit_answer(answer)
+    assert audit.ok, flagged(audit)
+    assert any(f.status == "discarded" for f in audit.findings)
+
+
+@pytest.mark.parametrize("answer", [
+    # no revision: the wrong unit stands
+    "Energy delivered: 23.4 J, so ANSWER: 23.4 MWh",
+    # a revision, but nothing accepted follows it
+    "Energy delivered: 23.4 J. Wait, let me recalculate this. I cannot be sure.",
+    # the revision comes before the figure: it revises nothing after it
+    "Wait, let me recalculate. ANSWER: 23.4 kWh",
+    # the figure after the revision is wrong too
+    "It is 23.4 J. Actually, let me reconsider: 2.34 MWh.",
+])
+def test_a_figure_no_revision_gives_up_stays_flagged(answer):
+    assert not energy_ledger().audit_answer(answer).ok
+
+
+@pytest.mark.parametrize("answer", ["ANSWER: 0.106 mm/day", "about 0.1055 mm/d, i.e. 0.106 mm/d"])
+def test_an_output_rounded_twice_is_sourced(answer):
+    audit = runoff_ledger().audit_answer(answer)
+    assert audit.ok, flagged(audit)
+
+
+@pytest.mark.parametrize("answer", ["ANSWER: 0.107 mm/day", "ANSWER: 0.1056 mm/day",
+                                    "ANSWER: 0.104 mm/day"])
+def test_a_figure_no_double_rounding_reaches_stays_flagged(answer):
+    assert not runoff_ledger().audit_answer(answer).ok
+
+
+@pytest.mark.parametrize("x,written,tol,ok", [
+    (0.105456, 0.106, 0.0005, True),    # 0.1055 -> 0.106
+    (0.105449, 0.106, 0.0005, False),   # 0.1054 -> 0.105
+    (2.449, 2.5, 0.05, True),           # 2.45 -> 2.5
+    (2.444, 2.5, 0.05, False),
+    (1249.6, 1250, 0.5, True),          # within the place written: once is enough
+    (393.648, 400, 50, True),           # 390 -> 400
+])
+def test_rounded_twice_is_exactly_that_path(x, written, tol, ok):
+    assert _rounded_twice(x, written, tol) is ok
