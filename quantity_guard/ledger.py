@@ -67,7 +67,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 from .audit import audit_answer
 from .audit.reading import extract_numbers, written_tolerance
 from .conversions import combinable
-from .numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
+from .numeric import (share_matches, canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
                       relative_cap)
 from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
 from .quantity import Q
@@ -1126,6 +1126,14 @@ class Ledger:
             self._views[key] = view
         return view
 
+    def refused_calls(self) -> frozenset:
+        """Indexes of the calls with any recorded violation (refused, or run in warn mode)."""
+        key = ("refused", self._count, self.violation_count)
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = frozenset(v["call"] for v in self.violations)
+        return view
+
     def unsupported_calls(self) -> dict:
         """{call index: input entry} for the calls (with no recorded violation) that received a
         quantity which no earlier output (in any unit; an elevation carried by a recorded datum
@@ -1141,7 +1149,7 @@ class Ledger:
             view = {}
             inputs = self.call_inputs()
             if inputs:
-                refused = {v["call"] for v in self.violations}
+                refused = self.refused_calls()
                 for call, entries in inputs.items():
                     if call in refused:
                         continue
@@ -1175,6 +1183,12 @@ class Ledger:
             if num.unit is None:
                 if abs(num.value - m) <= max(num.tolerance, rel * abs(m)):
                     return True
+                if e.unit.dimensionless and (
+                        share_matches(si, False, rel * abs(si), num.value, bool(num.percent),
+                                      num.tolerance) or
+                        not num.percent and abs(num.value - si) <= max(num.tolerance,
+                                                                       rel * abs(si))):
+                    return True  # 75% in the question sent as 0.75; 0.75 sent as 75 %
             elif num.unit.dims == e.unit.dims:
                 nsi = num.value * num.unit.scale + num.unit.shift
                 if abs(nsi - si) <= max(num.tolerance * num.unit.scale, tol):

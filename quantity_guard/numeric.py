@@ -117,3 +117,14 @@ def fmt_exact(x: float) -> str:
     """Every digit of the float, for a value a model should copy: 1250, 35.39605824."""
     text = repr(float(x))
     return text[:-2] if text.endswith(".0") else text
+
+
+def share_matches(v: float, percent: bool, tol: float, q_value: float, q_percent: bool,
+                  q_tol: float) -> bool:
+    """A share written as a percentage on one side and as a fraction on the other (75% of the
+    question sent or written as 0.75, or 0.75 as 75%), to the precision of either."""
+    if percent == q_percent:
+        return False
+    if q_percent:
+        return abs(v - q_value / 100.0) <= max(tol, q_tol / 100.0)
+    return abs(v / 100.0 - q_value) <= max(tol / 100.0, q_tol)

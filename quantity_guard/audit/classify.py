@@ -9,7 +9,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
-from ..numeric import is_close, pair_datum_ok, power_dims, same_datum
+from ..numeric import is_close, pair_datum_ok, power_dims, same_datum, share_matches
 from .text import Number
 from .findings import entry_name, Finding, note_text, shown, si_of
 from .context import Context
@@ -78,6 +78,24 @@ def classify(num: Number, ctx: Context) -> Finding:
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
                     is_close(si, si_of(q.value, q.unit), tol * unit.scale):
                 return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
+            if unit is None and q.unit is None and \
+                    share_matches(v, bool(num.percent), tol, q.value, bool(q.percent), q.tolerance):
+                return Finding(num, "quoted", q,
+                               lambda: f"stated in the question as {q.text!r} (as a "
+                                       f"{'percentage' if num.percent else 'fraction'})")
+    # 2b. what a sound call received (an input that itself traces to the record or the
+    #     question), written back: the model quotes its own supported argument
+    if ledger.call_count:
+        unsound = ledger.unsound_calls() | ledger.refused_calls()
+        for v in values:
+            for e in ledger.outputs_in_range(v, tol, "input"):
+                if e.call not in unsound and (e.unit == unit if unit is not None else
+                                              e.unit.dimensionless and not num.percent) and \
+                        (num.datum is None or same_datum(num.datum, e.datum)) and \
+                        e.magnitude.__class__ is float and abs(e.magnitude - v) <= tol:
+                    return Finding(num, "sourced", e,
+                                   lambda: f"{e.label} = {shown(e)}, the argument that call "
+                                           f"received (it traces to the record)")
     # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
     #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
     #    read: 0.3 kV); then a product or ratio of the written dimension
