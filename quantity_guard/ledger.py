@@ -50,7 +50,7 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 from math import frexp as _frexp, ldexp as _ldexp
 import threading
-from time import time as _time
+from time import perf_counter as _perf_counter, time as _time
 from collections import deque
 from contextlib import contextmanager
 
@@ -1513,7 +1513,14 @@ class Ledger:
 
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
-        return audit_answer(self, answer, context if context is not None else self.context)
+        from . import observe
+        observer = observe.current()
+        if observer is None:
+            return audit_answer(self, answer, context if context is not None else self.context)
+        start = _perf_counter()
+        audit = audit_answer(self, answer, context if context is not None else self.context)
+        observer.audited(audit, _perf_counter() - start)
+        return audit
 
     def enforcement_report(self) -> str:
         """``2 of 3 tool calls would have been blocked:`` then the violations grouped by code."""

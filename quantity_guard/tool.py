@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from typing import Any, overload
 
     from .ledger import CallRecord, Ledger
+    from .observe import Observer, Verdict
 else:
     def overload(fn):  # typing.overload's run-time effect: the last definition stands
         return fn
@@ -146,7 +147,7 @@ class GuardedTool:
         bound = self.signature.bind(*args, **kwargs)
         return bound, bound.arguments
 
-    def _prepare(self, args: tuple, kwargs: dict[str, Any]
+    def _prepare(self, args: tuple, kwargs: dict[str, Any], verdict: Verdict | None = None
                  ) -> tuple[tuple[tuple, dict[str, Any]], CallRecord | None]:
         """Bind and coerce the arguments; returns ((args, kwargs) for the body, call record)."""
         try:
@@ -157,14 +158,15 @@ class GuardedTool:
         session = _session_for(self)
         call = session.begin_call(self, arguments) if session is not None else None
         guard_arguments(self.params, arguments, enforcement=self.enforcement, call=call,
-                        optional=self._optional, defaults=self._defaults)
+                        optional=self._optional, defaults=self._defaults, verdict=verdict)
         if bound == ():
             return ((), arguments), call
         return (bound.args, bound.kwargs), call
 
-    def _finish(self, result: Any, call: CallRecord | None) -> Any:
+    def _finish(self, result: Any, call: CallRecord | None, verdict: Verdict | None = None
+                ) -> Any:
         if self.enforcement != "strict":
-            out = self._convert_leniently(result, call)
+            out = self._convert_leniently(result, call, verdict)
             if call is not None:
                 call.finish_with(out)
             return out
@@ -199,53 +201,73 @@ class GuardedTool:
         return InvalidArguments(f"{self.name} declares result fields {sorted(fields)} but "
                                 f"returned {type(result).__name__}", field=f"{self.name}.return")
 
-    def _convert_leniently(self, result: Any, call: CallRecord | None) -> Any:
+    def _convert_leniently(self, result: Any, call: CallRecord | None,
+                           verdict: Verdict | None = None) -> Any:
         """Warn and off modes: the result goes on as the body returned it (read as a quantity
         where it can be); warn records each violation in ``call`` (or warns outside a session)."""
         spec = self.returns
         if spec is None:
             return result
         if isinstance(spec, Spec):
-            return self._lenient_result(spec, result, call)
+            return self._lenient_result(spec, result, call, verdict)
         if not isinstance(result, dict):
             if self.enforcement == "warn":
-                _violation(call, self._not_a_dict(result, spec), "warn")
+                _violation(call, self._not_a_dict(result, spec), "warn", verdict)
             return result
         out = dict(result)
         for key, s in spec.items():
             if key in out:
-                out[key] = self._lenient_result(s, out[key], call)
+                out[key] = self._lenient_result(s, out[key], call, verdict)
         return out
 
-    def _lenient_result(self, spec: Spec, value: Any, call: CallRecord | None) -> Any:
+    def _lenient_result(self, spec: Spec, value: Any, call: CallRecord | None,
+                        verdict: Verdict | None = None) -> Any:
         try:
             return spec.convert_result(value)
         except GuardViolation as violation:
             if self.enforcement == "warn":
-                _violation(call, violation, "warn")
+                _violation(call, violation, "warn", verdict)
             return spec.lenient(value, spec.field).value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _observer is not None:  # traced or logged at DEBUG (quantity_guard.observe)
+            return _observed(self, args, kwargs)
         if self.is_async:
             return self._acall(args, kwargs)
-        (pargs, kw), call = self._prepare(args, kwargs)
+        try:
+            (pargs, kw), call = self._prepare(args, kwargs)
+        except GuardViolation as violation:
+            _log_refusal(violation, self.name)
+            raise
         try:
             result = self.fn(*pargs, **kw)
         except BaseException:
             if call is not None:
                 call.finish(ok=False)
             raise
-        return self._finish(result, call)
+        try:
+            return self._finish(result, call)
+        except GuardViolation as violation:
+            _log_refusal(violation, self.name)
+            raise
 
     async def _acall(self, args: tuple, kwargs: dict[str, Any]) -> Any:
-        (pargs, kw), call = self._prepare(args, kwargs)
+        try:
+            (pargs, kw), call = self._prepare(args, kwargs)
+        except GuardViolation as violation:
+            _log_refusal(violation, self.name)
+            raise
         try:
             result = await self.fn(*pargs, **kw)
         except BaseException:
             if call is not None:
                 call.finish(ok=False)
             raise
-        return self._finish(result, call)
+        try:
+            return self._finish(result, call)
+        except GuardViolation as violation:
+            _log_refusal(violation, self.name)
+            raise
 
     # -- as a tool a model calls ---------------------------------------------------------------
     def invoke(self, arguments: dict[str, Any] | str | None = None) -> dict[str, Any]:
@@ -315,6 +337,117 @@ class GuardedTool:
 
 
 _ledger_for_call: Callable[[Any], Ledger | None] | None = None
+_UNSET: Any = object()
+# quantity_guard.observe's Observer while guarded calls are traced (or conversions logged at
+# DEBUG), None when there is nothing to report, _UNSET until the first guarded call looks
+_observer: Any = _UNSET
+
+
+def _set_observer(state: Any) -> None:
+    global _observer
+    _observer = state
+
+
+def _log_refusal(violation: GuardViolation, tool: str | None, blocked: bool = True) -> None:
+    from .observe import log_refusal
+    log_refusal(violation, tool, blocked)
+
+
+def _observed(tool: GuardedTool, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``tool(*args, **kwargs)`` reported to the observer (a span, metrics, DEBUG records)."""
+    obs = _observer
+    if obs is _UNSET:
+        from .observe import listen
+        obs = listen(_set_observer)
+        if obs is None:
+            return tool(*args, **kwargs)
+    if tool.is_async:
+        return _observed_acall(obs, tool, args, kwargs)
+    verdict = obs.start(tool.name, where="library", attributes={
+        "quantity_guard.enforcement": tool.enforcement})
+    verdict.enter()
+    verdict.start()
+    try:
+        try:
+            (pargs, kw), call = tool._prepare(args, kwargs, verdict)
+        except GuardViolation as violation:
+            verdict.violation(violation, tool.enforcement == "strict")
+            _log_refusal(violation, tool.name)
+            raise
+        verdict.stop()
+        try:
+            result = tool.fn(*pargs, **kw)
+        except BaseException as exc:
+            if call is not None:
+                call.finish(ok=False)
+            verdict.end(failure=exc)
+            raise
+        verdict.start()
+        try:
+            out = tool._finish(result, call, verdict)
+        except GuardViolation as violation:
+            verdict.violation(violation, True)
+            _log_refusal(violation, tool.name)
+            raise
+        _result_conversions(verdict, result, out)
+        return out
+    finally:
+        if not verdict.ended:
+            verdict.stop()
+            verdict.end()
+
+
+async def _observed_acall(obs: Observer, tool: GuardedTool, args: tuple,
+                          kwargs: dict[str, Any]) -> Any:
+    verdict = obs.start(tool.name, where="library", attributes={
+        "quantity_guard.enforcement": tool.enforcement})
+    verdict.enter()
+    verdict.start()
+    try:
+        try:
+            (pargs, kw), call = tool._prepare(args, kwargs, verdict)
+        except GuardViolation as violation:
+            verdict.violation(violation, tool.enforcement == "strict")
+            _log_refusal(violation, tool.name)
+            raise
+        verdict.stop()
+        try:
+            result = await tool.fn(*pargs, **kw)
+        except BaseException as exc:
+            if call is not None:
+                call.finish(ok=False)
+            verdict.end(failure=exc)
+            raise
+        verdict.start()
+        try:
+            out = tool._finish(result, call, verdict)
+        except GuardViolation as violation:
+            verdict.violation(violation, True)
+            _log_refusal(violation, tool.name)
+            raise
+        _result_conversions(verdict, result, out)
+        return out
+    finally:
+        if not verdict.ended:
+            verdict.stop()
+            verdict.end()
+
+
+def _result_conversions(verdict: Verdict, result: Any, out: Any) -> None:
+    """The conversions of a result (a Q, or a dict's fields) the guard made."""
+    if out.__class__ is Q:
+        if result.__class__ is Q and result.unit is not out.unit:
+            verdict.converted("return", result.unit.symbol, out.unit.symbol)
+        elif result.__class__ is not Q:
+            verdict.labelled(out.unit.symbol)
+    elif isinstance(out, dict) and isinstance(result, dict):
+        for key, value in out.items():
+            before = result.get(key)
+            if value.__class__ is Q and before is not value:
+                if before.__class__ is Q and before.unit is not value.unit:
+                    verdict.converted(f"return.{key}", before.unit.symbol, value.unit.symbol)
+                elif before.__class__ is not Q:
+                    verdict.labelled(value.unit.symbol)
 
 
 def _session_for(tool: GuardedTool) -> Ledger | None:
@@ -329,12 +462,14 @@ def _session_for(tool: GuardedTool) -> Ledger | None:
 def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
                     enforcement: str = "strict", call: CallRecord | None = None,
                     optional: Collection[str] = frozenset(),
-                    defaults: dict[str, Any] | None = None) -> None:
+                    defaults: dict[str, Any] | None = None,
+                    verdict: Verdict | None = None) -> None:
     """Coerce the declared ``arguments`` in place (the tool boundary, shared by ``@quantity_tool``
     and the MCP proxy). Strict: the first violation is recorded in ``call`` and raised. Warn: every
     violation is recorded and the value goes on as received. Off: coercion only. An optional
     argument omitted or null is left out, or set to its entry in ``defaults`` (already coerced,
-    or None)."""
+    or None). ``verdict``: an observed call's verdict (``quantity_guard.observe``), told each
+    conversion and violation."""
     for pname, spec in params.items():
         field = spec.field
         if arguments.get(pname) is None:
@@ -347,7 +482,7 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
             if pname not in arguments:
                 _violation(call, InvalidArguments(f"missing the argument {pname}", field=field,
                                                   suggestion=f"{pname}: {spec.words()}"),
-                           enforcement)
+                           enforcement, verdict)
                 continue
         raw = arguments[pname]
         if enforcement == "off":
@@ -358,15 +493,23 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
             if call is not None:
                 call.check_input(pname, spec, accepted)
         except GuardViolation as violation:
-            _violation(call, violation, enforcement)
+            _violation(call, violation, enforcement, verdict)
             accepted = spec.lenient(raw, field)
             if call is not None:
                 call.record_input(pname, spec, accepted)
+        else:
+            if verdict is not None:
+                verdict.accepted(pname, accepted)
         arguments[pname] = accepted.value
 
 
-def _violation(call: CallRecord | None, violation: GuardViolation, enforcement: str) -> None:
+def _violation(call: CallRecord | None, violation: GuardViolation, enforcement: str,
+               verdict: Verdict | None = None) -> None:
     strict = enforcement == "strict"
+    if verdict is not None:
+        verdict.violation(violation, strict)
+    if not strict:  # a strict refusal is logged where it ends the call
+        _log_refusal(violation, call.tool if call is not None else None, False)
     if call is not None:
         call.record_violation(violation, blocked=strict)
     elif enforcement == "warn":
