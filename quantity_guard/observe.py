@@ -315,7 +315,9 @@ class Verdict:
         self._t = perf_counter()
 
     def stop(self) -> None:
-        self.elapsed += perf_counter() - self._t
+        if self._t:
+            self.elapsed += perf_counter() - self._t
+            self._t = 0.0
 
     def set(self, key: str, value: "Any") -> None:
         if self.span is not None and value is not None:
@@ -376,16 +378,38 @@ class Verdict:
                                  "quantity_guard.refusal.blocked": blocked,
                                  "gen_ai.tool.name": self.tool})
 
-    def labelled(self, unit: "str | None") -> None:
+    def result(self, before: "Any", after: "Any") -> None:
+        """A result as the tool returned it and as the guard passed it on: a value converted
+        to the declared unit, or a bare number labelled with it (a dict's fields likewise)."""
+        unit = unit_text(after)
+        if unit is not None:
+            if unit_text(before) is None:
+                self.labelled(unit)
+            elif before.unit is not after.unit:
+                self.converted("return", unit_text(before), unit)
+        elif isinstance(after, dict) and isinstance(before, dict):
+            for key, value in after.items():
+                unit = unit_text(value)
+                old: "Any" = before.get(key)
+                if unit is None or old is value:
+                    continue
+                if unit_text(old) is None:
+                    self.labelled(unit, key)
+                elif old.unit is not value.unit:
+                    self.converted(f"return.{key}", unit_text(old), unit)
+
+    def labelled(self, unit: "str | None", key: "str | None" = None) -> None:
         """A bare result the guard labelled with its unit."""
         if self.span is not None and unit:
-            self.span.set_attribute("quantity_guard.result.unit", unit)
+            self.span.set_attribute("quantity_guard.result.unit" if key is None else
+                                    f"quantity_guard.result.{key}.unit", unit)
 
     def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None) -> None:
         """Close the call: the outcome on the span and in the metrics, the span ended."""
         if self.ended:
             return
         self.ended = True
+        self.stop()
         if self._token is not None:
             self.leave()
         if outcome is None:
@@ -415,3 +439,39 @@ class Verdict:
             obs.calls.add(1, attrs)
             obs.duration.record(self.elapsed, {"gen_ai.tool.name": self.tool,
                                                "quantity_guard.where": self.where})
+
+
+class _Unobserved:
+    """``begin()``'s answer when nothing observes: every step does nothing."""
+
+    __slots__ = ()
+    span = None
+    ended = True
+
+    def enter(self) -> None: ...
+    def leave(self) -> None: ...
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def set(self, key: str, value: "Any") -> None: ...
+    def inject(self, meta: dict) -> None: ...
+    def violation(self, violation: "Any", blocked: bool) -> None: ...
+    def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None) -> None: ...
+
+
+UNOBSERVED: "Any" = _Unobserved()
+
+
+def begin(tool: str, *, where: str, kind: str = "internal", meta: "Any" = None,
+          attributes: "dict | None" = None) -> "Any":
+    """The verdict of a guarded call handled outside ``@quantity_tool`` (the proxy, a gateway
+    plug-in, a FastMCP transform), made current in this context (``enter()``), or
+    ``UNOBSERVED``. ``meta``: the request's ``params._meta``, whose W3C trace context (if any)
+    the span continues. Between ``start()`` and ``stop()`` the guard's own time is counted;
+    ``end()`` closes it."""
+    obs = current()
+    if obs is None:
+        return UNOBSERVED
+    verdict = obs.start(tool, where=where, kind=kind, parent=obs.context_from_meta(meta),
+                        attributes=attributes)
+    verdict.enter()
+    return verdict

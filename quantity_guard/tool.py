@@ -389,12 +389,10 @@ def _observed(tool: GuardedTool, args: tuple, kwargs: dict[str, Any]) -> Any:
             verdict.violation(violation, True)
             _log_refusal(violation, tool.name)
             raise
-        _result_conversions(verdict, result, out)
+        verdict.result(result, out)
         return out
     finally:
-        if not verdict.ended:
-            verdict.stop()
-            verdict.end()
+        verdict.end()
 
 
 async def _observed_acall(obs: Observer, tool: GuardedTool, args: tuple,
@@ -425,29 +423,11 @@ async def _observed_acall(obs: Observer, tool: GuardedTool, args: tuple,
             verdict.violation(violation, True)
             _log_refusal(violation, tool.name)
             raise
-        _result_conversions(verdict, result, out)
+        verdict.result(result, out)
         return out
     finally:
-        if not verdict.ended:
-            verdict.stop()
-            verdict.end()
+        verdict.end()
 
-
-def _result_conversions(verdict: Verdict, result: Any, out: Any) -> None:
-    """The conversions of a result (a Q, or a dict's fields) the guard made."""
-    if out.__class__ is Q:
-        if result.__class__ is Q and result.unit is not out.unit:
-            verdict.converted("return", result.unit.symbol, out.unit.symbol)
-        elif result.__class__ is not Q:
-            verdict.labelled(out.unit.symbol)
-    elif isinstance(out, dict) and isinstance(result, dict):
-        for key, value in out.items():
-            before = result.get(key)
-            if value.__class__ is Q and before is not value:
-                if before.__class__ is Q and before.unit is not value.unit:
-                    verdict.converted(f"return.{key}", before.unit.symbol, value.unit.symbol)
-                elif before.__class__ is not Q:
-                    verdict.labelled(value.unit.symbol)
 
 
 def _session_for(tool: GuardedTool) -> Ledger | None:

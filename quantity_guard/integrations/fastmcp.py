@@ -152,6 +152,7 @@ def _transform_class():
     from pydantic import PrivateAttr
 
     from ..mcp.policy import QuantityPolicy
+    from ..observe import begin
 
     class _Policy(QuantityPolicy):
         """The proxy's policy, recording into the active session or the MCP session's ledger."""
@@ -174,21 +175,29 @@ def _transform_class():
         async def run(self, arguments):
             name = self._original.name
             policy = self._policy
+            verdict = begin(name, where="fastmcp", attributes={
+                "quantity_guard.enforcement": policy.enforcement})
+            verdict.start()
             decision = policy.check_call(name, dict(arguments or {}))
+            verdict.stop()
             if decision.action == "refuse":
+                verdict.end()
                 return _tool_result(decision.payload)
             try:
                 result = await self._original._run(decision.payload)
-            except BaseException:
+            except BaseException as exc:
                 call = policy._call_for(name)
                 if call is not None:
                     call.finish(ok=False)
+                verdict.end(failure=exc)
                 raise  # FastMCP answers a failed tool with an isError result
+            verdict.start()
             raw = _result_dict(result)
             labelled = policy.label_result(name, arguments, raw)
             policy.settle()  # in process there is no answer to send first: record it now
             if labelled is raw and result.meta:  # untouched: as the tool sent it
                 labelled["_meta"] = result.meta
+            verdict.end("tool_error" if raw.get("isError") else None)
             return _tool_result(labelled)
 
     class Guard(Transform):

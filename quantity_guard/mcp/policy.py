@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..annotations import load
 from ..numeric import fmt_g
+from ..observe import log_refusal, verdict as _verdict
 from ..errors import VIOLATION_META, GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q
@@ -242,7 +243,9 @@ class QuantityPolicy:
                         raw = raw.get("value")
                     if raw.__class__ is list:
                         self._one_value_only(call, spec, len(raw))
-                guard_arguments(params, coerced, enforcement=self.enforcement, call=call)
+                verdict = _verdict()  # an observed call's (quantity_guard.observe)
+                guard_arguments(params, coerced, enforcement=self.enforcement, call=call,
+                                verdict=verdict)
                 for pname, spec, takes_array, _ in steps:  # a series read from any other form
                     value = coerced.get(pname)
                     if value.__class__ is Q and not takes_array and value.is_series:
@@ -264,6 +267,7 @@ class QuantityPolicy:
                             if blocked:
                                 call.finish(ok=False)
                                 raise violation from None
+                            log_refusal(violation, tool_name, False)
                             forwarded[pname] = arguments[pname]
             except GuardViolation as exc:
                 refused: "GuardViolation | None" = exc
@@ -276,6 +280,10 @@ class QuantityPolicy:
                         del inflight[next(iter(inflight))]
         if refused is not None:  # (logged outside the lock, which the log takes)
             self._write_log("violation", tool_name, arguments, violation=refused)
+            log_refusal(refused, tool_name, True)
+            verdict = _verdict()
+            if verdict is not None:
+                verdict.violation(refused, True)
             result = tool_error(refused.repair())
             result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
             return Decision.refuse(result)
@@ -340,9 +348,16 @@ class QuantityPolicy:
                     call.finish(ok=True)
             self._write_log("violation", tool_name, arguments, violation=violation,
                             where="result", forwarded="unlabelled, as the upstream sent it")
+            log_refusal(violation, tool_name, False)
+            verdict = _verdict()
+            if verdict is not None:
+                verdict.violation(violation, False)
             return result
         # recorded in the ledger by settle(), once the labelled answer is on its way
         self._later.append((tool_name, arguments, out))
+        verdict = _verdict()
+        if verdict is not None:
+            verdict.result(value, out)
         labelled = tool_result(out)
         listed = self._listed.get(tool_name)
         if "structuredContent" in result and (listed is None or listed.output_schema):
