@@ -96,7 +96,7 @@ class _Sessions:
 
 def _session_key(payload: "Any", context: "Any") -> "str | None":
     """The client's MCP session id, from the hook's HTTP headers where the gateway passes them."""
-    sources = []
+    sources: "list[Any]" = []
     extensions = getattr(payload, "extensions", None) or getattr(context, "extensions", None)
     http = getattr(extensions, "http", None)
     if http is not None:
