@@ -10,9 +10,10 @@ once (``current()``):
   whenever it is installed, ``QUANTITY_GUARD_OTEL=0`` never. ``enable()`` turns it on
   explicitly (with a tracer and meter provider of its own, if given), ``disable()`` off, and
   ``refresh()`` looks again at the next call.
-- Records go to the ``quantity_guard`` logger: refusals at WARNING (always; the logger has a
-  ``NullHandler``, so nothing prints unless logging is configured), conversions at DEBUG (when
-  the logger was enabled for DEBUG at the first guarded call, or since ``refresh()``).
+- Records go to the ``quantity_guard`` logger: refusals at WARNING (whenever ``logging`` is in
+  use in the process; the logger has a ``NullHandler``, so nothing prints unless logging is
+  configured), conversions at DEBUG (when the logger was enabled for DEBUG at the first guarded
+  call, or since ``refresh()``).
 
 A guarded call is a span named and attributed after the OpenTelemetry semantic conventions for
 MCP and GenAI tool execution (``tools/call <tool>``, ``mcp.method.name``,
@@ -156,7 +157,11 @@ def logger():
 
 
 def log_refusal(violation: "Any", tool: "str | None", blocked: bool) -> None:
-    """A refusal (or, ``blocked`` False, what warn mode would have refused) at WARNING."""
+    """A refusal (or, ``blocked`` False, what warn mode would have refused) at WARNING. Where
+    nothing imported ``logging``, nothing configured it either: the record would reach only the
+    ``NullHandler``, so ``logging`` is not imported for it."""
+    if "logging" not in sys.modules:
+        return
     log = logger()
     if log.isEnabledFor(30):
         log.warning("%s %s %s [%s]: %s", tool or violation.field or "a tool call",

@@ -1,0 +1,303 @@
+"""quantity_guard.observe: guarded calls as OpenTelemetry spans and metrics.
+
+Read back with the OpenTelemetry SDK's in-memory span exporter and metric reader, through a real
+agent framework run (LangGraph's ToolNode with the scripted model of
+tests/test_integrations_langchain.py; Google ADK's runner in a child process whose global
+tracer provider ADK traces to), through direct calls, and the cost-free path: without
+OpenTelemetry in use nothing is imported.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed: "
+                                                       "pip install -e '.[dev]'")
+from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import StatusCode  # noqa: E402
+
+from integration_tools import QUESTION, demo_tools, run_session  # noqa: E402
+from quantity_guard import observe, quantity_tool, session, toolbox  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CARRY_OVER = ("runoff_depth.discharge: received the bare number 1250, which this tool reads as "
+              "1250 m3/s, but read_discharge.return returned 1250 cfs and no conversion was "
+              "applied.")
+
+
+@pytest.fixture
+def otel():
+    """(span exporter, metric reader) of providers the guard reports to for the test."""
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    observe.enable(tracer_provider, MeterProvider(metric_readers=[reader]))
+    try:
+        yield exporter, reader
+    finally:
+        observe.refresh()
+
+
+def metrics(reader) -> dict:
+    """{metric name: {frozenset(attributes): value, or count for a histogram}}."""
+    out: dict = {}
+    data = reader.get_metrics_data()
+    for rm in data.resource_metrics if data else ():
+        for sm in rm.scope_metrics:
+            for m in sm.metrics:
+                points = out.setdefault(m.name, {})
+                for p in m.data.data_points:
+                    key = frozenset(p.attributes.items())
+                    points[key] = getattr(p, "value", None) if hasattr(p, "value") else p.count
+    return out
+
+
+def events(span, name: str) -> list[dict]:
+    return [dict(e.attributes) for e in span.events if e.name == name]
+
+
+def test_a_langgraph_agent_run_is_one_span_per_tool_call_with_its_verdict(otel):
+    pytest.importorskip("langgraph.prebuilt", reason="langgraph is not installed: pip install "
+                        "-e '.[integrations]' (Python 3.11+)")
+    from test_integrations_langchain import ScriptedChatModel, Shown, agent_graph
+
+    from quantity_guard.integrations import langchain as qg_langchain
+    exporter, reader = otel
+    read_discharge, runoff_depth, _ = demo_tools()
+    app = agent_graph(ScriptedChatModel(script=Shown()),
+                      qg_langchain.wrap(toolbox([read_discharge, runoff_depth])))
+    with run_session(False) as ledger:
+        app.invoke({"messages": [("user", QUESTION)]})
+        ledger.audit_answer("The runoff depth is 0.1055 mm/d, from 1250 cfs; about 7 mm/d.")
+    spans = exporter.get_finished_spans()
+    calls = [s for s in spans if s.name.startswith("tools/call ")]
+    assert [s.name for s in calls] == ["tools/call read_discharge", "tools/call runoff_depth",
+                                       "tools/call runoff_depth"]
+    for s in calls:
+        assert s.attributes["mcp.method.name"] == "tools/call"
+        assert s.attributes["gen_ai.operation.name"] == "execute_tool"
+        assert s.attributes["gen_ai.tool.name"] == s.name.split()[1]
+    reading, refused, converted = calls
+    assert reading.attributes["quantity_guard.result.unit"] == "cfs"
+    assert reading.status.status_code is StatusCode.UNSET
+    # the carry-over: an error span whose event carries the code, the field and the repair text
+    assert refused.status.status_code is StatusCode.ERROR
+    assert refused.attributes["error.type"] == "unconverted_carry_over"
+    assert refused.attributes["quantity_guard.outcome"] == "refused"
+    [refusal] = events(refused, "quantity_guard.refusal")
+    assert refusal["quantity_guard.refusal.code"] == "unconverted_carry_over"
+    assert refusal["quantity_guard.refusal.field"] == "runoff_depth.discharge"
+    assert refusal["quantity_guard.refusal.kind"] == "carry_over"
+    assert refusal["quantity_guard.refusal.blocked"] is True
+    assert refusal["quantity_guard.refusal.repair"].startswith(CARRY_OVER)
+    # the corrected call: each conversion, parameter by parameter, and the result's
+    assert converted.status.status_code is StatusCode.UNSET
+    assert "error.type" not in converted.attributes
+    assert [(e["quantity_guard.parameter"], e["quantity_guard.unit.from"],
+             e["quantity_guard.unit.to"]) for e in events(converted, "quantity_guard.conversion")] \
+        == [("discharge", "cfs", "m3/s"), ("return", "m3/(s*km2)", "mm/d")]
+    # the audit of the answer: its own span, the unsupported figure as an event
+    [audit] = [s for s in spans if s.name == "quantity_guard.audit_answer"]
+    assert audit.attributes["quantity_guard.audit.ok"] is False
+    assert audit.attributes["quantity_guard.audit.sourced"] == 2
+    assert audit.attributes["quantity_guard.audit.unsourced"] == 1
+    [finding] = events(audit, "quantity_guard.audit.finding")
+    assert finding["quantity_guard.audit.text"] == "7 mm/d"
+    assert finding["quantity_guard.audit.status"] == "unsourced"
+
+    found = metrics(reader)
+    where = ("quantity_guard.where", "library")
+    assert found["quantity_guard.calls"] == {
+        frozenset({("gen_ai.tool.name", "read_discharge"), ("quantity_guard.outcome", "ok"), where}): 1,
+        frozenset({("gen_ai.tool.name", "runoff_depth"), ("quantity_guard.outcome", "refused"), where}): 1,
+        frozenset({("gen_ai.tool.name", "runoff_depth"), ("quantity_guard.outcome", "ok"), where}): 1}
+    assert found["quantity_guard.refusals"] == {frozenset({
+        ("quantity_guard.refusal.code", "unconverted_carry_over"),
+        ("quantity_guard.refusal.blocked", True), ("gen_ai.tool.name", "runoff_depth")}): 1}
+    assert found["quantity_guard.conversions"] == {
+        frozenset({("quantity_guard.unit.from", "cfs"), ("quantity_guard.unit.to", "m3/s"),
+                   ("gen_ai.tool.name", "runoff_depth")}): 1,
+        frozenset({("quantity_guard.unit.from", "m3/(s*km2)"), ("quantity_guard.unit.to", "mm/d"),
+                   ("gen_ai.tool.name", "runoff_depth")}): 1}
+    assert found["quantity_guard.guard.duration"] == {
+        frozenset({("gen_ai.tool.name", "read_discharge"), where}): 1,
+        frozenset({("gen_ai.tool.name", "runoff_depth"), where}): 2}
+
+
+ADK_RUN = """
+import asyncio, json, sys
+sys.path.insert(0, {tests!r})
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+from google.adk.agents import LlmAgent
+from integration_tools import Script, demo_tools, run_session
+from test_integrations_google_adk import ScriptedLlm, run_agent
+from quantity_guard import toolbox
+from quantity_guard.integrations import google_adk
+read_discharge, runoff_depth, _ = demo_tools()
+script = Script()
+script.errors = []
+agent = LlmAgent(name="hydrologist", model=ScriptedLlm(model="scripted", script=script),
+                 tools=google_adk.wrap(toolbox([read_discharge, runoff_depth])))
+with run_session(False):
+    asyncio.run(run_agent(agent))
+print(json.dumps([{{"name": s.name, "attributes": dict(s.attributes),
+                   "events": [[e.name, dict(e.attributes)] for e in s.events],
+                   "status": s.status.status_code.name}}
+                  for s in exporter.get_finished_spans()]))
+"""
+
+
+def test_an_adk_run_carries_the_verdict_on_adks_own_execute_tool_spans():
+    """ADK opens an ``execute_tool <name>`` span per call (GenAI conventions): the guard adds
+    its attributes and events to it rather than opening a second span."""
+    pytest.importorskip("google.adk", reason="google-adk is not installed: pip install -e "
+                        "'.[integrations]' (Python 3.11+)")
+    code = ADK_RUN.format(tests=str(REPO / "tests"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    spans = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not [s for s in spans if s["name"].startswith("tools/call")], "a second span per call"
+    tools = [s for s in spans if s["attributes"].get("gen_ai.tool.name") in
+             ("read_discharge", "runoff_depth") and s["name"].startswith("execute_tool")]
+    assert [s["name"] for s in tools] == ["execute_tool read_discharge", "execute_tool runoff_depth",
+                                          "execute_tool runoff_depth"]
+    assert all(s["attributes"]["mcp.method.name"] == "tools/call" for s in tools)
+    refused = tools[1]
+    assert refused["attributes"]["error.type"] == "unconverted_carry_over"
+    assert refused["status"] == "ERROR"
+    assert [e for e in refused["events"] if e[0] == "quantity_guard.refusal"][0][1][
+        "quantity_guard.refusal.repair"].startswith(CARRY_OVER)
+    assert [e[1]["quantity_guard.unit.from"] for e in tools[2]["events"]
+            if e[0] == "quantity_guard.conversion"] == ["cfs", "m3/(s*km2)"]
+
+
+def test_warn_mode_reports_what_it_would_have_refused_without_an_error(otel):
+    exporter, reader = otel
+
+    @quantity_tool(params={"discharge": {"unit": "m**3/s"}}, enforcement="warn")
+    def flow(discharge):
+        return discharge
+
+    with session():
+        flow("12 ft")
+    [span] = exporter.get_finished_spans()
+    assert span.attributes["quantity_guard.outcome"] == "warned"
+    assert "error.type" not in span.attributes
+    assert span.status.status_code is StatusCode.UNSET
+    [refusal] = events(span, "quantity_guard.refusal")
+    assert refusal["quantity_guard.refusal.code"] == "dimensionality_error"
+    assert refusal["quantity_guard.refusal.blocked"] is False
+    assert metrics(reader)["quantity_guard.refusals"] == {frozenset({
+        ("quantity_guard.refusal.code", "dimensionality_error"),
+        ("quantity_guard.refusal.blocked", False), ("gen_ai.tool.name", "flow")}): 1}
+
+
+def test_a_failing_body_and_an_async_tool_are_spans_too(otel):
+    exporter, _ = otel
+
+    @quantity_tool(params={"depth": {"unit": "m"}})
+    def broken(depth):
+        raise ZeroDivisionError("no gauge")
+
+    @quantity_tool(params={"depth": {"unit": "m"}}, returns={"unit": "m"})
+    async def deeper(depth):
+        return depth * 2
+
+    assert broken.invoke({"depth": "3 ft"})["isError"]
+    assert asyncio.run(deeper.ainvoke({"depth": "3 ft"}))["isError"] is False
+    failed, doubled = exporter.get_finished_spans()
+    assert failed.attributes["error.type"] == "ZeroDivisionError"
+    assert failed.attributes["quantity_guard.outcome"] == "failed"
+    assert failed.status.description == "ZeroDivisionError: no gauge"
+    assert [e["quantity_guard.unit.from"] for e in events(failed, "quantity_guard.conversion")] == ["ft"]
+    assert doubled.name == "tools/call deeper"
+    assert doubled.attributes["quantity_guard.outcome"] == "ok"
+    assert [e["quantity_guard.unit.to"] for e in events(doubled, "quantity_guard.conversion")] == ["m"]
+
+
+def test_the_span_is_current_while_the_body_runs(otel):
+    from opentelemetry import trace
+    exporter, _ = otel
+    seen = []
+
+    @quantity_tool(params={"depth": {"unit": "m"}})
+    def depth_tool(depth):
+        seen.append(trace.get_current_span().get_span_context().span_id)
+        return depth
+
+    depth_tool(1.0)
+    [span] = exporter.get_finished_spans()
+    assert seen == [span.context.span_id]
+
+
+def _child(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=120, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO), **env})
+
+
+GUARDED_CALLS = """
+import sys
+from quantity_guard import quantity_tool, session
+@quantity_tool(params={"d": {"unit": "m**3/s"}}, returns={"unit": "m**3/s"})
+def t(d):
+    return d
+with session():
+    t("1250 cfs")
+    t.invoke({"d": "3 m"})
+"""
+
+
+def test_without_opentelemetry_in_use_nothing_is_imported_or_reported():
+    out = _child(GUARDED_CALLS + "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+                                 "('opentelemetry', 'logging')))")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+    assert out.stderr == ""
+
+
+def test_the_environment_switch_turns_tracing_on_and_off():
+    code = ("from opentelemetry import trace\n"
+            "from opentelemetry.sdk.trace import TracerProvider\n"
+            "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+            "from opentelemetry.sdk.trace.export.in_memory_span_exporter import "
+            "InMemorySpanExporter\n"
+            "exporter = InMemorySpanExporter()\n"
+            "provider = TracerProvider()\n"
+            "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+            "trace.set_tracer_provider(provider)\n" + textwrap.dedent(GUARDED_CALLS)
+            + "print([s.name for s in exporter.get_finished_spans()])")
+    on = _child(code)
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.strip() == "['tools/call t', 'tools/call t']"
+    off = _child(code, QUANTITY_GUARD_OTEL="0")
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.strip() == "[]"
+
+
+def test_enable_without_opentelemetry_installed_names_the_extra():
+    out = _child("import sys\nsys.modules['opentelemetry'] = None  # as if not installed\n"
+                 "from quantity_guard import observe\n"
+                 "try:\n    observe.enable()\nexcept ImportError as err:\n    print(err)\n")
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'quantity-guard[otel]'" in out.stdout
