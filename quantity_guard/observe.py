@@ -48,8 +48,8 @@ ENV = "QUANTITY_GUARD_OTEL"
 _KINDS = {"unconverted_carry_over": "carry_over", "unsourced_input": "provenance",
           "session_unbound": "session"}
 
-_UNRESOLVED: "Any" = object()
-_state: "Any" = _UNRESOLVED           # the Observer, None (nothing to do) or _UNRESOLVED
+UNRESOLVED: "Any" = object()
+_state: "Any" = UNRESOLVED           # the Observer, None (nothing to do) or UNRESOLVED
 _listeners: "list[Callable[[Any], None]]" = []  # told the new state (hot paths keep a copy)
 _forced: "tuple | None" = None        # enable()'s providers, or () for disable()
 _logger: "Any" = None
@@ -60,7 +60,7 @@ _VERDICT: "ContextVar[Verdict | None]" = ContextVar("quantity_guard_verdict", de
 def current() -> "Observer | None":
     """The observer guarded calls report to, or None (looked up once; see the module doc)."""
     state = _state
-    if state is _UNRESOLVED:
+    if state is UNRESOLVED:
         state = _resolve()
     return state
 
@@ -96,9 +96,9 @@ def refresh() -> None:
     ``quantity_guard`` logger's level (after configuring either later than the first call)."""
     global _forced, _state
     _forced = None
-    _state = _UNRESOLVED
+    _state = UNRESOLVED
     for setter in _listeners:
-        setter(_UNRESOLVED)
+        setter(UNRESOLVED)
 
 
 def _resolve() -> "Observer | None":

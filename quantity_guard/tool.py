@@ -344,8 +344,10 @@ _observer: Any = _UNSET
 
 
 def _set_observer(state: Any) -> None:
+    """Told by quantity_guard.observe whenever its state changes."""
+    from .observe import UNRESOLVED
     global _observer
-    _observer = state
+    _observer = _UNSET if state is UNRESOLVED else state
 
 
 def _log_refusal(violation: GuardViolation, tool: str | None, blocked: bool = True) -> None:
