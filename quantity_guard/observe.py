@@ -49,6 +49,7 @@ _KINDS = {"unconverted_carry_over": "carry_over", "unsourced_input": "provenance
           "session_unbound": "session"}
 
 UNRESOLVED: "Any" = object()
+_MISSING: "Any" = object()
 _state: "Any" = UNRESOLVED           # the Observer, None (nothing to do) or UNRESOLVED
 _listeners: "list[Callable[[Any], None]]" = []  # told the new state (hot paths keep a copy)
 _forced: "tuple | None" = None        # enable()'s providers, or () for disable()
@@ -208,17 +209,45 @@ class Observer:
         self.duration = meter.create_histogram(
             "quantity_guard.guard.duration", unit="s",
             description="The guard's own time per guarded call (the tool's run excluded)")
+        # the global providers stay the API's proxies until an SDK is set: while both are,
+        # nothing would be recorded and a call is not reported at all (see live())
+        self._given = tracer_provider is not None or meter_provider is not None
+        self._proxy_tracers = self._trace.ProxyTracerProvider
+        self._metrics = metrics
         self._internal = self._trace.SpanKind.INTERNAL
         self._server = self._trace.SpanKind.SERVER
         self._error = self._trace.StatusCode.ERROR
 
+    def live(self) -> bool:
+        """Whether anything would record a span or a measurement: providers were given to
+        ``enable()``, or an SDK replaced either global proxy provider."""
+        if self._given:
+            return True
+        # the API keeps the global providers in module attributes, None until one is set (a
+        # provider once set is never unset); get_*_provider() would read os.environ each time
+        trace, metrics = self._trace, self._metrics
+        tracers = getattr(trace, "_TRACER_PROVIDER", _MISSING)
+        meters = getattr(getattr(metrics, "_internal", None), "_METER_PROVIDER", _MISSING)
+        if tracers is _MISSING or meters is _MISSING:  # another API layout: its public calls
+            live = not isinstance(trace.get_tracer_provider(), self._proxy_tracers) or \
+                type(metrics.get_meter_provider()).__name__ != "_ProxyMeterProvider"
+        else:
+            live = tracers is not None or meters is not None
+        if live:
+            self._given = True
+        return live
+
     # -- spans ---------------------------------------------------------------------------------
     def start(self, tool: str, *, where: str, kind: str = "internal", parent: "Any" = None,
-              attributes: "dict | None" = None, reuse: bool = True) -> "Verdict":
-        """A verdict for one guarded call, with its span started (not yet current)."""
+              attributes: "dict | None" = None, reuse: bool = True) -> "Verdict | None":
+        """A verdict for one guarded call, with its span started (not yet current); None when
+        nothing would record it (no SDK set up, DEBUG records off)."""
+        traced = self.tracer is not None and self.live()
+        if not traced and not self.debug:
+            return None
         span = None
         owned = True
-        if self.tracer is not None:
+        if traced:
             if reuse and parent is None:
                 here = self._trace.get_current_span()
                 # a framework's own span for this tool's execution (GenAI conventions): the
@@ -235,7 +264,7 @@ class Observer:
                     kind=self._server if kind == "server" else self._internal, attributes=attrs)
             else:
                 span.set_attributes(attrs)
-        return Verdict(self, span, owned, tool, where)
+        return Verdict(self, span, owned, tool, where, traced)
 
     def context_from_meta(self, meta: "Any") -> "Any":
         """The OpenTelemetry context a client passed in ``params._meta`` (W3C trace context:
@@ -281,11 +310,12 @@ class Verdict:
     """What the guard found in one call, reported to its span, the metrics and the log."""
 
     __slots__ = ("observer", "span", "owned", "tool", "where", "violations", "conversions",
-                 "elapsed", "_t", "_token", "refused", "ended")
+                 "elapsed", "_t", "_token", "refused", "ended", "traced")
 
-    def __init__(self, observer: Observer, span: "Any", owned: bool, tool: str, where: str
-                 ) -> None:
+    def __init__(self, observer: Observer, span: "Any", owned: bool, tool: str, where: str,
+                 traced: bool = True) -> None:
         self.observer = observer
+        self.traced = traced  # spans and metrics recorded (else only DEBUG records)
         self.span = span
         self.owned = owned
         self.tool = tool
@@ -348,7 +378,7 @@ class Verdict:
             self.span.add_event("quantity_guard.conversion", {
                 "quantity_guard.parameter": parameter, "quantity_guard.unit.from": source,
                 "quantity_guard.unit.to": target})
-        if obs.tracer is not None:
+        if self.traced:
             obs.conversions.add(1, {"quantity_guard.unit.from": source,
                                     "quantity_guard.unit.to": target,
                                     "gen_ai.tool.name": self.tool})
@@ -378,7 +408,7 @@ class Verdict:
                 "quantity_guard.refusal.kind": kind,
                 "quantity_guard.refusal.blocked": blocked,
                 "quantity_guard.refusal.repair": violation.repair()})
-        if obs.tracer is not None:
+        if self.traced:
             obs.refusals.add(1, {"quantity_guard.refusal.code": violation.code,
                                  "quantity_guard.refusal.blocked": blocked,
                                  "gen_ai.tool.name": self.tool})
@@ -438,7 +468,7 @@ class Verdict:
                 span.set_status(obs._error)
             if self.owned:
                 span.end()
-        if obs.tracer is not None:
+        if self.traced:
             attrs = {"gen_ai.tool.name": self.tool, "quantity_guard.outcome": outcome,
                      "quantity_guard.where": self.where}
             obs.calls.add(1, attrs)
@@ -478,5 +508,7 @@ def begin(tool: str, *, where: str, kind: str = "internal", meta: "Any" = None,
         return UNOBSERVED
     verdict = obs.start(tool, where=where, kind=kind, parent=obs.context_from_meta(meta),
                         attributes=attributes)
+    if verdict is None:
+        return UNOBSERVED
     verdict.enter()
     return verdict

@@ -367,6 +367,8 @@ def _observed(tool: GuardedTool, args: tuple, kwargs: dict[str, Any]) -> Any:
         return _observed_acall(obs, tool, args, kwargs)
     verdict = obs.start(tool.name, where="library", attributes={
         "quantity_guard.enforcement": tool.enforcement})
+    if verdict is None:  # nothing records it (OpenTelemetry imported, no SDK set up)
+        return _unobserved(tool, args, kwargs)
     verdict.enter()
     verdict.start()
     try:
@@ -397,10 +399,32 @@ def _observed(tool: GuardedTool, args: tuple, kwargs: dict[str, Any]) -> Any:
         verdict.end()
 
 
+def _unobserved(tool: GuardedTool, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``GuardedTool.__call__``'s own path, for a sync tool while the observer records nothing."""
+    try:
+        (pargs, kw), call = tool._prepare(args, kwargs)
+    except GuardViolation as violation:
+        _log_refusal(violation, tool.name)
+        raise
+    try:
+        result = tool.fn(*pargs, **kw)
+    except BaseException:
+        if call is not None:
+            call.finish(ok=False)
+        raise
+    try:
+        return tool._finish(result, call)
+    except GuardViolation as violation:
+        _log_refusal(violation, tool.name)
+        raise
+
+
 async def _observed_acall(obs: Observer, tool: GuardedTool, args: tuple,
                           kwargs: dict[str, Any]) -> Any:
     verdict = obs.start(tool.name, where="library", attributes={
         "quantity_guard.enforcement": tool.enforcement})
+    if verdict is None:
+        return await tool._acall(args, kwargs)
     verdict.enter()
     verdict.start()
     try:
