@@ -176,10 +176,14 @@ def _plugin_class():
                 tool = self.annotated_name(original) if original else None
             if tool is None:
                 return framework.PluginResult(continue_processing=True)
-            policy = self.sessions.policy(_session_key(payload, context))
+            key = _session_key(payload, context)
+            policy = self.sessions.policy(key)
             observer = current()
-            verdict = observer.start(tool, where="contextforge", attributes={
-                "quantity_guard.enforcement": self.enforcement}) if observer else None
+            attributes = {"quantity_guard.enforcement": self.enforcement}
+            if key is not None:
+                attributes["mcp.session.id"] = key
+            verdict = observer.start(tool, where="contextforge", kind="server",
+                                     attributes=attributes) if observer else None
             if verdict is not None:
                 verdict.enter()
                 verdict.start()
