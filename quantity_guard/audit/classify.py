@@ -10,6 +10,7 @@ from itertools import chain
 
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
 from ..numeric import is_close, pair_datum_ok, power_dims, same_datum
+from .cache import CACHE
 from .text import Number
 from .findings import entry_name, Finding, note_text, shown, si_of
 from .context import Context
@@ -278,9 +279,6 @@ def _written_direction(num, ctx) -> int:
     return 0
 
 
-_TOOL_DIRECTION: dict = {}
-
-
 def _tool_direction(tool, field) -> int:
     """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
     return _tool_sides(tool, field)[0]
@@ -291,7 +289,8 @@ def _tool_sides(tool, field):
     direction: ``level_below_threshold`` is (-1, {level}, {threshold}): the level is below
     the threshold by the value. (0, (), ()) when the name states none (cached)."""
     key = (tool, field)
-    d = _TOOL_DIRECTION.get(key)
+    memo = CACHE.tool_sides
+    d = memo.get(key)
     if d is None:
         words = [w for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower()) if w]
         dirs = {_DIR_WORDS[w] for w in words if w in _DIR_WORDS}
@@ -303,8 +302,8 @@ def _tool_sides(tool, field):
             d = (dirs.pop(), subject, reference)
         else:
             d = (0, frozenset(), frozenset())
-        if len(_TOOL_DIRECTION) < 4096:
-            _TOOL_DIRECTION[key] = d
+        if len(memo) < 4096:
+            memo[key] = d
     return d
 
 

@@ -8,6 +8,7 @@ import re
 
 from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, significant_figures,
     tolerance_of_digits)
+from .cache import CACHE
 from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
 from .skips import (clock_spans, discrete_count, file_names, id_hints, identifier_at, is_marker,
@@ -154,7 +155,10 @@ _ID_NEXT2 = frozenset("0123456789ipPABCDEFGHIJKLMNOQRSTUVWXYZ")  # after a space
 
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
-    return scan(text).numbers if text else []
+    if not text:
+        return []
+    CACHE.fresh()
+    return scan(text).numbers
 
 
 def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -> _Reading:
