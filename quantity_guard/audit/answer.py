@@ -44,7 +44,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if known is None:
             known = seen[key] = classify(num, ctx)
         findings.append(known if known.number is num else
-                        Finding(num, known.status, known.match, known._note))
+                        Finding(num, known.status, known.match, known._note, known.code))
     if any(f.status in Audit.BAD for f in findings):
         explain_in_context(findings, ctx)
     if any(n.flat for n in reading.numbers):

@@ -7,6 +7,7 @@ import re
 
 from ..numeric import is_close, plain_digits
 from .cache import CACHE
+from .codes import Reason
 from .text import cell_unit, is_ratio_unit, Number, read_phrase, read_unit
 from .findings import Finding, shown
 from .context import CONSTANT_TEXT, CONSTANTS, Context
@@ -39,7 +40,8 @@ def truncated(num: Number, ledger):
         return None
     e = hit.match
     return Finding(num, "sourced", e,
-                   lambda: f"{e.label} = {shown(e)}, truncated (its digits cut, not rounded)")
+                   lambda: f"{e.label} = {shown(e)}, truncated (its digits cut, not rounded)",
+                   Reason.SOURCED_TRUNCATED)
 
 
 def factor_note(numbers, i, ctx):
