@@ -14,6 +14,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..numeric import power_dims
+from .codes import Reason
 from .findings import Audit, Finding
 
 TYPE_CHECKING = False
@@ -62,7 +63,7 @@ def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
         if replacing is not None:
             out[i] = Finding(n, "discarded", f.match,
                              f"working the answer revises ({text[mark:mark + 24].strip()!r}); "
-                             f"it gives {replacing.text} after it")
+                             f"it gives {replacing.text} after it", Reason.REVISED_WORKING)
     return out
 
 
@@ -98,7 +99,8 @@ def double_rounding(findings: list[Finding], ctx: Context) -> list[Finding]:
             continue  # within its own precision: flagged for another reason (a direction, ...)
         if _rounded_twice(abs(x), abs(n.value), n.tolerance):
             out[i] = Finding(n, "sourced", e, f"{e.label} = {x:.6g} {n.unit.symbol}, rounded "
-                                               f"twice (to one place more, then as written)")
+                                               f"twice (to one place more, then as written)",
+                             Reason.SOURCED_ROUNDED_TWICE)
     return out
 
 

@@ -94,6 +94,7 @@ class Row:
 class _Registry:
     def __init__(self) -> None:
         self.lock = threading.RLock()
+        self.generation = 0  # grows with every change (see ``generation()``)
         self.clear()
 
     def clear(self) -> None:
@@ -105,9 +106,17 @@ class _Registry:
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
+        self.generation += 1
 
 
 _REG = _Registry()
+
+
+def generation() -> int:
+    """A number that grows whenever the table does (``define``, or the table loading): readers
+    above that remember what a spelling meant (the answer audit) compare it to know whether
+    their readings may be stale."""
+    return _REG.generation
 
 
 def registry() -> _Registry:
@@ -167,6 +176,7 @@ def _add_row(entry: dict) -> Row:
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
+    _REG.generation += 1
     _Above.row_added()
     return row
 
