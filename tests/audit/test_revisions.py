@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import quantity_tool, session
+from quantity_guard.audit.codes import Reason
 from quantity_guard.audit.revisions import REVISIONS, _rounded_twice
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
@@ -42,7 +43,7 @@ def test_the_rules_are_a_table_of_named_codes():
 def test_working_the_answer_revises_is_given_up(answer):
     audit = energy_ledger().audit_answer(answer)
     assert audit.ok, flagged(audit)
-    assert any(f.status == "discarded" for f in audit.findings)
+    assert any(f.code is Reason.REVISED_WORKING for f in audit.findings)
 
 
 @pytest.mark.parametrize("answer", [
@@ -63,6 +64,7 @@ def test_a_figure_no_revision_gives_up_stays_flagged(answer):
 def test_an_output_rounded_twice_is_sourced(answer):
     audit = runoff_ledger().audit_answer(answer)
     assert audit.ok, flagged(audit)
+    assert audit.findings[-1].code is Reason.SOURCED_ROUNDED_TWICE
 
 
 @pytest.mark.parametrize("answer", ["ANSWER: 0.107 mm/day", "ANSWER: 0.1056 mm/day",
