@@ -95,10 +95,11 @@ def classify(num: Number, ctx: Context) -> Finding:
     # 2b. what a sound call received (an input that itself traces to the record or the
     #     question), written back: the model quotes its own supported argument
     if ledger.call_count:
-        unsound = ledger.unsound_calls() | ledger.refused_calls()
         for v in values:
             for e in ledger.outputs_in_range(v, tol, "input"):
-                if e.call not in unsound and (e.unit == unit if unit is not None else
+                if e.call not in ledger.unsound_calls() and \
+                        e.call not in ledger.refused_calls() and \
+                        (e.unit == unit if unit is not None else
                                               e.unit.dimensionless and not num.percent) and \
                         (num.datum is None or same_datum(num.datum, e.datum)) and \
                         e.magnitude.__class__ is float and abs(e.magnitude - v) <= tol:
