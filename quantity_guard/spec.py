@@ -33,7 +33,7 @@ from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
-__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS"]
+__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS", "field_type_problem"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
@@ -110,6 +110,9 @@ class Spec:
               quality: str | None, crs: str | None, sourced: bool, require_explicit_unit: bool,
               description: str | None, optional: bool, field: str | None) -> None:
         where = f" for {field}" if field else ""
+        _check_types(where, field, unit=unit, datum=datum, tz=tz, quality=quality, crs=crs,
+                     sourced=sourced, require_explicit_unit=require_explicit_unit,
+                     description=description, optional=optional)
         self.field = field
         self.unit_text = None if unit is None else (unit.symbol if isinstance(unit, Unit) else unit)
         self.unit = None
@@ -547,6 +550,43 @@ class Spec:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _ = self._to_quantity(value, field)
         return self._check(received, field)
+
+
+#: the declaration fields that are true or false, and those that are text
+FLAG_KEYS = ("sourced", "require_explicit_unit", "optional")
+TEXT_KEYS = ("datum", "tz", "quality", "crs", "description")
+
+
+def field_type_problem(key: str, value: Any) -> "str | None":
+    """Why ``value`` cannot be the declaration field ``key`` (None when it can): a flag must be
+    a boolean (the string ``"no"`` is not false), a text field a string, and ``unit`` a unit
+    string (or a Unit)."""
+    if key in FLAG_KEYS:
+        if value.__class__ is bool:
+            return None
+        shown = f"the string {value!r}" if isinstance(value, str) else \
+            f"{type(value).__name__} {value!r}"
+        return (f"{key} must be a boolean, received {shown}; write {key} = true or "
+                f"{key} = false without quotes (TOML and JSON; True or False in Python)")
+    if key in TEXT_KEYS or key == "unit":
+        if isinstance(value, str) or (key == "unit" and isinstance(value, Unit)):
+            return None
+        what = "a unit string such as \"m**3/s\"" if key == "unit" else "a string"
+        example = {"tz": "\"America/Chicago\"", "datum": "\"NAVD88\"", "quality": "\"approved\"",
+                   "crs": "\"EPSG:4326\"", "description": "\"...\""}.get(key, "\"m**3/s\"")
+        return (f"{key} must be {what}, received {type(value).__name__} {value!r}; write "
+                f"{key} = {example}")
+    return None
+
+
+def _check_types(where: str, field: "str | None", **fields: Any) -> None:
+    for key, value in fields.items():
+        if value is None and key not in FLAG_KEYS:
+            continue
+        problem = field_type_problem(key, value)
+        if problem is not None:
+            raise InvalidArguments(f"declaration{where}: {problem}", field=field,
+                                   received=value, expected=key)
 
 
 def datum_repair(q: Q, target: str, unit: Unit) -> str:

@@ -102,6 +102,9 @@ class QuantityPolicy:
         # labelled results not yet recorded in the ledger: (tool, forwarded arguments, value);
         # recorded by settle(), after the labelled answer was sent
         self._later: list[tuple[str, dict, object]] = []
+        # annotation problems already warned about (see catalogue_seen), shared with the
+        # policies that share the listing
+        self._warned: set[str] = set()
 
     @property
     def ledger(self) -> Ledger:
@@ -135,6 +138,7 @@ class QuantityPolicy:
         list the tools on one connection and call them on another, and the call must still
         be converted for the upstream's declared types (an integer goes as a JSON integer)."""
         self._listed = other._listed
+        self._warned = other._warned
         self._array_params = other._array_params
         self._plans = other._plans
 
@@ -370,21 +374,56 @@ class QuantityPolicy:
         return None
 
     # -- command line extras ------------------------------------------------------------------
-    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
+    def catalogue_seen(self, tools: list[dict]) -> list[str]:
+        """Warnings for annotations the upstream's listing does not match (a tool it does not
+        list, a parameter its tool does not have): such a declaration guards nothing. Each
+        problem is warned about once (stderr, through the caller, and ``--log``)."""
+        problems = [(t, p) for t, p in self._catalogue_problems(tools) if p not in self._warned]
+        if not problems:
+            return []
+        self._warned.update(p for _, p in problems)
+        path = getattr(self.annotations, "path", "<annotations>")
+        out = []
+        for tool, problem in problems:
+            text = (f"warning: {path}: {problem}; this declaration guards nothing (fix the "
+                    f"annotation file, or run with --strict-annotations to refuse to start)")
+            out.append(text)
+            self._write_log("annotation_warning", tool, None, warning=text)
+        return out
+
+    def _catalogue_problems(self, tools: list[dict]) -> "list[tuple[str, str]]":
+        """(tool, problem) for each declaration the listing does not match."""
         listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
-        problems, lines = [], []
+        problems = []
         for name, ann in self.annotations.items():
             tool = listed.get(name)
             if tool is None:
                 close = _close_names(name, listed)
-                problems.append(f"tools.{name}: the server has no tool {name!r}"
-                                + (f" (did you mean {close}?)" if close else ""))
+                problems.append((name, f"tools.{name}: the server has no tool {name!r}"
+                                 + (f" (did you mean {close}?)" if close else
+                                    f" (it lists {_some(listed)})")))
                 continue
-            props = (tool.get("inputSchema") or {}).get("properties") or {}
+            schema = tool.get("inputSchema")
+            props = schema.get("properties") if isinstance(schema, dict) else None
+            if not isinstance(props, dict):
+                props = {}
             for pname in ann.params:
                 if pname not in props:
-                    problems.append(f"tools.{name}.params.{pname}: {name} has no parameter "
-                                    f"{pname!r} (it has {sorted(props)})")
+                    close = _close_names(pname, props)
+                    problems.append((name, f"tools.{name}.params.{pname}: {name} has no "
+                                     f"parameter {pname!r} ("
+                                     + (f"did you mean {close}? " if close else "")
+                                     + f"it has {sorted(props)})"))
+        return problems
+
+    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
+        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
+        problems = [p for _, p in self._catalogue_problems(tools)]
+        lines = []
+        for name, ann in self.annotations.items():
+            tool = listed.get(name)
+            if tool is None:
+                continue
             declared = ", ".join(f"{p} [{s.unit_text or s.tz_text}]" for p, s in ann.params.items())
             ret = ""
             if isinstance(ann.returns, Spec):
@@ -696,6 +735,13 @@ def _result_value(result: dict, returns):
     if isinstance(source, dict) and any(k in source for k in returns):
         return {k: (_number(v) if k in returns else v) for k, v in source.items()}
     return None
+
+
+def _some(listed, at_most: int = 8) -> str:
+    names = sorted(n for n in listed if isinstance(n, str))
+    if not names:
+        return "no tools"
+    return ", ".join(repr(n) for n in names[:at_most]) + (", ..." if len(names) > at_most else "")
 
 
 def _close_names(name: str, listed) -> str:
