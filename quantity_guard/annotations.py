@@ -161,6 +161,15 @@ def _build(doc, text: str, path: str) -> Annotations:
                 returns = returns_of(body["returns"], f"{name}.return")
             except GuardViolation as err:
                 problems.append(f"{where(name, 'returns')}: {err.message}")
+            for key, spec in (returns.items() if isinstance(returns, dict) else
+                              [(None, returns)] if returns is not None else []):
+                if spec.tz is not None:
+                    keys = ("returns",) if key is None else ("returns", key)
+                    problems.append(
+                        f"{where(name, *keys)}: tz {spec.tz_text!r} declares a timestamp, but "
+                        f"results are labelled with units only: a timestamp result would "
+                        f"be refused on every call. Remove tz here (the timestamp passes as the "
+                        f"server sends it); declare tz on a parameter that takes a timestamp")
         description = body.get("description")
         if description is not None and not isinstance(description, str):
             problems.append(f"{where(name, 'description')}: must be a string")

@@ -407,13 +407,19 @@ class QuantityPolicy:
             props = schema.get("properties") if isinstance(schema, dict) else None
             if not isinstance(props, dict):
                 props = {}
-            for pname in ann.params:
+            for pname, spec in ann.params.items():
                 if pname not in props:
                     close = _close_names(pname, props)
                     problems.append((name, f"tools.{name}.params.{pname}: {name} has no "
                                      f"parameter {pname!r} ("
                                      + (f"did you mean {close}? " if close else "")
                                      + f"it has {sorted(props)})"))
+                elif isinstance(props[pname], dict):
+                    problem = _schema_mismatch(spec, props[pname], f"{name} types {pname}")
+                    if problem:
+                        problems.append((name, f"tools.{name}.params.{pname}: {problem}"))
+            problems.extend((name, p) for p in _result_mismatches(name, ann.returns,
+                                                                  tool.get("outputSchema")))
         return problems
 
     def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
@@ -735,6 +741,71 @@ def _result_value(result: dict, returns):
     if isinstance(source, dict) and any(k in source for k in returns):
         return {k: (_number(v) if k in returns else v) for k, v in source.items()}
     return None
+
+
+_NUMERIC = frozenset({"number", "integer"})
+
+
+def _schema_kinds(schema: dict) -> "set[str] | None":
+    """The JSON types a schema allows (an array's items for an array), or None when it states
+    none (then anything may come)."""
+    kinds = {k for k in _branches(schema) if isinstance(k, str)}
+    if "array" in kinds:
+        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
+                             if isinstance(b, dict)]:
+            if isinstance(s.get("items"), dict):
+                items = _schema_kinds(s["items"])
+                if items is not None:
+                    kinds = (kinds - {"array"}) | items
+                break
+    return kinds or None
+
+
+def _schema_mismatch(spec: Spec, schema: dict, what: str) -> "str | None":
+    """Why a declaration can never work on a value of this schema (None when it can): a unit
+    on a value that is never a number, a tz on one that is never a string."""
+    kinds = _schema_kinds(schema)
+    if kinds is None:
+        return None
+    shown = " or ".join(sorted(kinds))
+    if spec.unit is not None and not kinds & _NUMERIC:
+        instead = ("if it holds a timestamp, declare tz = \"<IANA zone>\" instead; otherwise "
+                   "remove the declaration" if "string" in kinds else
+                   "a " + shown + " has no unit: remove the declaration")
+        return (f"declares unit {spec.unit_text!r}, but {what} as {shown}, never a number: "
+                f"the number the proxy would send (or label) in {spec.unit_text} cannot be that; "
+                f"{instead}")
+    if spec.tz is not None and "string" not in kinds:
+        return (f"declares tz {spec.tz_text!r} (a timestamp, sent as an ISO 8601 string with "
+                f"its offset), but {what} as {shown}, never a string: remove tz "
+                f"(a count of seconds since an epoch is not checked as a timestamp)")
+    return None
+
+
+def _result_mismatches(name: str, returns, output) -> "list[str]":
+    """Result declarations the tool's outputSchema rules out (a unit on a string result)."""
+    if returns is None or not isinstance(output, dict):
+        return []
+    props = output.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+    if isinstance(returns, Spec):
+        held = [n for n in ("result", "value") if isinstance(props.get(n), dict)][:1]
+        pairs = [(f"tools.{name}.returns", returns, n) for n in held]
+        if not held and output.get("type") not in (None, "object"):
+            pairs = [(f"tools.{name}.returns", returns, None)]
+    else:
+        pairs = [(f"tools.{name}.returns.{k}", s, k) for k, s in returns.items()
+                 if isinstance(props.get(k), dict)]
+    out = []
+    for where, spec, key in pairs:
+        schema = output if key is None else props[key]
+        what = (f"its outputSchema types the result" if key is None else
+                f"its outputSchema types {key!r}")
+        problem = _schema_mismatch(spec, schema, what)
+        if problem:
+            out.append(f"{where}: {problem}")
+    return out
 
 
 def _some(listed, at_most: int = 8) -> str:
