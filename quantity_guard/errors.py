@@ -73,7 +73,7 @@ class GuardViolation(Exception):
     def repair(self) -> str:
         """What was wrong and exactly what to send instead, as one paragraph."""
         text = str(self)
-        if self.suggestion:
+        if self.suggestion and self.suggestion not in text:  # (not said twice)
             end = text.rstrip()
             # one sentence ends before the next begins: "... was applied. Send instead: ..."
             stop = "" if not end or end[-1] in ".!?:;" else "."

@@ -206,17 +206,31 @@ class Spec:
         if self.is_timestamp:
             return f"a timestamp with a UTC offset, in {self.tz_text}"
         unit = self._quantity_unit()
+        if unit.symbol == "1":  # the dimensionless unit itself: no unit to name
+            return "a plain number with no unit (dimensionless: a ratio or a count)"
         text = f"{unit.long_name} ({unit.symbol})"
         if self.datum:
             text += f" above {self.datum}"
         return text
 
+    def in_words(self) -> str:
+        """``In cubic feet per second (cfs).``; for the dimensionless unit, what it is."""
+        words = self.words()
+        if self.unit is not None and self.unit.symbol == "1":
+            return words[:1].upper() + words[1:] + "."
+        return f"In {words}."
+
     def describe(self) -> str:
         parts = [self.description] if self.description else []
-        parts.append(f"In {self.words()}.")
+        parts.append(self.in_words())
         if not self.is_timestamp:
             symbol = self._quantity_unit().symbol
-            if self.require_explicit_unit:
+            if symbol == "1":
+                parts.append(('State it as {"value": <number>, "unit": "1"}; a' if
+                              self.require_explicit_unit else "A bare number is read as it is; a")
+                             + ' ratio given in percent or another dimensionless unit must carry '
+                               'it, e.g. "12 %" (read as 0.12).')
+            elif self.require_explicit_unit:
                 parts.append('State the unit: {"value": <number>, "unit": "%s"} or "<number> %s".'
                              % (symbol, symbol))
             else:
@@ -269,7 +283,7 @@ class Spec:
         for key in ("datum", "quality", "crs"):
             props[key] = {"type": "string"}
         return {"type": "object", "properties": props, "required": ["value", "unit"],
-                "description": f"In {self.words()}."}
+                "description": self.in_words()}
 
     # -- coercion ---------------------------------------------------------------------------
     def accept(self, raw: Any, field: str | None = None) -> Accepted:
@@ -523,6 +537,9 @@ class Spec:
             return "an ISO 8601 timestamp with its offset"
         extra = f', "datum": "{self.datum}"' if self.datum else ""
         symbol = self._quantity_unit().symbol
+        if symbol == "1":
+            return ('a plain number, or {"value": <number>, "unit": "1"}, or a string such as '
+                    '"<number> %"')
         return (f'a number in {symbol}, or {{"value": <number>, "unit": '
                 f'"{symbol}"{extra}}}, or a string such as "<number> {symbol}"')
 

@@ -571,7 +571,7 @@ def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
         target = props.get(n)
         if isinstance(target, dict):
             target.update(x)
-            target["description"] = _join(target.get("description"), f"In {spec.words()}.")
+            target["description"] = _join(target.get("description"), spec.in_words())
             return
     # no property holds a number to label: the schema is left as the upstream declared it
 

@@ -332,13 +332,14 @@ class _Parser:
         self.whole = None     # the table's own Unit when the expression is one plain name
 
     # -- errors ----------------------------------------------------------------------------
-    def error(self, message: str, pos: int | None, suggestions=()) -> UnitParseError:
+    def error(self, message: str, pos: int | None, suggestions=(), hint: str = "") -> UnitParseError:
+        """The error at ``pos``; ``hint`` (what to write instead) follows the location."""
         if self.quiet:
             return UnitParseError(message, text=self.original)
         opos = self.where[pos] if pos is not None and pos < len(self.where) else \
             (len(self.original) if pos is not None else None)
         where = f" at position {opos}" if opos is not None else ""
-        return UnitParseError(f"{message}{where} in {self.original!r}", text=self.original,
+        return UnitParseError(f"{message}{where} in {self.original!r}{hint}", text=self.original,
                               position=opos, suggestions=tuple(suggestions))
 
     # -- tokenizer -------------------------------------------------------------------------
@@ -610,14 +611,16 @@ class _Parser:
                 exp = self.exponent(name[stem:], pos + stem)
             return dict(pieces), exp, offset
         if hit is not None:  # refused: (why, alternatives[, position offset])
-            raise self.error(hit[0], pos, suggestions=hit[1])
+            hint = f"; write {_either(hit[1])} instead" if hit[1] else ""
+            raise self.error(hit[0], pos, suggestions=hit[1], hint=hint)
         hint = ""
         if pos > 0 and name[:1].isupper() and name.upper() == name and len(name) >= 3:
             hint = (f" ({name} looks like a vertical datum: a datum is not part of a unit; give "
                     f"it as the datum of the value, e.g. Q.parse('12.4 ft {name}') or "
                     f"Q(12.4, 'ft', datum='{name}'))")
-        raise self.error(f"unknown unit {name!r}{hint}", pos,
-                         suggestions=() if self.quiet else suggest(name))
+        close = () if self.quiet else suggest(name)
+        raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=close,
+                         hint=f" (did you mean {_either(close)}?)" if close else "")
 
 
 def build(terms: dict, fail) -> Unit:
@@ -690,13 +693,21 @@ def _degree() -> "Unit | None":
     return table.lookup("deg")
 
 
+def _either(names) -> str:
+    return " or ".join(repr(n) for n in names)
+
+
 def suggest(name: str) -> list[str]:
-    """Close matches for an unknown name: same letters in another case first, then difflib."""
+    """Close matches for an unknown name: the same letters in another case first (a prefixed
+    unit too: ``kw`` -> ``kW``, ``MW`` for ``mw``), then difflib."""
     import difflib
     spellings = table.spellings()
     out = [s for s in spellings if s.lower() == name.lower() and s != name]
     for variant in (name.lower(), name.upper(), name[:1].upper() + name[1:].lower()):
         if variant != name and variant not in out and table.lookup(variant) is not None:
+            out.append(variant)
+    for variant in table.prefixed_case_variants(name):
+        if variant != name and variant not in out:
             out.append(variant)
     for s in difflib.get_close_matches(name, spellings, n=4, cutoff=0.6):
         if s not in out:
