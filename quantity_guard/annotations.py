@@ -146,7 +146,7 @@ def _build(doc, text: str, path: str) -> Annotations:
             try:
                 params[pname] = Spec.of(decl, f"{name}.{pname}")
             except GuardViolation as err:
-                problems.append(f"{where(name, pname)}: {err.message}")
+                problems.append(f"{where(name, pname)}: {err.message}{getattr(err, 'hint', '')}")
         returns = None
         if "returns" in body:
             decl = body["returns"]
@@ -160,7 +160,7 @@ def _build(doc, text: str, path: str) -> Annotations:
             try:
                 returns = returns_of(body["returns"], f"{name}.return")
             except GuardViolation as err:
-                problems.append(f"{where(name, 'returns')}: {err.message}")
+                problems.append(f"{where(name, 'returns')}: {err.message}{getattr(err, 'hint', '')}")
             for key, spec in (returns.items() if isinstance(returns, dict) else
                               [(None, returns)] if returns is not None else []):
                 if spec.tz is not None:

@@ -123,6 +123,7 @@ class Spec:
             except UnitParseError as err:
                 raise UnitParseError(f"declaration{where}: {err.message}", text=err.text,
                                      position=err.position, suggestions=err.suggestions,
+                                     hint=err.hint,
                                      field=field) from None
             self.unit = u
             if written_datum is not None:

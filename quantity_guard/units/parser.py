@@ -339,8 +339,8 @@ class _Parser:
         opos = self.where[pos] if pos is not None and pos < len(self.where) else \
             (len(self.original) if pos is not None else None)
         where = f" at position {opos}" if opos is not None else ""
-        return UnitParseError(f"{message}{where} in {self.original!r}{hint}", text=self.original,
-                              position=opos, suggestions=tuple(suggestions))
+        return UnitParseError(f"{message}{where} in {self.original!r}", text=self.original,
+                              position=opos, suggestions=tuple(suggestions), hint=hint)
 
     # -- tokenizer -------------------------------------------------------------------------
     def _tokenize(self) -> list[tuple[str, str, int]]:
