@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
                      GuardViolation, InvalidArguments, MissingUnit, OffsetUnitError,
-                     UnitParseError)
+                     QualityViolation, UnitParseError)
 from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
@@ -429,6 +429,8 @@ class Spec:
         source = data.get("source") if unknown else None
         if source.__class__ is not str:
             source = None
+        if data.get("quality") is not None:
+            self._read_quality(data, field, raw)
         try:
             if data.get("unit") is None:
                 q, how = self._bare(value, field, raw, DICT)
@@ -442,6 +444,37 @@ class Spec:
                       quality=data.get("quality"), source=source), DICT)
         except GuardViolation as err:
             raise err.at(field) from None
+
+    def _read_quality(self, data: "dict[str, Any]", field: str | None, raw: Any) -> None:
+        """Refuse a quality the guard cannot read (an unknown word such as "reviewed", a
+        condition or remark code), saying why it matters even where no floor is declared: the
+        quality travels with the value, so it is read, never ignored or guessed."""
+        from .quality import GRADES, grade, meets
+        flag = data["quality"]
+        try:
+            grade(flag)
+            return
+        except QualityViolation as err:
+            reason = ("is no quality grade or publisher flag the guard knows"
+                      if err.message.startswith("unknown quality flag") else
+                      f"cannot be read as a grade: {err.message.rstrip('.')}")
+        unit = data.get("unit") or self.unit_text
+        bare = f'{{"value": {_show(data.get("value"))}, "unit": "{unit}"}}'
+        if self.quality is None:
+            why = ("This parameter sets no quality floor, but a quality that is sent travels "
+                   "with the value (the weakest grade wins when values combine, and the answer "
+                   "audit reports it), so it is read, never dropped or guessed")
+            allowed = GRADES
+            instead = f'the value without "quality", {bare}, or with'
+        else:
+            why = f"This parameter requires records of at least {self.quality}"
+            allowed = tuple(g for g in GRADES if meets(g, self.quality))
+            instead = "the value with"
+        raise QualityViolation(
+            f"received quality {flag!r}, which {reason}. {why}", field=field, received=raw,
+            expected=allowed,
+            suggestion=f"{instead} a grade: {', '.join(allowed)} (or a publisher's flag for "
+                       f"one, such as USGS 'A' or 'P')")
 
     def _from_series(self, values: Any, field: str | None) -> "tuple[Q, str]":
         if len(values) == 0:

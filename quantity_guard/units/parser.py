@@ -182,6 +182,8 @@ def _fast(text: str) -> "Unit | None":
         return None
     if whole is not None and count == 1:
         return whole
+    if terms.get("Mm") in (3, -3):
+        return None  # "Mm3": ambiguous, and the full parser says so
     try:
         return build(terms, lambda message: UnitParseError(message, text=text))
     except UnitParseError:
@@ -530,6 +532,7 @@ class _Parser:
 
     def power(self, depth: int) -> dict:
         """power := primary exponent?"""
+        start = self.tokens[self.i][2]
         terms, exp, offset = self.primary(depth)
         kind, value, pos = self.tokens[self.i]
         if kind == POW:
@@ -553,6 +556,12 @@ class _Parser:
                 if p > MAX_EXPONENT or p < -MAX_EXPONENT:
                     raise self.error(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})",
                                      None)
+            if terms.get("Mm") in (3, -3):
+                err = self.error(_CUBIC_MEGAMETRE, start, suggestions=("hm3", "m3"),
+                                 hint=_CUBIC_MEGAMETRE_HINT)
+                err.suggestion = ("the value in hm3 (a cubic hectometre is exactly 1e6 m3: "
+                                  "0.5 Mm3/d is '0.5 hm3/d') or in m3 ('5e5 m3/d')")
+                raise err
             self.whole = None
         return terms
 
@@ -687,6 +696,15 @@ def _refuse_since(text: str) -> None:
             f"{text!r} is a time coordinate (a count of {unit} from an epoch), not a unit: convert "
             f"the values to timestamps, or give durations in {unit}", text=text,
             position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
+
+
+#: "Mm3" (or Mm**3): a cubic megametre by the SI's rules, a million cubic metres in water
+#: supply and hydrology (0.5 Mm3/d is 500,000 m3/d, not 5.8e12 m3/s): never guessed
+_CUBIC_MEGAMETRE = ("'Mm3' is ambiguous: a million cubic metres (1e6 m3) in water supply and "
+                    "hydrology, a cubic megametre (1e18 m3) by the SI's prefix rules")
+_CUBIC_MEGAMETRE_HINT = ("; for a million cubic metres write the value in m3 (0.5 Mm3/d is "
+                         "'5e5 m3/d') or in hm3 (a cubic hectometre is exactly 1e6 m3: "
+                         "'0.5 hm3/d'); for cubic megametres, in km3 (1 Mm3 is 1e9 km3)")
 
 
 def _degree() -> "Unit | None":
