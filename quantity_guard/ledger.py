@@ -65,7 +65,8 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from .audit import (Audit, pair_datum_ok, audit_answer, extract_numbers, fmt_exact, fmt_g,
                     is_close, relative_cap, written_tolerance)
-from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
+from .errors import (DimensionalityError, GuardViolation, SessionUnbound, UnconvertedCarryOver,
+                     UnsourcedInput)
 from .quantity import Q
 
 __all__ = ["session", "current", "bind", "is_bound", "Ledger", "Session", "Entry", "CallRecord"]
@@ -1363,14 +1364,41 @@ class Ledger:
             from .spec import datum_repair
             suggestion = datum_repair(e.q, held.datum, spec.unit)
         else:
-            msg = f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was applied"
+            # only what the declaration accepts is offered: the output as it was labelled (with
+            # its datum and quality), and its conversion, each checked against the parameter
+            stated = {"value": e.magnitude, "unit": e.unit.symbol}
+            for key in ("datum", "quality", "crs"):
+                if getattr(e.q, key) is not None:
+                    stated[key] = getattr(e.q, key)
+            why = converted = None
             try:
-                converted = e.q.to(spec.unit)
-                hint = f", or the converted value {fmt_exact(converted.magnitude)} {spec.unit.symbol}"
-            except GuardViolation:
-                hint = ""
-            suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}"}} '
-                          f'(the guard converts it){hint}')
+                converted = spec.accept(stated, spec.field).value
+            except GuardViolation as refused:
+                why = refused
+            if why is None:
+                msg = (f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was "
+                       f"applied")
+                hint = (f", or the converted value {fmt_exact(converted.magnitude)} "
+                        f"{spec.unit.symbol}" if converted.magnitude.__class__ is float else "")
+                extra = "".join(f', "{k}": "{stated[k]}"' for k in ("datum", "quality", "crs")
+                                if k in stated)
+                suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}"'
+                              f'{extra}}} (the guard converts it){hint}')
+            elif isinstance(why, DimensionalityError):  # another kind of quantity
+                msg = (f"{opening}, but that is the number {e.label} returned as "
+                       f"{_label(e.q)}, reused as it is: {why.message}")
+                suggestion = (f"a value in {spec.unit.symbol} ({spec.unit.dimensionality}) worked "
+                              f"out for this parameter, not {_label(e.q)} (it cannot be passed "
+                              f"here in any unit); if no tool returns it, compute it from what "
+                              f"the tools returned, or report it as unavailable")
+            else:  # the output itself lacks what the parameter requires (a quality, a datum)
+                msg = (f"{opening}, but that is the number {e.label} returned as "
+                       f"{_label(e.q)}, reused as it is; and {_label(e.q)} as it was returned "
+                       f"would be refused here too: {why.message}")
+                suggestion = (f"{_label(e.q)} only with what this parameter also requires, as "
+                              f"its source states it (never assumed): {why.suggestion}"
+                              if why.suggestion else
+                              f"a value this parameter accepts ({spec._example()})")
         return UnconvertedCarryOver(msg, field=spec.field, suggestion=suggestion,
                                     received=shown, expected=spec.unit_text)
 
