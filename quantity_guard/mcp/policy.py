@@ -279,6 +279,8 @@ class QuantityPolicy:
                     if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
                         del inflight[next(iter(inflight))]
         if refused is not None:  # (logged outside the lock, which the log takes)
+            if refused.code == "unsourced_input":
+                refused = _unsourced_in_proxy(refused)
             self._write_log("violation", tool_name, arguments, violation=refused)
             result = tool_error(refused.repair())
             result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
@@ -741,6 +743,26 @@ def _result_value(result: dict, returns):
     if isinstance(source, dict) and any(k in source for k in returns):
         return {k: (_number(v) if k in returns else v) for k, v in source.items()}
     return None
+
+
+def _unsourced_in_proxy(violation: GuardViolation) -> GuardViolation:
+    """The refusal of a ``sourced`` value as the proxy can state it. The proxy never sees the
+    client's question: a sourced value passes when it traces to a tool output of this client
+    session (the same amount in any unit, or a one-step sum or difference of two outputs), and
+    a number the question states cannot be verified here, so the repair never suggests one."""
+    from ..errors import UnsourcedInput
+    head = violation.message.split(", which", 1)[0]
+    if not head.startswith("received "):
+        head = f"received {violation.received if violation.received is not None else 'a value'}"
+    return UnsourcedInput(
+        f"{head}, which no tool returned in this session (nor a sum or difference "
+        f"of two outputs); this parameter is declared sourced, and the proxy does not see the "
+        f"question, so a number stated there cannot be verified and is refused here",
+        field=violation.field, received=violation.received, expected=violation.expected,
+        suggestion="the value as a tool of this session returned it (call the tool that "
+                   "provides it, then pass its result, converted or not); if only the user "
+                   "stated it, say that this tool accepts only a value a tool returned, rather "
+                   "than estimating or re-typing it")
 
 
 _NUMERIC = frozenset({"number", "integer"})
