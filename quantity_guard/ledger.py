@@ -1370,7 +1370,8 @@ class Ledger:
             for key in ("datum", "quality", "crs"):
                 if getattr(e.q, key) is not None:
                     stated[key] = getattr(e.q, key)
-            why = converted = None
+            why: "GuardViolation | None" = None
+            converted: Any = None
             try:
                 converted = spec.accept(stated, spec.field).value
             except GuardViolation as refused:

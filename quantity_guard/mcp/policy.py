@@ -811,6 +811,7 @@ def _result_mismatches(name: str, returns, output) -> "list[str]":
     props = output.get("properties")
     if not isinstance(props, dict):
         props = {}
+    pairs: "list[tuple[str, Spec, str | None]]"
     if isinstance(returns, Spec):
         held = [n for n in ("result", "value") if isinstance(props.get(n), dict)][:1]
         pairs = [(f"tools.{name}.returns", returns, n) for n in held]
