@@ -36,6 +36,7 @@ _LAZY = {
     "define": "units",
     "Unit": "units",
     "Q": "quantity",
+    "to_json": "quantity",
     "register_station": "datums",
     "register_offset": "datums",
     "QUALITY_ALIASES": "quality",

@@ -61,7 +61,7 @@ from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, Dimensionali
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
 from .units.unit import affine, apply
 
-__all__ = ["Q", "normalise_crs"]
+__all__ = ["Q", "normalise_crs", "to_json"]
 
 _new = object.__new__
 _set = object.__setattr__
@@ -759,7 +759,25 @@ class Q:
                         quality)
         return _point_check(q, f"{self!r} + {other!r} is") if o1 else q
 
-    __radd__ = __add__
+    def __radd__(self, other) -> "Q":
+        if other.__class__ is int and other == 0:  # the start of sum(): 0 + q is q
+            return self
+        return self.__add__(other)
+
+    def __round__(self, ndigits: "int | None" = None) -> "Q":
+        """A new Q with the magnitude rounded (``round(q, 2)``), in the same unit and frames;
+        ``round(q)`` rounds to a whole number of the unit (still a Q, never a bare int)."""
+        if ndigits is not None and (ndigits.__class__ is bool or not isinstance(ndigits, int)):
+            raise TypeError(f"round() takes a whole number of digits, not {ndigits!r}")
+        m = self.magnitude
+        if m.__class__ is float:
+            r = float(round(m, ndigits)) if ndigits is not None else float(round(m))
+        else:
+            import numpy as np
+            r = _frozen(np.round(m, ndigits or 0))
+        q = Q._make(r, self.unit, self.datum, self.crs, self.quality, self.source)
+        return _point_check(q, f"round({self!r}, {ndigits}) is") if self.unit.offset is not None \
+            else q
 
     def __sub__(self, other) -> "Q":
         other = self._coerce(other, "subtract")
@@ -980,6 +998,19 @@ class Q:
 
 
 _ADD, _SUBTRACT = "add", "subtract"
+
+
+def to_json(obj):
+    """The ``default`` for ``json.dumps``: a ``Q`` as its ``as_dict()`` (value, unit and the
+    datum, crs, quality and source that are set), which ``Q.from_dict`` reads back::
+
+        json.dumps({"flow": q}, default=quantity_guard.to_json)
+
+    Anything else is refused as ``json.dumps`` refuses it (``TypeError``)."""
+    if obj.__class__ is Q:
+        return obj.as_dict()
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable "
+                    f"(quantity_guard.to_json writes Q values only)")
 
 
 def _result(r, a, b, op: str):

@@ -38,6 +38,11 @@ def test_readme_demo_command_runs_offline_and_shows_the_refusals():
                                "returned 1250 cfs and no conversion was applied")
     assert lines[4] == 'ok       {"value": 0.10545584248055173, "unit": "mm/d"}'
     assert lines[6].startswith("ERROR    freeboard.stage: expected an elevation on NAVD88")
+    # the proxy says what it can check of a sourced value: a tool output, never the question
+    assert lines[7].startswith("ERROR    runoff_depth.area: received 30000 km2, which no tool "
+                               "returned in this session")
+    assert "the proxy does not see the question" in lines[7]
+    assert "stated in the question" not in out.stdout
 
 
 def test_readme_test_command_is_the_one_ci_runs():

@@ -71,7 +71,7 @@ def _half_up(x: float, step: Decimal) -> Decimal:
     return (Decimal(repr(x)) / step).quantize(Decimal(1), ROUND_HALF_UP) * step
 
 
-def _rounded_twice(x: float, written: float, tolerance: float) -> bool:
+def rounded_twice(x: float, written: float, tolerance: float) -> bool:
     """``written`` is ``x`` rounded half up to one place more than written, then to the
     places written (``tolerance`` is half a unit in the last place written)."""
     if not (tolerance > 0 and math.isfinite(x)):
@@ -99,7 +99,7 @@ def double_rounding(findings: list[Finding], ctx: Context) -> list[Finding]:
                 continue
             x = abs(e.si) / scale
             if abs(x - abs(n.value)) <= n.tolerance or \
-                    not _rounded_twice(x, abs(n.value), n.tolerance):
+                    not rounded_twice(x, abs(n.value), n.tolerance):
                 continue  # (within its own precision: flagged for another reason)
             if unsound is None:
                 unsound = ledger.unsound_calls()

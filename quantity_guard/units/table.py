@@ -314,6 +314,24 @@ def _split_prefix(name: str):
     return None
 
 
+def prefixed_case_variants(name: str) -> list[str]:
+    """The prefixed spellings that are ``name`` in another case (``kw`` -> ``kW``; ``mw`` ->
+    ``mW``, ``MW``), SI prefix before unit symbol, smaller prefixes first: for suggestions."""
+    reg = registry()
+    low = name.lower()
+    found = []
+    for psym, (_long, factor) in sorted(reg.prefixes.items(), key=lambda p: p[1][1]):
+        if len(low) <= len(psym) or not low.startswith(psym.lower()):
+            continue
+        rest = low[len(psym):]
+        for sym, row in reg.spellings.items():
+            if sym.lower() == rest and row.prefixable and sym == row.symbol:
+                spelled = psym + sym
+                if spelled not in found:
+                    found.append(spelled)
+    return found
+
+
 def describe(symbol: str) -> tuple[Row, str, str] | None:
     """For a canonical term symbol: (row, prefix symbol, prefix long name), or None."""
     reg = registry()
