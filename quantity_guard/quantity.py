@@ -121,7 +121,8 @@ def _magnitude(value, what: str = "value", copy=True):
         try:
             import numpy as np
         except ImportError:
-            raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
+            raise InvalidArguments('a series needs numpy, which is not installed: pip install '
+                                   '"numpy>=1.22"',
                                    received=type(value).__name__) from None
         if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
             # Q never shares memory that anyone can write: a writeable array is copied (or, with
