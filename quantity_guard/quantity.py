@@ -5,7 +5,7 @@ coordinate system, record quality and source.
     Q(12.4, "ft", datum="NAVD88")     Q.parse("12.4 ft NAVD88")
     Q(10, "degC")                     Q("10 degC")
 
-Rules the arithmetic enforces (the README's "Vertical datums" says why):
+Rules the arithmetic enforces (docs/guide/values.md, "Vertical datums", says why):
 
 - dimensions: ``+ -`` and comparisons need the same dimension (the right operand is converted
   into the left's unit); ``* /`` combine units; anything else raises ``DimensionalityError``.
