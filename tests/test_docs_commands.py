@@ -108,3 +108,39 @@ def test_the_offline_bench_command_prints_the_table_the_benchmarks_page_shows(tm
     assert out.stdout.strip() == shown.strip()
     report = run([sys.executable, "-m", "bench", "report", str(tmp_path / "naive.jsonl")])
     assert report.returncode == 0 and "not results" in report.stdout
+
+
+def annotation_examples() -> list[tuple[str, str, str]]:
+    """Every TOML block of the pages, and every JSON block holding a ``tools`` table."""
+    found = []
+    for page in PAGES:
+        text = page.read_text("utf-8")
+        for kind, block in re.findall(r"```(toml|json)\n(.*?)```", text, flags=re.S):
+            if kind == "toml" or block.lstrip().startswith('{"tools"'):
+                found.append((str(page.relative_to(ROOT)), kind, block))
+    return found
+
+
+ANNOTATIONS = annotation_examples()
+
+
+@pytest.mark.parametrize("page,kind,block", ANNOTATIONS,
+                         ids=[f"{p}:{k}{i}" for i, (p, k, _) in enumerate(ANNOTATIONS)])
+def test_a_documented_annotation_file_loads(page, kind, block):
+    from quantity_guard.annotations import loads
+    annotations = loads(block, kind=kind, path=page)
+    assert annotations and all(a.params or a.returns for a in annotations.values())
+
+
+def test_the_pages_show_annotation_files_in_both_formats():
+    assert {kind for _, kind, _ in ANNOTATIONS} == {"toml", "json"}
+    assert {page for page, _, _ in ANNOTATIONS} >= {"README.md", "docs/guide/annotations.md"}
+
+
+def test_the_check_report_the_annotation_page_shows_is_what_check_prints():
+    page = (ROOT / "docs" / "guide" / "annotations.md").read_text("utf-8")
+    shown = re.search(r"```text\n(guarded .*?)```", page, flags=re.S).group(1)
+    out = run([sys.executable, "-m", "quantity_guard.mcp.cli", "--check", "--annotations",
+               "demo/water.toml", "--", sys.executable, "demo/usgs_server.py"])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == shown.strip()
