@@ -5,7 +5,7 @@ coordinate system, record quality and source.
     Q(12.4, "ft", datum="NAVD88")     Q.parse("12.4 ft NAVD88")
     Q(10, "degC")                     Q("10 degC")
 
-Rules the arithmetic enforces (the README's "Vertical datums" says why):
+Rules the arithmetic enforces (docs/guide/values.md, "Vertical datums", says why):
 
 - dimensions: ``+ -`` and comparisons need the same dimension (the right operand is converted
   into the left's unit); ``* /`` combine units; anything else raises ``DimensionalityError``.
@@ -121,7 +121,8 @@ def _magnitude(value, what: str = "value", copy=True):
         try:
             import numpy as np
         except ImportError:
-            raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
+            raise InvalidArguments('a series needs numpy, which is not installed: pip install '
+                                   '"numpy>=1.22"',
                                    received=type(value).__name__) from None
         if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
             # Q never shares memory that anyone can write: a writeable array is copied (or, with

@@ -1,6 +1,6 @@
 """The packs' readings as ``Q``: units, datums registered from station records, quality grades.
 
-These are the behaviours the README's "Reading real data" promises, checked on recorded responses
+These are the behaviours docs/guide/packs.md promises, checked on recorded responses
 (tests/fixtures; origins in tests/fixtures/README.md). The datum registry is restored after
 every test, so a station registered by one test is not visible to the next.
 """
