@@ -9,7 +9,7 @@
   ``bench/holdout3.py``),
 
 and writes, per answer, whether the audit is ok, every finding (start, end, text, value, unit,
-status, code, note) and every skipped digit (text, reason) to
+status, code, note) and every skipped digit (text, reason, code) to
 ``tests/snapshots/audit_findings.json.gz``. ``--check`` compares instead of writing and prints
 the first differences (exit status 1 when there are any).
 
@@ -49,12 +49,16 @@ def describe(audit) -> dict:
     findings = []
     for f in audit.findings:
         n = f.number
-        code = getattr(f, "code", None)
         findings.append([n.start, n.end, n.text, n.value,
-                         n.unit.symbol if n.unit is not None else None, f.status,
-                         getattr(code, "value", code), f.note])
+                         n.unit.symbol if n.unit is not None else None, f.status, _code(f),
+                         f.note])
     return {"ok": audit.ok, "findings": findings,
-            "skipped": [[t, getattr(r, "value", r)] for t, r in audit.skipped]}
+            "skipped": [[t, str(r), _code(r)] for t, r in audit.skipped]}
+
+
+def _code(x):
+    code = getattr(x, "code", None)
+    return None if code is None else code.name
 
 
 def _guarded(run) -> dict:

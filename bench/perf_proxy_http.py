@@ -20,7 +20,7 @@ paths. The client is ``http.client`` on one persistent connection per path. Repo
   answer to ``initialize`` arrives; ``python_ms``: spawning ``python -c pass`` and waiting for it,
   for scale.
 
-Budget (README, "Remote servers and HTTP clients"): under 300 us added per guarded call over a direct HTTP call.
+Budget (docs/guide/proxy.md, "Remote servers and HTTP clients"): under 300 us added per guarded call over a direct HTTP call.
 """
 from __future__ import annotations
 

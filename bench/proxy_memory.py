@@ -13,7 +13,7 @@ server (tests/mcp_peers/fault_server.py) and drives it with a raw JSON-lines cli
   guarded calls in each.
 
 The proxy's VmRSS (from /proc) is read when the run is half done and at the end; ``growth``
-is the difference, in KiB. What the proxy keeps is bounded (the README says what): the last
+is the difference, in KiB. What the proxy keeps is bounded (docs/guide/proxy.md says what): the last
 10,000 recorded quantities and 1,000 call records of the current session, and the ledgers of
 the last 8 past sessions. Once those are full, more calls and more sessions cost no memory, so
 the second half of a run long enough to fill them grows only by allocator noise.

@@ -3,7 +3,8 @@
 Starts quantity-guard-mcp in front of demo/usgs_server.py (an ordinary MCP server that states
 units in prose and answers bare numbers), talks to it as an MCP client over real pipes, and
 prints what a model would see: the re-advertised schema, a labelled reading, the unconverted
-carry-over refused with its repair text, the repaired call converted, and a datum refusal.
+carry-over refused with its repair text, the repaired call converted, a datum refusal, and a
+sourced parameter refusing a value no tool returned.
 """
 from __future__ import annotations
 
@@ -72,6 +73,9 @@ def main() -> int:
     # a stage above the gage datum differenced against a crest on NAVD88
     client.call("read_stage", {"site": "07374000"})
     client.call("freeboard", {"stage": "12.4 ft GAGE:07374000", "crest": "31.0 ft NAVD88"})
+    # a drainage area no tool returned (area is declared sourced): the proxy cannot see the
+    # question, so only a value a tool of this session returned gets through
+    client.call("runoff_depth", {"discharge": {"value": 1250, "unit": "cfs"}, "area": 30000})
     return client.close()
 
 

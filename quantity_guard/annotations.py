@@ -20,7 +20,7 @@ import json
 import re
 
 from .errors import GuardViolation
-from .spec import Spec, returns_of
+from .spec import SPEC_KEYS, Spec, field_type_problem, returns_of
 
 __all__ = ["load", "loads", "Annotations", "ToolAnnotation", "AnnotationError"]
 
@@ -101,10 +101,23 @@ def _build(doc, text: str, path: str) -> Annotations:
     out.path = path
     lines = text.splitlines()
 
-    def where(tool: str, key: str | None = None) -> str:
-        line = _find_line(lines, tool, key)
+    def where(tool: str, *keys: str) -> str:
+        line = _find_line(lines, tool, keys)
         place = f"line {line}: " if line else ""
-        return f"{place}tools.{tool}" + (f".{key}" if key else "")
+        return f"{place}tools.{tool}" + "".join(f".{k}" for k in keys)
+
+    def mistyped(decl, tool: str, *keys: str) -> bool:
+        """Report each declaration field of the wrong type (``sourced = "no"``) at its own
+        line; True when there was one (the declaration is then not built)."""
+        if not isinstance(decl, dict):
+            return False
+        bad = False
+        for key, value in decl.items():
+            problem = field_type_problem(key, value) if isinstance(key, str) else None
+            if problem is not None:
+                problems.append(f"{where(tool, *keys, key)}: {problem}")
+                bad = True
+        return bad
 
     if not isinstance(doc, dict) or set(doc) - {"tools"}:
         extra = sorted(set(doc) - {"tools"}) if isinstance(doc, dict) else []
@@ -128,16 +141,35 @@ def _build(doc, text: str, path: str) -> Annotations:
             problems.append(f"{where(name, 'params')}: must be a table of parameter names")
             raw_params = {}
         for pname, decl in raw_params.items():
+            if mistyped(decl, name, pname):
+                continue
             try:
                 params[pname] = Spec.of(decl, f"{name}.{pname}")
             except GuardViolation as err:
-                problems.append(f"{where(name, pname)}: {err.message}")
+                problems.append(f"{where(name, pname)}: {err.message}{getattr(err, 'hint', '')}")
         returns = None
         if "returns" in body:
+            decl = body["returns"]
+            if isinstance(decl, dict) and not set(decl) & SPEC_KEYS:
+                bad = [mistyped(d, name, "returns", k) for k, d in decl.items()]
+            else:
+                bad = [mistyped(decl, name, "returns")]
+            if any(bad):
+                out[name] = ToolAnnotation(name, params, None, None)
+                continue
             try:
                 returns = returns_of(body["returns"], f"{name}.return")
             except GuardViolation as err:
-                problems.append(f"{where(name, 'returns')}: {err.message}")
+                problems.append(f"{where(name, 'returns')}: {err.message}{getattr(err, 'hint', '')}")
+            for key, spec in (returns.items() if isinstance(returns, dict) else
+                              [(None, returns)] if returns is not None else []):
+                if spec.tz is not None:
+                    keys = ("returns",) if key is None else ("returns", key)
+                    problems.append(
+                        f"{where(name, *keys)}: tz {spec.tz_text!r} declares a timestamp, but "
+                        f"results are labelled with units only: a timestamp result would "
+                        f"be refused on every call. Remove tz here (the timestamp passes as the "
+                        f"server sends it); declare tz on a parameter that takes a timestamp")
         description = body.get("description")
         if description is not None and not isinstance(description, str):
             problems.append(f"{where(name, 'description')}: must be a string")
@@ -148,24 +180,31 @@ def _build(doc, text: str, path: str) -> Annotations:
     return out
 
 
-def _find_line(lines: list[str], tool: str, key: str | None) -> int | None:
-    """Best-effort line number of a tool's section (and of a key inside it), for messages."""
-    header = re.compile(r"^\s*\[\s*tools\.\"?" + re.escape(tool) + r"\"?(\.params)?\s*\]")
-    json_tool = re.compile(r'^\s*"' + re.escape(tool) + r'"\s*:')
+def _find_line(lines: list[str], tool: str, keys: "tuple[str, ...]" = ()) -> int | None:
+    """Best-effort line number of a tool's section and, within it, of each key in turn (a
+    parameter, then a field of its declaration), for messages: the line of the deepest key
+    found. Keys may be written ``key = ...``, inline (``{ key = ... }``), quoted, as a table
+    header (``[tools.a.params.key]``) or as JSON (``"key":``)."""
+    tool_re = re.escape(tool)
+    header = re.compile(r'^\s*\[\s*tools\.("?)' + tool_re + r'\1\s*(\.|\])')
+    json_tool = re.compile(r'^\s*"' + tool_re + r'"\s*:')
     start = None
     for i, line in enumerate(lines):
         if header.match(line) or json_tool.match(line):
             start = i
-            if key is None:
-                return i + 1
             break
-    if start is None or key is None:  # (with no key the loop has returned)
+    if start is None:
         return None
-    keypat = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*[=:]|[{,]\s*"?' + re.escape(key)
-                        + r'"?\s*[=:]')
-    for j in range(start, len(lines)):
-        if j > start and re.match(r"^\s*\[\s*tools\.", lines[j]) and not header.match(lines[j]):
-            break
-        if keypat.search(lines[j]):
-            return j + 1
-    return start + 1
+    found = start
+    for key in keys:
+        k = re.escape(key)
+        keypat = re.compile(r'(^|[{,])\s*"?' + k + r'"?\s*[=:]|^\s*\[[^\]]*\."?' + k
+                            + r'"?\s*\]')
+        for j in range(found, len(lines)):
+            text = lines[j]
+            if j > start and re.match(r"^\s*\[\s*tools\.", text) and not header.match(text):
+                break
+            if keypat.search(text):
+                found = j
+                break
+    return found + 1

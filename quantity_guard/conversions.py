@@ -107,8 +107,52 @@ def _registry_relates(a: str, b: str) -> bool:
         return False
 
 
+_FROM_KEYS = frozenset({"from", "source", "src", "input"})
+_TO_KEYS = frozenset({"to", "target", "dst", "output"})
+
+
+def _station_datum_height(e: Any, arguments: Any, stations: dict, reference: str):
+    """(station datum, reference datum) when ``e`` is the height of a station's datum: a
+    length from a tool whose name says datum (or gauge zero), called for a station whose
+    datum a recorded elevation is on, in a ledger whose other elevations are all on one
+    datum (the reference the height is measured from)."""
+    name = f"{e.tool} {e.field or ''}".lower()
+    if "datum" not in name and "zero" not in name:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    for value in arguments.values():
+        # station ids are case-blind (a model writes "e21136" for the station E21136)
+        if isinstance(value, str) and (value in stations or value.upper() in stations):
+            return stations.get(value) or stations[value.upper()], reference
+    return None
+
+
+def _offset_datums(arguments: Any):
+    """(from, to) when a call's arguments name a source and a target vertical datum."""
+    if not isinstance(arguments, dict) or len(arguments) > 16:
+        return None
+    frm = to = None
+    for key, value in arguments.items():
+        if not isinstance(key, str) or not isinstance(value, str) or len(value) > 64:
+            continue
+        words = set(key.lower().replace("-", "_").split("_"))
+        side = "from" if words & _FROM_KEYS else "to" if words & _TO_KEYS else None
+        if side is None:
+            continue
+        try:
+            name = datums.get(value).name
+        except GuardViolation:
+            continue
+        if side == "from":
+            frm = name
+        else:
+            to = name
+    return (frm, to) if frm and to else None
+
+
+
 def _named_offset(rec: Record, found: Found) -> None:
-    from .ledger import _offset_datums
     for d in rec.lengths:
         pair = _offset_datums(rec.arguments(d.call))
         if pair is None:
@@ -125,7 +169,6 @@ def _named_offset(rec: Record, found: Found) -> None:
 
 
 def _station_height(rec: Record, found: Found) -> None:
-    from .ledger import _station_datum_height
     stations = {n.split(":", 1)[1].upper(): n for n in rec.datums if ":" in n}
     others = [n for n in rec.datums if ":" not in n]
     if not stations or len(others) != 1:

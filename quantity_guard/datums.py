@@ -882,6 +882,14 @@ def _fmt(x: Fraction) -> str:
     return f"{float(x):+.10g} m"
 
 
+def generation() -> object:
+    """An object that is replaced whenever the registry changes (a datum, alias, offset or station
+    registered, or a scope of ``isolated()`` ending): readers that remember what a datum name
+    meant (the answer audit) compare it by identity to know whether their readings are stale.
+    None until the registry is first read."""
+    return _STATE
+
+
 # ------------------------------------------------------------------------- scopes
 
 @contextlib.contextmanager

@@ -72,7 +72,9 @@ class GuardViolation(Exception):
 
     def repair(self) -> str:
         """What was wrong and exactly what to send instead, as one paragraph."""
-        text = str(self)
+        return self._join(str(self))
+
+    def _join(self, text: str) -> str:
         if self.suggestion:
             end = text.rstrip()
             # one sentence ends before the next begins: "... was applied. Send instead: ..."
@@ -101,14 +103,27 @@ class UnitParseError(GuardViolation, ValueError):
 
     code = "unit_parse_error"
 
+    hint = ""
+
     def __init__(self, message: str, *, text: str | None = None, position: int | None = None,
-                 suggestions: tuple[str, ...] = (), **kw) -> None:
+                 suggestions: tuple[str, ...] = (), hint: str = "", **kw) -> None:
+        """``hint`` follows the message in ``str()`` (what to write instead, in words), and is
+        left out of ``repair()``, whose "Send instead" names the same alternatives."""
+        self.hint = hint
         self.text = text
         self.position = position
         self.suggestions = tuple(suggestions)
         if suggestions and "suggestion" not in kw:
             kw["suggestion"] = " or ".join(repr(s) for s in suggestions)
         super().__init__(message, **kw)
+
+    def __str__(self) -> str:
+        return super().__str__() + self.hint
+
+    def repair(self) -> str:
+        # the hint ("(did you mean 'kW'?)", "; write 'gal_US' or 'gal_imp' instead") names
+        # what "Send instead" says: it is not said twice
+        return self._join(GuardViolation.__str__(self)) if self.suggestion else str(self)
 
 
 class DimensionalityError(GuardViolation, ValueError):

@@ -67,9 +67,10 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 from .audit import audit_answer
 from .audit.reading import extract_numbers, written_tolerance
 from .conversions import combinable
-from .numeric import (share_matches, canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
-                      relative_cap)
-from .errors import GuardViolation, SessionUnbound, UnconvertedCarryOver, UnsourcedInput
+from .numeric import (share_matches, canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok,
+                      power_dims, relative_cap)
+from .errors import (DimensionalityError, GuardViolation, SessionUnbound, UnconvertedCarryOver,
+                     UnsourcedInput)
 from .quantity import Q
 
 __all__ = ["session", "current", "bind", "is_bound", "Ledger", "Session", "Entry", "CallRecord"]
@@ -1360,14 +1361,42 @@ class Ledger:
             from .spec import datum_repair
             suggestion = datum_repair(e.q, held.datum, spec.unit)
         else:
-            msg = f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was applied"
+            # only what the declaration accepts is offered: the output as it was labelled (with
+            # its datum and quality), and its conversion, each checked against the parameter
+            stated = {"value": e.magnitude, "unit": e.unit.symbol}
+            for key in ("datum", "quality", "crs"):
+                if getattr(e.q, key) is not None:
+                    stated[key] = getattr(e.q, key)
+            why: "GuardViolation | None" = None
+            converted: Any = None
             try:
-                converted = e.q.to(spec.unit)
-                hint = f", or the converted value {fmt_exact(converted.magnitude)} {spec.unit.symbol}"
-            except GuardViolation:
-                hint = ""
-            suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}"}} '
-                          f'(the guard converts it){hint}')
+                converted = spec.accept(stated, spec.field).value
+            except GuardViolation as refused:
+                why = refused
+            if why is None:
+                msg = (f"{opening}, but {e.label} returned {_label(e.q)} and no conversion was "
+                       f"applied")
+                hint = (f", or the converted value {fmt_exact(converted.magnitude)} "
+                        f"{spec.unit.symbol}" if converted.magnitude.__class__ is float else "")
+                extra = "".join(f', "{k}": "{stated[k]}"' for k in ("datum", "quality", "crs")
+                                if k in stated)
+                suggestion = (f'{{"value": {fmt_exact(e.magnitude)}, "unit": "{e.unit.symbol}"'
+                              f'{extra}}} (the guard converts it){hint}')
+            elif isinstance(why, DimensionalityError):  # another kind of quantity
+                msg = (f"{opening}, but that is the number {e.label} returned as "
+                       f"{_label(e.q)}, reused as it is: {why.message}")
+                suggestion = (f"a value in {spec.unit.symbol} ({spec.unit.dimensionality}) worked "
+                              f"out for this parameter, not {_label(e.q)} (it cannot be passed "
+                              f"here in any unit); if no tool returns it, compute it from what "
+                              f"the tools returned, or report it as unavailable")
+            else:  # the output itself lacks what the parameter requires (a quality, a datum)
+                msg = (f"{opening}, but that is the number {e.label} returned as "
+                       f"{_label(e.q)}, reused as it is; and {_label(e.q)} as it was returned "
+                       f"would be refused here too: {why.message}")
+                suggestion = (f"{_label(e.q)} only with what this parameter also requires, as "
+                              f"its source states it (never assumed): {why.suggestion}"
+                              if why.suggestion else
+                              f"a value this parameter accepts ({spec._example()})")
         return UnconvertedCarryOver(msg, field=spec.field, suggestion=suggestion,
                                     received=shown, expected=spec.unit_text)
 
@@ -1640,56 +1669,11 @@ def _pair_differences(keys: list[float], target: float, tol: float):
             i += 1
 
 
-_FROM_KEYS = frozenset({"from", "source", "src", "input"})
-_TO_KEYS = frozenset({"to", "target", "dst", "output"})
-
-
-def _station_datum_height(e: Entry, arguments: dict, stations: dict, reference: str):
-    """(station datum, reference datum) when ``e`` is the height of a station's datum: a
-    length from a tool whose name says datum (or gauge zero), called for a station whose
-    datum a recorded elevation is on, in a ledger whose other elevations are all on one
-    datum (the reference the height is measured from)."""
-    name = f"{e.tool} {e.field or ''}".lower()
-    if "datum" not in name and "zero" not in name:
-        return None
-    if not isinstance(arguments, dict):
-        return None
-    for value in arguments.values():
-        # station ids are case-blind (a model writes "e21136" for the station E21136)
-        if isinstance(value, str) and (value in stations or value.upper() in stations):
-            return stations.get(value) or stations[value.upper()], reference
-    return None
-
-
 def _by_index(entry: Entry) -> int:
     return entry.index
 
 
 _HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
-
-
-def _offset_datums(arguments: dict):
-    """(from, to) when a call's arguments name a source and a target vertical datum."""
-    if not isinstance(arguments, dict) or len(arguments) > 16:
-        return None
-    frm = to = None
-    for key, value in arguments.items():
-        if not isinstance(key, str) or not isinstance(value, str) or len(value) > 64:
-            continue
-        words = set(key.lower().replace("-", "_").split("_"))
-        side = "from" if words & _FROM_KEYS else "to" if words & _TO_KEYS else None
-        if side is None:
-            continue
-        from . import datums
-        try:
-            name = datums.get(value).name
-        except GuardViolation:
-            continue
-        if side == "from":
-            frm = name
-        else:
-            to = name
-    return (frm, to) if frm and to else None
 
 
 def held_tolerance(accepted: Accepted) -> float:

@@ -5,7 +5,7 @@ coordinate system, record quality and source.
     Q(12.4, "ft", datum="NAVD88")     Q.parse("12.4 ft NAVD88")
     Q(10, "degC")                     Q("10 degC")
 
-Rules the arithmetic enforces (the README's "Vertical datums" says why):
+Rules the arithmetic enforces (docs/guide/values.md, "Vertical datums", says why):
 
 - dimensions: ``+ -`` and comparisons need the same dimension (the right operand is converted
   into the left's unit); ``* /`` combine units; anything else raises ``DimensionalityError``.
@@ -61,7 +61,7 @@ from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, Dimensionali
 from .units import ONE, Unit, conversion, parse_unit, parse_with_datum
 from .units.unit import affine, apply
 
-__all__ = ["Q", "normalise_crs"]
+__all__ = ["Q", "normalise_crs", "to_json"]
 
 _new = object.__new__
 _set = object.__setattr__
@@ -121,7 +121,8 @@ def _magnitude(value, what: str = "value", copy=True):
         try:
             import numpy as np
         except ImportError:
-            raise InvalidArguments("a series needs numpy: pip install quantity-guard[arrays]",
+            raise InvalidArguments('a series needs numpy, which is not installed: pip install '
+                                   '"numpy>=1.22"',
                                    received=type(value).__name__) from None
         if cls is np.ndarray and value.dtype == np.float64 and value.ndim == 1:
             # Q never shares memory that anyone can write: a writeable array is copied (or, with
@@ -759,7 +760,25 @@ class Q:
                         quality)
         return _point_check(q, f"{self!r} + {other!r} is") if o1 else q
 
-    __radd__ = __add__
+    def __radd__(self, other) -> "Q":
+        if other.__class__ is int and other == 0:  # the start of sum(): 0 + q is q
+            return self
+        return self.__add__(other)
+
+    def __round__(self, ndigits: "int | None" = None) -> "Q":
+        """A new Q with the magnitude rounded (``round(q, 2)``), in the same unit and frames;
+        ``round(q)`` rounds to a whole number of the unit (still a Q, never a bare int)."""
+        if ndigits is not None and (ndigits.__class__ is bool or not isinstance(ndigits, int)):
+            raise TypeError(f"round() takes a whole number of digits, not {ndigits!r}")
+        m = self.magnitude
+        if m.__class__ is float:
+            r = float(round(m, ndigits)) if ndigits is not None else float(round(m))
+        else:
+            import numpy as np
+            r = _frozen(np.round(m, ndigits or 0))
+        q = Q._make(r, self.unit, self.datum, self.crs, self.quality, self.source)
+        return _point_check(q, f"round({self!r}, {ndigits}) is") if self.unit.offset is not None \
+            else q
 
     def __sub__(self, other) -> "Q":
         other = self._coerce(other, "subtract")
@@ -980,6 +999,19 @@ class Q:
 
 
 _ADD, _SUBTRACT = "add", "subtract"
+
+
+def to_json(obj):
+    """The ``default`` for ``json.dumps``: a ``Q`` as its ``as_dict()`` (value, unit and the
+    datum, crs, quality and source that are set), which ``Q.from_dict`` reads back::
+
+        json.dumps({"flow": q}, default=quantity_guard.to_json)
+
+    Anything else is refused as ``json.dumps`` refuses it (``TypeError``)."""
+    if obj.__class__ is Q:
+        return obj.as_dict()
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable "
+                    f"(quantity_guard.to_json writes Q values only)")
 
 
 def _result(r, a, b, op: str):

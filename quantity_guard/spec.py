@@ -28,12 +28,12 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from .errors import (BelowAbsoluteZero, CRSMismatch, DatumMismatch, DimensionalityError,
                      GuardViolation, InvalidArguments, MissingUnit, OffsetUnitError,
-                     UnitParseError)
+                     QualityViolation, UnitParseError)
 from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
-__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS"]
+__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS", "field_type_problem"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
@@ -110,6 +110,9 @@ class Spec:
               quality: str | None, crs: str | None, sourced: bool, require_explicit_unit: bool,
               description: str | None, optional: bool, field: str | None) -> None:
         where = f" for {field}" if field else ""
+        _check_types(where, field, unit=unit, datum=datum, tz=tz, quality=quality, crs=crs,
+                     sourced=sourced, require_explicit_unit=require_explicit_unit,
+                     description=description, optional=optional)
         self.field = field
         self.unit_text = None if unit is None else (unit.symbol if isinstance(unit, Unit) else unit)
         self.unit = None
@@ -120,6 +123,7 @@ class Spec:
             except UnitParseError as err:
                 raise UnitParseError(f"declaration{where}: {err.message}", text=err.text,
                                      position=err.position, suggestions=err.suggestions,
+                                     hint=err.hint,
                                      field=field) from None
             self.unit = u
             if written_datum is not None:
@@ -203,17 +207,31 @@ class Spec:
         if self.is_timestamp:
             return f"a timestamp with a UTC offset, in {self.tz_text}"
         unit = self._quantity_unit()
+        if unit.symbol == "1":  # the dimensionless unit itself: no unit to name
+            return "a plain number with no unit (dimensionless: a ratio or a count)"
         text = f"{unit.long_name} ({unit.symbol})"
         if self.datum:
             text += f" above {self.datum}"
         return text
 
+    def in_words(self) -> str:
+        """``In cubic feet per second (cfs).``; for the dimensionless unit, what it is."""
+        words = self.words()
+        if self.unit is not None and self.unit.symbol == "1":
+            return words[:1].upper() + words[1:] + "."
+        return f"In {words}."
+
     def describe(self) -> str:
         parts = [self.description] if self.description else []
-        parts.append(f"In {self.words()}.")
+        parts.append(self.in_words())
         if not self.is_timestamp:
             symbol = self._quantity_unit().symbol
-            if self.require_explicit_unit:
+            if symbol == "1":
+                parts.append(('State it as {"value": <number>, "unit": "1"}; a' if
+                              self.require_explicit_unit else "A bare number is read as it is; a")
+                             + ' ratio given in percent or another dimensionless unit must carry '
+                               'it, e.g. "12 %" (read as 0.12).')
+            elif self.require_explicit_unit:
                 parts.append('State the unit: {"value": <number>, "unit": "%s"} or "<number> %s".'
                              % (symbol, symbol))
             else:
@@ -266,7 +284,7 @@ class Spec:
         for key in ("datum", "quality", "crs"):
             props[key] = {"type": "string"}
         return {"type": "object", "properties": props, "required": ["value", "unit"],
-                "description": f"In {self.words()}."}
+                "description": self.in_words()}
 
     # -- coercion ---------------------------------------------------------------------------
     def accept(self, raw: Any, field: str | None = None) -> Accepted:
@@ -411,6 +429,8 @@ class Spec:
         source = data.get("source") if unknown else None
         if source.__class__ is not str:
             source = None
+        if data.get("quality") is not None:
+            self._read_quality(data, field, raw)
         try:
             if data.get("unit") is None:
                 q, how = self._bare(value, field, raw, DICT)
@@ -424,6 +444,37 @@ class Spec:
                       quality=data.get("quality"), source=source), DICT)
         except GuardViolation as err:
             raise err.at(field) from None
+
+    def _read_quality(self, data: "dict[str, Any]", field: str | None, raw: Any) -> None:
+        """Refuse a quality the guard cannot read (an unknown word such as "reviewed", a
+        condition or remark code), saying why it matters even where no floor is declared: the
+        quality travels with the value, so it is read, never ignored or guessed."""
+        from .quality import GRADES, grade, meets
+        flag = data["quality"]
+        try:
+            grade(flag)
+            return
+        except QualityViolation as err:
+            reason = ("is no quality grade or publisher flag the guard knows"
+                      if err.message.startswith("unknown quality flag") else
+                      f"cannot be read as a grade: {err.message.rstrip('.')}")
+        unit = data.get("unit") or self.unit_text
+        bare = f'{{"value": {_show(data.get("value"))}, "unit": "{unit}"}}'
+        if self.quality is None:
+            why = ("This parameter sets no quality floor, but a quality that is sent travels "
+                   "with the value (the weakest grade wins when values combine, and the answer "
+                   "audit reports it), so it is read, never dropped or guessed")
+            allowed = GRADES
+            instead = f'the value without "quality", {bare}, or with'
+        else:
+            why = f"This parameter requires records of at least {self.quality}"
+            allowed = tuple(g for g in GRADES if meets(g, self.quality))
+            instead = "the value with"
+        raise QualityViolation(
+            f"received quality {flag!r}, which {reason}. {why}", field=field, received=raw,
+            expected=allowed,
+            suggestion=f"{instead} a grade: {', '.join(allowed)} (or a publisher's flag for "
+                       f"one, such as USGS 'A' or 'P')")
 
     def _from_series(self, values: Any, field: str | None) -> "tuple[Q, str]":
         if len(values) == 0:
@@ -520,6 +571,9 @@ class Spec:
             return "an ISO 8601 timestamp with its offset"
         extra = f', "datum": "{self.datum}"' if self.datum else ""
         symbol = self._quantity_unit().symbol
+        if symbol == "1":
+            return ('a plain number, or {"value": <number>, "unit": "1"}, or a string such as '
+                    '"<number> %"')
         return (f'a number in {symbol}, or {{"value": <number>, "unit": '
                 f'"{symbol}"{extra}}}, or a string such as "<number> {symbol}"')
 
@@ -547,6 +601,43 @@ class Spec:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _ = self._to_quantity(value, field)
         return self._check(received, field)
+
+
+#: the declaration fields that are true or false, and those that are text
+FLAG_KEYS = ("sourced", "require_explicit_unit", "optional")
+TEXT_KEYS = ("datum", "tz", "quality", "crs", "description")
+
+
+def field_type_problem(key: str, value: Any) -> "str | None":
+    """Why ``value`` cannot be the declaration field ``key`` (None when it can): a flag must be
+    a boolean (the string ``"no"`` is not false), a text field a string, and ``unit`` a unit
+    string (or a Unit)."""
+    if key in FLAG_KEYS:
+        if value.__class__ is bool:
+            return None
+        shown = f"the string {value!r}" if isinstance(value, str) else \
+            f"{type(value).__name__} {value!r}"
+        return (f"{key} must be a boolean, received {shown}; write {key} = true or "
+                f"{key} = false without quotes (TOML and JSON; True or False in Python)")
+    if key in TEXT_KEYS or key == "unit":
+        if isinstance(value, str) or (key == "unit" and isinstance(value, Unit)):
+            return None
+        what = "a unit string such as \"m**3/s\"" if key == "unit" else "a string"
+        example = {"tz": "\"America/Chicago\"", "datum": "\"NAVD88\"", "quality": "\"approved\"",
+                   "crs": "\"EPSG:4326\"", "description": "\"...\""}.get(key, "\"m**3/s\"")
+        return (f"{key} must be {what}, received {type(value).__name__} {value!r}; write "
+                f"{key} = {example}")
+    return None
+
+
+def _check_types(where: str, field: "str | None", **fields: Any) -> None:
+    for key, value in fields.items():
+        if value is None and key not in FLAG_KEYS:
+            continue
+        problem = field_type_problem(key, value)
+        if problem is not None:
+            raise InvalidArguments(f"declaration{where}: {problem}", field=field,
+                                   received=value, expected=key)
 
 
 def datum_repair(q: Q, target: str, unit: Unit) -> str:

@@ -1,4 +1,4 @@
-"""bench report: the report tables (README, "Evaluating models") from a fixed JSONL
+"""bench report: the report tables (docs/benchmarks.md, "Evaluating models") from a fixed JSONL
 (tests/data/bench/results_fixture.jsonl, hand-made records of two example models, one scripted
 agent and one excluded run)."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Environment Agency pack against recorded responses (tests/fixtures/ea_flood_monitoring).
 
-There is no recorded single-station response for E21136 (the station in the README's "Vertical datums"). Its record is
+There is no recorded single-station response for E21136 (the station in docs/guide/values.md, "Vertical datums"). Its record is
 in the recorded 2022 `_view=full` list, with `datumOffset` 6.3 and no reading; the tests use it
 for the datum, and the recorded single-station responses 4115, 2604TH and 690142 for readings.
 Environment Agency data: Open Government Licence v3 ("this uses Environment Agency flood and

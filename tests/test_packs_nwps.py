@@ -15,6 +15,13 @@ RAW = FIXTURE.read_bytes()
 URL = f"{nwps.BASE}/gauges/BRKM2"
 
 
+@pytest.fixture(autouse=True)
+def _isolated_registry():
+    from quantity_guard import datums
+    with datums.isolated():  # reading a gauge registers its datum's offset
+        yield
+
+
 def brkm2(**kw):
     return nwps.gauge("BRKM2", fetch=replay({URL: RAW}), **kw)
 
@@ -72,11 +79,16 @@ def test_crests_on_a_superseded_datum_keep_flow_but_not_stage():
     assert olddatum and all(s.missing for s in olddatum)
 
 
-def test_datum_elevations_are_reported_not_registered_by_default():
-    g = brkm2()
+def test_datum_elevations_are_reported_and_registered_as_every_pack_does():
+    g = brkm2(register=False)
     navd = g.datum_elevations["NAVD88"]
     assert (navd.magnitude, navd.unit, navd.datum) == (37.2, "ft", "NAVD88")
     assert "assumed" in navd.source["note"]
+    assert not g.offset_registered
+    registered = brkm2()
+    assert registered.offset_registered and registered.datum_note is None
+    assert registered.observed_stage.value.to_datum("NAVD88").magnitude == \
+        pytest.approx(3.02 + 37.2)
 
 
 def test_sentinels_and_units_in_status_never_become_numbers():

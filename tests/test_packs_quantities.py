@@ -1,6 +1,6 @@
 """The packs' readings as ``Q``: units, datums registered from station records, quality grades.
 
-These are the behaviours the README's "Reading real data" promises, checked on recorded responses
+These are the behaviours docs/guide/packs.md promises, checked on recorded responses
 (tests/fixtures; origins in tests/fixtures/README.md). The datum registry is restored after
 every test, so a station registered by one test is not visible to the next.
 """
@@ -13,7 +13,7 @@ import pathlib
 import pytest
 
 from quantity_guard import datums
-from quantity_guard.errors import DatumConversionUnavailable, DatumMismatch, RedefinitionError
+from quantity_guard.errors import DatumConversionUnavailable, DatumMismatch
 from quantity_guard.packs import MissingValue, ea, nwps, replay, usgs
 from quantity_guard.quantity import Q
 
@@ -258,17 +258,21 @@ def test_nwps_stage_meets_the_usgs_gage_datum_and_its_offset():
     usgs.site("01646500", fetch=replay(ROUTES_01646500))
     g = nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES))
     assert g.observed_stage.value.to_datum("NAVD88").magnitude == pytest.approx(3.02 + 37.04)
-    # NWPS says 37.2; registering it over the USGS figure is refused, not averaged
-    with pytest.raises(RedefinitionError):
-        nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES), register_offset=True)
+    # NWPS says 37.2: not registered over the USGS figure (nor averaged), and the read succeeds
+    assert not g.offset_registered
+    assert "37.2 ft on NAVD88" in g.datum_note and "already registered at 37.04 ft" in \
+        g.datum_note and "api.waterdata.usgs.gov" in g.datum_note
 
 
-def test_nwps_offset_registered_only_when_asked():
-    g = nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES))
+def test_nwps_offset_registered_unless_told_not_to():
+    g = nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES), register=False)
     with pytest.raises(DatumConversionUnavailable):
         g.observed_stage.value.to_datum("NAVD88")
-    nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES), register_offset=True)
+    assert nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES)).offset_registered
     assert g.observed_stage.value.to_datum("NAVD88").magnitude == pytest.approx(3.02 + 37.2)
+    # the former name of the flag still works
+    assert not nwps.gauge("BRKM2", fetch=replay(NWPS_ROUTES), register_offset=False) \
+        .offset_registered
 
 
 # --------------------------------------------------------------------------------------------

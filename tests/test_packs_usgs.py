@@ -147,13 +147,25 @@ def test_null_value_with_equip_is_missing_and_keeps_its_qualifier():
 
 
 def test_unmapped_unit_becomes_a_refused_reading_naming_the_unit_or_raises_when_strict():
-    features = load("usgs_waterdata_ogcapi/latest_continuous_07374000.json")["features"]
+    features = copy.deepcopy(load("usgs_waterdata_ogcapi/latest_continuous_07374000.json")["features"])
+    edited = next(f for f in features if f["properties"]["parameter_code"] == "00400")
+    edited["properties"]["unit_of_measure"] = "furlongs"  # edited: a code the pack does not map
     ph = next(r for r in usgs.parse_features(features, "u") if r.parameter == "00400")
     assert ph.missing and ph.raw == "5.1" and ph.unit is None
-    with pytest.raises(MissingValue, match="'pH Units'"):
+    with pytest.raises(MissingValue, match="'furlongs'"):
         ph.value
-    with pytest.raises(PackError, match="'pH Units'"):
+    with pytest.raises(PackError, match="'furlongs'"):
         usgs.parse_features(features, "u", strict=True)
+
+
+def test_ph_is_a_plain_number_marked_ph_and_iterates_like_the_rest():
+    features = load("usgs_waterdata_ogcapi/latest_continuous_07374000.json")["features"]
+    readings = usgs.parse_features(features, "u", strict=True)  # nothing refused
+    ph = next(r for r in readings if r.parameter == "00400")
+    assert not ph.missing and ph.unit == "1" and ph.unit_code == "pH Units"
+    q = ph.value
+    assert q.magnitude == 5.1 and q.unit.symbol == "1" and q.source["unit_qualifier"] == "pH"
+    assert q.quality == "provisional"
 
 
 def test_a_value_without_a_unit_is_refused():

@@ -1,8 +1,13 @@
-"""Every Python block in the README runs (each in a fresh interpreter, from the repository root,
-as a reader would paste it), and the two commands it promises work."""
+"""The README's promises on a fresh machine: its two commands work (the offline demo, and the test
+command CI runs), its install lines install this checkout's version, its MCP client
+configuration starts a working proxy, and the console script runs. (Its Python blocks run with
+their output checked in tests/test_docs_examples.py, with the documentation pages'.)"""
 from __future__ import annotations
 
+import json
 import re
+import runpy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,37 +16,45 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text("utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-COMMANDS = re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+COMMANDS = [c.strip() for c in re.findall(r"```bash\n(.*?)```", README, flags=re.S)]
+VERSION = runpy.run_path(str(ROOT / "quantity_guard" / "_version.py"))["__version__"]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def run(argv, **kw):
     return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120, **kw)
 
 
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_python_block_runs(code):
-    out = run([sys.executable, "-c", code])
-    assert out.returncode == 0, out.stderr
+def console_script() -> list[str]:
+    """``quantity-guard-mcp`` as installed beside this interpreter, or the module it runs."""
+    exe = shutil.which("quantity-guard-mcp") or str(Path(sys.executable).parent
+                                                    / "quantity-guard-mcp")
+    return [exe] if Path(exe).exists() else [sys.executable, "-m", "quantity_guard.mcp.cli"]
 
 
 def test_readme_demo_command_runs_offline_and_shows_the_refusals():
-    demo = COMMANDS[0].strip()
-    assert demo == "python demo/proxy_demo.py"
+    assert "python demo/proxy_demo.py" in COMMANDS
     out = run([sys.executable, "demo/proxy_demo.py"])
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("schema   discharge x-unit = m**3/s")
-    assert lines[1] == 'ok       {"value": 1250.0, "unit": "cfs"}'
+    shown = re.search(r"```text\n(schema .*?)```", README, flags=re.S).group(1).splitlines()
+    assert lines[0].startswith(shown[0].removesuffix("..."))
+    assert lines[1:3] == shown[1:3]
     assert lines[3].startswith("ERROR    runoff_depth.discharge: received the bare number 1250, "
                                "which this tool reads as 1250 m3/s, but read_discharge.return "
                                "returned 1250 cfs and no conversion was applied")
-    assert lines[4] == 'ok       {"value": 0.10545584248055173, "unit": "mm/d"}'
+    assert lines[4] == 'ok       {"value": 0.10545584248055173, "unit": "mm/d"}' == shown[6]
+    assert lines[5] == shown[7]
     assert lines[6].startswith("ERROR    freeboard.stage: expected an elevation on NAVD88")
+    # the proxy says what it can check of a sourced value: a tool output, never the question
+    assert lines[7].startswith("ERROR    runoff_depth.area: received 30000 km2, which no tool "
+                               "returned in this session")
+    assert "the proxy does not see the question" in lines[7]
+    assert "stated in the question" not in out.stdout
 
 
 def test_readme_test_command_is_the_one_ci_runs():
-    assert COMMANDS[1].strip() == 'pip install -e ".[dev,integrations]" && python -m pytest'
+    assert 'pip install -e ".[dev,integrations]" && python -m pytest' in COMMANDS
     ci = (ROOT / ".ci" / "run").read_text()
     # CI installs exactly what that command installs: the dev and integrations extras' requirements,
     # then the project itself, editable
@@ -52,26 +65,56 @@ def test_readme_test_command_is_the_one_ci_runs():
     assert "pip uninstall -q -y numpy" in ci  # the no-numpy pass
 
 
-def test_readme_bench_commands_run_offline(tmp_path):
-    bench = [c.strip() for c in COMMANDS if "scripted:" in c][0]
-    argv = bench.replace("/tmp/naive.jsonl", str(tmp_path / "naive.jsonl")).split()
-    out = run([sys.executable, *argv[1:]])
-    assert out.returncode == 0, out.stderr
-    shown = re.search(r"```text\n(model: scripted:naive.*?)```", README, flags=re.S).group(1)
-    assert out.stdout.strip() == shown.strip()
-    report = run([sys.executable, "-m", "bench", "report", str(tmp_path / "naive.jsonl")])
-    assert report.returncode == 0 and "not results" in report.stdout
+def test_readme_install_lines_install_the_checkout():
+    install = [c for c in COMMANDS if c.startswith("pip install .")][0].splitlines()
+    assert [line.split("#")[0].strip() for line in install] == ['pip install .',
+                                                                'pip install ".[arrays]"']
+    assert "Not with `pip install quantity-guard`" in README
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: tomli, the package's dependency there
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert "arrays" in extras and "docs" in extras
+
+
+def test_every_wheel_named_in_the_pages_is_this_version():
+    named = [(page.name, m.group(1)) for page in PAGES
+             for m in re.finditer(r"quantity_guard-(\d[\w.]*)-py3-none-any\.whl",
+                                  page.read_text("utf-8"))]
+    assert named
+    assert {version for _, version in named} == {VERSION}, named
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if '"mcpServers"' in p.read_text("utf-8")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_mcp_client_configuration_starts_a_proxy_that_checks_out(page):
+    text = page.read_text("utf-8")
+    for block in re.findall(r"```json\n(.*?)```", text, flags=re.S):
+        if '"mcpServers"' not in block:
+            continue
+        (entry,) = json.loads(block)["mcpServers"].values()
+        assert entry["command"] == "quantity-guard-mcp"
+        args = [a.replace("/path/to/quantity-guard", str(ROOT)) for a in entry["args"]]
+        assert args[0] == "--annotations" and "--" in args
+        server = args[args.index("--") + 1:]
+        assert server[0] == "python"
+        for path in [args[1], *server[1:]]:
+            assert Path(path).is_absolute() and Path(path).exists(), path
+        argv = [*console_script(), "--check", *args[:args.index("--") + 1], sys.executable,
+                *server[1:]]
+        out = run(argv)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "annotations match the server" in out.stdout
 
 
 def test_readme_cli_command_names_real_files():
-    cli = COMMANDS[2].strip().split()
-    assert cli[0] == "quantity-guard-mcp"
+    cli = [c for c in COMMANDS if c.startswith("quantity-guard-mcp")][0].split()
     for path in (cli[2], cli[-1]):
         assert (ROOT / path).exists(), path
 
 
 def test_the_installed_console_script_runs():
-    import shutil
     exe = shutil.which("quantity-guard-mcp") or str(Path(sys.executable).parent / "quantity-guard-mcp")
     if not Path(exe).exists():
         pytest.skip("quantity-guard-mcp is not installed in this environment")

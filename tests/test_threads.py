@@ -245,14 +245,14 @@ def test_current_and_the_registry_after_sessions_close():
     assert _in_plain_thread(runoff_depth, 1250, 29000)[0] == "value"
 
 
-def test_the_readme_example_prints_what_it_says():
+def test_the_documented_example_prints_what_it_says():
     import re
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent
-    text = (root / "README.md").read_text("utf-8")
-    section = text[text.index("### Sessions and threads"):]
+    text = (root / "docs" / "guide" / "sessions.md").read_text("utf-8")
+    section = text[text.index("## Sessions and threads"):]
     code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     shown = [line[2:] for line in code.splitlines() if line.startswith("# ")]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,

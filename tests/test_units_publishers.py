@@ -23,8 +23,9 @@ USGS_KINDS = {
     "00300": {"length": -3, "mass": 1}, "99133": {"length": -3, "mass": 1},
     "00480": {}, "63680": {"turbidity_fnu": 1}, "00036": {"angle": 1},
     "00035": {"length": 1, "time": -1}, "00618": {"length": -3, "mass": 1},
+    "00400": {},  # pH: an index, a plain number (its source says unit_qualifier "pH")
 }
-USGS_REFUSED = {"00400"}  # pH: an index, refused by the table with its reason
+USGS_REFUSED: set = set()
 
 
 def _dims(unit) -> dict:

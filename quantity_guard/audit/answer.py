@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .cache import CACHE
 from .text import TIME
 from .reading import extract_numbers, scan
 from .findings import Audit, Finding
@@ -22,6 +23,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
     if not isinstance(answer, str):
         raise TypeError(f"audit_answer reads the answer's text: send a str, not "
                         f"{type(answer).__name__}")
+    CACHE.fresh()
     quoted = ledger.context_numbers() if context == ledger.context else \
         extract_numbers(context or "")
     # a count of discrete things ("1,240 customers", "one of 3 gauges") is only passed over when
@@ -43,7 +45,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if known is None:
             known = seen[key] = classify(num, ctx)
         findings.append(known if known.number is num else
-                        Finding(num, known.status, known.match, known._note))
+                        Finding(num, known.status, known.match, known._note, known.code))
     if any(f.status in Audit.BAD for f in findings):
         explain_in_context(findings, ctx)
     if any(n.flat for n in reading.numbers):

@@ -9,7 +9,10 @@ from bisect import bisect_left, bisect_right
 from itertools import chain
 
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
+from ..conversions import Conversion
 from ..numeric import is_close, pair_datum_ok, power_dims, same_datum, share_matches
+from .cache import CACHE
+from .codes import Reason
 from .text import Number
 from .findings import entry_name, Finding, note_text, shown, si_of
 from .context import Context
@@ -48,7 +51,7 @@ def classify(num: Number, ctx: Context) -> Finding:
             wrong_way = _direction_contradicts(num, hit.match, ctx) \
                 if hit.match.__class__ is not tuple else None
             if wrong_way is not None:
-                return Finding(num, "unsourced", hit.match, wrong_way)
+                return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
             return hit
         taint = hit  # unless the question states it or a sound derivation explains it
     if unit is None and not num.percent and in_formula(num, ctx.reading.text):
@@ -57,45 +60,53 @@ def classify(num: Number, ctx: Context) -> Finding:
             for e in ledger.outputs_in_any_si_range(v, tol):
                 if is_close(e.si, v, tol) and not is_close(e.magnitude, v, tol):
                     return Finding(num, "sourced", e,
-                                   lambda: f"{e.label} = {shown(e)}, in SI base units")
+                                   lambda: f"{e.label} = {shown(e)}, in SI base units",
+                                   Reason.SOURCED_IN_SI_BASE)
     if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
         # the magnitude of a negative output, written without its sign
         hit, _ = sourced(num, (-num.value,), unit, tol, ledger)
         if hit is not None and hit.status != "tainted" and hit.match.__class__ is not tuple:
             wrong_way = _direction_contradicts(num, hit.match, ctx)
             if wrong_way is not None:
-                return Finding(num, "unsourced", hit.match, wrong_way)
+                return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
         if hit is not None:
             inner = hit._note
             hit._note = lambda: f"the magnitude of {note_text(inner)}; the minus sign is not written"
+            if hit.status == "sourced":
+                hit.code = Reason.SOURCED_MAGNITUDE
             return hit
     # 2. quoted from the question
     for v in values:
         si = si_of(v, unit) if unit is not None else 0.0
         for q in quoted:
             if abs(v - q.value) <= tol and (unit is None or q.unit is None or unit == q.unit):
-                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}",
+                               Reason.QUOTED)
             if unit is not None and q.unit is not None and unit.dims == q.unit.dims and \
                     is_close(si, si_of(q.value, q.unit), tol * unit.scale):
-                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}")
+                return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}",
+                               Reason.QUOTED)
             if unit is None and q.unit is None and \
                     share_matches(v, bool(num.percent), tol, q.value, bool(q.percent), q.tolerance):
                 return Finding(num, "quoted", q,
                                lambda: f"stated in the question as {q.text!r} (as a "
-                                       f"{'percentage' if num.percent else 'fraction'})")
+                                       f"{'percentage' if num.percent else 'fraction'})",
+                               Reason.QUOTED_AS_SHARE)
     # 2b. what a sound call received (an input that itself traces to the record or the
     #     question), written back: the model quotes its own supported argument
     if ledger.call_count:
-        unsound = ledger.unsound_calls() | ledger.refused_calls()
         for v in values:
             for e in ledger.outputs_in_range(v, tol, "input"):
-                if e.call not in unsound and (e.unit == unit if unit is not None else
+                if e.call not in ledger.unsound_calls() and \
+                        e.call not in ledger.refused_calls() and \
+                        (e.unit == unit if unit is not None else
                                               e.unit.dimensionless and not num.percent) and \
                         (num.datum is None or same_datum(num.datum, e.datum)) and \
                         e.magnitude.__class__ is float and abs(e.magnitude - v) <= tol:
                     return Finding(num, "sourced", e,
                                    lambda: f"{e.label} = {shown(e)}, the argument that call "
-                                           f"received (it traces to the record)")
+                                           f"received (it traces to the record)",
+                                   Reason.SOURCED_SUPPORTED_INPUT)
     # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
     #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
     #    read: 0.3 kV); then a product or ratio of the written dimension
@@ -111,9 +122,11 @@ def classify(num: Number, ctx: Context) -> Finding:
                 # tool's name does (level_below_threshold = 0.25 m)
                 return Finding(num, "sourced", e,
                                lambda: f"{e.label} = {shown(e)}, written as a signed "
-                                       f"difference with its direction")
+                                       f"difference with its direction",
+                               Reason.SOURCED_SIGNED_DIFFERENCE)
             return Finding(num, "unsourced", e,
-                           lambda: f"the sign is flipped: {e.label} = {shown(e)}")
+                           lambda: f"the sign is flipped: {e.label} = {shown(e)}",
+                           Reason.SIGN_FLIPPED)
     # a one-figure number stated flat is a rounding of a recorded output or a question
     # number (above); as a derivation it is read to its next place: one step of arithmetic
     # over the ledger offers too many values for a 10% window (measured in
@@ -125,15 +138,18 @@ def classify(num: Number, ctx: Context) -> Finding:
         a, b, op = hit
         bad = _taints(hit, ledger)
         if bad is not None:
-            return Finding(num, "tainted", hit, _tainted_note(bad, ledger))
+            return Finding(num, "tainted", hit, _tainted_note(bad, ledger),
+                           Reason.TAINTED_DERIVATION)
         return Finding(num, "derived", hit,
-                       lambda: f"{entry_name(a)} {op} {entry_name(b)}: {shown(a)} {op} {shown(b)}")
+                       lambda: f"{entry_name(a)} {op} {entry_name(b)}: {shown(a)} {op} {shown(b)}",
+                       Reason.DERIVED)
     if mislabel is None or unit is None or power_dims(mislabel.unit.dims) != power_dims(unit.dims):
         found = _product(num, values, unit, dtol, ctx)
         if found is not None:
             bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
             if bad is not None:
-                return Finding(num, "tainted", found.match, _tainted_note(bad, ledger))
+                return Finding(num, "tainted", found.match, _tainted_note(bad, ledger),
+                               Reason.TAINTED_DERIVATION)
             return found
     if num.percent and unit is None and not num.negated and 0 < num.value < 100:
         # the complement of a share: "it would leave 98.93% of the flow" (100 % - 1.07 %)
@@ -141,7 +157,8 @@ def classify(num: Number, ctx: Context) -> Finding:
         if rest is not None and rest.status == "sourced":
             e = rest.match
             return Finding(num, "derived", e,
-                           lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {shown(e)}")
+                           lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {shown(e)}",
+                           Reason.DERIVED_COMPLEMENT)
         # ... or of a share computed in one step ("the remaining 98.93%": 100 % - 0.5208 m3/s /
         # 48.6 m3/s)
         share = _product(num, (100.0 - num.value,), None, tol, ctx)
@@ -149,7 +166,7 @@ def classify(num: Number, ctx: Context) -> Finding:
                 _taints(share.match, ledger) is None:
             inner = share._note
             return Finding(num, "derived", share.match,
-                           lambda: f"100 % \u2212 ({note_text(inner)})")
+                           lambda: f"100 % \u2212 ({note_text(inner)})", Reason.DERIVED_COMPLEMENT)
     if taint is not None:
         return taint
     if mislabel is not None and num.datum is not None and \
@@ -157,11 +174,12 @@ def classify(num: Number, ctx: Context) -> Finding:
         e = mislabel  # "(station datum: 6.30 m AOD)": the station's zero on the reference
         return Finding(num, "sourced", e,
                        lambda: f"{e.label} = {shown(e)}: the height of the station's datum, "
-                               f"written as the elevation of its zero on {num.datum}")
+                               f"written as the elevation of its zero on {num.datum}",
+                       Reason.SOURCED_STATION_ZERO)
     if mislabel is not None:
         return Finding(num, "unit_mislabelled", mislabel,
                        lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
-                               f"unit written contradicts it")
+                               f"unit written contradicts it", Reason.MISLABELLED)
     # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
     #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
     if unit is not None:
@@ -170,15 +188,15 @@ def classify(num: Number, ctx: Context) -> Finding:
             for e in _in_view(view, v, tol):
                 if is_close(e.si, v, tol) and not is_close(e.magnitude, v, tol) and e.magnitude != 0:
                     return Finding(num, "unit_mislabelled", e,
-                                   _si_note(num, e))
+                                   _si_note(num, e), Reason.MISLABELLED_SI)
             for scale in (1e3, 1e-3, 1e6, 1e-6):
                 si, si_tol = si_of(v * scale, unit), tol * abs(scale) * unit.scale
                 for e in _in_view(view, si, si_tol):
                     if e.magnitude != 0 and is_close(e.si, si, si_tol):
                         return Finding(num, "unit_mislabelled", e,
-                                       _scale_note(num, e, scale))
+                                       _scale_note(num, e, scale), Reason.MISLABELLED_SCALE)
     return Finding(num, "unsourced", None, _UNSOURCED if unit is None else
-                   lambda: f"{_UNSOURCED} in {unit.symbol}")
+                   lambda: f"{_UNSOURCED} in {unit.symbol}", Reason.UNSOURCED)
 
 
 _UNSOURCED = ("no recorded output, question number, one-step sum, difference, product or ratio "
@@ -189,6 +207,12 @@ def _sourced_note(e, unit):
     if unit is None or e.unit == unit:
         return lambda: f"{e.label} = {shown(e)}"
     return lambda: f"{e.label} = {shown(e)}, converted to {unit.symbol}"
+
+
+def _sourced_code(e, unit) -> Reason:
+    if e.__class__ is Conversion:
+        return Reason.SOURCED_DATUM_CONVERSION
+    return Reason.SOURCED if unit is None or e.unit == unit else Reason.SOURCED_CONVERTED
 
 
 def _si_note(num, e):
@@ -227,7 +251,8 @@ def sourced(num, values, unit, tol, ledger):
                         if tainted and e.call in tainted:
                             taint = taint or e
                             continue
-                        return Finding(num, "sourced", e, _sourced_note(e, unit)), None
+                        return Finding(num, "sourced", e, _sourced_note(e, unit),
+                                       _sourced_code(e, unit)), None
                     if mislabel is None:  # the right number on the wrong datum
                         mislabel = e
             for near in (ledger.outputs_in_range(v, tol), ledger.outputs_in_range(v, tol, "input")):
@@ -247,7 +272,8 @@ def sourced(num, values, unit, tol, ledger):
                     if tainted and e.call in tainted:
                         taint = taint or e
                         continue
-                    return Finding(num, "sourced", e, _sourced_note(e, None)), None
+                    return Finding(num, "sourced", e, _sourced_note(e, None),
+                                   Reason.SOURCED), None
             if num.percent:
                 for e in ledger.outputs_in_range(v / 100.0, tol / 100.0):
                     if e.unit.dimensionless and is_close(v / 100.0, e.magnitude, tol / 100.0):
@@ -255,9 +281,11 @@ def sourced(num, values, unit, tol, ledger):
                             taint = taint or e
                             continue
                         return Finding(num, "sourced", e,
-                                       lambda: f"{e.label} = {shown(e)}, as a percentage"), None
+                                       lambda: f"{e.label} = {shown(e)}, as a percentage",
+                                       Reason.SOURCED_AS_PERCENTAGE), None
     if taint is not None:
-        return Finding(num, "tainted", taint, _tainted_note(taint, ledger)), None
+        return Finding(num, "tainted", taint, _tainted_note(taint, ledger),
+                       Reason.TAINTED), None
     return None, mislabel
 
 
@@ -296,9 +324,6 @@ def _written_direction(num, ctx) -> int:
     return 0
 
 
-_TOOL_DIRECTION: dict = {}
-
-
 def _tool_direction(tool, field) -> int:
     """+1 or -1 when the tool (and field) name states one direction, else 0 (cached)."""
     return _tool_sides(tool, field)[0]
@@ -309,7 +334,8 @@ def _tool_sides(tool, field):
     direction: ``level_below_threshold`` is (-1, {level}, {threshold}): the level is below
     the threshold by the value. (0, (), ()) when the name states none (cached)."""
     key = (tool, field)
-    d = _TOOL_DIRECTION.get(key)
+    memo = CACHE.tool_sides
+    d = memo.get(key)
     if d is None:
         words = [w for w in _NAME_SPLIT.split(f"{tool} {field or ''}".lower()) if w]
         dirs = {_DIR_WORDS[w] for w in words if w in _DIR_WORDS}
@@ -321,8 +347,8 @@ def _tool_sides(tool, field):
             d = (dirs.pop(), subject, reference)
         else:
             d = (0, frozenset(), frozenset())
-        if len(_TOOL_DIRECTION) < 4096:
-            _TOOL_DIRECTION[key] = d
+        if len(memo) < 4096:
+            memo[key] = d
     return d
 
 
@@ -504,7 +530,8 @@ def _product(num, values, unit, tol, ctx):
                         sa, ea = ia[k]
                         if is_close(sa * c, s, tol_si):
                             return Finding(num, "derived", (ea, cname, "\u00d7"),
-                                           f"{cname} \u00d7 {entry_name(ea)}: {cname} \u00d7 {shown(ea)}")
+                                           f"{cname} \u00d7 {entry_name(ea)}: {cname} \u00d7 {shown(ea)}",
+                                           Reason.DERIVED_PRODUCT)
     return None
 
 
@@ -549,7 +576,8 @@ def _product_finding(num, found, op):
     c = f" \u00d7 {cname}" if cname else ""
     pct = " \u00d7 100 %" if num.percent else ""
     return Finding(num, "derived", (a, b, op),
-                   lambda: f"{entry_name(a)} {op} {entry_name(b)}{c}{pct}: {shown(a)} {op} {shown(b)}{c}{pct}")
+                   lambda: f"{entry_name(a)} {op} {entry_name(b)}{c}{pct}: {shown(a)} {op} {shown(b)}{c}{pct}",
+                   Reason.DERIVED_PRODUCT)
 
 
 _NO_CONSTANT = [("", 1.0)]

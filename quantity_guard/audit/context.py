@@ -7,6 +7,7 @@ import math
 import re
 
 from ..numeric import is_close, power_dims
+from .cache import CACHE
 
 
 class Context:
@@ -39,8 +40,8 @@ class Context:
         constant) can have: a number of any other dimension needs no search."""
         if self._reach is None:
             index = self.operands()
-            key = ("reach", tuple(sorted(index)), self.ledger._count)
-            reach = self.ledger._views.get(key)
+            key = tuple(sorted(index))
+            reach = CACHE.reach.get(key)
             if reach is None:
                 reach = set()
                 dims = list(index)
@@ -48,7 +49,8 @@ class Context:
                     for b in dims:
                         reach.add(tuple([x + y for x, y in zip(a, b)]))
                         reach.add(tuple([x - y for x, y in zip(a, b)]))
-                self.ledger._views[key] = reach
+                if len(CACHE.reach) < 4096:
+                    CACHE.reach[key] = reach
             self._reach = reach
         return self._reach
 
@@ -77,23 +79,24 @@ class Context:
                      if q.unit is not None and q.datum is None and not q.unit.shift
                      and q.value != 0 and math.isfinite(q.value * q.unit.scale)]
             if extra:
-                key = ("operands", tuple((q.value, q.unit, q.text) for q in extra),
-                       self.ledger._count)
-                merged = self.ledger._views.get(key)
-                if merged is None:
-                    groups = {k: list(zip(v[0], v[1])) for k, v in base.items()}
-                    for q in extra:
-                        si = q.value * q.unit.scale
-                        groups.setdefault(power_dims(q.unit.dims), []).append(
-                            (math.log10(abs(si)), (si, q)))
-                    merged = {}
-                    for k, pairs in groups.items():
-                        pairs.sort(key=lambda p: p[0])
-                        merged[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
-                    self.ledger._views[key] = merged
-                base = merged
+                key = tuple((q.value, q.unit, q.text) for q in extra)
+                base = CACHE.merged_operands(self.ledger, base, key,
+                                             lambda: _merged_operands(base, extra))
             self._operands = base
         return self._operands
+
+
+def _merged_operands(base: dict, extra: list) -> dict:
+    """The ledger's operand view with the question's numbers added, each group sorted."""
+    groups = {k: list(zip(v[0], v[1])) for k, v in base.items()}
+    for q in extra:
+        si = q.value * q.unit.scale
+        groups.setdefault(power_dims(q.unit.dims), []).append((math.log10(abs(si)), (si, q)))
+    merged = {}
+    for k, pairs in groups.items():
+        pairs.sort(key=lambda p: p[0])
+        merged[k] = ([p[0] for p in pairs], [p[1] for p in pairs])
+    return merged
 
 
 CONSTANTS = (("sqrt2", math.sqrt(2.0)), ("sqrt3", math.sqrt(3.0)), ("pi", math.pi))

@@ -6,6 +6,8 @@ import math
 import re
 
 from ..numeric import is_close, plain_digits
+from .cache import CACHE
+from .codes import Reason
 from .text import cell_unit, is_ratio_unit, Number, read_phrase, read_unit
 from .findings import Finding, shown
 from .context import CONSTANT_TEXT, CONSTANTS, Context
@@ -38,7 +40,8 @@ def truncated(num: Number, ledger):
         return None
     e = hit.match
     return Finding(num, "sourced", e,
-                   lambda: f"{e.label} = {shown(e)}, truncated (its digits cut, not rounded)")
+                   lambda: f"{e.label} = {shown(e)}, truncated (its digits cut, not rounded)",
+                   Reason.SOURCED_TRUNCATED)
 
 
 def factor_note(numbers, i, ctx):
@@ -203,10 +206,10 @@ def _table_identity(numbers, i, text):
 def _one_common_unit(si: float, unit):
     """The symbol of a common unit (``_COMMON_FACTOR_UNITS``) of ``unit``'s dimension whose
     size is exactly ``si`` (within a float's margin), other than ``unit`` itself, or None."""
-    common = _FACTOR_CACHE.get("units")
+    common = CACHE.factors.get("units")
     if common is None:
         from ..units import try_parse_unit
-        common = _FACTOR_CACHE["units"] = [u for u in map(try_parse_unit, _COMMON_FACTOR_UNITS)
+        common = CACHE.factors["units"] = [u for u in map(try_parse_unit, _COMMON_FACTOR_UNITS)
                                            if u is not None and not u.shift]
     for u in common:
         if u != unit and u.dims == unit.dims and abs(u.scale - si) <= 1e-9 * u.scale:
@@ -227,7 +230,6 @@ def _identity(a: Number, b: Number, text: str) -> bool:
     return abs(sa - sb) <= rel * max(abs(sa), abs(sb))
 
 
-_FACTOR_CACHE: dict = {}
 _COMMON_FACTOR_UNITS = ("s", "min", "h", "d", "yr", "m", "mm", "cm", "km", "ft", "in", "mi", "L",
                         "m3", "ft3", "ML", "gal", "acre_ft", "m2", "km2", "ft2", "mi2", "ha",
                         "acre", "W", "kW", "MW", "J", "kJ", "MJ", "GJ", "Wh", "kWh", "MWh", "V",
@@ -237,11 +239,11 @@ _COMMON_FACTOR_UNITS = ("s", "min", "h", "d", "yr", "m", "mm", "cm", "km", "ft",
 def _known_factor(x: float, tol: float, ctx: Context):
     """The name of a conversion factor between two units of one dimension (the ledger's, the
     answer's, or common ones), a power of ten or a constant equal to ``x``, or None."""
-    table = _FACTOR_CACHE.get("common")
+    table = CACHE.factors.get("common")
     if table is None:
         from ..units import try_parse_unit
         units = [u for u in (try_parse_unit(s) for s in _COMMON_FACTOR_UNITS) if u is not None]
-        table = _FACTOR_CACHE["common"] = _factor_table(units)
+        table = CACHE.factors["common"] = _factor_table(units)
     extra_units = {e.unit for e in ctx.ledger.output_entries()}
     extra_units.update(n.unit for n in ctx.reading.numbers if n.unit is not None)
     for name, c in CONSTANTS:

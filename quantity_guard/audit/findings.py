@@ -4,17 +4,21 @@ and the small helpers that show a ledger entry in a note.
 from __future__ import annotations
 
 from ..numeric import fmt_g, is_close
+from .codes import BY_STATUS, Reason, said
 from .text import Number
 
 
 class Finding:
-    """One number's verdict. ``note`` says why: the recorded output it matches, the operands
-    and operator of a derivation, the factor or formula that explains it, or what was tried."""
+    """One number's verdict. ``code`` (a ``Reason``) names the rule that decided the status;
+    ``note`` says why in words: the recorded output it matches, the operands and operator of a
+    derivation, the factor or formula that explains it, or what was tried."""
 
-    __slots__ = ("number", "status", "match", "_note")
+    __slots__ = ("number", "status", "match", "_note", "code")
 
-    def __init__(self, number: Number, status: str, match=None, note="") -> None:
+    def __init__(self, number: Number, status: str, match=None, note="",
+                 code: Reason | None = None) -> None:
         self.number, self.status, self.match, self._note = number, status, match, note
+        self.code = BY_STATUS[status] if code is None else code
 
     @property
     def note(self) -> str:
@@ -34,7 +38,8 @@ class Finding:
     def as_dict(self) -> dict:
         return {"text": self.number.text, "value": self.number.value,
                 "unit": self.number.unit.symbol if self.number.unit is not None else None,
-                "status": self.status, "note": self.note, "match": _match_dict(self.match)}
+                "status": self.status, "code": self.code.value, "note": self.note,
+                "match": _match_dict(self.match)}
 
 
 def _match_dict(match):
@@ -54,7 +59,8 @@ def _match_dict(match):
 
 class Audit:
     """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
-    ``skipped`` lists (text, reason) for the digits that are not quantities."""
+    ``skipped`` lists (text, reason) for the digits that are not quantities; each reason is
+    a sentence (a ``str``) whose ``code`` is a ``Skip``."""
 
     # ``tainted``: the number is a recorded output (or derived from one) of a call that ran
     # although the ledger recorded a violation of its inputs (warn/off mode): the boundary
@@ -63,7 +69,7 @@ class Audit:
 
     def __init__(self, findings: list[Finding], skipped=()) -> None:
         self.findings = findings
-        self.skipped = list(skipped)
+        self.skipped = [(t, said(r)) for t, r in skipped]
 
     @property
     def ok(self) -> bool:
@@ -74,7 +80,8 @@ class Audit:
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings],
-                "skipped": [{"text": t, "reason": r} for t, r in self.skipped]}
+                "skipped": [{"text": t, "reason": str(r), "code": getattr(r, "code", None) and r.code.name}
+                            for t, r in self.skipped]}
 
     def __repr__(self) -> str:
         counts: dict[str, int] = {}

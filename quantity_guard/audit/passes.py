@@ -10,6 +10,7 @@ from itertools import chain
 
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
 from ..numeric import fmt_g, is_close, power_dims
+from .codes import Reason, Skip
 from .text import LENGTH, Number, read_phrase, TIME
 from .findings import Audit, entry_name, Finding, matching_input, shown, si_of, violating_inputs
 from .context import Context
@@ -128,12 +129,13 @@ def hypothetical(findings: list[Finding], ctx: Context) -> None:
                         if j is not None and findings[j].status in Audit.BAD:
                             findings[j] = Finding(p, "hypothetical", findings[j].match,
                                                   "the premise of a what-if: not a figure the "
-                                                  "answer claims")
+                                                  "answer claims", Reason.HYPOTHETICAL)
                         break
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
                                   f"{why}: not a figure the answer claims (its claim of this "
-                                  f"dimension is stated outside the sentence)")
+                                  f"dimension is stated outside the sentence)",
+                                  Reason.HYPOTHETICAL)
 
 
 _TIMES_AFTER = re.compile(r"\s?(?:\u00d7|x\b|times\b)", re.I)
@@ -216,7 +218,7 @@ def odds(findings: list[Finding], ctx: Context) -> None:
             if findings[k].status in _REEXPLAIN:
                 findings[k] = Finding(n, "derived", hit.match,
                                       f"a share written as odds ({a.text} of {b.text}, "
-                                      f"{pct.value:.4g} %): {hit.note}")
+                                      f"{pct.value:.4g} %): {hit.note}", Reason.DERIVED_ODDS)
 
 
 def general(findings, ctx, skipped):
@@ -241,8 +243,7 @@ def general(findings, ctx, skipped):
                 # (no word in its sentence points at this case: "urban levees are commonly
                 # designed with 3 ft of freeboard", but not "the flow is usually 11,500 cfs",
                 # "flows here often exceed ...", "breakers at this voltage ...")
-                skipped.append((n.text, "background knowledge (typically, usually, as a "
-                                        "rule), not a figure of this case"))
+                skipped.append((n.text, Skip.BACKGROUND_KNOWLEDGE))
                 continue
         kept.append(f)
     return kept, skipped
@@ -336,7 +337,7 @@ def per_period(findings: list[Finding], ctx: Context) -> None:
             if per_day and lo * per_day - tol <= amount <= hi * per_day + tol:
                 findings[i] = Finding(n, "derived", r,
                                       f"{shown(r)} over a {period} ({lo:g}-{hi:g} days): an "
-                                      f"amount per period")
+                                      f"amount per period", Reason.DERIVED_PER_PERIOD)
                 break
 
 
@@ -362,8 +363,7 @@ def mark_durations(findings, ctx, skipped):
             n = f.number
             if f.status == "unsourced" and n.unit is not None and n.unit.dims == TIME and \
                     _SCHEDULE_BEFORE.search(text, max(0, n.nstart - 40), n.nstart):
-                skipped.append((n.text, "the interval of a schedule (every 15 min), not a "
-                                        "duration the answer claims"))
+                skipped.append((n.text, Skip.SCHEDULE_INTERVAL))
                 continue
             kept.append(f)
         return kept, skipped
@@ -375,8 +375,7 @@ def mark_durations(findings, ctx, skipped):
             numbers[i + 1].unit is not None and numbers[i + 1].unit.dims == TIME and \
             _RANGE_BETWEEN.fullmatch(ctx.reading.text, n.nend, numbers[i + 1].nstart)
         if f.status == "unsourced" and (n.unit is not None and n.unit.dims == TIME or bare_end):
-            skipped.append((n.text, "a duration, and no tool returns a time (nothing to check "
-                                    "it against)"))
+            skipped.append((n.text, Skip.UNCHECKABLE_DURATION))
             continue
         kept.append(f)
     return kept, skipped
@@ -424,13 +423,14 @@ def flat_roundings(findings: list[Finding], ctx: Context) -> None:
                 continue  # "That leaves 4 ft." beside 4.06 ft: its rounding, said again
             again = classify(n.widened(n.flat), ctx)
             if again.status in _ACCEPTED:
-                findings[i] = Finding(n, again.status, again.match, again._note)
+                findings[i] = Finding(n, again.status, again.match, again._note, again.code)
             else:
                 findings[i] = Finding(
                     n, "unsourced", f.match,
                     f"{n.text} is stated flat beside the precise {p.text} the answer writes: "
                     f"a separate figure, not its rounding (a rounding is said so: about, ~, "
-                    f"\u2248), and no recorded output matches it to its next place")
+                    f"\u2248), and no recorded output matches it to its next place",
+                    Reason.FLAT_NOT_ROUNDING)
             break
 
 
@@ -510,7 +510,7 @@ def discarded(findings: list[Finding], ctx: Context) -> None:
                 findings[i] = Finding(
                     n, "discarded", f.match,
                     f"presented as an attempt given up ({word!r}): {why}; the answer gives "
-                    f"{p.text} in its place")
+                    f"{p.text} in its place", Reason.DISCARDED)
                 break
 
 
@@ -591,7 +591,7 @@ def retracted(findings: list[Finding], ctx: Context) -> None:
                 findings[i] = Finding(
                     n, "discarded", f.match,
                     f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "
-                    f"{p.text} in its place")
+                    f"{p.text} in its place", Reason.RETRACTED)
                 break
 
 
@@ -617,7 +617,8 @@ def call_arguments(findings: list[Finding], ctx: Context) -> None:
             if is_close(n.value, e.magnitude, tol):
                 findings[i] = Finding(n, "sourced", e,
                                       lambda e=e: f"an argument of a call written out: "
-                                                  f"{e.label} received {shown(e)}")
+                                                  f"{e.label} received {shown(e)}",
+                                      Reason.SOURCED_CALL_ARGUMENT)
                 break
 
 
@@ -689,7 +690,8 @@ def elevation_shares(findings: list[Finding], ctx: Context) -> None:
                 n, "derived", (a, b, "\u00f7"),
                 f"a share of two recorded lengths, one an elevation or a datum offset: "
                 f"{how.lstrip(' -') if how.startswith('100') else ''}{entry_name(a)} / {entry_name(b)}"
-                f"{how if how.startswith(' ') else ''} = {fmt_g(100.0 * a.si / b.si)}%")
+                f"{how if how.startswith(' ') else ''} = {fmt_g(100.0 * a.si / b.si)}%",
+                Reason.DERIVED_ELEVATION_SHARE)
 
 
 # a round figure named as a rating or a limit: "the 400 A rating", "rated 400 A"
@@ -709,7 +711,7 @@ def explain_in_context(findings: list[Finding], ctx: Context) -> None:
         if f.status in _REEXPLAIN:
             note = factor_note(numbers, i, ctx)
             if note is not None:
-                findings[i] = Finding(f.number, "factor", None, note)
+                findings[i] = Finding(f.number, "factor", None, note, Reason.FACTOR)
                 if f.number.unit is None:
                     factors[f.number.value] = f.number
     if factors:  # the factor named in prose too: "(86.4 converts m3/s per km2 to mm/d)"
@@ -717,7 +719,8 @@ def explain_in_context(findings: list[Finding], ctx: Context) -> None:
             n = f.number
             if f.status in _REEXPLAIN and n.unit is None and n.value in factors:
                 findings[i] = Finding(n, "factor", None,
-                                      f"the factor {factors[n.value].text} used in the arithmetic")
+                                      f"the factor {factors[n.value].text} used in the arithmetic",
+                                      Reason.FACTOR_IN_ARITHMETIC)
     t = ctx.reading.text
     if "=" in t or "\u2248" in t or "(" in t and BRACKET_OP.search(t):
         _formula_operands(findings, ctx)
@@ -772,7 +775,7 @@ def _ranges(findings: list[Finding], ctx: Context) -> None:
             if findings[k].status in _REEXPLAIN:
                 findings[k] = Finding(n, inside.status, inside.match,
                                       f"an end of the range {a.text}-{b.text}, which brackets "
-                                      f"{inside.note}")
+                                      f"{inside.note}", Reason.RANGE_END)
 
 
 def _formula_operands(findings: list[Finding], ctx: Context) -> None:
@@ -814,7 +817,7 @@ def _formula_operands(findings: list[Finding], ctx: Context) -> None:
                     result = findings[ri] = Finding(
                         r, again.status, again.match,
                         f"{again.note} (computed as {expr}, from operands rounded to the "
-                        f"precision written)")
+                        f"precision written)", again.code)
         if result.status == "unsourced" and members and \
                 all(findings[i].status in _ACCEPTED for i, _ in members) and \
                 chain_checks(tokens, members, value, r) and \
@@ -823,11 +826,12 @@ def _formula_operands(findings: list[Finding], ctx: Context) -> None:
             result = findings[ri] = Finding(
                 r, "derived", None,
                 f"the result of {expr}, whose operands are all accepted and whose arithmetic "
-                f"and units check")
+                f"and units check", Reason.DERIVED_FORMULA_RESULT)
         if result.status not in _ACCEPTED:
             continue
         for i, n in members:
             if findings[i].status == "unsourced":  # a unit that contradicts stays flagged
                 findings[i] = Finding(n, "operand", result,
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
-                                      f"checks and whose result is {result.status}")
+                                      f"checks and whose result is {result.status}",
+                                      Reason.OPERAND)

@@ -8,6 +8,8 @@ import re
 
 from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, significant_figures,
     tolerance_of_digits)
+from .cache import CACHE
+from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
 from .skips import (clock_spans, discrete_count, file_names, id_hints, identifier_at, is_marker,
@@ -154,7 +156,10 @@ _ID_NEXT2 = frozenset("0123456789ipPABCDEFGHIJKLMNOQRSTUVWXYZ")  # after a space
 
 def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
-    return scan(text).numbers if text else []
+    if not text:
+        return []
+    CACHE.fresh()
+    return scan(text).numbers
 
 
 def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -> _Reading:
@@ -205,7 +210,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
     if answer and ("_" in text or "/" in text) and "." in text:
         skip += file_names(text)
     out: list[Number] = []
-    skipped: list[tuple[str, str]] = []
+    skipped: list[tuple[str, Skip | Said]] = []
     constants: set[str] = set()
     low_text = text.lower()
     if "\u03c0" in text or "pi" in low_text:
@@ -216,7 +221,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
     base_hint = answer and "base" in low_text
     sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
     plus_minus = "\u00b1" in text or "+/-" in text
-    ids: list[tuple[int, int, str]] = []  # spans of identifiers read so far, with the reason
+    ids: list[tuple[int, int, Skip]] = []  # spans of identifiers read so far, with the reason
     last_skip = -1  # where the last identifier or label read ended
     counts_ok = None  # whether counts of discrete things may be passed over (see audit_answer)
     for m in _NUM.finditer(text):
@@ -224,12 +229,12 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
         gexp10 = gexp10 or gexp10s
         s, e = m.span()
         if out and s < out[-1].nend:
-            skipped.append((m.group(), "part of the unit written before it"))
+            skipped.append((m.group(), Skip.PART_OF_UNIT))
             continue
         if skip:
             ns = m.start(2)
             if any(a <= ns < b for a, b in skip):
-                skipped.append((m.group(), "a date, a time, a zone offset or a web address"))
+                skipped.append((m.group(), Skip.DATE_TIME_OR_ADDRESS))
                 continue
         if ids:
             ns = m.start(2)
@@ -254,7 +259,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
                 continue
         if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
                 not text[e + 2:e + 3].isalnum():
-            skipped.append((m.group(), "an ordinal"))
+            skipped.append((m.group(), Skip.ORDINAL))
             continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
         digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else plain_digits(raw)
         integer = digits.isdigit()
@@ -268,12 +273,12 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
                 id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
         if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
                 not pct and not sign:
-            skipped.append((m.group(), "a string in code or JSON (an identifier), not a number"))
+            skipped.append((m.group(), Skip.CODE_STRING))
             continue
         if _ID_RX.match(id_rev) or (
                 integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
                 s >= 3 and text[s - 1] == "-" and code_before(text, s - 1)):  # RRL-12
-            skipped.append((m.group(), "an identifier (a station, site, code or standard number)"))
+            skipped.append((m.group(), Skip.IDENTIFIER))
             last_skip = e
             continue
         lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
@@ -285,30 +290,30 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
                 answer and integer and lab[:3] == "fo " and _OF_LABEL.match(lab) and \
                 read_unit(text, e)[0] is None:
             # (never with a unit written after it: "the stage 2.85 m" is a measurement)
-            skipped.append((m.group(), "a step, list or section label"))
+            skipped.append((m.group(), Skip.LABEL))
             last_skip = e
             continue
         if integer and not pct:
             if len(digits) <= 2 and nxt in ".)" and nxt and \
                     text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, s, e, nxt):
-                skipped.append((m.group(), "a list marker"))
+                skipped.append((m.group(), Skip.LIST_MARKER))
                 continue
             if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
                 unit, _, _ = read_unit(text, e)
                 if unit is None:
-                    skipped.append((m.group(), "a year"))
+                    skipped.append((m.group(), Skip.YEAR))
                     continue
             if len(digits) <= 2 and int(digits) <= 31:
                 words_before = before.split()
                 word_after = text[e:e + 12].strip().lower()
                 if (words_before and words_before[-1][:3] in _MONTHS) or \
                         word_after[:3] in _MONTHS:
-                    skipped.append((m.group(), "a day of a month"))
+                    skipped.append((m.group(), Skip.DAY_OF_MONTH))
                     continue
                 if sqrt_written and int(digits) <= 10 and \
                         _SQRT_BEFORE.search(text, max(0, s - 8), s):
                     constants.add(f"sqrt{int(digits)}")
-                    skipped.append((m.group(), f"the constant \u221a{int(digits)}"))
+                    skipped.append((m.group(), Said(Skip.CONSTANT_ROOT, f"the constant \u221a{int(digits)}")))
                     continue
         exp = 0
         if gexp or gexp10 or gsup10:
@@ -322,7 +327,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
             except ValueError:
                 exp = 0
         if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
-            skipped.append((m.group(), "out of the range of a measurement"))
+            skipped.append((m.group(), Skip.OUT_OF_RANGE))
             continue
         base = float(digits)
         value = base * 10.0 ** exp if exp else base
@@ -342,7 +347,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
                 value = math.inf
             tol = 0.005 * abs(value)
         if not math.isfinite(value) or abs(value) > 1e300:
-            skipped.append((m.group(), "out of the range of a measurement"))
+            skipped.append((m.group(), Skip.OUT_OF_RANGE))
             continue
         sig1 = not gpow and not gsup10 and significant_figures(digits) == 1
         negated = False
@@ -395,27 +400,27 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
                 factor is None and _DEFINED_AS.match(text, end):
             # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
             # side is read, and must hold)
-            why = "one unit, defined by what follows (1 Ml/d = 1,000 m\u00b3/d)"
+            why = Skip.ONE_UNIT_DEFINED
         elif why is None and answer and unit is not None and datum is None and \
                 unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
                 _LANDMARK_AFTER.match(text, end):
-            why = "a distance to a place (150 m below the bridge, 2 km downstream)"
+            why = Skip.DISTANCE_TO_PLACE
         elif why is None and base_hint and unit is not None and \
                 (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
-            why = "the base of a per-unit system (a convention, 100 MVA)"
+            why = Skip.PER_UNIT_BASE
         elif why is None and precise_hint and unit is not None and not percent and \
                 ("to " in text[max(0, s - 20):s] or "resolution" in before or
                  "precision" in before) and \
                 _PRECISION_BEFORE.search(text, max(0, s - 28), s):
-            why = "a precision (exact to 0.1 A, to the nearest 0.1 ft)"
+            why = Skip.PRECISION_TO
         if why is not None and value not in stated:
             skipped.append((m.group(), why))
-            if why.startswith("an identifier"):
+            if why.identifier:
                 last_skip = e
             continue
         if unit is None and not percent and nxt.isalpha() and factor is None:
             skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
-                            m.group(), "an identifier (digits run into letters)"))
+                            m.group(), Skip.DIGITS_INTO_LETTERS))
             continue
         flat = 0.0
         if sig1:  # one significant figure: half its last place, at most 10% either way

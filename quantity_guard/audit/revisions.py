@@ -13,7 +13,8 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from ..numeric import power_dims
+from ..numeric import power_dims, same_datum
+from .codes import Reason
 from .findings import Audit, Finding
 
 TYPE_CHECKING = False
@@ -62,7 +63,7 @@ def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
         if replacing is not None:
             out[i] = Finding(n, "discarded", f.match,
                              f"working the answer revises ({text[mark:mark + 24].strip()!r}); "
-                             f"it gives {replacing.text} after it")
+                             f"it gives {replacing.text} after it", Reason.REVISED_WORKING)
     return out
 
 
@@ -70,7 +71,7 @@ def _half_up(x: float, step: Decimal) -> Decimal:
     return (Decimal(repr(x)) / step).quantize(Decimal(1), ROUND_HALF_UP) * step
 
 
-def _rounded_twice(x: float, written: float, tolerance: float) -> bool:
+def rounded_twice(x: float, written: float, tolerance: float) -> bool:
     """``written`` is ``x`` rounded half up to one place more than written, then to the
     places written (``tolerance`` is half a unit in the last place written)."""
     if not (tolerance > 0 and math.isfinite(x)):
@@ -82,23 +83,32 @@ def _rounded_twice(x: float, written: float, tolerance: float) -> bool:
 
 
 def double_rounding(findings: list[Finding], ctx: Context) -> list[Finding]:
-    from .classify import classify
+    ledger = ctx.ledger
     out = list(findings)
+    unsound = None
     for i, f in enumerate(findings):
         n = f.number
-        if f.status != "unsourced" or n.unit is None or n.percent or n.unit.shift:
+        if f.status != "unsourced" or n.unit is None or n.percent or n.unit.shift or \
+                not n.tolerance:
             continue
-        again = classify(n.widened(n.tolerance * 1.1), ctx)
-        e = again.match
-        if again.status != "sourced" or getattr(e, "si", None) is None or \
-                e.unit.dims != n.unit.dims or e.magnitude.__class__ is not float:
-            continue
-        x = (e.si - n.unit.shift) / n.unit.scale
-        if abs(abs(x) - abs(n.value)) <= n.tolerance:
-            continue  # within its own precision: flagged for another reason (a direction, ...)
-        if _rounded_twice(abs(x), abs(n.value), n.tolerance):
+        scale = n.unit.scale
+        si = abs(n.value) * scale
+        for e in ledger.outputs_in_si_range(n.unit.dims, si, 1.1 * n.tolerance * scale):
+            if e.magnitude.__class__ is not float or \
+                    (n.datum is not None and not same_datum(n.datum, e.datum)):
+                continue
+            x = abs(e.si) / scale
+            if abs(x - abs(n.value)) <= n.tolerance or \
+                    not rounded_twice(x, abs(n.value), n.tolerance):
+                continue  # (within its own precision: flagged for another reason)
+            if unsound is None:
+                unsound = ledger.unsound_calls()
+            if e.call in unsound:
+                continue
             out[i] = Finding(n, "sourced", e, f"{e.label} = {x:.6g} {n.unit.symbol}, rounded "
-                                               f"twice (to one place more, then as written)")
+                                              f"twice (to one place more, then as written)",
+                             Reason.SOURCED_ROUNDED_TWICE)
+            break
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from .codes import Skip
 from .text import (code_before, counted_noun, counted_noun_any, NOT_COUNTED, one_noun, read_phrase,
     read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
 
@@ -122,65 +123,65 @@ def identifier_at(text: str, s: int, e: int, raw: str, sign, last_skip: int, sta
             thousands = ph.group(1) != "-" and len(groups[0]) <= 3 and \
                 all(len(g) == 3 and g.isdigit() for g in groups[1:])
             if n >= 9 and not thousands and not read_unit(text, ph.end())[0]:
-                return (s, ph.end(), "a telephone number")
+                return (s, ph.end(), Skip.TELEPHONE)
     if raw in SERVICE_NUMBER and _PHONE_WORDS.search(text, max(0, s - 40), s) and \
             read_unit(text, e)[0] is None:
-        return (s, e, "a telephone number (a service number)")
+        return (s, e, Skip.SERVICE_NUMBER)
     if "\u00b0" in text[e:e + 3]:
         c = _COORD.match(text, s)
         if c is not None:
-            return (s, c.end(), "a position on the earth (latitude or longitude)")
+            return (s, c.end(), Skip.LATITUDE_LONGITUDE)
     if raw.isdigit() and s >= 3 and prev == " " and text[s - 3:s - 1].isupper():
         g = _GRIDREF.match(text, s - 3)
         if g is not None and len(g.group(1)) == len(g.group(2)):
-            return (s - 3, g.end(), "a position on the earth (a grid reference)")
+            return (s - 3, g.end(), Skip.GRID_REFERENCE)
     ch = _CHAINAGE.match(text, e) if raw.isdigit() and nxt == "+" else None
     if ch is not None:
-        return (s, ch.end(), "a chainage (a distance along a line, used as a place name)")
+        return (s, ch.end(), Skip.CHAINAGE)
     if raw.isdigit() and nxt in "- \u00a0":
         o = _ONE_IN.match(text, e)
         if o is not None and float(raw) not in stated and float(o.group(1)) not in stated:
             # (the question's own "1 in 30 year storm" is quoted, and read)
-            return (s, o.end(), "odds or a return period (1 in 100 years)")
+            return (s, o.end(), Skip.ODDS_OR_RETURN_PERIOD)
     if prev == "-" and s >= 2 and text[s - 2].isalpha() and \
             text[max(0, s - 12):s - 1].split()[-1:][0].lower().split("-")[-1] not in _NAME_NOT and (
             text[e:e + 1] in "-_" and text[e + 1:e + 2].isalnum() or
             s >= 3 and not text[s - 3].isalnum() and text[s - 2].isupper()):
         # inside a hyphenated name ("gemini-1.5-pro", "stage-i-15_min") or a route ("I-10")
-        return (s, e, "part of a name (a model, a file, a route)")
+        return (s, e, Skip.PART_OF_NAME)
     if prev == "-" and last_skip > max(text.rfind(" ", 0, s), text.rfind("\n", 0, s)) and \
             read_unit(text, e)[0] is None:
-        return (s, e, "part of a name (a model, a file, a route)")  # "...-large-2407"
+        return (s, e, Skip.PART_OF_NAME)  # "...-large-2407"
     if raw.isdigit() and prev in "-/:" and s - 1 == last_skip and read_unit(text, e)[0] is None:
-        return (s, e, "the next part of an identifier (IEC 60076-1, EM 1110-2-1913)")
+        return (s, e, Skip.IDENTIFIER_NEXT_PART)
     if raw.isdigit() and nxt == "-" and text[e + 1:e + 2].isupper() and \
             text[e + 2:e + 3].isdigit():
-        return (s, e, "an identifier (a code: 3-A8)")
+        return (s, e, Skip.CODE_WITH_LETTERS)
     if raw.isdigit() and prev in "[(" and _PROGRESS.match(text, e) or \
             raw.isdigit() and nxt in "])" and _PROGRESS_BEFORE.search(text, max(0, s - 5), s):
-        return (s, e, "a step counter ([2/4])")
+        return (s, e, Skip.STEP_COUNTER)
     if raw.isdigit() and len(raw) >= 6 and _SITE_AFTER.match(text, e):
-        return (s, e, "an identifier (a site number named after it: the 7374000 site)")
+        return (s, e, Skip.SITE_NAMED_AFTER)
     if raw.isdigit() and len(raw) >= 9 and _EPOCH_WORDS.search(text, max(0, s - 30), e + 30):
-        return (s, e, "a timestamp (seconds since an epoch)")
+        return (s, e, Skip.TIMESTAMP)
     idiom = _IDIOM.match(text, s) if raw in ("24", "50") and nxt in "/-" else None
     if idiom is not None:
-        return (s, idiom.end(), "an idiom written in digits (24/7, 50/50)")
+        return (s, idiom.end(), Skip.IDIOM)
     if raw.isdigit() and nxt == " " and text[e + 1:e + 2].isupper():
         ad = _ADDRESS.match(text, e)
         if ad is not None:
-            return (s, e, "a street number (an address)")
+            return (s, e, Skip.STREET_NUMBER)
     if nxt in " pP" and _PU_VALUE.match(text, e):
-        return (s, e, "a per-unit value (a ratio to a base the answer picks)")
+        return (s, e, Skip.PER_UNIT_VALUE)
     if hints[0] and _CALENDAR_BEFORE.search(text, max(0, s - 8), s) and \
             _CALENDAR_AFTER.match(text, e):
-        return (s, e, "a calendar position (day 334 of 2026)")
+        return (s, e, Skip.CALENDAR_POSITION)
     if sign and _LATLON_BEFORE.search(text, max(0, s - 14), s):
-        return (s, e, "a position on the earth (latitude or longitude)")
+        return (s, e, Skip.LATITUDE_LONGITUDE)
     if hints[1] and _MODEL_SETTING.search(text, max(0, s - 16), s) and \
             read_unit(text, e)[0] is None and \
             _MODEL_WORDS.search(text, max(0, s - 120), min(len(text), e + 60)):
-        return (s, e, "a model setting (temperature 0, seed 42)")
+        return (s, e, Skip.MODEL_SETTING)
     return None
 
 
@@ -292,46 +293,46 @@ def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign
     while k >= 0 and text[k] in " \u00a0":
         k -= 1
     if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
-        return "an uncertainty (\u00b1 a tolerance)"
+        return Skip.UNCERTAINTY
     if integer and s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or \
             integer and text[max(0, s - 2):s] == "[^":
-        return "a citation or footnote marker ([1])"
+        return Skip.CITATION_BRACKETED
     if integer and _NOTE_BEFORE.search(text, max(0, s - 12), s):
-        return "a citation or footnote marker (note 2, ref. 1)"
+        return Skip.CITATION_NAMED
     if integer and unit is None and s >= 3 and text[s - 1] == " " and code_before(text, s - 1) \
             and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
             not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
-        return "an identifier (a code and its number: RRL 12)"
+        return Skip.CODE_AND_NUMBER
     if unit is None and not percent and k >= 0 and text[k] in "\u00a7\u00b6-\u2013," and \
             _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
-        return "a section reference (\u00a72.1, \u00b6 3)"
+        return Skip.SECTION_REFERENCE
     if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
-        return "a price or a sum of money"
+        return Skip.MONEY
     if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
-        return "an uncertainty (a margin of error in words)"
+        return Skip.UNCERTAINTY_IN_WORDS
     if percent:
-        return "a probability or confidence level" if _PROBABILITY.match(text, end) or \
+        return Skip.PROBABILITY if _PROBABILITY.match(text, end) or \
             _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
     if unit is None and _OUT_OF_TEN.match(text, e):
-        return "a probability or confidence level (9/10 confidence)"
+        return Skip.PROBABILITY_OUT_OF_TEN
     if unit is None and not sign and (_CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or
                                       _CONFIDENCE_SCORE.search(text, max(0, s - 20), s)):
         # a self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
         # "confidence 8/10", "4 out of 5"
         if not integer and float(digits) <= 1 or _SCORE_AFTER.match(text, e) or \
                 _SCORE_BEFORE.search(text, max(0, s - 10), s):
-            return "a probability or confidence level (confidence 0.9, 8/10)"
+            return Skip.CONFIDENCE_SCORE
     if unit is None and integer and len(digits) <= 2 and (
             text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
                 _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
                 or _NOTE_START.match(text, e + 1) and sentence_start_at(text, s - 1))
             or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
         # (also a note's marker opening a sentence: "(1) Data as returned by the service.")
-        return "a list reference ((2) above, item (b) 2)"
+        return Skip.LIST_REFERENCE
     if unit is not None:
         if integer and raw == digits and unit.dims == TIME and not unit.shift and \
                 _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
-            return "a period (the last 7 days)"
+            return Skip.PERIOD
         return None
     if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
         return None
@@ -342,23 +343,23 @@ def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign
         w = word.group().lower().split("-")[0] if word else ""
         hit = read_phrase(w) if w else None
         if hit is not None and hit[0].dims == TIME or w in ("year", "month", "yr", "week"):
-            return "an interval named as an adjective (a 7-day mean)"
+            return Skip.INTERVAL_ADJECTIVE
         if hit is None and w.isalpha() and len(w) > 2 and w not in UNIT_STOP:
-            return "a compound adjective (a 3-phase system)"
+            return Skip.COMPOUND_ADJECTIVE
         return None
     if _PRECISION.match(text, e):
-        return "a precision (2 d.p., 3 significant figures)"
+        return Skip.PRECISION
     why = _work_or_position(text, s, e, digits)
     if why is not None:
         return why
     if len(digits) == 3 and 100 <= int(digits) <= 599 and (
             _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or
             _HTTP_REASON.match(text, e) or _http_listed(text, s)):
-        return "an HTTP status code"
+        return Skip.HTTP_STATUS
     if _N_EQUALS.search(text, max(0, s - 6), s):
-        return "a count (n = 96)"
+        return Skip.COUNT_N_EQUALS
     if _OF_THEM.match(text, e):
-        return "a count (2 of them)"
+        return Skip.COUNT_OF_THEM
     m = _COUNTED.match(text, e)
     if m is None:
         return None
@@ -377,7 +378,7 @@ def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign
         after = m.start(2) - 1 if first == "times" else m.end()
         if _RATIO_AFTER.match(text, after):
             return None  # "35 times too large", "3 times the flow": a ratio, not a count
-    return "a count (3 tool calls, 10 of 12 readings)"
+    return Skip.COUNT
 
 
 _NOTE_START = re.compile(r" [A-Z][a-z]")
@@ -420,7 +421,7 @@ def discrete_count(text: str, s: int, e: int, raw: str, digits: str):
         return None  # a unit after all ("1,240 things/day")
     if "times" in (first, noun):
         return None  # "6,000 times the load": a factor, not a count
-    return "a count of discrete things (1,240 customers, one of 3 gauges)"
+    return Skip.COUNT_OF_THINGS
 
 
 # a file name or path: a token with no spaces holding "_" or "/" and ending in a file
@@ -461,14 +462,14 @@ def _work_or_position(text: str, s: int, e: int, digits: str):
     if len(digits) > 3:
         return None
     if _WORK_COUNT_BEFORE.search(text, max(0, s - 56), s):
-        return "a count of the work done (calls used: 3)"
+        return Skip.COUNT_OF_WORK
     if len(digits) <= 2:
         if _STEP_NOUN_BEFORE.search(text, max(0, s - 12), s) and _POSITION_AFTER.match(text, e):
-            return "a position in a procedure (phase 2 of 3, \u00e9tape 2 :)"
+            return Skip.POSITION_IN_PROCEDURE
         m = _OF_TOTAL_BEFORE.search(text, max(0, s - 12), s)
         if m is not None and int(m.group(1)) <= int(digits) and \
                 read_unit(text, e)[0] is None and text[e:e + 1] not in ("/", "%"):
-            return "the total of a position or a count (2 of 3)"
+            return Skip.TOTAL_OF_POSITION
         m = _OF_TOTAL_BEFORE.match(text, e)  # (the N of "N of M": read after M)
         if m is None:
             after = re.match(r"\s+(?:out\s+)?(?:of|von|sur|de|di|van|z)\s+(\d{1,2})\b", text[e:e + 16],
@@ -476,21 +477,21 @@ def _work_or_position(text: str, s: int, e: int, digits: str):
             if after is not None and int(digits) <= int(after.group(1)) and \
                     read_unit(text, e + after.end())[0] is None and \
                     text[e + after.end():e + after.end() + 1] not in ("/", "%", ".", ","):
-                return "a position or a count out of a total (2 of 3)"
+                return Skip.POSITION_OUT_OF_TOTAL
     in_of = _IN_OF_COUNT.match(text, e)
     if in_of is not None and counted_noun_any(in_of.group(2)):
-        return "a count out of a total (1 in 5 gauges)"
+        return Skip.COUNT_OUT_OF_TOTAL
     if _POINT_SCALE.match(text, e):
-        return "a self-assessment score (8 on a 10-point scale)"
+        return Skip.SCORE_ON_SCALE
     sc = _SCORE_SCALE.match(text, e)
     if sc is not None and int(digits) <= int(sc.group(1)) and \
             _SELF_SCORE_WORDS.search(text, max(0, s - 48), s):
-        return "a self-assessment score (trust 4/5, 9 in 10)"
+        return Skip.SELF_SCORE
     m = _SCORE_OF.search(text, max(0, s - 12), s)
     if m is not None and digits in ("3", "4", "5", "10", "20", "100") and \
             int(m.group(1)) <= int(digits) and read_unit(text, e)[0] is None and \
             _SELF_SCORE_WORDS.search(text, max(0, m.start() - 48), m.start()):
-        return "a self-assessment score (trust 4/5, 9 in 10)"
+        return Skip.SELF_SCORE
     return None
 
 

@@ -9,6 +9,7 @@ import re
 from ..errors import GuardViolation
 from ..units.dimension import N_AXES
 from ..numeric import canonical_datum, known_datum
+from .cache import CACHE
 
 
 UNIT_STOP = frozenset({"and", "or", "the", "a", "an", "of", "to", "at", "in", "on", "is", "was",
@@ -174,7 +175,6 @@ class Number:
 
 
 _STOPPER = re.compile(r"[,;:!?()\[\]\n]")
-_UNIT_READS: dict = {}
 
 
 def read_unit(text: str, pos: int):
@@ -184,12 +184,13 @@ def read_unit(text: str, pos: int):
     limit = min(len(text), pos + 80)
     m = _STOPPER.search(text, pos, limit)
     key = text[pos:m.start() + 1 if m else limit]
-    hit = _UNIT_READS.get(key)
+    reads = CACHE.unit_reads
+    hit = reads.get(key)
     if hit is None:
         unit, datum, end = _read_unit_uncached(key, 0)
         hit = (unit, datum, end)
-        if len(_UNIT_READS) < 8192:
-            _UNIT_READS[key] = hit
+        if len(reads) < 8192:
+            reads[key] = hit
     unit, datum, end = hit
     return unit, datum, pos + end
 
@@ -222,7 +223,6 @@ def _read_unit_uncached(text: str, pos: int):
 
 
 _INCH_AFTER = re.compile(r"\.?\s*(?:$|[;)\]=\u2248]|\.(?:\s|$)|of\b|\(|or\s+\d|\(?(?:about|roughly)\b)")
-_PHRASES: dict[str, tuple | None] = {}
 
 
 _GALLON = re.compile(r"(US|U\.S\.|UK|imperial|Imperial)\s+gal(?:lon)?s?\b")
@@ -230,8 +230,9 @@ _GALLON = re.compile(r"(US|U\.S\.|UK|imperial|Imperial)\s+gal(?:lon)?s?\b")
 
 def read_phrase(phrase: str):
     """(unit, datum) for a phrase, or None; cached, since answers repeat their units."""
+    phrases = CACHE.phrases
     try:
-        return _PHRASES[phrase]
+        return phrases[phrase]
     except KeyError:
         pass
     from ..units import parse_with_datum, try_parse_unit
@@ -254,8 +255,8 @@ def read_phrase(phrase: str):
                 hit = (unit, canonical_datum(datum))
     except (GuardViolation, ArithmeticError, ValueError, RecursionError):
         hit = None  # not a unit: prose that merely looks like one
-    if len(_PHRASES) < 8192:
-        _PHRASES[phrase] = hit
+    if len(phrases) < 8192:
+        phrases[phrase] = hit
     return hit
 
 

@@ -45,6 +45,10 @@ options:
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
                          the request it was (or answered) gets an error naming the limit
+  --strict-annotations   before starting, list the server's tools and refuse to start (exit 3)
+                         if the annotation file names a tool or a parameter the server does
+                         not list; without it such a declaration is warned about on stderr
+                         (and in --log) when the proxy first relays tools/list
   --check                validate the annotation file against a live tools/list of COMMAND
                          or --upstream URL, print the report and exit (needs --annotations)
   --version              print the version and exit
@@ -59,7 +63,8 @@ exit status:
        pending request was answered with a JSON-RPC error first); or --check could not
        list the server's tools
   2    usage error
-  3    the annotation file (or the policy module) could not be loaded
+  3    the annotation file (or the policy module) could not be loaded; or, with
+       --strict-annotations, it names a tool or parameter the server does not list
   4    COMMAND could not be started
   5    --check found problems in the annotation file
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
@@ -82,6 +87,7 @@ class Options:
         self.manifest: str | None = None
         self.max_message_size: int | None = None
         self.check = False
+        self.strict_annotations = False
         self.version = False
         self.help = False
 
@@ -108,7 +114,8 @@ def apply_limits(opts: "Options") -> None:
     if opts.max_message_size is not None:
         from .jsonrpc import LineBuffer
         LineBuffer.max_message = opts.max_message_size
-_FLAGS = {"--check": "check", "--version": "version", "--help": "help", "-h": "help"}
+_FLAGS = {"--check": "check", "--strict-annotations": "strict_annotations",
+          "--version": "version", "--help": "help", "-h": "help"}
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -147,9 +154,9 @@ def parse_args(argv: list[str]) -> Options:
     if not opts.command:
         raise UsageError("no server command given")
     if not opts.annotations:
-        for flag in ("log", "manifest", "check"):
+        for flag in ("log", "manifest", "check", "strict_annotations"):
             if getattr(opts, flag):
-                raise UsageError(f"--{flag} needs --annotations")
+                raise UsageError(f"--{flag.replace('_', '-')} needs --annotations")
         if opts.enforcement != "strict":
             raise UsageError("--enforcement needs --annotations")
     return opts
@@ -213,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     def relay(policy: Any, wire: tuple[int, int]) -> int:
         if opts.check:
             return _check(opts, policy, wire[1])
+        if opts.strict_annotations:
+            refused = _strict_preflight(opts, policy)
+            if refused is not None:
+                return refused
         from .guard import Guard
         from .stdio import run_proxy
         return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
@@ -280,6 +291,31 @@ def _check(opts: Options, policy: Any, out_fd: int, fetch: Any = None, what: str
         problems = getattr(report, "problems", None)
         ok = not problems if problems is not None else True
     return EXIT_OK if ok else EXIT_CHECK
+
+
+def _strict_preflight(opts: Options, policy: Any, fetch: Any = None, what: str = "") -> int | None:
+    """``--strict-annotations``: list the upstream's tools before starting; None to go on, or
+    the exit status when a declaration names a tool or parameter the server does not list (each
+    problem is printed, with the names it may have meant) or the tools cannot be listed."""
+    try:
+        tools, _era = fetch() if fetch is not None else fetch_tools(opts.command)
+    except (FileNotFoundError, PermissionError) as exc:
+        _err(f"cannot start {opts.command[0]!r}: {exc.strerror or exc}")
+        return EXIT_START
+    except (OSError, _UpstreamError, TimeoutError) as exc:
+        _err(f"--strict-annotations: could not list the tools of "
+             f"{what or ' '.join(opts.command)} to check the annotations: {exc}")
+        return EXIT_UPSTREAM
+    checker = getattr(policy, "check_catalogue", None)
+    if not callable(checker):
+        return None
+    problems = list(getattr(checker(tools), "problems", None) or ())
+    if not problems:
+        return None
+    _err(f"{opts.annotations}: {len(problems)} declaration(s) match nothing the server lists, "
+         f"so they would guard nothing; not starting (--strict-annotations):\n  "
+         + "\n  ".join(problems))
+    return EXIT_CONFIG
 
 
 class _UpstreamError(Exception):
@@ -630,7 +666,14 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if opts.annotations:  # fail early on a bad annotation file
                 check_opts = copy.copy(opts)
                 check_opts.manifest = None
-                _build_policy(check_opts)
+                check_opts.log = None
+                checked = _build_policy(check_opts)
+                if opts.strict_annotations:
+                    refused = _strict_preflight(
+                        opts, checked, _http_fetcher(http, static) if http.upstream else None,
+                        http.upstream or "")
+                    if refused is not None:
+                        return refused
         except _ConfigError as exc:
             _err(str(exc))
             return EXIT_CONFIG
@@ -657,10 +700,29 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                     raise _UpstreamError(str(exc)) from None
 
             return _check(opts, policy, wire[1], fetch, url)
+        if opts.strict_annotations:
+            refused = _strict_preflight(opts, policy, _http_fetcher(http, static), http.upstream)
+            if refused is not None:
+                return refused
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
                                  headers=static, cafile=http.cafile)
 
     return _with_policy(opts, bridge)
+
+
+def _http_fetcher(http: HTTPOptions, static: list[tuple[str, str]]) -> Any:
+    """A ``fetch()`` of the --upstream URL's tools, as ``_check`` and ``_strict_preflight``
+    take it."""
+    def fetch() -> tuple[list[dict], str]:
+        from .http.client import UpstreamError
+        from .http.upstream import fetch_tools_http
+        assert http.upstream is not None
+        try:
+            return fetch_tools_http(http.upstream, headers=static, cafile=http.cafile,
+                                    client_info={"name": PROG, "version": _version()}), "legacy"
+        except UpstreamError as exc:
+            raise _UpstreamError(str(exc)) from None
+    return fetch
 
 
 def _has_command(args: list[str]) -> bool:

@@ -980,7 +980,23 @@ class Guard:
                 self._log(f"policy.advertise({name!r}) returned {type(new).__name__}; listed unchanged")
                 continue
             changes[i] = new
+        if result.get("nextCursor") is None:
+            self._listing_complete()
         return changes
+
+    def _listing_complete(self) -> None:
+        """The last page of a listing: the policy may check its annotations against it
+        (``catalogue_seen(tools) -> [warning, ...]``); each warning goes to stderr."""
+        seen = getattr(self.policy, "catalogue_seen", None)
+        if not callable(seen):
+            return
+        try:
+            warnings = seen(list(self.catalogue.values()))
+        except Exception as exc:
+            self._log(f"policy.catalogue_seen() failed: {exc!r}")
+            return
+        for text in warnings or ():
+            self._log(str(text))
 
     def _label(self, entry: Pending, result: Any) -> dict | None:
         if entry.task or type(result) is not dict:

@@ -103,6 +103,9 @@ class QuantityPolicy:
         # labelled results not yet recorded in the ledger: (tool, forwarded arguments, value);
         # recorded by settle(), after the labelled answer was sent
         self._later: list[tuple[str, dict, object]] = []
+        # annotation problems already warned about (see catalogue_seen), shared with the
+        # policies that share the listing
+        self._warned: set[str] = set()
 
     @property
     def ledger(self) -> Ledger:
@@ -136,6 +139,7 @@ class QuantityPolicy:
         list the tools on one connection and call them on another, and the call must still
         be converted for the upstream's declared types (an integer goes as a JSON integer)."""
         self._listed = other._listed
+        self._warned = other._warned
         self._array_params = other._array_params
         self._plans = other._plans
 
@@ -279,6 +283,8 @@ class QuantityPolicy:
                     if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
                         del inflight[next(iter(inflight))]
         if refused is not None:  # (logged outside the lock, which the log takes)
+            if refused.code == "unsourced_input":
+                refused = _unsourced_in_proxy(refused)
             self._write_log("violation", tool_name, arguments, violation=refused)
             log_refusal(refused, tool_name, True)
             verdict = _verdict()
@@ -385,21 +391,62 @@ class QuantityPolicy:
         return None
 
     # -- command line extras ------------------------------------------------------------------
-    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
+    def catalogue_seen(self, tools: list[dict]) -> list[str]:
+        """Warnings for annotations the upstream's listing does not match (a tool it does not
+        list, a parameter its tool does not have): such a declaration guards nothing. Each
+        problem is warned about once (stderr, through the caller, and ``--log``)."""
+        problems = [(t, p) for t, p in self._catalogue_problems(tools) if p not in self._warned]
+        if not problems:
+            return []
+        self._warned.update(p for _, p in problems)
+        path = getattr(self.annotations, "path", "<annotations>")
+        out = []
+        for tool, problem in problems:
+            text = (f"warning: {path}: {problem}; this declaration guards nothing (fix the "
+                    f"annotation file, or run with --strict-annotations to refuse to start)")
+            out.append(text)
+            self._write_log("annotation_warning", tool, None, warning=text)
+        return out
+
+    def _catalogue_problems(self, tools: list[dict]) -> "list[tuple[str, str]]":
+        """(tool, problem) for each declaration the listing does not match."""
         listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
-        problems, lines = [], []
+        problems = []
         for name, ann in self.annotations.items():
             tool = listed.get(name)
             if tool is None:
                 close = _close_names(name, listed)
-                problems.append(f"tools.{name}: the server has no tool {name!r}"
-                                + (f" (did you mean {close}?)" if close else ""))
+                problems.append((name, f"tools.{name}: the server has no tool {name!r}"
+                                 + (f" (did you mean {close}?)" if close else
+                                    f" (it lists {_some(listed)})")))
                 continue
-            props = (tool.get("inputSchema") or {}).get("properties") or {}
-            for pname in ann.params:
+            schema = tool.get("inputSchema")
+            props = schema.get("properties") if isinstance(schema, dict) else None
+            if not isinstance(props, dict):
+                props = {}
+            for pname, spec in ann.params.items():
                 if pname not in props:
-                    problems.append(f"tools.{name}.params.{pname}: {name} has no parameter "
-                                    f"{pname!r} (it has {sorted(props)})")
+                    close = _close_names(pname, props)
+                    problems.append((name, f"tools.{name}.params.{pname}: {name} has no "
+                                     f"parameter {pname!r} ("
+                                     + (f"did you mean {close}? " if close else "")
+                                     + f"it has {sorted(props)})"))
+                elif isinstance(props[pname], dict):
+                    problem = _schema_mismatch(spec, props[pname], f"{name} types {pname}")
+                    if problem:
+                        problems.append((name, f"tools.{name}.params.{pname}: {problem}"))
+            problems.extend((name, p) for p in _result_mismatches(name, ann.returns,
+                                                                  tool.get("outputSchema")))
+        return problems
+
+    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
+        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
+        problems = [p for _, p in self._catalogue_problems(tools)]
+        lines = []
+        for name, ann in self.annotations.items():
+            tool = listed.get(name)
+            if tool is None:
+                continue
             declared = ", ".join(f"{p} [{s.unit_text or s.tz_text}]" for p, s in ann.params.items())
             ret = ""
             if isinstance(ann.returns, Spec):
@@ -541,7 +588,7 @@ def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
         target = props.get(n)
         if isinstance(target, dict):
             target.update(x)
-            target["description"] = _join(target.get("description"), f"In {spec.words()}.")
+            target["description"] = _join(target.get("description"), spec.in_words())
             return
     # no property holds a number to label: the schema is left as the upstream declared it
 
@@ -711,6 +758,99 @@ def _result_value(result: dict, returns):
     if isinstance(source, dict) and any(k in source for k in returns):
         return {k: (_number(v) if k in returns else v) for k, v in source.items()}
     return None
+
+
+def _unsourced_in_proxy(violation: GuardViolation) -> GuardViolation:
+    """The refusal of a ``sourced`` value as the proxy can state it. The proxy never sees the
+    client's question: a sourced value passes when it traces to a tool output of this client
+    session (the same amount in any unit, or a one-step sum or difference of two outputs), and
+    a number the question states cannot be verified here, so the repair never suggests one."""
+    from ..errors import UnsourcedInput
+    head = violation.message.split(", which", 1)[0]
+    if not head.startswith("received "):
+        head = f"received {violation.received if violation.received is not None else 'a value'}"
+    return UnsourcedInput(
+        f"{head}, which no tool returned in this session (nor a sum or difference "
+        f"of two outputs); this parameter is declared sourced, and the proxy does not see the "
+        f"question, so a number stated there cannot be verified and is refused here",
+        field=violation.field, received=violation.received, expected=violation.expected,
+        suggestion="the value as a tool of this session returned it (call the tool that "
+                   "provides it, then pass its result, converted or not); if only the user "
+                   "stated it, say that this tool accepts only a value a tool returned, rather "
+                   "than estimating or re-typing it")
+
+
+_NUMERIC = frozenset({"number", "integer"})
+
+
+def _schema_kinds(schema: dict) -> "set[str] | None":
+    """The JSON types a schema allows (an array's items for an array), or None when it states
+    none (then anything may come)."""
+    kinds = {k for k in _branches(schema) if isinstance(k, str)}
+    if "array" in kinds:
+        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
+                             if isinstance(b, dict)]:
+            if isinstance(s.get("items"), dict):
+                items = _schema_kinds(s["items"])
+                if items is not None:
+                    kinds = (kinds - {"array"}) | items
+                break
+    return kinds or None
+
+
+def _schema_mismatch(spec: Spec, schema: dict, what: str) -> "str | None":
+    """Why a declaration can never work on a value of this schema (None when it can): a unit
+    on a value that is never a number, a tz on one that is never a string."""
+    kinds = _schema_kinds(schema)
+    if kinds is None:
+        return None
+    shown = " or ".join(sorted(kinds))
+    if spec.unit is not None and not kinds & _NUMERIC:
+        instead = ("if it holds a timestamp, declare tz = \"<IANA zone>\" instead; otherwise "
+                   "remove the declaration" if "string" in kinds else
+                   "a " + shown + " has no unit: remove the declaration")
+        return (f"declares unit {spec.unit_text!r}, but {what} as {shown}, never a number: "
+                f"the number the proxy would send (or label) in {spec.unit_text} cannot be that; "
+                f"{instead}")
+    if spec.tz is not None and "string" not in kinds:
+        return (f"declares tz {spec.tz_text!r} (a timestamp, sent as an ISO 8601 string with "
+                f"its offset), but {what} as {shown}, never a string: remove tz "
+                f"(a count of seconds since an epoch is not checked as a timestamp)")
+    return None
+
+
+def _result_mismatches(name: str, returns, output) -> "list[str]":
+    """Result declarations the tool's outputSchema rules out (a unit on a string result)."""
+    if returns is None or not isinstance(output, dict):
+        return []
+    props = output.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+    pairs: "list[tuple[str, Spec, str | None]]"
+    if isinstance(returns, Spec):
+        held = [n for n in ("result", "value") if isinstance(props.get(n), dict)][:1]
+        pairs = [(f"tools.{name}.returns", returns, n) for n in held]
+        if not held and output.get("type") not in (None, "object"):
+            pairs = [(f"tools.{name}.returns", returns, None)]
+    else:
+        pairs = [(f"tools.{name}.returns.{k}", s, k) for k, s in returns.items()
+                 if isinstance(props.get(k), dict)]
+    out = []
+    for where, spec, key in pairs:
+        schema = output if key is None else props[key]
+        what = (f"its outputSchema types the result" if key is None else
+                f"its outputSchema types {key!r}")
+        problem = _schema_mismatch(spec, schema, what)
+        if problem:
+            out.append(f"{where}: {problem}")
+    return out
+
+
+def _some(listed, at_most: int = 8) -> str:
+    names = sorted(n for n in listed if isinstance(n, str))
+    if not names:
+        return "no tools"
+    return ", ".join(repr(n) for n in names[:at_most]) + (", ..." if len(names) > at_most else "")
 
 
 def _close_names(name: str, listed) -> str:

@@ -244,15 +244,23 @@ def serve(handler: Toolbox, *, name: str | None = None, version: str | None = No
                       page_size=page_size)
     protected = stdin_fd is None and stdout_fd is None
     saved: tuple[int, int] | None = None
+    _flush(sys.stdout)  # what was printed before serving goes where it was meant to
     if protected:
         saved = (os.dup(0), os.dup(1))
         in_fd, out_fd = _protect()
     else:
         in_fd = 0 if stdin_fd is None else stdin_fd
         out_fd = 1 if stdout_fd is None else stdout_fd
+    # A tool's print() goes to stderr while serving, unbuffered by the wire: sys.stdout is
+    # stderr (a buffered print would otherwise reach fd 1 after it is the wire again)
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
     try:
         _Loop(core, in_fd, out_fd, max_workers).run()
     finally:
+        _flush(sys.stdout)
+        if sys.stdout is sys.stderr:
+            sys.stdout = real_stdout
         if protected and saved is not None:
             os.dup2(saved[0], 0)
             os.dup2(saved[1], 1)
@@ -262,6 +270,13 @@ def serve(handler: Toolbox, *, name: str | None = None, version: str | None = No
                 except OSError:
                     pass
     return 0
+
+
+def _flush(stream: Any) -> None:
+    try:
+        stream.flush()
+    except Exception:  # a closed or replaced stream: nothing to flush
+        pass
 
 
 def _protect() -> tuple[int, int]:

@@ -9,13 +9,13 @@ Import the one you need::
 Nothing here is imported by ``import quantity_guard``; the packs pull in only the standard
 library and the package's own ``quantity``, ``datums`` and ``quality`` modules, and they do so
 when first used. Every pack function takes ``fetch=`` (see :func:`replay` for recorded
-responses); every failure is a :class:`PackError` naming the URL and what was wrong.
+responses, :func:`recorded` for the ones shipped with the package); every failure is a :class:`PackError` naming the URL and what was wrong.
 """
 from __future__ import annotations
 
-from ._fetch import MissingValue, PackError, Reading, fetch, make_fetch, replay
+from ._fetch import MissingValue, PackError, Reading, fetch, make_fetch, recorded, replay
 
-__all__ = ["PackError", "MissingValue", "Reading", "fetch", "make_fetch", "replay",
+__all__ = ["PackError", "MissingValue", "Reading", "fetch", "make_fetch", "recorded", "replay",
            "usgs", "ea", "nwps"]
 
 

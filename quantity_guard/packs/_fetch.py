@@ -281,6 +281,22 @@ def replay(routes: Mapping[str, bytes | str | Callable[[], bytes]], *,
     return fetch
 
 
+def recorded(*, log: list | None = None) -> Fetch:
+    """A ``fetch`` that answers from the recordings shipped with the package
+    (``data/recorded_responses.json``: USGS site 07374000's record and latest values), so that
+    an example runs offline from any directory::
+
+        site, values = usgs.reading("07374000", fetch=recorded())
+
+    Any other URL raises :class:`PackError`, as :func:`replay` does."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                        "recorded_responses.json")
+    with open(path, encoding="utf-8") as fh:
+        routes = json.load(fh)["routes"]
+    return replay({url: json.dumps(body) for url, body in routes.items()}, log=log)
+
+
 def get_json(fetch: Fetch, url: str, headers: Mapping[str, str] | None = None) -> Any:
     """Fetch ``url`` and decode JSON; any failure becomes a :class:`PackError` naming the URL."""
     try:
@@ -432,6 +448,47 @@ def classify(flags: tuple[str, ...], publisher: str | None) -> tuple[str | None,
     from .. import quality  # lazily, as everything the packs use from the core
     grade, conditions = quality.classify(list(flags), publisher)
     return grade, tuple(conditions)
+
+
+def register_gauge_zero(station_id: str, elevation: Any, *, prefix: str, publisher: str,
+                        source: str | None) -> str | None:
+    """The packs' one policy for a gauge datum: the gauge zero a record publishes on a named
+    datum is registered when the record is read (``register=True``, the default of every pack).
+    Returns None when it is registered (or was, with the same zero), else a note saying why not.
+
+    Two sources that disagree about one gauge's zero (NWPS and USGS for a USGS gage, 37.2 ft
+    against 37.04 ft on NAVD88) never fail a read: the zero registered first stands (a datum
+    is registered once, never overwritten or averaged), the later record is returned with its
+    own figure, and the note names both figures and where the registered one came from."""
+    from .. import datums
+    from ..errors import RedefinitionError
+    try:
+        datums.register_station(station_id, elevation, prefix=prefix, source=source)
+        return None
+    except RedefinitionError:
+        pass
+    name = datums.get(f"{prefix}:{station_id}").name
+    on = datums.get(elevation.datum).name
+    mine = f"{fmt_number(elevation.magnitude)} {elevation.unit.symbol} on {on}"
+    known, origin = None, None
+    for a, b, metres, src in datums.registered_offsets():
+        if a == name:
+            from ..quantity import Q
+            there = Q(float(metres), "m").to(elevation.unit).magnitude
+            known = f"{fmt_number(there)} {elevation.unit.symbol} on {b}"
+            origin = src
+            break
+    held = f"at {known}" if known else "with another zero"
+    return (f"{publisher} puts the zero of {name} at {mine}, but {name} is already registered "
+            f"{held}" + (f" (from {origin})" if origin else "") + "; the registered zero "
+            f"stands (a gauge datum is registered once, never overwritten or averaged) and "
+            f"converting {name} uses it; this record's own figure stays in the record returned "
+            f"(to convert with it instead, read this record in a fresh registry scope: "
+            f"datums.isolated())")
+
+
+def fmt_number(x: float) -> str:
+    return f"{float(x):.6g}"
 
 
 def to_q(magnitude: float, unit: str, datum: str | None, quality: str | None,

@@ -384,9 +384,12 @@ def register_station(station: Station) -> Station:
     uses = {m.datum for m in station.measures if m.datum}
     if zero is not None:
         elevation = _fetch.to_q(zero, "m", "ODN", None, dict(station.source))
-        datums.register_station(station.station_id, elevation, prefix="GAUGE",
-                                source=station.source.get("url"))
-        registered = True
+        note = _fetch.register_gauge_zero(station.station_id, elevation, prefix="GAUGE",
+                                          publisher="the Environment Agency station record",
+                                          source=station.source.get("url"))
+        registered = note is None
+        if note:
+            notes.append(note)
     elif station.gauge_datum in uses:
         notes.append("the station publishes no datumOffset or stageScale.datum; its mASD "
                      "readings cannot be converted to ODN")
@@ -394,8 +397,12 @@ def register_station(station: Station) -> Station:
         if station.downstage_datum is not None:
             elevation = _fetch.to_q(station.downstage_datum, "m", "ODN", None,
                                     dict(station.source))
-            datums.register_station(f"{station.station_id}-downstream", elevation,
-                                    prefix="GAUGE", source=station.source.get("url"))
+            note = _fetch.register_gauge_zero(
+                f"{station.station_id}-downstream", elevation, prefix="GAUGE",
+                publisher="the Environment Agency station record",
+                source=station.source.get("url"))
+            if note:
+                notes.append(note)
         else:
             notes.append("the downstream gauge publishes no downstageScale.datum")
     if station.unstated_datum in uses and not datums.is_registered(station.unstated_datum):

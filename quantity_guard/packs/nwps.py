@@ -17,9 +17,10 @@ number). What the record says (docs/services.md, "NOAA National Water Prediction
 * a crest with ``olddatum: true`` is on a superseded gage datum: its stage is refused, its flow
   kept;
 * ``datums.vertical`` gives the gauge zero on named datums (BRKM2: NAVD88 37.2, where USGS
-  publishes 37.04 +- 0.17 ft). It has no unit of its own and is secondary to the USGS site
-  record, so it is reported (in the gauge's stage unit) but registered as an offset only when
-  asked (``register_offset=True``);
+  publishes 37.04 +- 0.17 ft), read in the gauge's stage unit (the record gives it none of its
+  own). As in every pack, reading the gauge registers it as the gauge datum's offset
+  (``register=True``); where the USGS record registered another figure first, the read
+  succeeds, the registered zero stands and ``datum_note`` says so;
 * ``timeZone`` is a POSIX string (``EST5EDT``), mapped to an IANA zone; times are UTC.
 
 NWPS publishes no quality flag; forecasts are marked ``kind: "forecast"`` in their source.
@@ -33,7 +34,7 @@ from . import _fetch
 from ..errors import UnknownDatum
 from ._fetch import PackError, Reading, get_json, parse_number, parse_time
 
-__all__ = ["BASE", "Gauge", "gauge", "parse_gauge", "CATEGORIES"]
+__all__ = ["BASE", "Gauge", "gauge", "parse_gauge", "register_gauge", "CATEGORIES"]
 
 BASE = "https://api.water.noaa.gov/nwps/v1"
 AGENCY = "NOAA NWPS"
@@ -83,6 +84,8 @@ class Gauge:
     crests_recent: tuple[tuple[Reading, Reading], ...] = ()
     in_service: bool | None = None
     source: dict = field(default_factory=dict, compare=False)
+    offset_registered: bool = False
+    datum_note: str | None = None
 
     def flood_stage(self, category: str) -> Any:
         """The stage threshold of a flood category as a ``Q`` (raises if undefined)."""
@@ -299,13 +302,16 @@ def _optional(value: Any, url: str | None, what: str) -> float | None:
     return None if value is None else parse_number(value, url=url, what=what)
 
 
-def gauge(identifier: str, *, fetch: _fetch.Fetch | None = None,
-          register_offset: bool = False) -> Gauge:
+def gauge(identifier: str, *, fetch: _fetch.Fetch | None = None, register: bool = True,
+          register_offset: bool | None = None) -> Gauge:
     """The gauge record for an NWS location id (``"BRKM2"``) or a USGS site number.
 
-    With ``register_offset=True`` the gauge zero's published NAVD88 / NGVD29 elevation is
-    registered as the offset of the gauge datum (refused if the USGS record already
-    registered a different one).
+    As every pack does with the record it reads (``register=True``, the default), the gauge
+    zero's published NAVD88 / NGVD29 elevation is registered as the offset of the gauge datum.
+    Where another record already registered a different zero (the USGS site record: 37.04 ft
+    where NWPS says 37.2 ft), the read still succeeds: the registered zero stands and
+    ``offset_registered`` is False, with ``datum_note`` naming both figures.
+    ``register_offset`` is the former name of ``register``.
     """
     if not isinstance(identifier, str) or not identifier.strip() or any(
             c in identifier for c in "/?#&% "):
@@ -313,22 +319,30 @@ def gauge(identifier: str, *, fetch: _fetch.Fetch | None = None,
     url = f"{BASE}/gauges/{identifier.strip()}"
     result = parse_gauge(get_json(fetch or _fetch.fetch, url, {"Accept": "application/json"}),
                          url)
-    if register_offset:
-        _register_offset(result)
+    if register if register_offset is None else register_offset:
+        return register_gauge(result)
     return result
 
 
-def _register_offset(g: Gauge) -> None:
+def register_gauge(g: Gauge) -> Gauge:
+    """Register the gauge datum's offset from the first published elevation of its zero on a
+    geodetic datum (NAVD88, NGVD29); returns the gauge with ``offset_registered`` and
+    ``datum_note`` filled in (the shared policy: ``_fetch.register_gauge_zero``)."""
+    import dataclasses
     from .. import datums
     for name, reading in g.datum_elevations.items():
         if reading.missing:
             continue
         try:
             known = datums.get(name)
-        except UnknownDatum:  # a datum the registry does not know
+        except UnknownDatum:  # a datum the registry does not know ("NAVD88#1": listed twice)
             continue
         if known.kind != "geodetic":
             continue
-        datums.register_station(g.datum.split(":", 1)[1], reading.value, prefix="GAGE",
-                                source=g.source.get("url"))
-        return
+        note = _fetch.register_gauge_zero(g.datum.split(":", 1)[1], reading.value,
+                                          prefix="GAGE", publisher=f"the {AGENCY} gauge record",
+                                          source=g.source.get("url"))
+        return dataclasses.replace(g, offset_registered=note is None, datum_note=note)
+    return dataclasses.replace(g, offset_registered=False, datum_note=(
+        "the gauge record lists no elevation of its zero on a geodetic datum (or lists one "
+        "datum twice with different values); no offset is registered"))

@@ -202,6 +202,16 @@ class Values(dict):
         self.empty = tuple(empty)
         self.superseded = dict(superseded or {})
 
+    def quantities(self) -> dict[str, Any]:
+        """``{key: Q}`` for every reading with a value (a pH is a plain number whose source
+        says ``unit_qualifier: "pH"``); the readings without one are in :meth:`missing`."""
+        return {k: r.value for k, r in self.items() if not r.missing}
+
+    def missing(self) -> dict[str, str]:
+        """``{key: why}`` for the readings with no value (a null, a no-data sentinel, a unit
+        the pack refuses), the publisher's qualifiers included."""
+        return {k: r._missing_text() for k, r in self.items() if r.missing}
+
     def __missing__(self, key: Any):
         have = ", ".join(sorted(self)) or "nothing"
         text = f"site {self.site_id} published no current value for {key!r} (it has: {have})"
@@ -273,9 +283,10 @@ def register_site(site: Site) -> Site:
     if target is None or site.altitude is None:  # (a target implies an altitude)
         return dataclasses.replace(site, gage_offset_registered=False, datum_note=note)
     elevation = _fetch.to_q(site.altitude, "ft", target, None, dict(site.source))
-    datums.register_station(site.site_id, elevation, prefix="GAGE",
-                            source=site.source.get("url"))
-    return dataclasses.replace(site, gage_offset_registered=True, datum_note=None)
+    note = _fetch.register_gauge_zero(site.site_id, elevation, prefix="GAGE",
+                                      publisher=f"the {AGENCY} site record",
+                                      source=site.source.get("url"))
+    return dataclasses.replace(site, gage_offset_registered=note is None, datum_note=note)
 
 
 # --------------------------------------------------------------------------------------------

@@ -182,6 +182,8 @@ def _fast(text: str) -> "Unit | None":
         return None
     if whole is not None and count == 1:
         return whole
+    if terms.get("Mm") in (3, -3):
+        return None  # "Mm3": ambiguous, and the full parser says so
     try:
         return build(terms, lambda message: UnitParseError(message, text=text))
     except UnitParseError:
@@ -332,14 +334,15 @@ class _Parser:
         self.whole = None     # the table's own Unit when the expression is one plain name
 
     # -- errors ----------------------------------------------------------------------------
-    def error(self, message: str, pos: int | None, suggestions=()) -> UnitParseError:
+    def error(self, message: str, pos: int | None, suggestions=(), hint: str = "") -> UnitParseError:
+        """The error at ``pos``; ``hint`` (what to write instead) follows the location."""
         if self.quiet:
             return UnitParseError(message, text=self.original)
         opos = self.where[pos] if pos is not None and pos < len(self.where) else \
             (len(self.original) if pos is not None else None)
         where = f" at position {opos}" if opos is not None else ""
         return UnitParseError(f"{message}{where} in {self.original!r}", text=self.original,
-                              position=opos, suggestions=tuple(suggestions))
+                              position=opos, suggestions=tuple(suggestions), hint=hint)
 
     # -- tokenizer -------------------------------------------------------------------------
     def _tokenize(self) -> list[tuple[str, str, int]]:
@@ -529,6 +532,7 @@ class _Parser:
 
     def power(self, depth: int) -> dict:
         """power := primary exponent?"""
+        start = self.tokens[self.i][2]
         terms, exp, offset = self.primary(depth)
         kind, value, pos = self.tokens[self.i]
         if kind == POW:
@@ -552,6 +556,12 @@ class _Parser:
                 if p > MAX_EXPONENT or p < -MAX_EXPONENT:
                     raise self.error(f"exponent out of range ({p} is beyond +/-{MAX_EXPONENT})",
                                      None)
+            if terms.get("Mm") in (3, -3):
+                err = self.error(_CUBIC_MEGAMETRE, start, suggestions=("hm3", "m3"),
+                                 hint=_CUBIC_MEGAMETRE_HINT)
+                err.suggestion = ("the value in hm3 (a cubic hectometre is exactly 1e6 m3: "
+                                  "0.5 Mm3/d is '0.5 hm3/d') or in m3 ('5e5 m3/d')")
+                raise err
             self.whole = None
         return terms
 
@@ -610,14 +620,16 @@ class _Parser:
                 exp = self.exponent(name[stem:], pos + stem)
             return dict(pieces), exp, offset
         if hit is not None:  # refused: (why, alternatives[, position offset])
-            raise self.error(hit[0], pos, suggestions=hit[1])
+            hint = f"; write {_either(hit[1])} instead" if hit[1] else ""
+            raise self.error(hit[0], pos, suggestions=hit[1], hint=hint)
         hint = ""
         if pos > 0 and name[:1].isupper() and name.upper() == name and len(name) >= 3:
             hint = (f" ({name} looks like a vertical datum: a datum is not part of a unit; give "
                     f"it as the datum of the value, e.g. Q.parse('12.4 ft {name}') or "
                     f"Q(12.4, 'ft', datum='{name}'))")
-        raise self.error(f"unknown unit {name!r}{hint}", pos,
-                         suggestions=() if self.quiet else suggest(name))
+        close = () if self.quiet else suggest(name)
+        raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=close,
+                         hint=f" (did you mean {_either(close)}?)" if close else "")
 
 
 def build(terms: dict, fail) -> Unit:
@@ -686,17 +698,34 @@ def _refuse_since(text: str) -> None:
             position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
 
 
+#: "Mm3" (or Mm**3): a cubic megametre by the SI's rules, a million cubic metres in water
+#: supply and hydrology (0.5 Mm3/d is 500,000 m3/d, not 5.8e12 m3/s): never guessed
+_CUBIC_MEGAMETRE = ("'Mm3' is ambiguous: a million cubic metres (1e6 m3) in water supply and "
+                    "hydrology, a cubic megametre (1e18 m3) by the SI's prefix rules")
+_CUBIC_MEGAMETRE_HINT = ("; for a million cubic metres write the value in m3 (0.5 Mm3/d is "
+                         "'5e5 m3/d') or in hm3 (a cubic hectometre is exactly 1e6 m3: "
+                         "'0.5 hm3/d'); for cubic megametres, in km3 (1 Mm3 is 1e9 km3)")
+
+
 def _degree() -> "Unit | None":
     return table.lookup("deg")
 
 
+def _either(names) -> str:
+    return " or ".join(repr(n) for n in names)
+
+
 def suggest(name: str) -> list[str]:
-    """Close matches for an unknown name: same letters in another case first, then difflib."""
+    """Close matches for an unknown name: the same letters in another case first (a prefixed
+    unit too: ``kw`` -> ``kW``, ``MW`` for ``mw``), then difflib."""
     import difflib
     spellings = table.spellings()
     out = [s for s in spellings if s.lower() == name.lower() and s != name]
     for variant in (name.lower(), name.upper(), name[:1].upper() + name[1:].lower()):
         if variant != name and variant not in out and table.lookup(variant) is not None:
+            out.append(variant)
+    for variant in table.prefixed_case_variants(name):
+        if variant != name and variant not in out:
             out.append(variant)
     for s in difflib.get_close_matches(name, spellings, n=4, cutoff=0.6):
         if s not in out:

@@ -94,6 +94,7 @@ class Row:
 class _Registry:
     def __init__(self) -> None:
         self.lock = threading.RLock()
+        self.generation = 0  # grows with every change (see ``generation()``)
         self.clear()
 
     def clear(self) -> None:
@@ -105,9 +106,17 @@ class _Registry:
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
         self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
+        self.generation += 1
 
 
 _REG = _Registry()
+
+
+def generation() -> int:
+    """A number that grows whenever the table does (``define``, or the table loading): readers
+    above that remember what a spelling meant (the answer audit) compare it to know whether
+    their readings may be stale."""
+    return _REG.generation
 
 
 def registry() -> _Registry:
@@ -167,6 +176,7 @@ def _add_row(entry: dict) -> Row:
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
+    _REG.generation += 1
     _Above.row_added()
     return row
 
@@ -302,6 +312,24 @@ def _split_prefix(name: str):
             if row is not None and row.prefixable:
                 return (psym, pfactor), row
     return None
+
+
+def prefixed_case_variants(name: str) -> list[str]:
+    """The prefixed spellings that are ``name`` in another case (``kw`` -> ``kW``; ``mw`` ->
+    ``mW``, ``MW``), SI prefix before unit symbol, smaller prefixes first: for suggestions."""
+    reg = registry()
+    low = name.lower()
+    found = []
+    for psym, (_long, factor) in sorted(reg.prefixes.items(), key=lambda p: p[1][1]):
+        if len(low) <= len(psym) or not low.startswith(psym.lower()):
+            continue
+        rest = low[len(psym):]
+        for sym, row in reg.spellings.items():
+            if sym.lower() == rest and row.prefixable and sym == row.symbol:
+                spelled = psym + sym
+                if spelled not in found:
+                    found.append(spelled)
+    return found
 
 
 def describe(symbol: str) -> tuple[Row, str, str] | None:

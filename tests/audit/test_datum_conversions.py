@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import Q, quantity_tool, session
+from quantity_guard import Q, datums, quantity_tool, session
 from quantity_guard.conversions import RULES
 from quantity_guard.datums import register_station
+from quantity_guard.audit.codes import Reason
 from quantity_guard.errors import DatumMismatch
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
+
+
+@pytest.fixture(autouse=True)
+def _own_datums():
+    """The stations these tests register are forgotten after each (the registry is global)."""
+    with datums.isolated():
+        yield
 
 
 def reader(name, value, unit, datum=None):
@@ -93,6 +101,8 @@ def test_the_converted_crest_is_a_supported_input_and_its_result_a_source():
     audit = ledger.audit_answer("ANSWER: 4.06 ft")
     assert audit.ok and statuses(audit)["4.06 ft"] == "sourced", flagged(audit)
     assert not ledger.unsupported_calls()
+    crest = ledger.audit_answer("The crest is 22.46 ft NAVD88.").findings[0]
+    assert crest.code is Reason.SOURCED_DATUM_CONVERSION and crest.match.code == "unnamed_offset"
 
 
 def test_a_rounded_converted_input_is_supported():
@@ -150,6 +160,8 @@ def test_the_converted_stage_is_a_supported_input():
     ledger = gauge("QGZERO3", stage_input=13.9)
     assert not ledger.unsupported_calls()
     assert ledger.audit_answer("ANSWER: 17.1 ft").ok
+    stage = ledger.audit_answer("Stage 13.9 ft NAVD88.").findings[0]
+    assert stage.code is Reason.SOURCED_DATUM_CONVERSION and stage.match.code == "gauge_zero"
 
 
 def test_a_stage_sent_without_its_zero_is_refused_at_the_boundary():
@@ -168,7 +180,8 @@ def test_a_registered_gauge_datum_converts_and_a_wrong_zero_does_not():
     with session() as ledger:
         reader("read_river_level", 0.117, "m", "GAUGE:QGREG1")()
         reader("read_warning_level", 7.2, "m", "ODN")()
-    assert ledger.audit_answer("The level is 6.417 mAOD; headroom 0.783 m.").ok
+    audit = ledger.audit_answer("The level is 6.417 mAOD; headroom 0.783 m.")
+    assert audit.ok and audit.findings[0].match.code == "registered"
     assert not ledger.audit_answer("The level is 6.517 mAOD.").ok
     assert not ledger.audit_answer("Headroom: 7.083 m.").ok   # 7.2 - 0.117 across datums
 

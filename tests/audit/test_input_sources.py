@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import Q, quantity_tool, session
+from quantity_guard.audit.codes import Reason
 
 QUESTION = "A pump runs at 75% efficiency on a 40 kW motor. What hydraulic power does it deliver?"
 
@@ -31,6 +32,7 @@ def test_a_share_in_the_question_is_a_source_as_a_fraction_or_a_percentage(effic
     assert not ledger.unsupported_calls()
     audit = ledger.audit_answer("At an efficiency of 0.75 the pump delivers 30 kW.")
     assert statuses(audit) == [("0.75", "quoted"), ("30 kW", "sourced")]
+    assert audit.findings[0].code is Reason.QUOTED_AS_SHARE
 
 
 def test_a_fraction_in_the_question_is_a_source_as_a_percentage():
@@ -65,7 +67,7 @@ def test_a_supported_argument_written_back_is_sourced():
     ledger = discharge_ledger(35.43)
     audit = ledger.audit_answer("I sent 35.43 m³/s and the result is 70.86 m³/s.")
     assert statuses(audit) == [("35.43 m³/s", "sourced"), ("70.86 m³/s", "sourced")]
-    assert "argument" in audit.findings[0].note
+    assert audit.findings[0].code is Reason.SOURCED_SUPPORTED_INPUT
 
 
 def test_an_argument_that_traces_to_nothing_stays_flagged():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import quantity_tool, session
-from quantity_guard.audit.revisions import REVISIONS, _rounded_twice
+from quantity_guard.audit.codes import Reason
+from quantity_guard.audit.revisions import REVISIONS, rounded_twice
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
 
@@ -42,7 +43,7 @@ def test_the_rules_are_a_table_of_named_codes():
 def test_working_the_answer_revises_is_given_up(answer):
     audit = energy_ledger().audit_answer(answer)
     assert audit.ok, flagged(audit)
-    assert any(f.status == "discarded" for f in audit.findings)
+    assert any(f.code is Reason.REVISED_WORKING for f in audit.findings)
 
 
 @pytest.mark.parametrize("answer", [
@@ -60,9 +61,10 @@ def test_a_figure_no_revision_gives_up_stays_flagged(answer):
 
 
 @pytest.mark.parametrize("answer", ["ANSWER: 0.106 mm/day", "about 0.1055 mm/d, i.e. 0.106 mm/d"])
-def test_an_output_rounded_twice_is_sourced(answer):
+def test_an_outputrounded_twice_is_sourced(answer):
     audit = runoff_ledger().audit_answer(answer)
     assert audit.ok, flagged(audit)
+    assert audit.findings[-1].code is Reason.SOURCED_ROUNDED_TWICE
 
 
 @pytest.mark.parametrize("answer", ["ANSWER: 0.107 mm/day", "ANSWER: 0.1056 mm/day",
@@ -79,5 +81,5 @@ def test_a_figure_no_double_rounding_reaches_stays_flagged(answer):
     (1249.6, 1250, 0.5, True),          # within the place written: once is enough
     (393.648, 400, 50, True),           # 390 -> 400
 ])
-def test_rounded_twice_is_exactly_that_path(x, written, tol, ok):
-    assert _rounded_twice(x, written, tol) is ok
+def testrounded_twice_is_exactly_that_path(x, written, tol, ok):
+    assert rounded_twice(x, written, tol) is ok

@@ -1,10 +1,11 @@
-"""The README's "Agent frameworks" examples run, and print what they say they print.
+"""The agent-framework examples (docs/guide/integrations.md) run, and print what they say they
+print.
 
-They are fenced as ``py`` (not ``python``: tests/test_readme.py runs those in an interpreter
-without the frameworks). The first block defines the tools; each later block runs after it in a
-fresh interpreter from the repository root, skipped where its framework is not installed. What a
-block prints is written as the trailing comment of each ``print`` line and as the comment lines
-that end the block.
+They are fenced as ``py`` (not ``python``: tests/test_docs_examples.py runs those in an
+interpreter without the frameworks). The first block defines the tools; each later block runs
+after it in a fresh interpreter from the repository root, skipped where its framework is not
+installed. What a block prints is written as the trailing comment of each ``print`` line and as
+the comment lines that end the block.
 """
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text("utf-8")
-SECTION = README.split("## Agent frameworks\n", 1)[1].split("\n## ", 1)[0]
+SECTION = (ROOT / "docs" / "guide" / "integrations.md").read_text("utf-8")
 BLOCKS = re.findall(r"```py\n(.*?)```", SECTION, flags=re.S)
 
 
