@@ -4,8 +4,8 @@ Nothing here costs anything until a guarded call runs, and ``import quantity_gua
 neither ``opentelemetry`` nor ``logging``. At the first guarded call the process is looked at
 once (``current()``):
 
-- OpenTelemetry is used when ``opentelemetry-api`` is installed (``pip install
-  'quantity-guard[otel]'``) and the process already imported it (an SDK set up, an
+- OpenTelemetry is used when ``opentelemetry-api`` is installed (the ``otel`` extra: ``pip
+  install ".[otel]"`` from this checkout) and the process already imported it (an SDK set up, an
   auto-instrumentation agent, a framework that traces); ``QUANTITY_GUARD_OTEL=1`` uses it
   whenever it is installed, ``QUANTITY_GUARD_OTEL=0`` never. ``enable()`` turns it on
   explicitly (with a tracer and meter provider of its own, if given), ``disable()`` off, and
@@ -81,7 +81,8 @@ def enable(tracer_provider: "Any" = None, meter_provider: "Any" = None) -> "Obse
     _forced = (tracer_provider, meter_provider)
     observer = _resolve()
     if observer is None or observer.tracer is None:  # pragma: no cover - _resolve raised
-        raise ImportError("opentelemetry-api is not installed: pip install 'quantity-guard[otel]'")
+        raise ImportError("opentelemetry-api is not installed: pip install opentelemetry-api "
+                          "(this project's otel extra)")
     return observer
 
 
@@ -140,7 +141,8 @@ def _import_otel(required: bool):
     except ImportError:
         if required:
             raise ImportError("quantity_guard.observe.enable() needs opentelemetry-api, which "
-                              "is not installed: pip install 'quantity-guard[otel]'") from None
+                              "is not installed: pip install opentelemetry-api (this "
+                              "project's otel extra)") from None
         return None
     return context, metrics, propagate, trace
 

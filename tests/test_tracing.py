@@ -300,4 +300,4 @@ def test_enable_without_opentelemetry_installed_names_the_extra():
                  "from quantity_guard import observe\n"
                  "try:\n    observe.enable()\nexcept ImportError as err:\n    print(err)\n")
     assert out.returncode == 0, out.stderr
-    assert "pip install 'quantity-guard[otel]'" in out.stdout
+    assert "pip install opentelemetry-api (this project's otel extra)" in out.stdout
