@@ -252,9 +252,10 @@ class Observer:
         if traced:
             if reuse and parent is None:
                 here = self._trace.get_current_span()
-                # a framework's own span for this tool's execution (GenAI conventions): the
-                # attributes go on it instead of a second span
-                if here.is_recording() and getattr(here, "name", None) == f"execute_tool {tool}":
+                # a framework's own span for this tool's execution (GenAI or MCP conventions,
+                # e.g. Google ADK's, FastMCP's): the attributes go on it, not on a second span
+                if here.is_recording() and getattr(here, "name", None) in (
+                        f"execute_tool {tool}", f"tools/call {tool}"):
                     span, owned = here, False
             attrs = {"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
                      "gen_ai.tool.name": tool, "quantity_guard.where": where}

@@ -301,3 +301,41 @@ def test_enable_without_opentelemetry_installed_names_the_extra():
                  "try:\n    observe.enable()\nexcept ImportError as err:\n    print(err)\n")
     assert out.returncode == 0, out.stderr
     assert "pip install opentelemetry-api (this project's otel extra)" in out.stdout
+
+
+def test_a_fastmcp_servers_own_tools_guarded_by_the_transform_are_spans(otel):
+    fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed: pip install -e "
+                                  "'.[integrations]' (Python 3.11+)")
+    from test_integrations_fastmcp import WATER, plain_server
+
+    from quantity_guard.annotations import loads
+    from quantity_guard.integrations import fastmcp as qg_fastmcp
+    exporter, reader = otel
+    server = plain_server([])
+    qg_fastmcp.guard(server, loads(WATER.replace(", sourced = true", "")))
+
+    async def calls():
+        async with fastmcp.Client(server) as client:
+            await client.call_tool("read_discharge", {"site": "07374000"})
+            await client.call_tool("runoff_depth", {"discharge": "12.4 ft", "area": 1},
+                                   raise_on_error=False)
+            await client.call_tool("runoff_depth", {"discharge": "1250 cfs", "area": 29000})
+
+    with session():
+        asyncio.run(calls())
+    reading, wrong, converted = [s for s in exporter.get_finished_spans()
+                                 if s.name.startswith("tools/call ")]
+    assert {s.attributes["quantity_guard.where"] for s in (reading, wrong, converted)} == {"fastmcp"}
+    assert reading.attributes["quantity_guard.result.unit"] == "cfs"
+    assert wrong.attributes["error.type"] == "dimensionality_error"
+    assert [e["quantity_guard.refusal.field"] for e in events(wrong, "quantity_guard.refusal")] \
+        == ["runoff_depth.discharge"]
+    assert [(e["quantity_guard.parameter"], e["quantity_guard.unit.from"], e["quantity_guard.unit.to"])
+            for e in events(converted, "quantity_guard.conversion")] == [
+        ("discharge", "cfs", "m3/s")]
+    assert converted.attributes["quantity_guard.result.unit"] == "mm/d"
+    durations = metrics(reader)["quantity_guard.guard.duration"]
+    assert durations == {frozenset({("gen_ai.tool.name", "read_discharge"),
+                                    ("quantity_guard.where", "fastmcp")}): 1,
+                         frozenset({("gen_ai.tool.name", "runoff_depth"),
+                                    ("quantity_guard.where", "fastmcp")}): 2}
