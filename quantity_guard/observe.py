@@ -357,18 +357,36 @@ class Verdict:
             self.elapsed += perf_counter() - self._t
             self._t = 0.0
 
+    def run(self, fn: "Callable[..., Any]", *args: "Any") -> "Any":
+        """``fn(*args)`` as a stretch of the guard's own work: timed, with this verdict (and
+        the span, if this verdict opened it) current while it runs."""
+        self.enter()
+        self.start()
+        try:
+            return fn(*args)
+        finally:
+            self.stop()
+            self.leave()
+
     def set(self, key: str, value: "Any") -> None:
         if self.span is not None and value is not None:
             self.span.set_attribute(key, value)
 
-    def inject(self, meta: dict) -> None:
-        """Write this call's trace context into an outgoing ``params._meta``."""
+    def forward_meta(self, meta: "Any") -> "dict | None":
+        """The ``params._meta`` to send upstream: the client's, with this span's W3C trace
+        context (``traceparent``, ``tracestate``) in place of the client's; None when there is
+        no span to continue the trace from."""
         obs = self.observer
-        if self.span is None or obs.tracer is None:
-            return
+        if self.span is None or not self.traced:
+            return None
         carrier: dict = {}
         obs._propagate.inject(carrier, context=obs._trace.set_span_in_context(self.span))
-        meta.update(carrier)
+        if "traceparent" not in carrier:
+            return None
+        out = {k: v for k, v in meta.items() if k not in ("traceparent", "tracestate")} \
+            if isinstance(meta, dict) else {}
+        out.update(carrier)
+        return out
 
     # findings
     def converted(self, parameter: str, source: "Any", target: "Any") -> None:
@@ -491,7 +509,12 @@ class _Unobserved:
     def start(self) -> None: ...
     def stop(self) -> None: ...
     def set(self, key: str, value: "Any") -> None: ...
-    def inject(self, meta: dict) -> None: ...
+    def forward_meta(self, meta: "Any") -> None: ...
+    def result(self, before: "Any", after: "Any") -> None: ...
+
+    def run(self, fn: "Callable[..., Any]", *args: "Any") -> "Any":
+        return fn(*args)
+
     def violation(self, violation: "Any", blocked: bool) -> None: ...
     def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None) -> None: ...
 
@@ -500,11 +523,12 @@ UNOBSERVED: "Any" = _Unobserved()
 
 
 def begin(tool: str, *, where: str, kind: str = "internal", meta: "Any" = None,
-          attributes: "dict | None" = None) -> "Any":
+          attributes: "dict | None" = None, enter: bool = True) -> "Any":
     """The verdict of a guarded call handled outside ``@quantity_tool`` (the proxy, a gateway
-    plug-in, a FastMCP transform), made current in this context (``enter()``), or
-    ``UNOBSERVED``. ``meta``: the request's ``params._meta``, whose W3C trace context (if any)
-    the span continues. Between ``start()`` and ``stop()`` the guard's own time is counted;
+    plug-in, a FastMCP transform), made current in this context (``enter()``; ``enter=False``
+    for a caller that handles the request and its answer in different contexts, such as the
+    proxy: it makes the verdict current with ``run()``), or ``UNOBSERVED``. ``meta``: the
+    request's ``params._meta``, whose W3C trace context (if any) the span continues. Between ``start()`` and ``stop()`` the guard's own time is counted;
     ``end()`` closes it."""
     obs = current()
     if obs is None:
@@ -513,5 +537,6 @@ def begin(tool: str, *, where: str, kind: str = "internal", meta: "Any" = None,
                         attributes=attributes)
     if verdict is None:
         return UNOBSERVED
-    verdict.enter()
+    if enter:
+        verdict.enter()
     return verdict
