@@ -97,7 +97,7 @@ def _api(base: str, token: str, method: str, path: str, body=None):
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory):
-    """(gateway base URL, bearer token, upstream URL, annotations path)."""
+    """(gateway base URL, bearer token, upstream URL, annotations path, the gateway's log)."""
     work = tmp_path_factory.mktemp("contextforge")
     annotations = work / "water.toml"
     annotations.write_text(ANNOTATIONS)
@@ -120,7 +120,9 @@ def gateway(tmp_path_factory):
             PLATFORM_ADMIN_PASSWORD="Rt5-Yh3-Nb6-Gf1-Dc0", DEFAULT_USER_PASSWORD="Xq7-Vw9-Lm2-Kp4-Zt8",
             BASIC_AUTH_PASSWORD="Pq8-Wr2-Ez5-Ux7-Ty1", SSRF_PROTECTION_ENABLED="false",
             CACHE_TYPE="memory", MCPGATEWAY_UI_ENABLED="false", MCPGATEWAY_ADMIN_API_ENABLED="false",
-            USE_STATEFUL_SESSIONS="true", LOG_LEVEL="WARNING")
+            USE_STATEFUL_SESSIONS="true", LOG_LEVEL="WARNING",
+            # the gateway's own OpenTelemetry set-up, its spans printed to its log
+            OTEL_ENABLE_OBSERVABILITY="true", OTEL_TRACES_EXPORTER="console")
         log = work / "gateway.log"
         with open(log, "w") as out:
             gw = subprocess.Popen([sys.executable, "-c", "from mcpgateway.cli import main; main()",
@@ -138,7 +140,7 @@ def gateway(tmp_path_factory):
         from quantity_guard.integrations import contextforge
         updated = contextforge.sync(base, str(annotations), token)
         assert sorted(updated) == ["hydro-read-discharge", "hydro-runoff"], updated
-        yield base, token, upstream_url, annotations
+        yield base, token, upstream_url, annotations, log
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -182,7 +184,7 @@ def _text(result) -> str:
 
 
 def test_the_gateway_answers_the_guard_scenario_as_the_proxy_does(gateway):
-    base, token, upstream_url, annotations = gateway
+    base, token, upstream_url, annotations, _ = gateway
     tools, reading, carried, converted, wrong = _through_gateway(base, token, SCENARIO)
     p_reading, p_carried, p_converted, p_wrong = _through_proxy(upstream_url, annotations, SCENARIO)
 
@@ -214,7 +216,7 @@ def test_the_gateway_answers_the_guard_scenario_as_the_proxy_does(gateway):
 
 
 def test_carry_over_is_checked_within_a_gateway_session_not_across_sessions(gateway):
-    base, token, _, _ = gateway
+    base, token, _, _, _ = gateway
     # (the initialize era: a 2026-07-28 client has no session, its calls share one ledger)
     # a session that read 1250 cfs is refused the bare 1250 ...
     _, _, carried = _through_gateway(base, token, SCENARIO[:2], mode="legacy")
@@ -223,6 +225,52 @@ def test_carry_over_is_checked_within_a_gateway_session_not_across_sessions(gate
     _, fresh = _through_gateway(base, token, [SCENARIO[1]], mode="legacy")
     assert not fresh.is_error, _text(fresh)
     assert json.loads(_text(fresh)) == {"received": {"area": 2, "discharge": 1250}}
+
+
+def _printed_spans(log: Path) -> list[dict]:
+    """The spans the gateway's console exporter printed (JSON objects among its log lines)."""
+    text = log.read_text(errors="replace")
+    decoder = json.JSONDecoder()
+    spans, at = [], text.find("\n{\n")
+    while at != -1:
+        try:
+            obj, end = decoder.raw_decode(text, at + 1)
+        except ValueError:
+            end = at + 2
+        else:
+            if isinstance(obj, dict) and "context" in obj and "attributes" in obj:
+                spans.append(obj)
+        at = text.find("\n{\n", end)
+    return spans
+
+
+def test_inside_the_gateway_a_guarded_call_is_a_span_in_the_gateways_trace(gateway):
+    pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed in "
+                        "the gateway's environment (.ci/run installs it there)")
+    base, token, _, _, log = gateway
+    _, _, carried = _through_gateway(base, token, SCENARIO[:2], mode="legacy")
+    assert carried.is_error
+    deadline = time.monotonic() + 30  # the gateway exports in batches, every 5 s
+    while True:
+        spans = _printed_spans(log)
+        ours = [s for s in spans if s["name"] == "tools/call runoff"
+                and s["attributes"].get("error.type") == "unconverted_carry_over"
+                and "mcp.session.id" in s["attributes"]]
+        if ours or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert ours, [s["name"] for s in spans]
+    span = ours[-1]
+    assert span["kind"] == "SpanKind.SERVER"
+    assert span["attributes"]["quantity_guard.where"] == "contextforge"
+    assert span["attributes"]["gen_ai.tool.name"] == "runoff"
+    assert span["status"]["status_code"] == "ERROR"
+    [refusal] = [e for e in span["events"] if e["name"] == "quantity_guard.refusal"]
+    assert refusal["attributes"]["quantity_guard.refusal.field"] == "runoff.discharge"
+    # a child of the gateway's own handling of the same call: one trace
+    gateway_spans = {s["context"]["span_id"]: s for s in spans}
+    assert span["parent_id"] in gateway_spans
+    assert gateway_spans[span["parent_id"]]["context"]["trace_id"] == span["context"]["trace_id"]
 
 
 def test_the_plugin_refuses_a_configuration_without_annotations():
