@@ -14,6 +14,8 @@ It records every request (method, headers, body) and answers by the called tool'
   badsse      an SSE stream of events that are not JSON-RPC, ended without a response
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
+With Recorder.required_auth set, every request without that Authorization value gets 401 with
+WWW-Authenticate (as a server behind OAuth does); GET /.well-known/... needs none.
 GET /.well-known/oauth-protected-resource answers protected-resource metadata;
 initialize answers with Mcp-Session-Id: sess-1; notifications get 202 (after
 Recorder.notification_delay seconds, which also makes the server refuse requests before
@@ -38,6 +40,7 @@ class Recorder:
         # SDK's server session does ("request before initialization was complete")
         self.notification_delay = 0.0
         self.initialized = threading.Event()
+        self.required_auth: str | None = None
 
     def add(self, method: str, headers: dict, body: bytes, peer=None) -> None:
         with self.lock:
@@ -80,6 +83,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
+    def _refused(self, h: dict) -> bool:
+        want = self.recorder.required_auth
+        if want is None or h.get("authorization") == want:
+            return False
+        self._send(401, b"", extra={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return True
+
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
@@ -91,6 +101,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({"resource": "http://upstream.example/mcp",
                                         "authorization_servers": ["http://auth.example"]}).encode())
             return
+        if self._refused(h):
+            return
         if h.get("last-event-id") == "r1":
             self._sse_start()
             self._chunk(b"data: " + _result(self.server.resume_id, {"content": [{"type": "text", "text": "resumed"}]}) + b"\n\n")
@@ -100,13 +112,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:
         self.recorder.add("DELETE", self._headers(), b"", self.client_address)
-        self._send(204)
+        if not self._refused(self._headers()):
+            self._send(204)
 
     def do_POST(self) -> None:
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
         h = self._headers()
         self.recorder.add("POST", h, body, self.client_address)
+        if self._refused(h):
+            return
         msg = json.loads(body)
         if isinstance(msg, list):  # a 2025-03-26 batch: answer each request with its tool's name
             out = [json.loads(_result(m["id"], {"content": [{"type": "text", "text": m["params"]["name"]}]}))

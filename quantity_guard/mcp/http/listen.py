@@ -435,6 +435,24 @@ class _Session:
         if logs:
             self.dispatch(logs, None)
 
+    async def post_notice(self, line: bytes, extra: Sequence[tuple[str, str]]
+                          ) -> tuple[int | None, tuple[int, Any, bytes] | None]:
+        """Post a client notification or answer upstream and wait for the upstream's status;
+        returns it with the upstream's 401/403 answer, if it refused."""
+        assert self.remote is not None
+        refused: list[tuple[int, Any, bytes]] = []
+
+        def emit(message: bytes) -> None:
+            self.dispatch(self.guard.receive(S2C, message), None)
+
+        status = await self.remote.post(line, emit, extra, lambda st, h, b: refused.append((st, h, b)))
+        self._posted(Sent(line[:-1]), status)
+        return status, refused[0] if refused else None
+
+    def _posted(self, sent: Sent, status: int | None) -> None:
+        if sent.method == "notifications/initialized" and status == 202 and self.remote is not None:
+            self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
+
     async def _post_upstream(self, line: bytes, stream: _Stream | None) -> None:
         assert self.remote is not None
         extra = stream.head_extra_upstream if stream is not None else []
@@ -454,8 +472,7 @@ class _Session:
 
         status = await self.remote.post(line, emit, extra, auth_failure)
         sent = Sent(line[:-1])
-        if sent.method == "notifications/initialized" and status == 202:
-            self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
+        self._posted(sent, status)
         if sent.method == "tools/list" and self.guard.catalogue:
             self.listener.shared_catalogue.update(self.guard.catalogue)
         if stream is not None and sent.is_request:
@@ -716,11 +733,27 @@ class Listener:
                 await self._simple(writer, 404 if sid else 400, _error_body(
                     "unknown session" if sid else "DELETE needs an Mcp-Session-Id header"))
                 return True
+            self._forwarded(head, session)
             await self.end(session)
+            refusal = session.remote.end_refusal if session.remote is not None else None
+            if refusal is not None:
+                await self._auth(writer, refusal)
+                return True
             await self._simple(writer, 204)
             return True
         await self._simple(writer, 405, b"", [("Allow", "GET, POST, DELETE")])
         return True
+
+    def _forwarded(self, head: Head, session: _Session) -> list[tuple[str, str]]:
+        """The client's --forward-header headers on this request; the session keeps the latest
+        for the requests the proxy sends upstream on its own (GET stream, DELETE, resumption,
+        notifications and answers posted for it)."""
+        if not self.forward_headers:
+            return []
+        found = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers]
+        if found and session.remote is not None:
+            session.remote.forwarded = found
+        return found
 
     async def _well_known(self, target: str, writer: asyncio.StreamWriter) -> None:
         assert self.upstream is not None
@@ -915,8 +948,9 @@ class Listener:
             stream.head_extra = [("Mcp-Session-Id", session.sid)]
         if sent.is_request and stream.sse:
             session.number(stream)
-        stream.head_extra_upstream = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers
-                                      or _passes_param(n, session, sent)]
+        forwarded = self._forwarded(head, session)
+        stream.head_extra_upstream = forwarded + [(n, v) for n, v in head.headers
+                                                  if _passes_param(n, session, sent)]
         token = None
         if sent.is_request:
             if key is not None:
@@ -930,7 +964,19 @@ class Listener:
         try:
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
-                session.dispatch(outputs, None)
+                if session.remote is not None and len(outputs) == 1 and outputs[0][0] == C2S:
+                    # posted before the 202, so that the upstream's refusal reaches the client
+                    status, refusal = await session.post_notice(outputs[0][1], stream.head_extra_upstream)
+                    if refusal is not None:
+                        await self._auth(writer, refusal)
+                        return True
+                    if status is not None and status >= 400:
+                        await self._simple(writer, status if status < 500 else 502, _error_body(
+                            f"the upstream MCP server refused this {sent.method or 'message'} "
+                            f"with HTTP {status}"), stream.head_extra)
+                        return True
+                else:
+                    session.dispatch(outputs, None)
                 await self._simple(writer, 202, b"", stream.head_extra)
                 return True
             if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):

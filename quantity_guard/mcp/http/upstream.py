@@ -124,6 +124,11 @@ class Remote:
                  resume_attempts: int = 5) -> None:
         self.client = client
         self.static_headers = list(headers or [])
+        # the HTTP client's forwarded headers (--forward-header), kept for the session: sent on
+        # every request of it, including those the proxy makes on its own (GET stream,
+        # resumption, DELETE), unless a request carries its own
+        self.forwarded: list[tuple[str, str]] = []
+        self.end_refusal: tuple[int, Any, bytes] | None = None  # a 401/403 to the DELETE
         self.catalogue = catalogue or (lambda: {})
         self.log = log or (lambda text: None)
         self.max_message = max_message
@@ -146,8 +151,15 @@ class Remote:
             if self.protocol_version is not None and sent.method != "initialize":
                 h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded(extra)
         h += extra
         return h
+
+    def _forwarded(self, extra: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+        if not self.forwarded:
+            return []
+        own = {n.lower() for n, _ in extra}
+        return [(n, v) for n, v in self.forwarded if n.lower() not in own]
 
     def _errors(self, sent: Sent, message: str, data: Any = rpc.MISSING, ids: list | None = None) -> list[bytes]:
         """One JSON-RPC error per unanswered request (logged instead when nothing is owed)."""
@@ -378,6 +390,7 @@ class Remote:
         if self.protocol_version is not None:
             h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded()
         try:
             resp = await self.client.request("GET", h)
         except (UpstreamError, HeaderError) as exc:
@@ -423,6 +436,7 @@ class Remote:
             if last:
                 h.append(("Last-Event-ID", last))
             h += self.static_headers
+            h += self._forwarded()
             try:
                 resp = await self.client.request("GET", h)
             except (UpstreamError, HeaderError) as exc:
@@ -466,6 +480,7 @@ class Remote:
         if self.protocol_version is not None:
             h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded()
         try:
             resp = await asyncio.wait_for(self.client.request("DELETE", h), timeout)
             await asyncio.wait_for(self._drain(resp), timeout)
@@ -473,6 +488,8 @@ class Remote:
             self.log(f"ending the upstream session failed: {exc}")
             return None
         self.session_id = None
+        if resp.status in (401, 403):
+            self.end_refusal = (resp.status, resp.headers, b"")
         return resp.status
 
 
