@@ -260,11 +260,21 @@ def test_guarded_tool_is_checked_even_if_never_listed_and_unknown_tools_forwarde
     assert one(guard.receive(C2S, raw), C2S) == raw + b"\n"
 
 
-def test_duplicate_keys_are_resolved_by_reserialising(guard):
+def test_duplicate_params_members_are_refused_with_the_id(guard):
     raw = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff",'
            b'"arguments":{"discharge":1,"area":1},"arguments":{"discharge":{"value":1,"unit":"cfs"},"area":1}}}')
+    out = guard.receive(C2S, raw)
+    assert sent(out, C2S) == []
+    err = json.loads(one(out, S2C))
+    assert err["id"] == 1 and err["error"]["code"] == -32600
+    assert "'params.arguments' occurs twice" in err["error"]["message"]
+
+
+def test_duplicate_keys_inside_guarded_arguments_are_resolved_by_reserialising(guard):
+    raw = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff",'
+           b'"arguments":{"discharge":1,"area":1,"discharge":{"value":1,"unit":"cfs"}}}}')
     out = one(guard.receive(C2S, raw), C2S)
-    assert out.count(b'"arguments"') == 1
+    assert out.count(b'"discharge"') == 1
     assert json.loads(out)["params"]["arguments"]["discharge"] == pytest.approx(CFS)
 
 

@@ -19,9 +19,14 @@ Transparency
     ``cacheScope``, ``resultType``, ``_meta`` and unguarded tools), the ``arguments`` of a
     ``tools/call`` request (only that value is replaced; ``name``, ``_meta``, ``task``,
     ``inputResponses`` and ``requestState`` keep their bytes), and the ``result`` of a plain
-    complete ``tools/call`` result. A message with duplicate member names on the path to the
-    value being replaced is re-serialised whole instead, so no reader can see an unconverted
-    duplicate. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
+    complete ``tools/call`` result. A client message with a member name twice at its top level
+    or in its ``params`` is refused (a request with its id), never forwarded: a reader that
+    keeps the first member and one that keeps the last would route it differently. A response
+    with duplicate member names on the path to the value being replaced is re-serialised
+    whole, and so are guarded arguments, so no reader can see an unconverted duplicate. A call
+    of a name that is not a guarded tool but folds to one (case, spaces, invisible characters:
+    :func:`fold_name`) is refused with the exact name to use, unless the upstream lists that
+    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
     requests and their answers, and unknown methods are never touched. The guard issues no
     requests of its own, so ids are never remapped: they pass with their JSON type.
 
@@ -77,7 +82,7 @@ from .jsonrpc import MISSING
 
 __all__ = [
     "C2S", "S2C", "LOG", "Guard", "Policy", "PassThroughPolicy", "Decision", "Pending",
-    "tool_error", "is_modern", "MODERN", "LEGACY",
+    "tool_error", "is_modern", "MODERN", "LEGACY", "fold_name", "duplicate_member",
 ]
 
 C2S = "c2s"
@@ -203,6 +208,50 @@ def is_modern(params: Any) -> bool:
 
 class _Ambiguous(Exception):
     """Spans could not be located unambiguously: re-serialise the whole message instead."""
+
+
+def fold_name(name: str) -> str:
+    """A name as a lenient reader might match it: NFKC-normalised, case-folded, without
+    whitespace or invisible format characters, ``-`` read as ``_``. Two names that fold alike
+    can reach the same tool or parameter on an upstream that folds case or trims."""
+    import unicodedata
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return "".join("_" if c == "-" else c for c in text
+                   if not c.isspace() and unicodedata.category(c) != "Cf")
+
+
+def duplicate_member(text: str, obj: Any) -> str | None:
+    """The first member name that occurs twice at the top level of the JSON object ``text``
+    (``obj`` is its parsed value) or in its ``params`` object (as ``params.NAME``); ``None``
+    when there is none. A reader that keeps the first of two members and one that keeps the
+    last would see different messages."""
+    if type(obj) is not dict:
+        return None
+    params = obj.get("params")
+    if "\\" not in text:  # every member name is written as itself: count its occurrences
+        keys = list(obj) + (list(params) if type(params) is dict else [])
+        if all(text.count('"' + k + '"') <= 1 for k in keys):
+            return None
+    try:
+        _, top = rpc.members(text)
+        seen: set[str] = set()
+        pspan = None
+        for k, start, end in top:
+            if k in seen:
+                return k
+            seen.add(k)
+            if k == "params":
+                pspan = start
+        if pspan is None or text[pspan] != "{":
+            return None
+        seen.clear()
+        for k, _, _ in rpc.members(text, pspan)[1]:
+            if k in seen:
+                return "params." + k
+            seen.add(k)
+    except rpc.ParseError:
+        return None
+    return None
 
 
 def _preview(raw: bytes, limit: int = 160) -> str:
@@ -579,6 +628,9 @@ class Guard:
             self.stats["answered"] += 1
             ident = msg.id if msg.key is not None else None
             return [(S2C, rpc.error_line(ident, rpc.INVALID_REQUEST, f"Invalid Request: {msg.reason}"))]
+        twice = duplicate_member(text, obj)
+        if twice is not None:
+            return self._duplicate_member(msg, twice)
         if kind == rpc.REQUEST:
             if self.closed:
                 return self._closed_error(msg.id)
@@ -602,6 +654,40 @@ class Guard:
         self.stats["forwarded"] += 1
         return [(C2S, raw + b"\n")]
 
+    def _duplicate_member(self, msg: rpc.Message, twice: str) -> list[tuple[str, bytes]]:
+        """A client message with a member name twice on its routing path: refused whole (a
+        request with its id; the client's answer to the upstream is answered upstream with an
+        error; a notification is dropped), never forwarded."""
+        what = (f"the member {twice!r} occurs twice; JSON readers differ on which one counts, "
+                "so the message was not forwarded. Send each member once")
+        self._log(f"refused a client {msg.kind} with a duplicate member: {what}")
+        if msg.kind == rpc.REQUEST:
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(msg.id, rpc.INVALID_REQUEST, f"Invalid Request: {what}"))]
+        self.stats["dropped"] += 1
+        if msg.kind in (rpc.RESPONSE, rpc.ERROR) and msg.key is not None:
+            return [(C2S, rpc.error_line(msg.id, rpc.INTERNAL_ERROR,
+                                         f"the client's answer to this request was dropped: {what}"))]
+        return []
+
+    def _near_guarded(self, name: str) -> str | None:
+        """The guarded tool that ``name`` is not, but folds to (``Runoff_Depth``,
+        ``"runoff_depth "``), unless the upstream lists ``name`` as a tool of its own."""
+        names = getattr(self.policy, "guarded_names", None)
+        try:
+            candidates = list(names()) if callable(names) else [
+                n for n in self.catalogue if self._guards(n)]
+        except Exception as exc:
+            self._log(f"policy.guarded_names() failed: {exc!r}")
+            return None
+        if not candidates or name in self.catalogue:
+            return None
+        folded = fold_name(name)
+        for other in candidates:
+            if other != name and isinstance(other, str) and fold_name(other) == folded:
+                return other
+        return None
+
     def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
         self.stats["answered"] += 1
         shown = rpc.error_line(ident, 0, "")[20:].split(b',"error"', 1)[0].decode()
@@ -618,7 +704,7 @@ class Guard:
         refused with its id if guarded (its arguments cannot be checked)."""
         params = msg.params
         name = params.get("name") if type(params) is dict else None
-        if isinstance(name, str) and self._guards(name):
+        if isinstance(name, str) and (self._guards(name) or self._near_guarded(name) is not None):
             self.stats["answered"] += 1
             self._log(f"refused a guarded tools/call that cannot be parsed ({exc})")
             return [(S2C, rpc.error_line(
@@ -644,6 +730,13 @@ class Guard:
             self.stats["forwarded"] += 1
             return [(C2S, raw + b"\n")]
         if not self._guards(name):
+            near = self._near_guarded(name)
+            if near is not None:
+                self._log(f"refused a call of {name!r}, which is not the unit-guarded tool {near!r}")
+                return self._refuse(msg, modern, tool_error(
+                    f"{name!r} is not a tool of this server; the unit-guarded tool is named "
+                    f"{near!r} (names are matched exactly: case, spaces and invisible characters "
+                    f"count). Call {near!r}", code="unknown_tool", field=name))
             self._track(msg, modern, tool=name)
             self.stats["forwarded"] += 1
             return [(C2S, raw + b"\n")]
@@ -745,10 +838,23 @@ class Guard:
             for m in msgs if blocked is None else ():
                 if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
                     name = m.params.get("name")
-                    if isinstance(name, str) and self._guards(name):
+                    if isinstance(name, str) and (self._guards(name) or self._near_guarded(name)):
                         blocked = (f"Invalid Request: this batch calls the unit-guarded tool {name!r}; "
                                    "send guarded tools/call requests one per line, not in a batch. "
                                    "Nothing in the batch was forwarded")
+                        break
+            if blocked is None:
+                text = raw.decode("utf-8", "replace")
+                try:
+                    spans = rpc.elements(text)
+                except rpc.ParseError:
+                    spans = []
+                for (start, end), element in zip(spans, batch):
+                    twice = duplicate_member(text[start:end], element)
+                    if twice is not None:
+                        blocked = (f"Invalid Request: a message in this batch has the member "
+                                   f"{twice!r} twice; JSON readers differ on which one counts, so "
+                                   "nothing in the batch was forwarded. Send each member once")
                         break
         if blocked is not None:
             errors = []

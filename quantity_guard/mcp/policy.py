@@ -44,7 +44,7 @@ from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
-from .guard import Decision
+from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
@@ -142,6 +142,10 @@ class QuantityPolicy:
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
 
+    def guarded_names(self) -> list:
+        """The guarded tools' names (the guard refuses calls of names that fold to one)."""
+        return list(self.annotations)
+
     def reset(self) -> None:
         if self._later:
             self.settle()
@@ -164,6 +168,7 @@ class QuantityPolicy:
             required = schema.get("required")
             listed.required = frozenset(r for r in required if isinstance(r, str)) \
                 if isinstance(required, list) else frozenset()
+            listed.properties = frozenset(p for p in props if isinstance(p, str))
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
                     if _takes_array(props[pname]) and isinstance(name, str):
@@ -232,6 +237,10 @@ class QuantityPolicy:
             call = self._ledger.begin_call(plan.ref, arguments)
             coerced = dict(arguments)
             try:
+                if plan.folded:
+                    for key in arguments:
+                        if key not in plan.specs and key not in plan.own:
+                            self._near_parameter(call, plan, tool_name, key)
                 # A list for a one-value parameter: refused on its shape, before anything is
                 # built from it (a series of values needs numpy; the refusal must not).
                 for pname, spec, takes_array, _ in steps:
@@ -293,11 +302,31 @@ class QuantityPolicy:
         plan.ref = self._refs[tool_name]
         plan.specs = dict(ann.params)
         plan.required = listed.required if listed is not None else frozenset()
+        plan.own = listed.properties if listed is not None else frozenset()
+        plan.folded = {fold_name(p): p for p in ann.params}
         plan.steps = tuple((pname, spec, (tool_name, pname) in self._array_params,
                             pname in integers) for pname, spec in ann.params.items())
         with self._lock:
             self._plans[tool_name] = plan
         return plan
+
+    def _near_parameter(self, call, plan: "_Plan", tool_name: str, key: str) -> None:
+        """An argument that is not a guarded parameter but folds to one (``DISCHARGE``,
+        ``"discharge "``): an upstream that ignores case or spaces would read it unconverted."""
+        near = plan.folded.get(fold_name(key))
+        if near is None or near == key:
+            return
+        spec = plan.specs[near]
+        violation = InvalidArguments(
+            f"received the argument {key!r}, which is not the unit-guarded parameter {near!r} "
+            f"but may be read as it by a server that ignores case or spaces; it was not checked "
+            f"or converted", field=spec.field,
+            suggestion=f"send the value as {near!r}, spelled exactly so, and no other spelling of it")
+        blocked = self.enforcement == "strict"
+        call.record_violation(violation, blocked=blocked)
+        if blocked:
+            call.finish(ok=False)
+            raise violation
 
     @staticmethod
     def _one_value_only(call, spec, count: int) -> None:
@@ -468,11 +497,13 @@ class _Plan:
     declared parameters, the ones the upstream's listing requires, and per parameter
     ``(name, spec, takes a list upstream, takes an integer upstream)``."""
 
-    __slots__ = ("ref", "specs", "required", "steps")
+    __slots__ = ("ref", "specs", "required", "steps", "own", "folded")
 
     ref: _ToolRef
     specs: "dict[str, Spec]"
     required: frozenset
+    own: frozenset  # every parameter the upstream's listing declares
+    folded: "dict[str, str]"  # the guarded parameters by their folded names (see fold_name)
     steps: "tuple[tuple[str, Spec, bool, bool], ...]"
 
 
@@ -480,10 +511,11 @@ class _Listed:
     """What a guarded tool's listing declared: its required parameters, the annotated ones it
     types ``integer``, and whether it has an output schema."""
 
-    __slots__ = ("required", "integers", "output_schema")
+    __slots__ = ("required", "integers", "output_schema", "properties")
 
     def __init__(self) -> None:
         self.required: frozenset = frozenset()
+        self.properties: frozenset = frozenset()
         self.integers: set[str] = set()
         self.output_schema = False
 
