@@ -45,6 +45,11 @@ options:
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
                          the request it was (or answered) gets an error naming the limit
+  --drain-timeout SECONDS
+                         when the client's input ends (e.g. requests piped from a file), how
+                         long the upstream may take to answer the requests still pending
+                         before its stdin is closed and it is stopped; default 30. Requests
+                         still unanswered then get a JSON-RPC error saying so
   --check                validate the annotation file against a live tools/list of COMMAND
                          or --upstream URL, print the report and exit (needs --annotations)
   --version              print the version and exit
@@ -81,13 +86,15 @@ class Options:
         self.log: str | None = None
         self.manifest: str | None = None
         self.max_message_size: int | None = None
+        self.drain_timeout: Any = 30.0
         self.check = False
         self.version = False
         self.help = False
 
 
 _VALUED = {"--annotations": "annotations", "--enforcement": "enforcement", "--log": "log",
-           "--manifest": "manifest", "--max-message-size": "max_message_size"}
+           "--manifest": "manifest", "--max-message-size": "max_message_size",
+           "--drain-timeout": "drain_timeout"}
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20,
                "G": 1 << 30, "GIB": 1 << 30}
 
@@ -101,6 +108,18 @@ def parse_size(text: str) -> int:
         raise UsageError(f"--max-message-size must be a positive number of bytes, optionally "
                          f"with KiB, MiB or GiB (e.g. 64MiB), not {text!r}")
     return int(number) * _SIZE_UNITS[unit]
+
+
+def parse_seconds(flag: str, text: str, *, positive: bool = False) -> float:
+    """``"30"``, ``"0.5"``: a finite number of seconds (``>= 0``, or ``> 0`` if ``positive``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value - value == 0) or value < 0 or (positive and value == 0):
+        raise UsageError(f"{flag} must be a number of seconds{' above 0' if positive else ''} "
+                         f"(e.g. 30 or 0.5), not {text!r}")
+    return value
 
 
 def apply_limits(opts: "Options") -> None:
@@ -144,6 +163,8 @@ def parse_args(argv: list[str]) -> Options:
         raise UsageError(f"--enforcement must be strict or warn, not {opts.enforcement!r}")
     if isinstance(opts.max_message_size, str):
         opts.max_message_size = parse_size(opts.max_message_size)
+    if isinstance(opts.drain_timeout, str):
+        opts.drain_timeout = parse_seconds("--drain-timeout", opts.drain_timeout)
     if not opts.command:
         raise UsageError("no server command given")
     if not opts.annotations:
@@ -215,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
             return _check(opts, policy, wire[1])
         from .guard import Guard
         from .stdio import run_proxy
-        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
+        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1],
+                         drain_timeout=opts.drain_timeout)
 
     return _with_policy(opts, relay)
 
@@ -658,7 +680,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
 
             return _check(opts, policy, wire[1], fetch, url)
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
-                                 headers=static, cafile=http.cafile)
+                                 headers=static, cafile=http.cafile, drain_timeout=opts.drain_timeout)
 
     return _with_policy(opts, bridge)
 

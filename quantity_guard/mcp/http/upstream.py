@@ -505,7 +505,7 @@ class StdioBridge:
     def __init__(self, url: str, guard: Guard | None = None, *, client_in: int = 0,
                  client_out: int = 1, err_fd: int = 2, headers: list[tuple[str, str]] | None = None,
                  cafile: str | None = None, connect_timeout: float = 10.0, eof_grace: float = 0.5,
-                 handle_signals: bool = True) -> None:
+                 drain_timeout: float = 30.0, handle_signals: bool = True) -> None:
         self.guard = guard if guard is not None else Guard()
         self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout)
         self.remote = Remote(self.client, headers=headers, catalogue=lambda: self.guard.catalogue,
@@ -514,6 +514,7 @@ class StdioBridge:
         self.client_out = client_out
         self.err_fd = err_fd
         self.eof_grace = eof_grace
+        self.drain_timeout = drain_timeout
         self.handle_signals = handle_signals
         self._tasks: set[asyncio.Task] = set()
         self._ordered: asyncio.Task | None = None  # the last notification/response posted
@@ -673,7 +674,9 @@ class StdioBridge:
                 for line in lines:
                     self._dispatch(self.guard.receive(C2S, line))
             if self._signal is None and self._tasks:
-                # The client is gone: give answers already on their way a moment.
+                # The client's input ended: the requests still pending are answered first
+                # (at most drain_timeout seconds), then what is on its way gets a moment.
+                await self._drain(stop)
                 await asyncio.wait(set(self._tasks), timeout=self.eof_grace)
             for task in list(self._tasks):
                 task.cancel()
@@ -685,6 +688,18 @@ class StdioBridge:
             await self.client.aclose()
             self._close_output()
         return 0 if self._signal is None else 128 + self._signal
+
+    async def _drain(self, stop: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.drain_timeout
+        while self.guard.pending_count() and not stop.is_set() and not self._out_dead:
+            left = deadline - loop.time()
+            if left <= 0:
+                self.log(f"the client's input ended; {self.guard.pending_count()} request(s) still "
+                         f"unanswered after {self.drain_timeout:g} s (--drain-timeout); ending the "
+                         "upstream session")
+                return
+            await asyncio.sleep(min(0.05, left))
 
     def _on_signal(self, sig: int, stop: asyncio.Event) -> None:
         if self._signal is None:
