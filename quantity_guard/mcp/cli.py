@@ -474,6 +474,15 @@ Streamable HTTP (remote servers and HTTP clients):
                          nothing is forwarded unless named (e.g. Authorization)
   --header-env NAME=ENV  send header NAME with the value of environment variable ENV upstream
                          (never give secrets on the command line; values are never logged)
+  --upstream-timeout SECONDS
+                         (with --upstream) the longest wait for the head of the upstream's
+                         response to each request; default 300, 0 for no limit. When it runs
+                         out the request gets a JSON-RPC error (an SSE client of --listen
+                         gets keep-alive comments meanwhile)
+  --upstream-idle-timeout SECONDS
+                         (with --upstream) the longest silence within a response stream of
+                         the upstream (between two events); default 300, 0 for no limit. The
+                         GET stream and subscriptions/listen streams are exempt
   --cafile FILE          trust only the certificate authorities in FILE for https upstreams
                          (verification is always on)
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
@@ -498,14 +507,19 @@ class HTTPOptions:
         self.cafile: str | None = None
         self.max_sessions = 64
         self.session_header: str | None = None
+        self.upstream_timeout: float | None = 300.0
+        self.upstream_idle_timeout: float | None = 300.0
+        self.explicit: set[str] = set()  # the options given (for the ones that need another)
 
     @property
     def active(self) -> bool:
-        return self.upstream is not None or self.listen is not None or self.session_header is not None
+        return (self.upstream is not None or self.listen is not None or self.session_header is not None
+                or bool(self.explicit))
 
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
-                "--allow-origin", "--max-sessions", "--session-header"}
+                "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
+                "--upstream-idle-timeout"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -546,6 +560,10 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.cafile = value
         elif name == "--session-header":
             http.session_header = value
+        elif name in ("--upstream-timeout", "--upstream-idle-timeout"):
+            seconds = parse_seconds(name, value)
+            setattr(http, name[2:].replace("-", "_"), seconds or None)
+            http.explicit.add(name)
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
@@ -599,6 +617,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             raise UsageError("--allow-origin needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
+        for flag in ("--upstream-timeout", "--upstream-idle-timeout"):
+            if flag in http.explicit and not http.upstream:
+                raise UsageError(f"{flag} bounds the waits for an --upstream URL; none is given")
         if http.header_env and not http.upstream:
             raise UsageError("--header-env sets headers sent to an --upstream URL; none is given")
         static = _header_env_values(http)
@@ -660,7 +681,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
                             max_sessions=http.max_sessions, session_header=http.session_header,
-                            log=_err)
+                            upstream_timeout=http.upstream_timeout,
+                            upstream_idle_timeout=http.upstream_idle_timeout, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard
@@ -680,7 +702,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
 
             return _check(opts, policy, wire[1], fetch, url)
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
-                                 headers=static, cafile=http.cafile, drain_timeout=opts.drain_timeout)
+                                 headers=static, cafile=http.cafile, drain_timeout=opts.drain_timeout,
+                                 upstream_timeout=http.upstream_timeout,
+                                 upstream_idle_timeout=http.upstream_idle_timeout)
 
     return _with_policy(opts, bridge)
 

@@ -487,6 +487,11 @@ class Guard:
     def pending_count(self) -> int:
         return sum(len(v) for v in self._pending.values())
 
+    def awaited_count(self) -> int:
+        """Pending requests that end with an answer: all but ``subscriptions/listen``, whose
+        stream stays open for as long as the client keeps it."""
+        return sum(1 for v in self._pending.values() for e in v if e.method != "subscriptions/listen")
+
     # ------------------------------------------------------------------ helpers
 
     def _log(self, text: str) -> None:

@@ -677,7 +677,7 @@ class Proxy:
         deadline = time.monotonic() + self.drain_timeout
         while True:
             with self._lock:
-                left = self.guard.pending_count()
+                left = self.guard.awaited_count()
             if not left:
                 return True
             if self._exited.is_set() or self._upstream_eof.is_set() or self._client_gone.is_set() \
@@ -699,7 +699,7 @@ class Proxy:
         if not drained and not (self._exited.is_set() or self._upstream_eof.is_set()
                                 or self._client_gone.is_set()):
             with self._lock:
-                left = self.guard.pending_count()
+                left = self.guard.awaited_count()
             self.log(f"the client's input ended; {left} request(s) still unanswered after "
                      f"{self.drain_timeout:g} s (--drain-timeout); stopping the upstream")
         with self._lock:

@@ -14,6 +14,8 @@ It records every request (method, headers, body) and answers by the called tool'
   badsse      an SSE stream of events that are not JSON-RPC, ended without a response
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
+  hang        nothing at all (no head) for 30 s
+  stall       an SSE stream: one progress notification, then silence for 30 s
 With Recorder.required_auth set, every request without that Authorization value gets 401 with
 WWW-Authenticate (as a server behind OAuth does); GET /.well-known/... needs none.
 GET /.well-known/oauth-protected-resource answers protected-resource metadata;
@@ -192,6 +194,14 @@ class Handler(BaseHTTPRequestHandler):
         elif name == "big":
             size = int(msg["params"]["arguments"].get("size", 10 << 20))
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "x" * size}]}))
+        elif name == "hang":
+            time.sleep(30)
+        elif name == "stall":
+            self._sse_start()
+            note = {"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": 1, "progress": 1}}
+            self._chunk(b"data: " + json.dumps(note).encode() + b"\n\n")
+            time.sleep(30)
         elif name == "slow":
             time.sleep(1.0)
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "slow"}]}))

@@ -319,7 +319,8 @@ class _Session:
     async def start(self) -> None:
         L = self.listener
         if L.upstream is not None:
-            self.client = Client(L.upstream, cafile=L.cafile)
+            self.client = Client(L.upstream, cafile=L.cafile, head_timeout=L.upstream_timeout,
+                                 idle_timeout=L.upstream_idle_timeout)
             self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log)
         else:
             assert L.command
@@ -530,7 +531,8 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
-                 session_header: str | None = None,
+                 session_header: str | None = None, upstream_timeout: float | None = 300.0,
+                 upstream_idle_timeout: float | None = 300.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -548,6 +550,8 @@ class Listener:
         self.read_timeout = read_timeout
         self.session_idle = session_idle
         self.keepalive = keepalive
+        self.upstream_timeout = upstream_timeout
+        self.upstream_idle_timeout = upstream_idle_timeout
         self.log = log or (lambda text: None)
         self.path = path
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
@@ -851,6 +855,25 @@ class Listener:
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
+    def _ticker(self, stream: _Stream) -> Any:
+        """A keep-alive comment every ``keepalive`` seconds on ``stream`` until cancelled (the
+        first one writes the response head): returns an object with ``cancel()``."""
+        loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []
+
+        class _Cancel:
+            def cancel(self) -> None:
+                timer[0].cancel()
+
+        def tick() -> None:
+            if stream.done.is_set() or stream.closed or stream.finished:
+                return
+            stream.keepalive()
+            timer[0] = loop.call_later(self.keepalive, tick)
+
+        timer.append(loop.call_later(self.keepalive, tick))
+        return _Cancel()
+
     async def _hold(self, stream: _Stream, session: _Session, reader: asyncio.StreamReader | None) -> None:
         """Keep a stream open until it is done (or the session ends), with a keep-alive comment
         every ``keepalive`` seconds (a timer, so a quick answer costs no extra task)."""
@@ -988,7 +1011,13 @@ class Listener:
                 # The usual 2025 case with a remote upstream: relay in this task (no extra task
                 # or loop turn per call); the upstream's answer ends the stream. (2026-07-28
                 # requests keep a watcher for the client closing the stream: that cancels.)
-                await session._post_upstream(outputs[0][1], stream)
+                # An SSE client gets keep-alives while the upstream has not answered yet.
+                ticker = self._ticker(stream) if stream.sse else None
+                try:
+                    await session._post_upstream(outputs[0][1], stream)
+                finally:
+                    if ticker is not None:
+                        ticker.cancel()
             else:
                 session.dispatch(outputs, stream)
             if not stream.sse:
@@ -1020,9 +1049,17 @@ class Listener:
                     self._cancel(session, sent)
                     return False
                 watcher.cancel()
-            if stream.auth is not None:
+            if stream.auth is not None and not stream.started:
                 await self._auth(writer, stream.auth)
                 return True
+            if stream.auth is not None and not stream.finished:
+                # the head (with keep-alives) went out before the upstream refused: the
+                # refusal can only be a JSON-RPC error now
+                status, headers, _ = stream.auth
+                challenge = headers.get("www-authenticate")
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR, (
+                    f"the upstream answered HTTP {status}" + (f" (WWW-Authenticate: {challenge})"
+                                                              if challenge else "")))[:-1], key)
             if not stream.finished and not stream.started and session.closed:
                 stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
                                            "the upstream session ended before answering")[:-1], key)

@@ -189,10 +189,13 @@ class Remote:
             self._emit_error(sent, emit, f"the request could not be sent upstream: {exc}")
             return None
         except UpstreamError as exc:
-            self._emit_error(sent, emit, f"the upstream MCP server could not be reached: {exc}")
+            what = "did not answer in time" if exc.kind == "timeout" else "could not be reached"
+            self._emit_error(sent, emit, f"the upstream MCP server {what}: {exc}")
             return None
         if key is not None:
             self._streams.setdefault(key, []).append(resp)
+        if sent.method == "subscriptions/listen":
+            resp.idle = None  # a subscription stream may rightly stay silent
         try:
             return await self._handle(sent, resp, emit, auth_failure)
         finally:
@@ -445,6 +448,7 @@ class Remote:
                 await asyncio.sleep(min(retry_ms, 30_000) / 1000.0)
                 continue
             self.get_stream_status = resp.status
+            resp.idle = None  # the GET stream may rightly stay silent
             if resp.status != 200 or resp.content_type != "text/event-stream":
                 await self._drain(resp)
                 if resp.status not in (405, 404):
@@ -505,9 +509,11 @@ class StdioBridge:
     def __init__(self, url: str, guard: Guard | None = None, *, client_in: int = 0,
                  client_out: int = 1, err_fd: int = 2, headers: list[tuple[str, str]] | None = None,
                  cafile: str | None = None, connect_timeout: float = 10.0, eof_grace: float = 0.5,
-                 drain_timeout: float = 30.0, handle_signals: bool = True) -> None:
+                 drain_timeout: float = 30.0, upstream_timeout: float | None = 300.0,
+                 upstream_idle_timeout: float | None = 300.0, handle_signals: bool = True) -> None:
         self.guard = guard if guard is not None else Guard()
-        self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout)
+        self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout,
+                             head_timeout=upstream_timeout, idle_timeout=upstream_idle_timeout)
         self.remote = Remote(self.client, headers=headers, catalogue=lambda: self.guard.catalogue,
                              log=self.log)
         self.client_in = client_in
@@ -692,10 +698,10 @@ class StdioBridge:
     async def _drain(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.drain_timeout
-        while self.guard.pending_count() and not stop.is_set() and not self._out_dead:
+        while self.guard.awaited_count() and not stop.is_set() and not self._out_dead:
             left = deadline - loop.time()
             if left <= 0:
-                self.log(f"the client's input ended; {self.guard.pending_count()} request(s) still "
+                self.log(f"the client's input ended; {self.guard.awaited_count()} request(s) still "
                          f"unanswered after {self.drain_timeout:g} s (--drain-timeout); ending the "
                          "upstream session")
                 return
