@@ -488,6 +488,13 @@ Streamable HTTP (remote servers and HTTP clients):
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
                          (default 64; the least recently used is ended beyond that); with
                          --manifest FILE, session N writes FILE with -N before its extension
+  --max-connections N    (with --listen) connections open at once (default 512); one more
+                         gets 503 and is closed. Keep it well below the open-file limit
+                         (ulimit -n): each session also holds its upstream's pipes or socket
+  --max-connections-per-peer N
+                         (with --listen) connections open at once from one client address
+                         (default: all of --max-connections on a loopback bind, an eighth of
+                         it otherwise)
   --session-header NAME  (with --listen) group 2026-07-28 calls, which have no session, by the
                          value of the client's header NAME (e.g. X-Conversation-Id): one ledger
                          per value, at most --max-sessions values; calls without it are
@@ -510,6 +517,8 @@ class HTTPOptions:
         self.upstream_timeout: float | None = 300.0
         self.upstream_idle_timeout: float | None = 300.0
         self.explicit: set[str] = set()  # the options given (for the ones that need another)
+        self.max_connections = 512
+        self.max_connections_per_peer: int | None = None
 
     @property
     def active(self) -> bool:
@@ -519,7 +528,7 @@ class HTTPOptions:
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
-                "--upstream-idle-timeout"}
+                "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -563,6 +572,11 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
         elif name in ("--upstream-timeout", "--upstream-idle-timeout"):
             seconds = parse_seconds(name, value)
             setattr(http, name[2:].replace("-", "_"), seconds or None)
+            http.explicit.add(name)
+        elif name in ("--max-connections", "--max-connections-per-peer"):
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"{name} must be a positive integer, not {value!r}")
+            setattr(http, name[2:].replace("-", "_"), int(value))
             http.explicit.add(name)
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
@@ -615,6 +629,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                                  "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
+        for flag in ("--max-connections", "--max-connections-per-peer"):
+            if flag in http.explicit and not http.listen:
+                raise UsageError(f"{flag} bounds the connections of HTTP clients: it needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
         for flag in ("--upstream-timeout", "--upstream-idle-timeout"):
@@ -682,7 +699,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             allow_origins=http.allow_origins, cafile=http.cafile,
                             max_sessions=http.max_sessions, session_header=http.session_header,
                             upstream_timeout=http.upstream_timeout,
-                            upstream_idle_timeout=http.upstream_idle_timeout, log=_err)
+                            upstream_idle_timeout=http.upstream_idle_timeout,
+                            max_connections=http.max_connections,
+                            max_connections_per_peer=http.max_connections_per_peer, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard

@@ -10,8 +10,13 @@ Security (2025-11-25 ``basic/transports.mdx`` "Security Warning"; 2026-07-28
       origins, plus each ``--allow-origin``); a ``Host`` that is not a loopback name while bound to
       loopback gets ``421`` (DNS rebinding);
     * request heads over 64 KiB get ``431``, bodies over ``max_body`` (16 MiB) ``413``; a
-      connection idle longer than ``idle_timeout`` between requests, or slower than
-      ``read_timeout`` to send one, is closed.
+      connection idle longer than ``idle_timeout`` between requests, or taking longer than
+      ``read_timeout`` in all to send one request (head and body: one deadline from its first
+      byte, however slowly the bytes trickle in), is closed;
+    * at most ``max_connections`` connections are open at once, and at most
+      ``max_connections_per_peer`` from one address; a connection beyond either gets ``503``
+      and is closed at once. When accepting fails (no file descriptors left), one line is
+      logged per ``_ACCEPT_LOG_EVERY`` seconds, not a traceback per attempt.
 
 Messages (2025: "Sending Messages to the Server"; 2026: "Sending Messages", "Receiving Messages")
     * one JSON-RPC message per ``POST``; notifications and responses get ``202``; a request gets
@@ -95,6 +100,7 @@ _REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
 _REPLAY_STREAMS = 32  # streams whose events are kept, per session
 _REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
 _PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
+_ACCEPT_LOG_EVERY = 10.0  # seconds between two log lines about failing accepts
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -531,7 +537,8 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
-                 session_header: str | None = None, upstream_timeout: float | None = 300.0,
+                 session_header: str | None = None, max_connections: int = 512,
+                 max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
                  upstream_idle_timeout: float | None = 300.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
@@ -552,6 +559,15 @@ class Listener:
         self.keepalive = keepalive
         self.upstream_timeout = upstream_timeout
         self.upstream_idle_timeout = upstream_idle_timeout
+        self.max_connections = max_connections
+        # per peer address: the whole budget on loopback (every local client is 127.0.0.1),
+        # an eighth of it for an exposed bind
+        self.max_connections_per_peer = max_connections_per_peer or (
+            max_connections if _is_loopback_host(host) else max(1, max_connections // 8))
+        self._connections = 0
+        self._per_peer: dict[str, int] = {}
+        self._accept_logged = -_ACCEPT_LOG_EVERY
+        self._accept_failures = 0
         self.log = log or (lambda text: None)
         self.path = path
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
@@ -571,6 +587,27 @@ class Listener:
         return task
 
     async def start(self) -> tuple[str, int]:
+        loop = asyncio.get_running_loop()
+        default = loop.get_exception_handler()
+
+        def quiet_accept_errors(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+            # asyncio retries a failing accept after a second and reports each failure with a
+            # traceback: at the descriptor limit that is megabytes of stderr a minute
+            if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+                self._accept_failures += 1
+                now = time.monotonic()
+                if now - self._accept_logged >= _ACCEPT_LOG_EVERY:
+                    self._accept_logged = now
+                    self.log(f"cannot accept connections: {context.get('exception')} "
+                             f"({self._accept_failures} failed accept(s) so far); retrying each "
+                             f"second. Lower --max-connections or raise the open-file limit")
+                return
+            if default is not None:
+                default(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(quiet_accept_errors)
         self._server = await asyncio.start_server(self._connection, self.host, self.port,
                                                   limit=1 << 16, reuse_address=True)
         sock = self._server.sockets[0]
@@ -619,9 +656,44 @@ class Listener:
     # ------------------------------------------------------------ connections
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
+        if self._connections >= self.max_connections or \
+                self._per_peer.get(peer, 0) >= self.max_connections_per_peer:
+            which = (f"{self.max_connections} connections are open (--max-connections)"
+                     if self._connections >= self.max_connections else
+                     f"{self.max_connections_per_peer} connections from {peer} are open "
+                     "(--max-connections-per-peer)")
+            try:
+                writer.write(response_head(503, [
+                    ("Content-Type", "application/json"), ("Retry-After", "1"),
+                    ("Connection", "close"), ("Content-Length", str(len(body := _error_body(
+                        f"Service Unavailable: {which}; try again later"))))]) + body)
+                # half-close, and close a moment later: closing with the client's request
+                # unread would reset the connection before the client read the 503
+                writer.write_eof()
+                asyncio.get_running_loop().call_later(1.0, writer.close)
+            except Exception:
+                writer.close()
+            return
+        self._connections += 1
+        self._per_peer[peer] = self._per_peer.get(peer, 0) + 1
+        try:
+            await self._serve_connection(reader, writer)
+        finally:
+            self._connections -= 1
+            left = self._per_peer.get(peer, 1) - 1
+            if left > 0:
+                self._per_peer[peer] = left
+            else:
+                self._per_peer.pop(peer, None)
+
+    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = Reader(max_body=self.max_body)
         conn_session: list[_Session | None] = [None]  # the 2026-07-28 session of this connection
         events: list = []
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None  # of the request under way: head and body, in all
         try:
             while True:
                 head: Head | None = None
@@ -636,7 +708,12 @@ class Listener:
                         else:
                             body.append(ev)
                     else:
-                        timeout = self.idle_timeout if parser.idle and head is None else self.read_timeout
+                        if parser.idle and head is None:
+                            timeout = self.idle_timeout
+                        else:
+                            if deadline is None:
+                                deadline = loop.time() + self.read_timeout
+                            timeout = max(0.0, deadline - loop.time())
                         try:
                             data = await asyncio.wait_for(reader.read(1 << 16), timeout)
                         except asyncio.TimeoutError:
@@ -655,6 +732,7 @@ class Listener:
                         continue
                     break  # END reached
                 assert head is not None
+                deadline = None
                 keep = await self._request(head, b"".join(body), reader, writer, conn_session)
                 if not keep or not head.keep_alive:
                     return
