@@ -486,8 +486,17 @@ Streamable HTTP (remote servers and HTTP clients):
   --cafile FILE          trust only the certificate authorities in FILE for https upstreams
                          (verification is always on)
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
-                         (default 64; the least recently used is ended beyond that); with
-                         --manifest FILE, session N writes FILE with -N before its extension
+                         and upstream (default 64). A 2025 session takes its place only once
+                         the upstream accepted its initialize; when all are in use a new one
+                         gets 503 and no live session is ended. With --manifest FILE, session
+                         N writes FILE with -N before its extension
+  --session-idle SECONDS (with --listen) end a session with nothing in flight after SECONDS
+                         without a request (default 3600), freeing its place
+  --max-sessions-per-client N
+                         (with --listen) sessions one client may hold: a client is its
+                         credential (Authorization, or a --forward-header) or else its
+                         address; default a quarter of --max-sessions, or all of it for
+                         loopback clients without a credential (they cannot be told apart)
   --max-connections N    (with --listen) connections open at once (default 512); one more
                          gets 503 and is closed. Keep it well below the open-file limit
                          (ulimit -n): each session also holds its upstream's pipes or socket
@@ -519,6 +528,8 @@ class HTTPOptions:
         self.explicit: set[str] = set()  # the options given (for the ones that need another)
         self.max_connections = 512
         self.max_connections_per_peer: int | None = None
+        self.max_sessions_per_client: int | None = None
+        self.session_idle = 3600.0
 
     @property
     def active(self) -> bool:
@@ -528,7 +539,8 @@ class HTTPOptions:
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
-                "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer"}
+                "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
+                "--max-sessions-per-client", "--session-idle"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -569,11 +581,14 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.cafile = value
         elif name == "--session-header":
             http.session_header = value
+        elif name == "--session-idle":
+            http.session_idle = parse_seconds(name, value, positive=True)
+            http.explicit.add(name)
         elif name in ("--upstream-timeout", "--upstream-idle-timeout"):
             seconds = parse_seconds(name, value)
             setattr(http, name[2:].replace("-", "_"), seconds or None)
             http.explicit.add(name)
-        elif name in ("--max-connections", "--max-connections-per-peer"):
+        elif name in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client"):
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"{name} must be a positive integer, not {value!r}")
             setattr(http, name[2:].replace("-", "_"), int(value))
@@ -629,9 +644,10 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                                  "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
-        for flag in ("--max-connections", "--max-connections-per-peer"):
+        for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client",
+                     "--session-idle"):
             if flag in http.explicit and not http.listen:
-                raise UsageError(f"{flag} bounds the connections of HTTP clients: it needs --listen")
+                raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
         for flag in ("--upstream-timeout", "--upstream-idle-timeout"):
@@ -701,7 +717,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             upstream_timeout=http.upstream_timeout,
                             upstream_idle_timeout=http.upstream_idle_timeout,
                             max_connections=http.max_connections,
-                            max_connections_per_peer=http.max_connections_per_peer, log=_err)
+                            max_connections_per_peer=http.max_connections_per_peer,
+                            max_sessions_per_client=http.max_sessions_per_client,
+                            session_idle=http.session_idle, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard

@@ -273,6 +273,10 @@ class _Session:
         self.sid = sid
         self.group: str | None = None  # the --session-header value of a 2026-07-28 session
         self.legacy = legacy
+        self.client_key: str | None = None  # whose slot it takes (see Listener._client_key)
+        self.probation = False  # a 2025 session whose initialize the upstream has not accepted
+        self.init_key: tuple | None = None  # ... and that initialize's id
+        self.init_failed = False  # ... which the upstream answered with an error
         self.guard = Guard(listener.new_policy())
         self.last_used = time.monotonic()
         self.by_id: dict[tuple, _Stream] = {}  # open request streams by request id
@@ -425,6 +429,13 @@ class _Session:
                 self.listener.log("a session's undelivered message queue is full; dropped the oldest")
             self.queue.append(data)
             return
+        if self.probation and answered is not None and answered == self.init_key and type(obj) is dict:
+            # the upstream answered initialize: a result admits the session (before the client
+            # can read the answer and send its next request), an error leaves it to be ended
+            if "result" in obj:
+                self.listener.confirm(self)
+            else:
+                self.init_failed = True
         target.send(data, answered)
         if answered is not None and answered == target.key:
             target.done.set()
@@ -537,7 +548,8 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
-                 session_header: str | None = None, max_connections: int = 512,
+                 session_header: str | None = None, max_sessions_per_client: int | None = None,
+                 max_connections: int = 512,
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
                  upstream_idle_timeout: float | None = 300.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
@@ -576,6 +588,9 @@ class Listener:
         self._stopped = asyncio.Event()
         self.bound_loopback = _is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
+        self._probation: set[_Session] = set()  # 2025 sessions whose initialize is under way
+        self._per_client: dict[str, int] = {}  # sessions (of every kind) per client key
+        self.max_sessions_per_client = max_sessions_per_client
         self.shared_catalogue: dict[str, dict] = {}
         self.session_header = session_header.lower() if session_header else None
         self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
@@ -620,7 +635,8 @@ class Listener:
         await self._stopped.wait()
         if self._server is not None:
             self._server.close()
-        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()):
+        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()) \
+                + list(self._probation):
             await self.end(s)
         for t in list(self._tasks):
             t.cancel()
@@ -633,25 +649,69 @@ class Listener:
             del self.sessions[session.sid]
         if session.group is not None and self.grouped.get(session.group) is session:
             del self.grouped[session.group]
+        self._open.discard(session)
+        self.release(session)
         await session.close()
+
+    # ------------------------------------------------------------ admission
+
+    def _client_key(self, head: Head, writer: asyncio.StreamWriter) -> tuple[str, bool]:
+        """Whose session a request would open: its credential (``Authorization`` or a
+        forwarded header; hashed) if it carries one, else its peer address. Returns the key and
+        whether it tells clients apart (a credential, or a peer that is not loopback)."""
+        import hashlib
+        for name in ("authorization", *self.forward_headers):
+            value = head.headers.get(name)
+            if value:
+                return "credential:" + hashlib.sha256(value.encode("latin-1", "replace")).hexdigest()[:32], True
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
+        return "peer:" + peer, not _is_loopback_host(peer)
+
+    def _refusal(self, key: str, distinct: bool) -> str | None:
+        """Why a new session for ``key`` is refused (the table is full, or this client has its
+        share), or ``None``. Live sessions are never ended to make room."""
+        used = len(self.sessions) + len(self._probation) + len(self.grouped) + len(self._open)
+        if used >= self.max_sessions:
+            return (f"Service Unavailable: all {self.max_sessions} sessions are in use "
+                    "(--max-sessions); end one (DELETE) or try again later")
+        share = self.max_sessions_per_client or (
+            max(1, self.max_sessions // 4) if distinct else self.max_sessions)
+        if self._per_client.get(key, 0) >= share:
+            return (f"Service Unavailable: this client already has {share} sessions "
+                    "(--max-sessions-per-client); end one (DELETE) or try again later")
+        return None
+
+    def hold(self, session: _Session, key: str) -> None:
+        session.client_key = key
+        self._per_client[key] = self._per_client.get(key, 0) + 1
+
+    def release(self, session: _Session) -> None:
+        self._probation.discard(session)
+        key, session.client_key = session.client_key, None
+        if key is not None:
+            left = self._per_client.get(key, 1) - 1
+            if left > 0:
+                self._per_client[key] = left
+            else:
+                self._per_client.pop(key, None)
+
+    def confirm(self, session: _Session) -> None:
+        """The upstream accepted the session's initialize: it takes its place in the table."""
+        session.probation = False
+        self._probation.discard(session)
+        if not session.closed and session.sid is not None:
+            self.sessions[session.sid] = session
 
     async def _reaper(self) -> None:
         while True:
             await asyncio.sleep(min(30.0, self.session_idle / 2))
             now = time.monotonic()
-            for s in list(self.sessions.values()) + list(self.grouped.values()):
+            for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._probation):
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
 
-    async def _admit(self, session: _Session) -> None:
-        """Register a new session, ending the least recently used beyond the bound."""
-        while len(self.sessions) >= self.max_sessions:
-            _, old = self.sessions.popitem(last=False)
-            self.log(f"more than {self.max_sessions} sessions; ended the least recently used")
-            await old.close()
-        assert session.sid is not None
-        self.sessions[session.sid] = session
 
     # ------------------------------------------------------------ connections
 
@@ -741,9 +801,8 @@ class Listener:
         finally:
             s = conn_session[0]
             if s is not None:
-                self._open.discard(s)
                 try:
-                    await s.close()
+                    await self.end(s)
                 except asyncio.CancelledError:
                     pass
             try:
@@ -995,35 +1054,43 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        opening = (group is not None and (self.grouped.get(group) is None or self.grouped[group].closed)) \
+            or (group is None and sent.modern and conn_session[0] is None) \
+            or (not sent.modern and sent.method == "initialize" and not sid)
+        client = ""
+        if opening:
+            client, distinct = self._client_key(head, writer)
+            refused = self._refusal(client, distinct)
+            if refused is not None:
+                await self._simple(writer, 503, _error_body(refused), [("Retry-After", "5")])
+                return True
         if group is not None:
             session = self.grouped.get(group)
             if session is None or session.closed:
-                while len(self.grouped) >= self.max_sessions:
-                    _, old = self.grouped.popitem(last=False)
-                    self.log(f"more than {self.max_sessions} {self.session_header} values; "
-                             "ended the least recently used")
-                    await old.close()
                 session = _Session(self, None, legacy=False)
                 session.group = group
-                await session.start()
+                self.hold(session, client)
                 self.grouped[group] = session
+                await session.start()
             else:
                 self.grouped.move_to_end(group)
         elif sent.modern:
             session = conn_session[0]
-            if session is None and len(self._open) >= self.max_sessions:
-                await self._simple(writer, 503, _error_body(
-                    f"more than {self.max_sessions} connections with 2026-07-28 traffic are open"))
-                return False
             if session is None:
                 session = _Session(self, None, legacy=False)
-                await session.start()
+                self.hold(session, client)
                 conn_session[0] = session
                 self._open.add(session)
+                await session.start()
         elif sent.method == "initialize" and not sid:
+            # the session takes a slot only once the upstream accepts its initialize (see
+            # _Session.deliver); until then it counts against the bounds, but ends no other
             session = _Session(self, secrets.token_urlsafe(24), legacy=True)
+            session.probation = True
+            session.init_key = rpc.id_key(sent.id)
+            self.hold(session, client)
+            self._probation.add(session)
             await session.start()
-            await self._admit(session)
         elif not sid:
             await self._simple(writer, 400, _error_body("missing Mcp-Session-Id: send initialize first"))
             return True
@@ -1155,6 +1222,10 @@ class Listener:
                 stream.prime_timer.cancel()
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
+            if session.probation and (session.init_failed or stream.auth is not None or session.closed):
+                # the upstream refused the initialize (an error, 401/403) or went away: the
+                # session never took a slot; its upstream is ended
+                self.spawn(self.end(session))
 
     def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:
