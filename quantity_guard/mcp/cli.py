@@ -468,6 +468,17 @@ Streamable HTTP (remote servers and HTTP clients):
                          unless --listen is given
   --listen [HOST:]PORT   serve Streamable HTTP to clients at http://HOST:PORT/mcp, in front of
                          COMMAND or --upstream URL; HOST defaults to 127.0.0.1 (loopback only)
+  --allow-remote         (with --listen) allow HOST to be an address other than loopback
+                         (e.g. 0.0.0.0). Without it such a --listen is refused: whoever
+                         reaches the port could use the upstream and any --header-env
+                         credential. Needs --client-token-env, and --allow-host for a wildcard
+                         address; see docs/security.md
+  --client-token-env ENV (with --listen) clients must send "Authorization: Bearer TOKEN"
+                         where TOKEN is the value of environment variable ENV (at least 16
+                         characters; never on the command line); others get 401
+  --allow-host NAME      (with --listen) also accept requests whose Host header is NAME (the
+                         name clients use to reach the proxy); loopback names are always
+                         accepted, any other Host gets 421 (DNS rebinding)
   --allow-origin ORIGIN  (with --listen) also accept browser requests from ORIGIN; by default
                          only loopback origins are accepted, others get 403
   --forward-header NAME  (with --listen and --upstream) pass the client's NAME header upstream;
@@ -530,6 +541,9 @@ class HTTPOptions:
         self.max_connections_per_peer: int | None = None
         self.max_sessions_per_client: int | None = None
         self.session_idle = 3600.0
+        self.allow_remote = False
+        self.client_token_env: str | None = None
+        self.allow_hosts: list[str] = []
 
     @property
     def active(self) -> bool:
@@ -540,7 +554,7 @@ class HTTPOptions:
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
                 "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
-                "--max-sessions-per-client", "--session-idle"}
+                "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -553,6 +567,11 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
         if arg == "--" or not arg.startswith("-") or arg == "-":
             rest.extend(argv[i:])
             break
+        if arg == "--allow-remote":
+            http.allow_remote = True
+            http.explicit.add(arg)
+            i += 1
+            continue
         name, eq, value = arg.partition("=")
         if name not in _HTTP_VALUED:
             rest.append(arg)
@@ -581,6 +600,12 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.cafile = value
         elif name == "--session-header":
             http.session_header = value
+        elif name == "--client-token-env":
+            http.client_token_env = value
+            http.explicit.add(name)
+        elif name == "--allow-host":
+            http.allow_hosts.append(value)
+            http.explicit.add(name)
         elif name == "--session-idle":
             http.session_idle = parse_seconds(name, value, positive=True)
             http.explicit.add(name)
@@ -645,7 +670,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
         for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client",
-                     "--session-idle"):
+                     "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
             if flag in http.explicit and not http.listen:
                 raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
         if http.cafile and not http.upstream:
@@ -665,12 +690,29 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if http.cafile and not os.path.isfile(http.cafile):
                 raise UsageError(f"--cafile {http.cafile!r}: no such file")
         listen = None
+        client_token = None
         if http.listen:
-            from .http.listen import parse_listen
+            from .http.listen import _is_loopback_host, parse_listen
             try:
                 listen = parse_listen(http.listen)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
+            client_token = _client_token(http)
+            if not _is_loopback_host(listen[0]):
+                if not http.allow_remote:
+                    raise UsageError(
+                        f"--listen {http.listen} binds {listen[0]}, which is not loopback: whoever "
+                        "reaches that port could call the upstream's tools, with any --header-env "
+                        "credential. To expose the proxy on purpose add --allow-remote, "
+                        "--client-token-env ENV (clients must send that bearer token) and "
+                        "--allow-host NAME (the name clients use); see docs/security.md")
+                if client_token is None:
+                    raise UsageError("--allow-remote needs --client-token-env ENV: an exposed proxy "
+                                     "authenticates its clients")
+                if listen[0] in ("0.0.0.0", "::", "") and not http.allow_hosts:
+                    raise UsageError(f"--listen {http.listen} binds every address: name the host "
+                                     "clients use with --allow-host NAME (other Host headers are "
+                                     "refused, against DNS rebinding)")
     except UsageError as exc:
         _err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
@@ -719,7 +761,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             max_connections=http.max_connections,
                             max_connections_per_peer=http.max_connections_per_peer,
                             max_sessions_per_client=http.max_sessions_per_client,
-                            session_idle=http.session_idle, log=_err)
+                            session_idle=http.session_idle, client_token=client_token,
+                            allow_hosts=http.allow_hosts, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard
@@ -758,6 +801,24 @@ def _has_command(args: list[str]) -> bool:
             i += 1
         i += 1
     return False
+
+
+def _client_token(http: HTTPOptions) -> str | None:
+    """The --client-token-env token (checked; never printed)."""
+    if http.client_token_env is None:
+        return None
+    if any(name.lower() == "authorization" for name in http.forward_headers):
+        raise UsageError("--client-token-env takes the client's Authorization header for the proxy "
+                         "itself, so it cannot also be forwarded: give the upstream its credential "
+                         "with --header-env Authorization=ENV")
+    value = os.environ.get(http.client_token_env)
+    if value is None:
+        raise UsageError(f"--client-token-env {http.client_token_env}: the environment variable is not set")
+    if len(value.strip()) < 16 or any(c.isspace() or not c.isprintable() for c in value.strip()):
+        raise UsageError(f"--client-token-env {http.client_token_env}: the token must be at least 16 "
+                         "visible characters without spaces (e.g. from `openssl rand -hex 32`); "
+                         "the value is not shown")
+    return value.strip()
 
 
 def _header_env_values(http: HTTPOptions) -> list[tuple[str, str]]:

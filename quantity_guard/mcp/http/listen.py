@@ -33,14 +33,17 @@ Sessions (2025: "Session Management"; issue 16 item 4)
       guard and policy, hence its own ledger, and its own upstream (a child process of the
       command, or a conversation with the remote server whose own session id stays private);
     * later requests must carry the id: unknown ids get ``404``, missing ones ``400``;
-      ``DELETE`` ends a session; at most ``max_sessions`` are kept (the least recently used is
-      ended beyond that), and sessions idle for ``session_idle`` seconds are ended;
+      ``DELETE`` ends a session; sessions idle for ``session_idle`` seconds are ended;
+    * at most ``max_sessions`` sessions of all kinds exist at once, at most
+      ``max_sessions_per_client`` per client (its credential, else its address): a new session
+      beyond either gets ``503`` and no live session is ended. A 2025 session counts against
+      the bounds from its ``initialize`` on, but is only registered (its id usable) once the
+      upstream answered that ``initialize`` with a result; refused, it is ended;
     * 2026-07-28 requests have no session. With ``--session-header NAME`` they are grouped by
       the value of that header (a conversation id the client sends): one guard, ledger and
       upstream per value, so a client spreading one conversation over pooled connections keeps
-      one ledger; at most ``max_sessions`` values are kept (the least recently used is ended
-      beyond that). Requests without the header, or without the option, are grouped per TCP
-      connection (ended when the connection closes), at most ``max_sessions`` connections.
+      one ledger. Requests without the header, or without the option, are grouped per TCP
+      connection (ended when the connection closes). Both count against the bounds above.
 
 The optional ``GET`` stream (2025: "Listening for Messages from the Server")
     * is offered to 2025 sessions: server-initiated messages that belong to no open request
@@ -549,6 +552,7 @@ class Listener:
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
                  session_header: str | None = None, max_sessions_per_client: int | None = None,
+                 client_token: str | None = None, allow_hosts: Sequence[str] = (),
                  max_connections: int = 512,
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
                  upstream_idle_timeout: float | None = 300.0,
@@ -591,6 +595,10 @@ class Listener:
         self._probation: set[_Session] = set()  # 2025 sessions whose initialize is under way
         self._per_client: dict[str, int] = {}  # sessions (of every kind) per client key
         self.max_sessions_per_client = max_sessions_per_client
+        self.client_token = client_token  # what clients must send as Authorization: Bearer
+        self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
+        if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
+            self.allow_hosts.add(host.strip("[]").lower())
         self.shared_catalogue: dict[str, dict] = {}
         self.session_header = session_header.lower() if session_header else None
         self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
@@ -660,7 +668,8 @@ class Listener:
         forwarded header; hashed) if it carries one, else its peer address. Returns the key and
         whether it tells clients apart (a credential, or a peer that is not loopback)."""
         import hashlib
-        for name in ("authorization", *self.forward_headers):
+        own = () if self.client_token is not None else ("authorization",)  # a shared token tells no one apart
+        for name in (*own, *(h for h in self.forward_headers if self.client_token is None or h != "authorization")):
             value = head.headers.get(name)
             if value:
                 return "credential:" + hashlib.sha256(value.encode("latin-1", "replace")).hexdigest()[:32], True
@@ -826,10 +835,12 @@ class Listener:
             pass
 
     def _origin_ok(self, head: Head) -> bool:
-        origin = head.headers.get("origin")
-        if origin is None:
+        origins = head.headers.get_all("origin")
+        if not origins:
             return True
-        origin = origin.strip().rstrip("/").lower()
+        if len(origins) != 1:
+            return False  # every Origin would have to be checked; one is all a browser sends
+        origin = origins[0].strip().rstrip("/").lower()
         if origin in self.allow_origins:
             return True
         try:
@@ -839,18 +850,41 @@ class Listener:
             return False
 
     def _host_ok(self, head: Head) -> bool:
-        if not self.bound_loopback:
+        hosts = head.headers.get_all("host")
+        if len(hosts) != 1:
+            return False
+        name = _host_of(hosts[0].strip()).strip("[]").lower()
+        if _is_loopback_host(name):
             return True
-        host = head.headers.get("host")
-        return host is not None and _is_loopback_host(_host_of(host.strip()))
+        return not self.bound_loopback and name in self.allow_hosts
+
+    def _token_ok(self, head: Head) -> bool:
+        if self.client_token is None:
+            return True
+        import hmac
+        values = head.headers.get_all("authorization")
+        if len(values) != 1:
+            return False
+        scheme, _, token = values[0].strip().partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode("utf-8", "replace"), self.client_token.encode("utf-8", "replace"))
 
     async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter, conn_session: list) -> bool:
         target = head.target or ""
         path = target.split("?", 1)[0]
         if not self._host_ok(head):
-            await self._simple(writer, 421, _error_body("the Host header is not a loopback name; "
-                                                        "this proxy serves loopback clients only"))
+            hosts = head.headers.get_all("host")
+            await self._simple(writer, 421 if len(hosts) == 1 else 400, _error_body(
+                f"the request has {len(hosts)} Host headers; send exactly one" if len(hosts) != 1 else
+                f"the Host {hosts[0]!r} is not one this proxy serves (loopback names"
+                + (", and each --allow-host" if not self.bound_loopback else "; it is bound to loopback")
+                + ")"))
+            return True
+        if not self._token_ok(head):
+            await self._simple(writer, 401, _error_body(
+                "Unauthorized: send Authorization: Bearer <token>, the token given to the proxy "
+                "with --client-token-env"), [("WWW-Authenticate", 'Bearer realm="quantity-guard-mcp"')])
             return True
         if not self._origin_ok(head):
             await self._simple(writer, 403, _error_body(
@@ -858,6 +892,11 @@ class Listener:
                 "(start the proxy with --allow-origin ORIGIN to accept it)"))
             return True
         if path.startswith("/.well-known/") and self.upstream is not None and head.method == "GET":
+            if not _discovery_path(target):
+                await self._simple(writer, 404, _error_body(
+                    "only the OAuth discovery documents are relayed under /.well-known/ "
+                    "(oauth-protected-resource, oauth-authorization-server, openid-configuration)"))
+                return True
             await self._well_known(target, writer)
             return True
         if path != self.path:
@@ -1280,6 +1319,21 @@ def _all_keys(tool: Any) -> list:
     return list(props) if type(props) is dict else []
 
 
+_DISCOVERY = ("oauth-protected-resource", "oauth-authorization-server", "openid-configuration")
+
+
+def _discovery_path(target: str) -> bool:
+    """``/.well-known/<an OAuth discovery document>[/<path of the resource>]``, without a
+    query, dot segments, escapes or anything but plain path characters."""
+    if "?" in target or "#" in target or "%" in target or "\\" in target:
+        return False
+    parts = target.split("/")
+    if len(parts) < 3 or parts[:2] != ["", ".well-known"] or parts[2] not in _DISCOVERY:
+        return False
+    rest = parts[3:]
+    return all(p not in (".", "..") and all(c.isalnum() or c in "-._~" for c in p) for p in rest)
+
+
 def _error_body(message: str) -> bytes:
     """A JSON-RPC error response without an id, for HTTP-level refusals."""
     return rpc.error_line(None, rpc.INVALID_REQUEST, message)[:-1]
@@ -1298,6 +1352,10 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
             log(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror or exc}")
             return 4
         log(f"serving MCP over Streamable HTTP at http://{_url_host(host)}:{port}{listener.path}")
+        if not listener.bound_loopback:
+            log(f"warning: listening on {host}, reachable beyond this machine: clients must send "
+                "the --client-token-env bearer token; Host must be a loopback name or one of "
+                f"{sorted(listener.allow_hosts)}; traffic is plain HTTP (put a TLS proxy in front)")
         if ready is not None:
             ready(host, port)
         loop = asyncio.get_running_loop()
