@@ -14,7 +14,8 @@ import time
 from typing import Any
 
 __all__ = ["main", "parse_args", "fetch_tools", "Options", "UsageError", "USAGE",
-           "EXIT_OK", "EXIT_UPSTREAM", "EXIT_USAGE", "EXIT_CONFIG", "EXIT_START", "EXIT_CHECK"]
+           "EXIT_OK", "EXIT_UPSTREAM", "EXIT_USAGE", "EXIT_CONFIG", "EXIT_START", "EXIT_CHECK",
+           "EXIT_WRITE"]
 
 EXIT_OK = 0
 EXIT_UPSTREAM = 1
@@ -22,6 +23,7 @@ EXIT_USAGE = 2
 EXIT_CONFIG = 3
 EXIT_START = 4
 EXIT_CHECK = 5
+EXIT_WRITE = 6
 
 PROG = "quantity-guard-mcp"
 
@@ -39,8 +41,11 @@ options:
                          the proxy guards nothing and relays every message unchanged
   --enforcement MODE     strict (default): refuse violations; warn: record them, forward the
                          call unchanged
-  --log FILE             append a JSON line for every guarded call and violation
-  --manifest FILE        write the session ledger to FILE on exit
+  --log FILE             append a JSON line for every guarded call and violation: the
+                         guarded parameters, their conversions and violations (other
+                         arguments by name only); created readable by its owner only (0600)
+  --manifest FILE        write the session ledger to FILE on exit, atomically (a temporary
+                         file, fsync, rename) and readable by its owner only (0600)
   --max-message-size N   the largest JSON-RPC message (line) read from the client or the
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
@@ -67,6 +72,7 @@ exit status:
   3    the annotation file (or the policy module) could not be loaded
   4    COMMAND could not be started
   5    --check found problems in the annotation file
+  6    the --manifest file could not be written (the previous one, if any, is left whole)
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
        client process disappears
 """
@@ -244,13 +250,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _with_policy(opts: Options, run: Any) -> int:
     """``run(policy, wire)`` with stdio protected and the annotations' policy built (a bad file
-    exits with EXIT_CONFIG); the policy is closed and stdio restored whatever happens.
+    exits with EXIT_CONFIG); the policy is closed and stdio restored whatever happens. When
+    closing the policy fails (the manifest could not be written) the exit status is EXIT_WRITE.
 
     Stdio is protected before any policy code runs: a print() anywhere must reach neither the
     JSON-RPC stream nor the --check report. Both go to private descriptors; fd 1 becomes stderr."""
     from .stdio import protect_stdio, restore_stdio
     wire = protect_stdio()
     policy = None
+    code = EXIT_CONFIG
     try:
         if opts.annotations:
             try:
@@ -258,15 +266,30 @@ def _with_policy(opts: Options, run: Any) -> int:
             except _ConfigError as exc:
                 _err(str(exc))
                 return EXIT_CONFIG
-        return int(run(policy, wire))
+        code = int(run(policy, wire))
     finally:
-        close = getattr(policy, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception as exc:
-                _err(f"policy.close() failed: {exc!r}")
+        if not close_policy(policy, opts.manifest):
+            code = EXIT_WRITE
         restore_stdio(wire)
+    return code
+
+
+def close_policy(policy: Any, manifest: str | None) -> bool:
+    """``policy.close()`` (which writes the manifest); False, with the reason on stderr, if it
+    failed."""
+    close = getattr(policy, "close", None)
+    if not callable(close):
+        return True
+    try:
+        close()
+    except OSError as exc:
+        _err(f"the manifest {manifest!r} could not be written ({exc.strerror or exc}); the "
+             "previous one, if any, is left as it was")
+        return False
+    except Exception as exc:
+        _err(f"policy.close() failed: {exc!r}")
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------- --check
@@ -500,7 +523,7 @@ Streamable HTTP (remote servers and HTTP clients):
                          and upstream (default 64). A 2025 session takes its place only once
                          the upstream accepted its initialize; when all are in use a new one
                          gets 503 and no live session is ended. With --manifest FILE, session
-                         N writes FILE with -N before its extension
+                         N writes FILE with -N before its extension, if it made a guarded call
   --session-idle SECONDS (with --listen) end a session with nothing in flight after SECONDS
                          without a request (default 3600), freeing its place
   --max-sessions-per-client N
@@ -734,6 +757,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 root, ext = os.path.splitext(opts.manifest)
                 session_opts.manifest = f"{root}-{next(numbers)}{ext}"
             policy = _build_policy(session_opts)
+            if hasattr(policy, "write_empty_manifest"):
+                policy.write_empty_manifest = False  # one file per session that made a guarded call
             # what the upstream's listing declared is shared by every session: a listing
             # seen on one connection applies to calls made on another
             if first and callable(getattr(policy, "share_listing", None)):

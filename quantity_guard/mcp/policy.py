@@ -89,7 +89,8 @@ class QuantityPolicy:
         self.session_count = 1  # client sessions seen (the current one included)
         self.call_count = 0  # guarded calls over every session
         self._ended_calls = 0  # calls in sessions already ended
-        self._log = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._log = _private_append(log_path) if log_path else None
+        self.write_empty_manifest = True  # False: no manifest when no guarded call was made
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
@@ -234,7 +235,9 @@ class QuantityPolicy:
                 break
         with self._lock:
             self.call_count += 1
-            call = self._ledger.begin_call(plan.ref, arguments)
+            # the record keeps the guarded parameters only: other arguments (a key, a
+            # password, a document) are none of the ledger's business and must not reach a file
+            call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
             coerced = dict(arguments)
             try:
                 if plan.folded:
@@ -445,7 +448,7 @@ class QuantityPolicy:
     def close(self) -> None:
         if self._later:
             self.settle()
-        if self.manifest_path:
+        if self.manifest_path and (self.write_empty_manifest or self.call_count):
             with self._lock:
                 sessions = list(self.sessions) + (
                     [self._ledger.manifest()] if self._ledger.call_count else [])
@@ -454,8 +457,13 @@ class QuantityPolicy:
                     "enforcement": self.enforcement, **counts,
                     "max_sessions_kept": self.sessions.maxlen, "max_calls_kept": self.max_calls,
                     "sessions": sessions}
-            with open(self.manifest_path, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1)
+            try:
+                if self.manifest_path:
+                    _write_atomically(self.manifest_path, json.dumps(data, indent=1))
+            finally:
+                if self._log is not None:
+                    self._log.close()
+                    self._log = None
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -463,7 +471,13 @@ class QuantityPolicy:
     def _write_log(self, kind: str, tool: str, arguments, **extra) -> None:
         if self._log is None:
             return
-        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": arguments}
+        guarded = self.annotations[tool].params if tool in self.annotations else {}
+        shown = _guarded_only(arguments, guarded)
+        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": shown}
+        if isinstance(extra.get("forwarded"), dict):
+            extra["forwarded"] = _guarded_only(extra["forwarded"], guarded)
+        if isinstance(arguments, dict) and len(shown) != len(arguments):
+            record["other_arguments"] = sorted(k for k in arguments if k not in guarded)
         violation = extra.pop("violation", None)
         if violation is not None:
             record["violation"] = violation.as_dict()
@@ -471,6 +485,55 @@ class QuantityPolicy:
         with self._lock:
             self._log.write(json.dumps(record, default=str) + "\n")
             self._log.flush()
+
+
+def _guarded_only(arguments, guarded) -> dict:
+    """The guarded parameters of ``arguments`` (what a log may hold), not the rest."""
+    if not isinstance(arguments, dict):
+        return {}
+    return {k: v for k, v in arguments.items() if k in guarded}
+
+
+def _private_append(path: str):
+    """``path`` opened for appending text, created readable by its owner only (0600); an
+    existing file is made so too."""
+    import os
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        pass
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``path`` whole or not at all: a private (0600) temporary file beside it, flushed
+    and fsynced, then renamed over it. A failure (a full disk) raises ``OSError`` and leaves the
+    previous file as it was."""
+    import os
+    import tempfile
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dirfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+    except OSError:
+        pass
 
 
 class CatalogueReport:

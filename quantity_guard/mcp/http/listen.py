@@ -366,7 +366,7 @@ class _Session:
             self.dispatch(self.guard.receive(S2C, tail), None)
         if not self.closed:
             self.dispatch(self.guard.upstream_closed("the upstream MCP server exited"), None)
-            self.listener.log(f"the upstream of session {self.sid or '(connection)'} exited")
+            self.listener.log(f"the upstream of {self.label()} exited")
             await self.listener.end(self)
 
     def _write_child(self, line: bytes) -> None:
@@ -538,7 +538,17 @@ class _Session:
             try:
                 close()
             except Exception as exc:
-                self.listener.log(f"policy.close() failed: {exc!r}")
+                self.listener.write_failed = True
+                what = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+                self.listener.log(f"the manifest of {self.label()} could not be written ({what}); "
+                                  "the previous one, if any, is left as it was")
+
+    def label(self) -> str:
+        """How the logs name this session: never its id, which is the client's credential."""
+        if self.sid is None:
+            return "a 2026-07-28 session" + (" (grouped)" if self.group is not None else "")
+        import hashlib
+        return "session #" + hashlib.sha256(self.sid.encode()).hexdigest()[:8]
 
 
 class Listener:
@@ -584,6 +594,7 @@ class Listener:
         self._per_peer: dict[str, int] = {}
         self._accept_logged = -_ACCEPT_LOG_EVERY
         self._accept_failures = 0
+        self.write_failed = False  # a session's manifest could not be written
         self.log = log or (lambda text: None)
         self.path = path
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
@@ -718,7 +729,7 @@ class Listener:
             now = time.monotonic()
             for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._probation):
                 if now - s.last_used > self.session_idle and not s.by_id:
-                    self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
+                    self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
 
 
@@ -1371,7 +1382,9 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()
-        return 128 + got[0] if got else 0
+        if got:
+            return 128 + got[0]
+        return 6 if listener.write_failed else 0
 
     return asyncio.run(main())
 

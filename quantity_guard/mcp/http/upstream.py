@@ -245,9 +245,8 @@ class Remote:
         # Errors.
         if status == 404 and self.session_id is not None and not sent.modern:
             await self._drain(resp)
-            ended = self.session_id
             self.session_id = None
-            self._emit_error(sent, emit, f"the upstream MCP session {ended} has ended (HTTP 404); "
+            self._emit_error(sent, emit, "the upstream MCP session has ended (HTTP 404); "
                              "start a new session with initialize",
                              {"httpStatus": 404, "sessionExpired": True})
             return status
