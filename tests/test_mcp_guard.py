@@ -296,6 +296,15 @@ def test_cancellation_is_forwarded_and_forgets_the_request(guard):
     assert guard.pending_count() == 0
 
 
+@pytest.mark.parametrize("ident, shown", [(100, "the id 100 is"), ("a-7", 'the id "a-7" is'),
+                                           (-1.5, "the id -1.5 is")])
+def test_the_duplicate_id_refusal_names_the_id_as_sent(guard, ident, shown):
+    ping = json.dumps({"jsonrpc": "2.0", "id": ident, "method": "ping"}).encode()
+    guard.receive(C2S, ping)
+    refused = json.loads(one(guard.receive(C2S, ping), S2C))
+    assert shown in refused["error"]["message"]
+
+
 def test_a_duplicate_in_flight_id_is_refused(guard):
     # issue #12, defect 7: pairing answers first-in-first-out could label the wrong answer
     ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'

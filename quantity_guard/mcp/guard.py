@@ -695,7 +695,7 @@ class Guard:
 
     def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
         self.stats["answered"] += 1
-        shown = rpc.error_line(ident, 0, "")[20:].split(b',"error"', 1)[0].decode()
+        shown = rpc.id_text(ident)
         self._log(f"refused a request reusing the in-flight id {shown}")
         return [(S2C, rpc.error_line(
             ident, rpc.INVALID_REQUEST,
