@@ -826,6 +826,13 @@ class Guard:
             self.stats["answered"] += 1
             return [(S2C, rpc.error_line(None, rpc.INVALID_REQUEST, "Invalid Request: empty batch"))]
         msgs = [rpc.classify(el) for el in batch]
+        if all(m.kind == rpc.INVALID for m in msgs):
+            # nothing in it is a message: answered here (JSON-RPC 2.0 "Batch"), never forwarded
+            self.stats["answered"] += 1
+            errors = [rpc.error_line(m.id if m.key is not None else None, rpc.INVALID_REQUEST,
+                                     f"Invalid Request: {m.reason}")[:-1].decode("utf-8") for m in msgs]
+            self._log(f"answered a batch of {len(batch)} values none of which is a JSON-RPC message")
+            return [(S2C, ("[" + ",".join(errors) + "]\n").encode("utf-8"))]
         blocked: str | None = None
         if self.closed:
             blocked = f"{self.closed_reason}; the batch was not forwarded"

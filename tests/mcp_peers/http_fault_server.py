@@ -15,6 +15,9 @@ It records every request (method, headers, body) and answers by the called tool'
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
   hang        nothing at all (no head) for 30 s
+  bigint      a JSON result holding a 5,000-digit integer (beyond Python's default parser limit)
+  deep        a JSON result holding arrays nested 3,000 deep (beyond Python's recursion limit)
+  deepsse     the same as one SSE event
   stall       an SSE stream: one progress notification, then silence for 30 s
 With Recorder.required_auth set, every request without that Authorization value gets 401 with
 WWW-Authenticate (as a server behind OAuth does); GET /.well-known/... needs none.
@@ -194,6 +197,16 @@ class Handler(BaseHTTPRequestHandler):
         elif name == "big":
             size = int(msg["params"]["arguments"].get("size", 10 << 20))
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "x" * size}]}))
+        elif name in ("bigint", "deep", "deepsse"):
+            value = b"9" * 5000 if name == "bigint" else b"[" * 3000 + b"]" * 3000
+            body = (b'{"jsonrpc":"2.0","id":' + json.dumps(ident).encode() + b',"result":{"content":'
+                    b'[{"type":"text","text":"odd"}],"value":' + value + b'}}')
+            if name == "deepsse":
+                self._sse_start()
+                self._chunk(b"data: " + body + b"\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                self._send(200, body)
         elif name == "hang":
             time.sleep(30)
         elif name == "stall":

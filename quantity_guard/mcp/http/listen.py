@@ -398,7 +398,7 @@ class _Session:
         answered: tuple | None = None
         token: tuple | None = None
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             obj = None
         if type(obj) is dict:

@@ -75,7 +75,7 @@ class Sent:
 
     def __init__(self, line: bytes) -> None:
         try:
-            obj = rpc.loads(line)
+            obj = rpc.loads_lenient(line)
         except rpc.ParseError:
             obj = None
         self.obj = obj
@@ -285,7 +285,7 @@ class Remote:
         """An error status whose body is a JSON-RPC error: give it to the client when it answers
         this request (or is id-less: then it is re-addressed to this request)."""
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             return False
         if isinstance(obj, list) and sent.kind == "batch" and obj:
@@ -318,7 +318,7 @@ class Remote:
             return
         data = data.strip()
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError as exc:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
@@ -378,7 +378,7 @@ class Remote:
     def _settle(data: bytes, remaining: set) -> None:
         """Remove from ``remaining`` the request ids that the message (or batch) answers."""
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             return
         for item in obj if isinstance(obj, list) else [obj]:
