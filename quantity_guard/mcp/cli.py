@@ -49,7 +49,9 @@ options:
   --max-message-size N   the largest JSON-RPC message (line) read from the client or the
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
-                         the request it was (or answered) gets an error naming the limit
+                         the request it was (or answered) gets an error naming the limit.
+                         Also the largest HTTP request body --listen accepts (default 16MiB;
+                         413 beyond) and upstream HTTP message relayed (default 64MiB)
   --drain-timeout SECONDS
                          when the client's input ends (e.g. requests piped from a file), how
                          long the upstream may take to answer the requests still pending
@@ -787,7 +789,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             max_connections_per_peer=http.max_connections_per_peer,
                             max_sessions_per_client=http.max_sessions_per_client,
                             session_idle=http.session_idle, client_token=client_token,
-                            allow_hosts=http.allow_hosts, log=_err)
+                            allow_hosts=http.allow_hosts, max_message=opts.max_message_size, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard
@@ -809,7 +811,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
                                  headers=static, cafile=http.cafile, drain_timeout=opts.drain_timeout,
                                  upstream_timeout=http.upstream_timeout,
-                                 upstream_idle_timeout=http.upstream_idle_timeout)
+                                 upstream_idle_timeout=http.upstream_idle_timeout,
+                                 max_message=opts.max_message_size)
 
     return _with_policy(opts, bridge)
 

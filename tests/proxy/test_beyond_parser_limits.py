@@ -76,3 +76,25 @@ def test_an_upstream_answer_beyond_the_limits_reaches_an_http_client(upstream, t
         assert _value_text(data) == (b"9" * 12 if tool == "bigint" else b"[" * 12)
     finally:
         p.stop()
+
+
+def test_max_message_size_bounds_http_bodies_both_ways(upstream):
+    pytest.importorskip("mcp")
+    from test_mcp_http_listen import Listening
+    p = Listening("--max-message-size", "4KiB", "--upstream", upstream)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", p.port, timeout=10)
+        body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                           "params": {**INIT, "pad": "x" * 5000}}).encode()
+        conn.request("POST", "/mcp", body=body, headers={"Content-Type": "application/json",
+                                                         "Accept": "application/json"})
+        resp = conn.getresponse()
+        assert resp.status == 413
+        resp.read()
+    finally:
+        p.stop()
+    with Peer([sys.executable, "-m", "quantity_guard.mcp", "--max-message-size", "4KiB", "--upstream", upstream],
+              env=env()) as q:
+        q.call(0, "initialize", INIT)
+        r = q.call(1, "tools/call", {"name": "big", "arguments": {"size": 5000}})
+        assert "exceeds 4096 bytes" in r["error"]["message"]

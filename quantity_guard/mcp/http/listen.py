@@ -334,7 +334,8 @@ class _Session:
         if L.upstream is not None:
             self.client = Client(L.upstream, cafile=L.cafile, head_timeout=L.upstream_timeout,
                                  idle_timeout=L.upstream_idle_timeout)
-            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log)
+            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log,
+                                 **({"max_message": L.max_message} if L.max_message else {}))
         else:
             assert L.command
             self.proc = await asyncio.create_subprocess_exec(
@@ -563,6 +564,7 @@ class Listener:
                  session_idle: float = 3600.0, keepalive: float = 15.0,
                  session_header: str | None = None, max_sessions_per_client: int | None = None,
                  client_token: str | None = None, allow_hosts: Sequence[str] = (),
+                 max_message: int | None = None,
                  max_connections: int = 512,
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
                  upstream_idle_timeout: float | None = 300.0,
@@ -578,7 +580,9 @@ class Listener:
         self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
         self.cafile = cafile
         self.max_sessions = max_sessions
-        self.max_body = max_body
+        # --max-message-size: the largest request body accepted and upstream message relayed
+        self.max_message = max_message
+        self.max_body = max_message or max_body
         self.idle_timeout = idle_timeout
         self.read_timeout = read_timeout
         self.session_idle = session_idle

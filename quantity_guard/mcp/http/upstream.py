@@ -509,11 +509,13 @@ class StdioBridge:
                  client_out: int = 1, err_fd: int = 2, headers: list[tuple[str, str]] | None = None,
                  cafile: str | None = None, connect_timeout: float = 10.0, eof_grace: float = 0.5,
                  drain_timeout: float = 30.0, upstream_timeout: float | None = 300.0,
-                 upstream_idle_timeout: float | None = 300.0, handle_signals: bool = True) -> None:
+                 upstream_idle_timeout: float | None = 300.0, max_message: int | None = None,
+                 handle_signals: bool = True) -> None:
         self.guard = guard if guard is not None else Guard()
         self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout,
                              head_timeout=upstream_timeout, idle_timeout=upstream_idle_timeout)
         self.remote = Remote(self.client, headers=headers, catalogue=lambda: self.guard.catalogue,
+                             max_message=max_message or _MAX_JSON,
                              log=self.log)
         self.client_in = client_in
         self.client_out = client_out
