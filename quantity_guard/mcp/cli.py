@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         from .guard import Guard
         from .stdio import run_proxy
         return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1],
-                         drain_timeout=opts.drain_timeout)
+                         drain_timeout=opts.drain_timeout, upstream_timeout=http.upstream_timeout)
 
     return _with_policy(opts, relay)
 
@@ -511,10 +511,12 @@ Streamable HTTP (remote servers and HTTP clients):
   --header-env NAME=ENV  send header NAME with the value of environment variable ENV upstream
                          (never give secrets on the command line; values are never logged)
   --upstream-timeout SECONDS
-                         (with --upstream) the longest wait for the head of the upstream's
-                         response to each request; default 300, 0 for no limit. When it runs
-                         out the request gets a JSON-RPC error (an SSE client of --listen
-                         gets keep-alive comments meanwhile)
+                         the longest wait for the upstream's answer to each request: for an
+                         --upstream URL, for the head of its response; for a COMMAND, for the
+                         answer or a progress notification of the request. Default 300, 0 for
+                         no limit. When it runs out the request gets a JSON-RPC error (and a
+                         COMMAND a notifications/cancelled); an SSE client of --listen gets
+                         keep-alive comments meanwhile
   --upstream-idle-timeout SECONDS
                          (with --upstream) the longest silence within a response stream of
                          the upstream (between two events); default 300, 0 for no limit. The
@@ -573,7 +575,7 @@ class HTTPOptions:
     @property
     def active(self) -> bool:
         return (self.upstream is not None or self.listen is not None or self.session_header is not None
-                or bool(self.explicit))
+                or bool(self.explicit - {"--upstream-timeout"}))
 
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
@@ -700,7 +702,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
-        for flag in ("--upstream-timeout", "--upstream-idle-timeout"):
+        for flag in ("--upstream-idle-timeout",):
             if flag in http.explicit and not http.upstream:
                 raise UsageError(f"{flag} bounds the waits for an --upstream URL; none is given")
         if http.header_env and not http.upstream:

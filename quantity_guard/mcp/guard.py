@@ -74,6 +74,7 @@ Failures of the policy
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ..errors import tool_error
@@ -180,11 +181,14 @@ class Pending:
     ``tools/list`` page after the first.
     """
 
-    __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor")
+    __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor",
+                 "since", "token")
 
     def __init__(self, method: str, id: Any, modern: bool, tool: str | None = None,
                  arguments: dict | None = None, guarded: bool = False, task: bool = False,
                  cursor: bool = False) -> None:
+        self.since = _now()  # sent, or the last progress notification for it (see Guard.expire)
+        self.token: tuple | None = None  # its progress token
         self.method = method
         self.id = id
         self.modern = modern
@@ -196,6 +200,9 @@ class Pending:
 
     def __repr__(self) -> str:
         return f"Pending({self.method!r}, id={self.id!r}, tool={self.tool!r}, guarded={self.guarded})"
+
+
+_now = time.monotonic
 
 
 def is_modern(params: Any) -> bool:
@@ -397,6 +404,7 @@ class Guard:
     def __init__(self, policy: Policy | None = None) -> None:
         self.policy: Policy = policy if policy is not None else PassThroughPolicy()
         self._pending: dict[tuple, list[Pending]] = {}
+        self._by_token: dict[tuple, Pending] = {}  # pending requests by progress token
         self.era: str | None = None
         self.protocol_version: str | None = None  # from the last initialize result
         self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
@@ -451,8 +459,42 @@ class Guard:
                     f"{reason} before answering this {entry.method} request")))
         self.stats["answered"] += len(out)
         self._pending.clear()
+        self._by_token.clear()
         self.closed = True
         self.closed_reason = reason
+        if self._logs:
+            out.extend(self._logs)
+            self._logs = []
+        return out
+
+    def expire(self, limit: float, flag: str = "--upstream-timeout") -> list[tuple[str, bytes]]:
+        """Give up on the requests the upstream has neither answered nor reported progress on
+        for ``limit`` seconds (``subscriptions/listen`` excepted: it stays open on purpose):
+        each gets a JSON-RPC error naming ``flag``, and the upstream a
+        ``notifications/cancelled`` for it. Returns those outputs."""
+        now = _now()
+        late = [e for entries in self._pending.values() for e in entries
+                if now - e.since > limit and e.method != "subscriptions/listen"]
+        out: list[tuple[str, bytes]] = []
+        for entry in late:
+            key = rpc.id_key(entry.id)
+            entries = self._pending.get(key) if key is not None else None
+            if key is None or not entries or entry not in entries:
+                continue
+            entries.remove(entry)
+            if not entries:
+                del self._pending[key]
+            if entry.token is not None and self._by_token.get(entry.token) is entry:
+                del self._by_token[entry.token]
+            why = (f"the upstream MCP server did not answer this {entry.method} request within "
+                   f"{limit:g} s (quantity-guard-mcp {flag}); it was cancelled")
+            out.append((S2C, rpc.error_line(entry.id, rpc.INTERNAL_ERROR, why)))
+            out.append((C2S, rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                         "params": {"requestId": entry.id, "reason": why}})))
+            self.stats["answered"] += 1
+        if late:
+            self._log(f"{len(late)} request(s) unanswered after {limit:g} s ({flag}): answered "
+                      "with an error and cancelled upstream")
         if self._logs:
             out.extend(self._logs)
             self._logs = []
@@ -527,6 +569,13 @@ class Guard:
             return
         entry = Pending(msg.method or "", msg.id, modern, **extra)
         self._pending.setdefault(key, []).append(entry)
+        params = msg.params
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is dict and "progressToken" in meta:
+            token = rpc.id_key(meta["progressToken"])
+            if token is not None:
+                entry.token = token
+                self._by_token[token] = entry
 
     def _pop(self, key: tuple | None) -> Pending | None:
         if key is None:
@@ -537,6 +586,8 @@ class Guard:
         entry = entries.pop(0)
         if not entries:
             del self._pending[key]
+        if entry.token is not None and self._by_token.get(entry.token) is entry:
+            del self._by_token[entry.token]
         return entry
 
     def _closed_error(self, ident: Any) -> list[tuple[str, bytes]]:
@@ -934,6 +985,12 @@ class Guard:
                     return [(S2C, new)]
         elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/tools/list_changed":
             self.catalogue_stale = True
+        elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/progress" and self._by_token:
+            params = msg.params
+            token = rpc.id_key(params.get("progressToken")) if type(params) is dict else None
+            waiting = self._by_token.get(token) if token is not None else None
+            if waiting is not None:
+                waiting.since = _now()  # the request is alive: its timeout starts again
         self.stats["forwarded"] += 1
         return [(S2C, raw + b"\n")]
 

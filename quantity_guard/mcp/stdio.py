@@ -312,6 +312,7 @@ class Proxy:
     def __init__(self, command: Sequence[str], guard: Guard | None = None, *,
                  client_in: int = 0, client_out: int = 1, err_fd: int = 2,
                  eof_grace: float = 0.5, term_grace: float = 0.4, drain_timeout: float = 30.0,
+                 upstream_timeout: float | None = None,
                  env: dict | None = None, cwd: str | None = None,
                  handle_signals: bool = True, watch_parent: bool = True) -> None:
         if not command:
@@ -323,6 +324,7 @@ class Proxy:
         self.eof_grace = eof_grace
         self.term_grace = term_grace
         self.drain_timeout = drain_timeout
+        self.upstream_timeout = upstream_timeout  # per request, without an answer or progress
         self.env = env
         self.cwd = cwd
         self.handle_signals = handle_signals
@@ -616,12 +618,25 @@ class Proxy:
                     pass
             self._stderr.close()
 
+    def _expire(self) -> None:
+        """Answer (and cancel upstream) the requests past ``upstream_timeout``."""
+        if self.upstream_timeout is None:
+            return
+        with self._lock:
+            outputs = self.guard.expire(self.upstream_timeout)
+            if outputs:
+                self._route(outputs)
+                self._flush()
+        if outputs:
+            self._poke()
+
     def _serve(self) -> int:
         assert self.proc is not None
         parent = self._parent
         while True:
             self._wake.wait(0.25)
             self._wake.clear()
+            self._expire()
             if self._signal is not None:
                 name = signal.Signals(self._signal).name
                 self.log(f"received {name}; answering pending requests and stopping the upstream")
@@ -685,6 +700,7 @@ class Proxy:
                 return False
             self._wake.wait(min(0.05, max(0.0, deadline - time.monotonic())))
             self._wake.clear()
+            self._expire()
 
     def _after_client_eof(self) -> int:
         # Leave the pending requests to the upstream (bounded), then close its stdin once what

@@ -1,6 +1,8 @@
-"""A hung remote upstream: the wait for its response head (--upstream-timeout) and the silence
-within its response stream (--upstream-idle-timeout) are bounded, the request then gets a
-JSON-RPC error naming the limit, and an SSE client of --listen gets keep-alives meanwhile."""
+"""A hung upstream: the wait for a remote one's response head (--upstream-timeout) and the
+silence within its response stream (--upstream-idle-timeout), and the wait for a COMMAND's
+answer or progress (--upstream-timeout), are bounded; the request then gets a JSON-RPC error
+naming the limit (a COMMAND also a cancellation), and an SSE client of --listen gets keep-alives
+meanwhile."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers import http_fault_server  # noqa: E402
-from mcp_peers.driver import Peer, env  # noqa: E402
+from mcp_peers.driver import Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap  # noqa: E402
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
 
@@ -49,10 +51,26 @@ def test_bad_upstream_timeouts_are_usage_errors(flag, value):
         assert f"{flag} must be a number of seconds" in p.stderr()
 
 
-def test_an_upstream_timeout_without_an_upstream_is_a_usage_error():
-    with Peer([sys.executable, "-m", "quantity_guard.mcp", "--upstream-timeout", "5", "--", "true"]) as p:
+def test_a_command_that_never_answers_gets_the_request_answered_and_cancelled():
+    tag = new_tag()
+    try:
+        with Peer(proxy_argv(*fault_argv(tag), options=("--upstream-timeout", "0.5"))) as p:
+            p.call(0, "initialize", init_params())
+            p.request(1, "tools/call", {"name": "hang", "arguments": {}})
+            answer, others = p.response(1, timeout=20)
+            assert answer["error"]["code"] == -32603
+            assert "--upstream-timeout" in answer["error"]["message"] and "0.5 s" in answer["error"]["message"]
+            note = others[0] if others else p.recv(10)  # the upstream saw the cancellation
+            assert note["params"]["data"] == {"cancelled": 1, "was_hanging": True}
+            assert p.call(2, "ping")["result"] == {}
+    finally:
+        reap(tag)
+
+
+def test_an_idle_timeout_without_an_upstream_is_a_usage_error():
+    with Peer([sys.executable, "-m", "quantity_guard.mcp", "--upstream-idle-timeout", "5", "--", "true"]) as p:
         assert p.wait() == 2
-        assert "--upstream-timeout bounds the waits for an --upstream URL" in p.stderr()
+        assert "--upstream-idle-timeout bounds the waits for an --upstream URL" in p.stderr()
 
 
 def test_a_listener_sse_client_gets_keepalives_then_the_error(upstream):
@@ -95,3 +113,16 @@ def test_a_listener_sse_client_gets_keepalives_then_the_error(upstream):
     event = [line for line in rest.split(b"\n") if line.startswith(b"data: ")][-1]
     answer = json.loads(event[6:])
     assert answer["id"] == 5 and "--upstream-timeout" in answer["error"]["message"]
+
+
+def test_progress_keeps_a_long_command_request_alive():
+    tag = new_tag()
+    try:
+        with Peer(proxy_argv(*fault_argv(tag), options=("--upstream-timeout", "0.4"))) as p:
+            p.call(0, "initialize", init_params())
+            p.request(1, "tools/call", {"name": "progress", "arguments": {"steps": 8, "delay": 0.15},
+                                        "_meta": {"progressToken": "t"}})
+            answer, others = p.response(1, timeout=20)
+            assert "result" in answer, answer
+    finally:
+        reap(tag)

@@ -652,7 +652,19 @@ class Listener:
         addr = sock.getsockname()
         self.port = addr[1]
         self.spawn(self._reaper())
+        if self.command is not None and self.upstream_timeout is not None:
+            self.spawn(self._expirer(self.upstream_timeout))
         return addr[0], addr[1]
+
+    async def _expirer(self, limit: float) -> None:
+        """Requests a COMMAND upstream leaves unanswered (and without progress) for ``limit``
+        seconds get an error and are cancelled upstream (an HTTP upstream has its own limits)."""
+        while True:
+            await asyncio.sleep(min(1.0, limit / 4))
+            for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._open) \
+                    + list(self._probation):
+                if not s.closed and s.guard.pending:
+                    s.dispatch(s.guard.expire(limit), None)
 
     async def serve(self) -> None:
         await self._stopped.wait()
