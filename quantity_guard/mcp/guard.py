@@ -221,6 +221,8 @@ def fold_name(name: str) -> str:
     """A name as a lenient reader might match it: NFKC-normalised, case-folded, without
     whitespace or invisible format characters, ``-`` read as ``_``. Two names that fold alike
     can reach the same tool or parameter on an upstream that folds case or trims."""
+    if name.isascii():  # NFKC leaves ASCII as it is and it has no format characters
+        return "".join(name.lower().replace("-", "_").split())
     import unicodedata
     text = unicodedata.normalize("NFKC", name).casefold()
     return "".join("_" if c == "-" else c for c in text
@@ -236,9 +238,18 @@ def duplicate_member(text: str, obj: Any) -> str | None:
         return None
     params = obj.get("params")
     if "\\" not in text:  # every member name is written as itself: count its occurrences
-        keys = list(obj) + (list(params) if type(params) is dict else [])
-        if all(text.count('"' + k + '"') <= 1 for k in keys):
-            return None
+        count = text.count
+        for k in obj:
+            if count('"' + k + '"') > 1:
+                break
+        else:
+            if type(params) is not dict:
+                return None
+            for k in params:
+                if count('"' + k + '"') > 1:
+                    break
+            else:
+                return None
     try:
         _, top = rpc.members(text)
         seen: set[str] = set()
@@ -405,6 +416,8 @@ class Guard:
         self.policy: Policy = policy if policy is not None else PassThroughPolicy()
         self._pending: dict[tuple, list[Pending]] = {}
         self._by_token: dict[tuple, Pending] = {}  # pending requests by progress token
+        self._folded: tuple[tuple, dict[str, str]] = ((), {})  # see _near_guarded
+        self._near: dict[str, str | None] = {}  # its answers by name (at most 1,024)
         self.era: str | None = None
         self.protocol_version: str | None = None  # from the last initialize result
         self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
@@ -729,20 +742,28 @@ class Guard:
     def _near_guarded(self, name: str) -> str | None:
         """The guarded tool that ``name`` is not, but folds to (``Runoff_Depth``,
         ``"runoff_depth "``), unless the upstream lists ``name`` as a tool of its own."""
+        if name in self.catalogue:
+            return None
         names = getattr(self.policy, "guarded_names", None)
         try:
-            candidates = list(names()) if callable(names) else [
-                n for n in self.catalogue if self._guards(n)]
+            candidates = tuple(names()) if callable(names) else tuple(
+                n for n in self.catalogue if self._guards(n))
         except Exception as exc:
             self._log(f"policy.guarded_names() failed: {exc!r}")
             return None
-        if not candidates or name in self.catalogue:
+        if not candidates:
             return None
-        folded = fold_name(name)
-        for other in candidates:
-            if other != name and isinstance(other, str) and fold_name(other) == folded:
-                return other
-        return None
+        if self._folded[0] != candidates:  # the guarded names by their folded form, once
+            self._folded = (candidates, {fold_name(n): n for n in candidates if isinstance(n, str)})
+            self._near.clear()
+        if name in self._near:
+            return self._near[name]
+        other = self._folded[1].get(fold_name(name))
+        found = other if other != name else None
+        if len(self._near) >= 1024:
+            self._near.clear()
+        self._near[name] = found
+        return found
 
     def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
         self.stats["answered"] += 1

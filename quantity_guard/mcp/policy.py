@@ -93,6 +93,7 @@ class QuantityPolicy:
         self.write_empty_manifest = True  # False: no manifest when no guarded call was made
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
+        self._names: tuple = tuple(annotations)
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
@@ -143,9 +144,12 @@ class QuantityPolicy:
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
 
-    def guarded_names(self) -> list:
+    def guarded_names(self) -> tuple:
         """The guarded tools' names (the guard refuses calls of names that fold to one)."""
-        return list(self.annotations)
+        names = self._names
+        if len(names) != len(self.annotations):
+            names = self._names = tuple(self.annotations)
+        return names
 
     def reset(self) -> None:
         if self._later:
