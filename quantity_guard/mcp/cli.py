@@ -719,13 +719,13 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         listen = None
         client_token = None
         if http.listen:
-            from .http.listen import _is_loopback_host, parse_listen
+            from .http.listen import is_loopback_host, parse_listen
             try:
                 listen = parse_listen(http.listen)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             client_token = _client_token(http)
-            if not _is_loopback_host(listen[0]):
+            if not is_loopback_host(listen[0]):
                 if not http.allow_remote:
                     raise UsageError(
                         f"--listen {http.listen} binds {listen[0]}, which is not loopback: whoever "

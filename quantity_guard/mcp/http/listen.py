@@ -95,7 +95,7 @@ from .upstream import Remote, Sent
 from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
 
-__all__ = ["parse_listen", "Listener", "run_listener"]
+__all__ = ["parse_listen", "Listener", "run_listener", "is_loopback_host"]
 
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _QUEUE_LIMIT = 1024
@@ -124,7 +124,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
-def _is_loopback_host(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost":
         return True
@@ -593,7 +593,7 @@ class Listener:
         # per peer address: the whole budget on loopback (every local client is 127.0.0.1),
         # an eighth of it for an exposed bind
         self.max_connections_per_peer = max_connections_per_peer or (
-            max_connections if _is_loopback_host(host) else max(1, max_connections // 8))
+            max_connections if is_loopback_host(host) else max(1, max_connections // 8))
         self._connections = 0
         self._per_peer: dict[str, int] = {}
         self._accept_logged = -_ACCEPT_LOG_EVERY
@@ -605,7 +605,7 @@ class Listener:
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
         self._stopped = asyncio.Event()
-        self.bound_loopback = _is_loopback_host(host)
+        self.bound_loopback = is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
         self._probation: set[_Session] = set()  # 2025 sessions whose initialize is under way
         self._per_client: dict[str, int] = {}  # sessions (of every kind) per client key
@@ -702,7 +702,7 @@ class Listener:
                 return "credential:" + hashlib.sha256(value.encode("latin-1", "replace")).hexdigest()[:32], True
         peername = writer.get_extra_info("peername")
         peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
-        return "peer:" + peer, not _is_loopback_host(peer)
+        return "peer:" + peer, not is_loopback_host(peer)
 
     def _refusal(self, key: str, distinct: bool) -> str | None:
         """Why a new session for ``key`` is refused (the table is full, or this client has its
@@ -872,7 +872,7 @@ class Listener:
             return True
         try:
             parts = urlsplit(origin)
-            return parts.scheme in ("http", "https") and _is_loopback_host(parts.hostname or "")
+            return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
         except ValueError:
             return False
 
@@ -881,7 +881,7 @@ class Listener:
         if len(hosts) != 1:
             return False
         name = _host_of(hosts[0].strip()).strip("[]").lower()
-        if _is_loopback_host(name):
+        if is_loopback_host(name):
             return True
         return not self.bound_loopback and name in self.allow_hosts
 
