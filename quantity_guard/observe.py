@@ -460,8 +460,10 @@ class Verdict:
             self.span.set_attribute("quantity_guard.result.unit" if key is None else
                                     f"quantity_guard.result.{key}.unit", unit)
 
-    def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None) -> None:
-        """Close the call: the outcome on the span and in the metrics, the span ended."""
+    def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None,
+            error_type: "str | None" = None) -> None:
+        """Close the call: the outcome on the span and in the metrics, the span ended
+        (``error_type``: why a call that was not refused failed, e.g. ``upstream_timeout``)."""
         if self.ended:
             return
         self.ended = True
@@ -484,8 +486,8 @@ class Verdict:
             elif failure is not None:
                 span.set_attribute("error.type", type(failure).__qualname__)
                 span.set_status(obs._error, f"{type(failure).__name__}: {failure}")
-            elif outcome == "tool_error":
-                span.set_attribute("error.type", "tool_error")
+            elif outcome == "tool_error" or error_type is not None:
+                span.set_attribute("error.type", error_type or "tool_error")
                 span.set_status(obs._error)
             if self.owned:
                 span.end()
@@ -516,7 +518,8 @@ class _Unobserved:
         return fn(*args)
 
     def violation(self, violation: "Any", blocked: bool) -> None: ...
-    def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None) -> None: ...
+    def end(self, outcome: "str | None" = None, failure: "BaseException | None" = None,
+            error_type: "str | None" = None) -> None: ...
 
 
 UNOBSERVED: "Any" = _Unobserved()

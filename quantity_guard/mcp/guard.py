@@ -77,6 +77,7 @@ import copy
 import time
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from .. import observe
 from ..errors import tool_error
 from . import jsonrpc as rpc
 from .jsonrpc import MISSING
@@ -182,11 +183,12 @@ class Pending:
     """
 
     __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor",
-                 "since", "token")
+                 "since", "token", "verdict")
 
     def __init__(self, method: str, id: Any, modern: bool, tool: str | None = None,
                  arguments: dict | None = None, guarded: bool = False, task: bool = False,
-                 cursor: bool = False) -> None:
+                 cursor: bool = False, verdict: Any = None) -> None:
+        self.verdict = verdict  # an observed guarded call's (quantity_guard.observe), or None
         self.since = _now()  # sent, or the last progress notification for it (see Guard.expire)
         self.token: tuple | None = None  # its progress token
         self.method = method
@@ -432,6 +434,10 @@ class Guard:
         self.stats = {"forwarded": 0, "rewritten": 0, "refused": 0, "answered": 0, "dropped": 0}
         self._logs: list[tuple[str, bytes]] = []
         self._unsettled = False  # the policy has bookkeeping put off (see settle)
+        # for the spans of guarded calls (quantity_guard.observe): the client side's transport
+        # and MCP session id, set by the transport that owns this guard
+        self.transport = "pipe"
+        self.session_id: str | None = None
 
     # ------------------------------------------------------------------ public interface
 
@@ -467,6 +473,8 @@ class Guard:
         out: list[tuple[str, bytes]] = []
         for entries in self._pending.values():
             for entry in entries:
+                if entry.verdict is not None:
+                    entry.verdict.end("error", error_type="upstream_closed")
                 out.append((S2C, rpc.error_line(
                     entry.id, rpc.INTERNAL_ERROR,
                     f"{reason} before answering this {entry.method} request")))
@@ -499,6 +507,8 @@ class Guard:
                 del self._pending[key]
             if entry.token is not None and self._by_token.get(entry.token) is entry:
                 del self._by_token[entry.token]
+            if entry.verdict is not None:
+                entry.verdict.end("error", error_type="upstream_timeout")
             why = (f"the upstream MCP server did not answer this {entry.method} request within "
                    f"{limit:g} s (quantity-guard-mcp {flag}); it was cancelled")
             out.append((S2C, rpc.error_line(entry.id, rpc.INTERNAL_ERROR, why)))
@@ -590,7 +600,9 @@ class Guard:
                 entry.token = token
                 self._by_token[token] = entry
 
-    def _pop(self, key: tuple | None) -> Pending | None:
+    def _pop(self, key: tuple | None, answered: bool = False) -> Pending | None:
+        """The pending request ``key`` names, forgotten. Unless it is ``answered`` by a result
+        (whose span :meth:`_rewrite_response` closes), its span closes here."""
         if key is None:
             return None
         entries = self._pending.get(key)
@@ -601,6 +613,8 @@ class Guard:
             del self._pending[key]
         if entry.token is not None and self._by_token.get(entry.token) is entry:
             del self._by_token[entry.token]
+        if entry.verdict is not None and not answered:
+            entry.verdict.end("error", error_type="no_result")
         return entry
 
     def _closed_error(self, ident: Any) -> list[tuple[str, bytes]]:
@@ -825,32 +839,56 @@ class Guard:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: 'arguments' must be a JSON object of named parameters, "
                 f"not {rpc.type_name(arguments)}", code="invalid_arguments", field=name))
+        verdict = self._observe_call(msg, name, params, modern)
         try:
-            decision = self.policy.check_call(name, arguments)
+            decision = verdict.run(self.policy.check_call, name, arguments)
             action, payload = decision
         except Exception as exc:
+            verdict.end(failure=exc)
             self._log(f"policy.check_call({name!r}) failed: {exc!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the call could not be checked (internal error in the unit guard: "
                 f"{type(exc).__name__}); it was not sent to the tool",
                 code="guard_internal_error", field=name))
         if action == "refuse" and type(payload) is dict:
+            verdict.end()
             return self._refuse(msg, modern, payload)
         if action != "forward" or type(payload) is not dict:
+            verdict.end("error", error_type="guard_internal_error")
             self._log(f"policy.check_call({name!r}) returned {decision!r}; the call was refused")
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the unit guard gave no usable decision; the call was not sent",
                 code="guard_internal_error", field=name))
         try:
-            line = self._with_arguments(text, msg.obj, payload)
+            line = self._with_arguments(text, msg.obj, payload, verdict.forward_meta(
+                params.get("_meta")))
         except (ValueError, TypeError) as exc:
+            verdict.end("error", error_type="guard_internal_error")
             self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the converted arguments could not be encoded; the call was not sent",
                 code="guard_internal_error", field=name))
-        self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task)
+        self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task,
+                    verdict=None if verdict is observe.UNOBSERVED else verdict)
         self.stats["rewritten"] += 1
         return [(C2S, line)]
+
+    def _observe_call(self, msg: rpc.Message, name: str, params: dict, modern: bool) -> Any:
+        """The verdict of a guarded call, its span continuing the client's trace from
+        ``params._meta`` (``observe.UNOBSERVED`` when nothing records it)."""
+        if observe.current() is None:
+            return observe.UNOBSERVED
+        meta = params.get("_meta")
+        version = meta.get("io.modelcontextprotocol/protocolVersion") if modern and \
+            type(meta) is dict else self.protocol_version
+        ident = msg.id if isinstance(msg.id, str) else rpc.id_text(msg.id)
+        attributes = {"jsonrpc.request.id": ident, "network.transport": self.transport}
+        if isinstance(version, str):
+            attributes["mcp.protocol.version"] = version
+        if self.session_id is not None:
+            attributes["mcp.session.id"] = self.session_id
+        return observe.begin(name, where="proxy", kind="server", meta=meta,
+                             attributes=attributes, enter=False)
 
     def _refuse(self, msg: rpc.Message, modern: bool, result: dict) -> list[tuple[str, bytes]]:
         if modern and "resultType" not in result:
@@ -866,8 +904,14 @@ class Guard:
         return [(S2C, rpc.response_line(msg.id, text))]
 
     @staticmethod
-    def _with_arguments(text: str, obj: dict, arguments: dict) -> bytes:
-        """The request line with ``params.arguments`` replaced and every other byte kept."""
+    def _with_arguments(text: str, obj: dict, arguments: dict, meta: dict | None = None) -> bytes:
+        """The request line with ``params.arguments`` replaced and every other byte kept; with
+        ``meta`` (an observed call's trace context for the upstream), re-serialised whole with
+        ``params._meta`` replaced too."""
+        if meta is not None:
+            whole = dict(obj)
+            whole["params"] = {**obj["params"], "arguments": arguments, "_meta": meta}
+            return rpc.dumps(whole).encode("utf-8") + b"\n"
         new = _replace_canonical(text, _call_around(obj), arguments)
         if new is None:
             whole = dict(obj)
@@ -998,7 +1042,7 @@ class Guard:
             self._log(f"dropped upstream output that is not JSON-RPC ({msg.reason}): {_preview(raw)}")
             return []
         if msg.kind == rpc.RESPONSE or msg.kind == rpc.ERROR:
-            entry = self._pop(msg.key)
+            entry = self._pop(msg.key, answered=msg.kind == rpc.RESPONSE)
             if entry is not None and msg.kind == rpc.RESPONSE:
                 new = self._rewrite_response(entry, msg, text, None)
                 if new is not None:
@@ -1058,7 +1102,7 @@ class Guard:
                 self.catalogue_stale = True
             if m.kind != rpc.RESPONSE and m.kind != rpc.ERROR:
                 continue
-            entry = self._pop(m.key)
+            entry = self._pop(m.key, answered=m.kind == rpc.RESPONSE)
             if entry is None or m.kind != rpc.RESPONSE:
                 continue
             if spans is None:
@@ -1080,6 +1124,18 @@ class Guard:
         For a whole line (``line_text``) returns the new line as bytes; for a batch element
         (``where`` = (text, start, end)) returns the element's new JSON text. ``None``: unchanged.
         """
+        obj = msg.obj
+        if entry.verdict is not None:  # an observed guarded call: its span closes with the answer
+            try:
+                return self._rewrite(entry, msg, line_text, where)
+            finally:
+                result = obj.get("result")
+                entry.verdict.end("tool_error" if type(result) is dict and
+                                  result.get("isError") is True else None)
+        return self._rewrite(entry, msg, line_text, where)
+
+    def _rewrite(self, entry: Pending, msg: rpc.Message, line_text: str | None,
+                                   where: tuple[str, int, int] | None) -> Any:
         obj = msg.obj
         if isinstance(obj.get("result"), rpc.Unparsed) and (
                 entry.method == "tools/list" or (entry.method == "tools/call" and entry.guarded)):
@@ -1110,7 +1166,10 @@ class Guard:
                     self._remember_list(found, new, frozenset(names), obj.get("result"))
             return new
         if entry.method == "tools/call" and entry.guarded:
-            new_result = self._label(entry, obj.get("result"))
+            if entry.verdict is not None:
+                new_result = entry.verdict.run(self._label, entry, obj.get("result"))
+            else:
+                new_result = self._label(entry, obj.get("result"))
             if new_result is None:
                 return None
             return self._apply(line_text, where, obj, ("result", new_result))

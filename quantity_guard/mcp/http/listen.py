@@ -281,6 +281,7 @@ class _Session:
         self.init_key: tuple | None = None  # ... and that initialize's id
         self.init_failed = False  # ... which the upstream answered with an error
         self.guard = Guard(listener.new_policy())
+        self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
         self.last_used = time.monotonic()
         self.by_id: dict[tuple, _Stream] = {}  # open request streams by request id
         self.by_token: dict[tuple, _Stream] = {}  # ... and by their progress token
