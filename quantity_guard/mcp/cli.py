@@ -61,6 +61,10 @@ options:
                          if the annotation file names a tool or a parameter the server does
                          not list; without it such a declaration is warned about on stderr
                          (and in --log) when the proxy first relays tools/list
+  --log-level LEVEL      DEBUG, INFO (default), WARNING or ERROR: what goes to stderr, through
+                         the quantity_guard logger (refusals are WARNING, the proxy's life
+                         cycle INFO, conversions DEBUG); in warn mode a summary of what would
+                         have been refused is logged when a session ends
   --check                validate the annotation file against a live tools/list of COMMAND
                          or --upstream URL, print the report and exit (needs --annotations)
   --version              print the version and exit
@@ -100,6 +104,7 @@ class Options:
         self.manifest: str | None = None
         self.max_message_size: int | None = None
         self.drain_timeout: Any = 30.0
+        self.log_level = "INFO"
         self.check = False
         self.strict_annotations = False
         self.version = False
@@ -108,7 +113,7 @@ class Options:
 
 _VALUED = {"--annotations": "annotations", "--enforcement": "enforcement", "--log": "log",
            "--manifest": "manifest", "--max-message-size": "max_message_size",
-           "--drain-timeout": "drain_timeout"}
+           "--drain-timeout": "drain_timeout", "--log-level": "log_level"}
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20,
                "G": 1 << 30, "GIB": 1 << 30}
 
@@ -176,6 +181,9 @@ def parse_args(argv: list[str]) -> Options:
         return opts
     if opts.enforcement not in ("strict", "warn"):
         raise UsageError(f"--enforcement must be strict or warn, not {opts.enforcement!r}")
+    from .logs import LEVELS
+    if opts.log_level.upper() not in LEVELS:
+        raise UsageError(f"--log-level must be one of {', '.join(LEVELS)}, not {opts.log_level!r}")
     if isinstance(opts.max_message_size, str):
         opts.max_message_size = parse_size(opts.max_message_size)
     if isinstance(opts.drain_timeout, str):
@@ -192,6 +200,9 @@ def parse_args(argv: list[str]) -> Options:
 
 
 def _err(text: str) -> None:
+    from .logs import log
+    if log(text):  # once --log-level configured logging: a record of quantity_guard.mcp
+        return
     try:
         sys.stderr.write(f"{PROG}: {text}\n")
         sys.stderr.flush()
@@ -245,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"{PROG} {_version()}\n")
         sys.stdout.flush()
         return EXIT_OK
+    from .logs import configure
+    configure(opts.log_level)
 
     def relay(policy: Any, wire: tuple[int, int]) -> int:
         if opts.check:
@@ -779,6 +792,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
     except UsageError as exc:
         _err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
+    from .logs import configure
+    configure(opts.log_level)
 
     if listen is not None:
         from .http.listen import run_listener

@@ -514,6 +514,8 @@ class QuantityPolicy:
     def close(self) -> None:
         if self._later:
             self.settle()
+        if self.enforcement == "warn":
+            self._warn_summary()
         if self.manifest_path and (self.write_empty_manifest or self.call_count):
             with self._lock:
                 sessions = list(self.sessions) + (
@@ -533,6 +535,29 @@ class QuantityPolicy:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def _warn_summary(self) -> None:
+        """Warn mode refuses nothing: what it would have refused, logged (WARNING, logger
+        ``quantity_guard.mcp``) once the policy is closed."""
+        with self._lock:
+            ledgers = list(self.sessions) + [self._ledger.manifest()]
+        refused = 0
+        codes: dict[str, int] = {}
+        for data in ledgers:
+            refused += len({v["call"] for v in data["violations"] if v.get("call") is not None})
+            for v in data["violations"]:
+                codes[v["code"]] = codes.get(v["code"], 0) + 1
+        calls = self.call_count
+        if not calls:
+            return
+        import logging
+        log = logging.getLogger("quantity_guard.mcp")
+        if not codes:
+            log.warning("warn mode: none of the %d guarded call(s) would have been refused", calls)
+            return
+        found = ", ".join(f"{n}x {code}" for code, n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0])))
+        log.warning("warn mode: %d of %d guarded call(s) would have been refused (%s); nothing was "
+                    "refused", refused, calls, found)
 
     def _write_log(self, kind: str, tool: str, arguments, **extra) -> None:
         if self._log is None:

@@ -47,6 +47,7 @@ Shutdown
 """
 from __future__ import annotations
 
+import logging
 import os
 import select
 import signal
@@ -58,6 +59,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Sequence
 
+from . import logs
 from .guard import C2S, LOG, S2C, Guard
 from .fdio import read_chunks
 from .jsonrpc import LineBuffer
@@ -353,7 +355,12 @@ class Proxy:
 
     # ---------------------------------------------------------------- diagnostics
 
-    def log(self, text: str | bytes) -> None:
+    def log(self, text: str | bytes, level: int = logging.WARNING) -> None:
+        """A diagnostic: a record of the ``quantity_guard.mcp`` logger where the command line
+        configured logging (``--log-level``; the lines still go through this proxy's stderr
+        writer), else a line written to it directly."""
+        if logs.log(text, level):
+            return
         data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
         self._stderr.put(_PREFIX + data.rstrip(b"\n") + b"\n")
 
@@ -576,6 +583,8 @@ class Proxy:
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             bufsize=0, start_new_session=True, env=self.env, cwd=self.cwd)
         assert self.proc.stdin is not None
+        self.log(f"relaying between the client and {self.command[0]!r} (pid {self.proc.pid})",
+                 logging.INFO)
         self._upstream_in = self.proc.stdin.fileno()
         self._to_upstream.fd = self._upstream_in
         os.set_blocking(self._upstream_in, False)  # our own pipe: nobody else holds this end
@@ -596,14 +605,18 @@ class Proxy:
                     previous[sig] = signal.signal(sig, self._on_signal)
                 except (OSError, ValueError):
                     pass
+        logs.route(self._stderr.put)
         try:
             if self.proc is None:
                 try:
                     self.start()
                 except OSError as exc:
-                    self.log(f"cannot start the upstream {self.command[0]!r}: {exc.strerror or exc}")
+                    self.log(f"cannot start the upstream {self.command[0]!r}: {exc.strerror or exc}",
+                             logging.ERROR)
                     return EXIT_START_FAILED
-            return self._serve()
+            code = self._serve()
+            self.log(f"stopped (exit status {code})", logging.INFO)
+            return code
         finally:
             if self.proc is not None:
                 self._flush_client(1.0)
@@ -616,6 +629,7 @@ class Proxy:
                     signal.signal(sig, handler)
                 except (OSError, ValueError, TypeError):
                     pass
+            logs.route(None)
             self._stderr.close()
 
     def _expire(self) -> None:
@@ -639,13 +653,14 @@ class Proxy:
             self._expire()
             if self._signal is not None:
                 name = signal.Signals(self._signal).name
-                self.log(f"received {name}; answering pending requests and stopping the upstream")
+                self.log(f"received {name}; answering pending requests and stopping the upstream",
+                         logging.INFO)
                 self._answer_pending(f"quantity-guard-mcp received {name} and stopped the "
                                      "upstream MCP server")
                 self._stop_upstream(close_stdin=True)
                 return 128 + self._signal
             if self.watch_parent and os.getppid() != parent:
-                self.log("the client process went away; stopping the upstream")
+                self.log("the client process went away; stopping the upstream", logging.INFO)
                 self._answer_pending("the client process went away; quantity-guard-mcp stopped "
                                      "the upstream MCP server")
                 self._stop_upstream(close_stdin=True)

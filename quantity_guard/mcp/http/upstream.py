@@ -47,6 +47,7 @@ import sys
 import threading
 from typing import Any, Callable, Sequence
 
+from .. import logs
 from .. import jsonrpc as rpc
 from ..guard import C2S, LOG, S2C, Guard
 from .client import Client, Response, UpstreamError
@@ -537,6 +538,8 @@ class StdioBridge:
     # ----------------------------------------------------------- output
 
     def log(self, text: str | bytes) -> None:
+        if logs.log(text):  # a record of quantity_guard.mcp where --log-level configured it
+            return
         data = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
         try:
             os.write(self.err_fd, b"quantity-guard-mcp: " + data.rstrip(b"\n") + b"\n")
