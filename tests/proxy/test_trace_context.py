@@ -20,10 +20,11 @@ import pytest
 pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed: "
                                                        "pip install -e '.[dev]'")
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers.driver import FAULT_SERVER, Peer, env, init_params, new_tag, reap  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-TRACED = str(HERE / "mcp_peers" / "traced_proxy.py")
+TESTS = Path(__file__).resolve().parents[1]
+TRACED = str(TESTS / "mcp_peers" / "traced_proxy.py")
 ANNOTATIONS = """\
 [tools.read_discharge]
 returns = { unit = "cfs" }
