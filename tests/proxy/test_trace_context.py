@@ -191,3 +191,23 @@ def test_over_http_the_trace_continues_through_the_proxy_to_the_upstream(files):
         proc.terminate()
         proc.wait(30)
     check(files, "tcp", session)
+
+
+def test_a_call_the_upstream_never_answers_closes_its_span_with_the_reason(files):
+    (Path(files["annotations"])).write_text(ANNOTATIONS + '\n[tools.hang]\nreturns = { unit = "s" }\n')
+    p = Peer([sys.executable, TRACED, str(files["spans"]), str(files["metrics"]),
+              "--annotations", files["annotations"], "--upstream-timeout", "1", "--",
+              *upstream(files)])
+    p.call(0, "initialize", init_params())
+    p.notify("notifications/initialized")
+    answer = p.call(1, "tools/call", {"name": "hang", "arguments": {},
+                                      "_meta": {"traceparent": traceparent(CLIENT_SPANS[0])}})
+    assert "did not answer" in answer["error"]["message"]
+    p.close_stdin()
+    p.read_eof()
+    p.wait()
+    [span] = [s for s in spans(files) if s["name"] == "tools/call hang"]
+    assert span["attributes"]["error.type"] == "upstream_timeout"
+    assert span["attributes"]["quantity_guard.outcome"] == "error"
+    assert span["status"]["status_code"] == "ERROR"
+    assert span["context"]["trace_id"] == "0x" + TRACE_ID
