@@ -90,7 +90,6 @@ def hypothetical(findings: list[Finding], ctx: Context) -> list[Finding]:
             actual.setdefault(dims_of(g.number), []).append(g.number)
     if not actual:
         return findings
-    numbers = ctx.reading.numbers
     for i, f in enumerate(findings):
         n = f.number
         if f.status not in Audit.BAD:
@@ -111,27 +110,7 @@ def hypothetical(findings: list[Finding], ctx: Context) -> list[Finding]:
             # "2 \u00d7 the usual rate would be 0.204": a factor, with its consequence checked
             ok, why = True, "the factor of a what-if"
         else:
-            premises = [p for p in numbers if a <= p.nstart < b and p is not n and
-                        (p.percent or p.unit is not None and p.unit.dims == TIME)]
-            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
-                [p.value for p in numbers if a <= p.nstart < b and p is not n and
-                 p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
-            ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
-            why = "the actual figure scaled by the premise of a what-if"
-            if not ok and n.unit is not None:
-                # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the
-                # actual 4.06 ft less the premise); the premise is then no claim either
-                steps = [p for p in numbers if a <= p.nstart < b and p is not n and
-                         p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
-                for p in steps:
-                    if any(_shifted(n, base, p) for base in actual.get(d, ())):
-                        ok, why = True, "the actual figure moved by the premise of a what-if"
-                        j = next((k for k, g in enumerate(findings) if g.number is p), None)
-                        if j is not None and findings[j].status in Audit.BAD:
-                            findings[j] = Finding(p, "hypothetical", findings[j].match,
-                                                  "the premise of a what-if: not a figure the "
-                                                  "answer claims", Reason.HYPOTHETICAL)
-                        break
+            ok, why = _consequence(findings, n, (a, b), actual.get(d, ()), dims_of, ctx)
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
                                   f"{why}: not a figure the answer claims (its claim of this "
@@ -149,6 +128,36 @@ _WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, 
 
 _ADDITIVE_AFTER = re.compile(r"\s+(?:lower|higher|less|more|shorter|longer|smaller|larger|"
                              r"up|down|further|extra|above|below)\b", re.I)
+
+
+def _consequence(findings, n: Number, sentence, bases, dims_of, ctx: Context):
+    """(ok, why) for ``n`` in a what-if sentence (``sentence``: its span): the actual figure
+    (one of ``bases``) scaled by the premise, or moved by it ("a crest 1 ft lower would leave
+    about 3.06 ft"); the premise of a move is then no claim either (``findings`` is updated)."""
+    text, numbers = ctx.reading.text, ctx.reading.numbers
+    a, b = sentence
+    d = dims_of(n)
+    premises = [p for p in numbers if a <= p.nstart < b and p is not n and
+                (p.percent or p.unit is not None and p.unit.dims == TIME)]
+    words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
+        [p.value for p in numbers if a <= p.nstart < b and p is not n and
+         p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
+    if any(_scaled(n, base, premises, ctx, words) for base in bases):
+        return True, "the actual figure scaled by the premise of a what-if"
+    if n.unit is not None:
+        # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the actual
+        # 4.06 ft less the premise); the premise is then no claim either
+        steps = [p for p in numbers if a <= p.nstart < b and p is not n and
+                 p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
+        for p in steps:
+            if any(_shifted(n, base, p) for base in bases):
+                j = next((k for k, g in enumerate(findings) if g.number is p), None)
+                if j is not None and findings[j].status in Audit.BAD:
+                    findings[j] = Finding(p, "hypothetical", findings[j].match,
+                                          "the premise of a what-if: not a figure the "
+                                          "answer claims", Reason.HYPOTHETICAL)
+                return True, "the actual figure moved by the premise of a what-if"
+    return False, "the actual figure scaled by the premise of a what-if"
 
 
 def _shifted(n: Number, base: Number, p: Number) -> bool:
