@@ -281,14 +281,17 @@ RULES = (
 )
 
 
+_ORDER = tuple((None if r.gate is _always else r.gate, r.decide) for r in RULES)
+
+
 def classify(num: Number, ctx: Context) -> Finding:
     """The first of ``RULES`` that decides, else ``unsourced``. Index look-ups only (by
     magnitude, by SI value, sorted pairs and sorted log-magnitudes): the cost of a number does
     not grow with the ledger beyond the pair window."""
     case = Case(num, ctx)
-    for rule in RULES:
-        if rule.gate(case):
-            found = rule.decide(case)
+    for gate, decide in _ORDER:
+        if gate is None or gate(case):
+            found = decide(case)
             if found is not None:
                 return found
     unit = num.unit
