@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import datums, quantity_tool, session
+from quantity_guard.audit.codes import Reason
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +91,7 @@ def test_a_range_that_brackets_a_recorded_or_derived_value(answer):
                        ("abstraction", 45.0, "ML/d"), ("licence", 224.6, "ML/d"))
     audit = ledger.audit_answer(answer)
     assert audit.ok, bad(audit)
-    assert any("range" in f.note for f in audit.findings), audit.findings
+    assert any(f.code is Reason.RANGE_END for f in audit.findings), audit.findings
 
 
 def test_a_wide_or_mislabelled_range_is_not_read_as_a_bracket():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from quantity_guard import datums, quantity_tool, session
+from quantity_guard.audit.codes import Reason
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit_helpers import flow_ledger  # noqa: E402
@@ -91,7 +92,7 @@ def test_an_explicit_sign_on_a_recorded_value_of_the_other_sign():
     ledger = ledger_of(("compute_freeboard", 4.06, "ft"), ("crest", 32.0, "ft", "NAVD88"),
                        ("ws", 27.94, "ft", "NAVD88"))
     audit = ledger.audit_answer("freeboard: \u22124.06 ft")
-    assert not audit.ok and "sign" in audit.findings[0].note
+    assert not audit.ok and audit.findings[0].code is Reason.SIGN_FLIPPED
 
 
 @pytest.mark.parametrize("answer", [
@@ -102,7 +103,8 @@ def test_an_explicit_sign_on_a_recorded_value_of_the_other_sign():
 def test_the_opposite_direction_in_words_is_flagged(answer):
     audit = margin_ledger(0.25).audit_answer(answer)
     assert not audit.ok, audit.findings
-    assert "direction" in [f for f in audit.findings if f.status == "unsourced"][0].note
+    assert [f for f in audit.findings if f.status == "unsourced"][0].code is \
+        Reason.DIRECTION_REVERSED
 
 
 @pytest.mark.parametrize("answer", [
@@ -147,7 +149,7 @@ def test_a_direction_stated_either_way_round_is_accepted(answer):
 def test_a_truly_reversed_direction_is_still_flagged(answer):
     audit = directed_ledger(0.25).audit_answer(answer)
     assert not audit.ok, (answer, statuses(audit))
-    assert "direction is reversed" in audit.findings[0].note
+    assert audit.findings[0].code is Reason.DIRECTION_REVERSED
 
 
 def test_a_negative_output_reads_both_ways_round_too():

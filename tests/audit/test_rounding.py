@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import datums, quantity_tool, session
+from quantity_guard.audit.codes import Reason
 
 
 @pytest.fixture(autouse=True)
@@ -144,7 +145,8 @@ def test_a_flat_one_figure_derivation_is_read_to_its_next_place(answer, ok):
 def test_a_separate_flat_figure_says_why():
     audit = one_ledger(393.6, "A").audit_answer("393.6 A, within the 400 A rating.")
     f = [f for f in audit.findings if f.status == "unsourced"][0]
-    assert f.number.text == "400 A" and "393.6 A" in f.note and "rounding" in f.note
+    assert f.number.text == "400 A" and "393.6 A" in f.note
+    assert f.code is Reason.FLAT_NOT_ROUNDING
 
 
 def test_a_flat_figure_that_is_recorded_itself_stays_sourced():

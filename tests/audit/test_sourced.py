@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import datums, Q, quantity_tool, session
+from quantity_guard.audit.codes import Reason
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +64,7 @@ def test_the_magnitude_of_a_negative_output_is_sourced_and_says_so(answer, liter
     finding = [f for f in audit.findings if f.number.text.startswith(literal)][0]
     assert finding.status == "sourced"
     if not finding.number.negated:
-        assert "sign" in finding.note and "vertcon_offset" in finding.note or \
+        assert finding.code is Reason.SOURCED_MAGNITUDE and "vertcon_offset" in finding.note or \
             "pool_margin" in finding.note
 
 
