@@ -39,7 +39,7 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         if known is None:
             known = seen[key] = classify(num, ctx)
         findings.append(known if known.number is num else
-                        Finding(num, known.status, known.match, known._note, known.code))
+                        known.for_number(num))
     findings, skipped = follow_up(findings, ctx, reading.skipped)
     return Audit(findings, skipped)
 

@@ -96,11 +96,10 @@ def _magnitude(c: Case) -> Finding | None:
         if wrong_way is not None:
             return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
     if hit is not None:
-        inner = hit._note
-        hit._note = lambda: f"the magnitude of {note_text(inner)}; the minus sign is not written"
-        if hit.status == "sourced":
-            hit.code = Reason.SOURCED_MAGNITUDE
-        return hit
+        inner = hit.lazy_note
+        return Finding(num, hit.status, hit.match,
+                       lambda: f"the magnitude of {note_text(inner)}; the minus sign is not written",
+                       Reason.SOURCED_MAGNITUDE if hit.status == "sourced" else hit.code)
     return None
 
 
@@ -186,7 +185,7 @@ def _complement(c: Case) -> Finding | None:
     share = _product(num, (100.0 - num.value,), None, tol, c.ctx)
     if share is not None and share.match.__class__ is tuple and \
             _taints(share.match, ledger) is None:
-        inner = share._note
+        inner = share.lazy_note
         return Finding(num, "derived", share.match,
                        lambda: f"100 % \u2212 ({note_text(inner)})", Reason.DERIVED_COMPLEMENT)
     return None

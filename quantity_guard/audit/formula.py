@@ -64,7 +64,7 @@ def chain_checks(tokens, members, value, r: Number) -> bool:
     if r.unit is None or any(n.unit is None for n in numbers) or r.unit.shift or \
             any(n.unit.shift for n in numbers):
         return False
-    dims = _formula_dims(tokens)
+    dims = formula_dims(tokens)
     if dims is None or dims != power_dims(r.unit.dims):
         return False
     want = r.value * r.unit.scale
@@ -193,7 +193,7 @@ def _value_of(node):
     return m * m2, s * s2
 
 
-def _formula_dims(tokens):
+def formula_dims(tokens):
     """The dimension of a token run's arithmetic (sums of like dimensions only), or None."""
     try:
         return _dims_of(parse_formula(tokens))

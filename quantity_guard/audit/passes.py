@@ -222,7 +222,7 @@ def odds(findings: list[Finding], ctx: Context) -> list[Finding]:
                      b.end, 100.0 * (min(a.tolerance, a.boundary_tol) / b.value if a.value != 1
                                      else b.boundary_tol / (b.value * b.value)),
                      True, False)
-        pct._src = text
+        pct.source_text = text
         hit = classify(pct, ctx)
         if hit.status not in ("sourced", "derived"):
             continue
@@ -439,7 +439,7 @@ def flat_roundings(findings: list[Finding], ctx: Context) -> list[Finding]:
                 continue  # "That leaves 4 ft." beside 4.06 ft: its rounding, said again
             again = classify(n.widened(n.flat), ctx)
             if again.status in _ACCEPTED:
-                findings[i] = Finding(n, again.status, again.match, again._note, again.code)
+                findings[i] = again.for_number(n)
             else:
                 findings[i] = Finding(
                     n, "unsourced", f.match,
@@ -795,7 +795,8 @@ def _ranges(findings: list[Finding], ctx: Context) -> list[Finding]:
             continue
         mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
                      b.end, (hi - lo) / 2, b.percent, b.negated, None)
-        mid.nstart, mid.nend, mid._src = a.nstart, b.nend, a._src  # spans in the read text
+        # spans in the read text
+        mid.nstart, mid.nend, mid.source_text = a.nstart, b.nend, a.source_text
         inside = classify(mid, ctx)
         if inside.status not in _ACCEPTED:
             continue

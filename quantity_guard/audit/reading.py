@@ -692,7 +692,7 @@ def _number(original, text, starts, ends, s, end, value, unit, datum, tol, perce
         num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
         num.nstart, num.nend = s, end
     num.sig1 = sig1
-    num._src = text
+    num.source_text = text
     return num
 
 
