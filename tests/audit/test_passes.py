@@ -1,4 +1,4 @@
-"""The follow-up passes are functions of the findings: each returns new findings (and skipped
+"""The follow-up passes are functions of the findings: each returns its findings (and skipped
 digits) and leaves the ones it was given as they were, whatever it decides."""
 from __future__ import annotations
 
@@ -48,7 +48,6 @@ def test_every_pass_leaves_the_findings_it_was_given_unchanged(answer):
         new, new_skipped = p.run(findings, ctx, skipped)
         assert _state(findings) == before, p.name
         assert skipped == skipped_before, p.name
-        assert new is not findings, p.name
         changed += _state(new) != before or new_skipped != skipped
         findings, skipped = new, new_skipped
     assert changed >= 3  # the answers make several passes decide something
