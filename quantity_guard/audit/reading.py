@@ -275,7 +275,7 @@ def _read_literal(st: _Scan, m) -> None:
     if why is not None:
         st.skipped.append((m.group(), why))
         return
-    exp = _exponent(raw, gexp, gexp10, gsup10)
+    exp = _exponent(raw, gexp, gexp10, gsup10) if gexp or gexp10 or gsup10 else 0
     if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
         st.skipped.append((m.group(), Skip.OUT_OF_RANGE))
         return
@@ -441,7 +441,19 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp,
             assert word is not None  # a factor is only looked up for a word read
             value, tol, end = value * factor, tol * factor, word.end()
             btol *= factor
-        unit, datum, end = _unit_after(text, end, word, factor)
+        # the unit (and datum) written after it: "32.0 ft (NGVD 29)", "45 megalitres a day"
+        unit, datum, end = read_unit(text, end)
+        if unit is None and factor is not None:
+            assert word is not None  # a factor is only looked up for a word read
+            end = word.end()
+        elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
+            datum = paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
+        if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
+            rate = _A_PER.match(text, end)  # "45 megalitres a day"
+            if rate is not None:
+                per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
+                if per is not None:
+                    unit, end = per[0], rate.end()
     why = _measurement_skip(st, s, e, end, raw, digits, integer, before, rev, value, unit,
                             datum, percent, sign, exp, factor) if answer else None
     if why is not None and value not in st.stated:
@@ -455,24 +467,6 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp,
         return
     _emit(st, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1, negated,
           percent, unit, datum, factor, sign, gexp10, gpow, gsup10)
-
-
-def _unit_after(text: str, end: int, word, factor):
-    """(unit, datum, end): the unit (and datum) written from ``end``: "32.0 ft (NGVD 29)",
-    "45 megalitres a day"; after a number word ("59.8 million") its end when no unit follows."""
-    unit, datum, end = read_unit(text, end)
-    if unit is None and factor is not None:
-        assert word is not None  # a factor is only looked up for a word read
-        end = word.end()
-    elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
-        datum = paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
-    if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
-        rate = _A_PER.match(text, end)  # "45 megalitres a day"
-        if rate is not None:
-            per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
-            if per is not None:
-                unit, end = per[0], rate.end()
-    return unit, datum, end
 
 
 def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, value, unit, datum,
