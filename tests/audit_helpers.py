@@ -1,4 +1,4 @@
-"""What the audit class tests (tests/test_audit_classes4-6.py) share: the statuses that make an
+"""What the audit tests (tests/audit/) share: the statuses that make an
 answer fail, the figures an audit flags, and the ledger of the runoff task."""
 from __future__ import annotations
 
