@@ -1,8 +1,26 @@
-"""What the audit class tests (tests/test_audit_classes4-6.py) share: the statuses that make an
-answer fail, the figures an audit flags, and the ledger of the runoff task."""
+"""What the audit tests (tests/audit/) share: the statuses that make an
+answer fail, the figures an audit flags, the ledger of the runoff task, and the bench scripts
+they measure with."""
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 from quantity_guard import quantity_tool, session
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench_script(name: str):
+    """``bench/<name>.py``, loaded once by path (as ``_bench_<name>``)."""
+    alias = f"_bench_{name}"
+    if alias not in sys.modules:
+        spec = importlib.util.spec_from_file_location(alias, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = module
+        spec.loader.exec_module(module)
+    return sys.modules[alias]
 
 BAD = ("unsourced", "unit_mislabelled", "tainted", "reversed")
 

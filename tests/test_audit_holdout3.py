@@ -24,18 +24,14 @@ from pathlib import Path
 
 import pytest
 
+from audit_helpers import bench_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _rates():
     """bench/holdout3_rates.py, loaded once."""
-    if "_holdout3_rates" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("_holdout3_rates",
-                                                      ROOT / "bench" / "holdout3_rates.py")
-        rates = importlib.util.module_from_spec(spec)
-        sys.modules["_holdout3_rates"] = rates
-        spec.loader.exec_module(rates)
-    return sys.modules["_holdout3_rates"]
+    return bench_script("holdout3_rates")
 
 
 @pytest.fixture(scope="module")

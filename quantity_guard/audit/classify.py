@@ -8,6 +8,10 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import chain
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from typing import Any
+
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
 from ..conversions import Conversion
 from ..numeric import is_close, pair_datum_ok, power_dims, same_datum, share_matches
@@ -28,57 +32,84 @@ _SIGNED_BELOW = re.compile(r"[\s(,]{0,3}(?:(?:i\.e\.|that is|so),?\s+)?(?:below|
                            re.I)
 
 
-def classify(num: Number, ctx: Context) -> Finding:
-    """Index look-ups only (by magnitude, by SI value, sorted pairs and sorted log-magnitudes):
-    the cost of a number does not grow with the ledger beyond the pair window."""
-    ledger, quoted = ctx.ledger, ctx.quoted
-    values = (num.value, -num.value) if num.negated else (num.value,)
-    # the precision written, and never less than a float's own margin (a full-precision copy)
-    tol = max(num.tolerance, 1e-9 * abs(num.value))
-    unit = num.unit
-    mislabel = None
-    # 1. sourced: a recorded output, converted into the unit written (or with no unit written)
-    if num.sig1 and num.value and _leading_one(num.value) and tol >= 0.099 * abs(num.value):
+class Case:
+    """One number being classified, and what its rules share: the values it may stand for
+    (both signs when a word carries its sign), the tolerance written (never less than a float's
+    own margin), the tolerance of a derivation, and what the first rule found on the way (a
+    recorded magnitude with a contradicting unit or datum, a tainted source)."""
+
+    __slots__ = ("num", "ctx", "ledger", "values", "tol", "dtol", "unit", "mislabel", "taint")
+
+    def __init__(self, num: Number, ctx: Context) -> None:
+        self.num, self.ctx, self.ledger, self.unit = num, ctx, ctx.ledger, num.unit
+        self.values = (num.value, -num.value) if num.negated else (num.value,)
+        self.tol = tol = max(num.tolerance, 1e-9 * abs(num.value))
+        # a one-figure number stated flat is a rounding of a recorded output or a question
+        # number; as a derivation it is read to its next place: one step of arithmetic over
+        # the ledger offers too many values for a 10% window (measured in
+        # bench/audit_rates.py: random one-figure numbers)
+        self.dtol = max(num.flat, 1e-9 * abs(num.value)) if num.flat else tol
+        self.mislabel: Any = None  # a recorded entry, once the first rule found one
+        self.taint: Finding | None = None
+
+
+def _recorded(c: Case) -> Finding | None:
+    """A recorded output, converted into the unit written (or with no unit written), unless
+    the direction written contradicts the tool's; a tainted one is kept for later."""
+    num = c.num
+    if num.sig1 and num.value and _leading_one(num.value) and c.tol >= 0.099 * abs(num.value):
         # one figure, a leading 1: below it the last place is ten times finer (96 rounds to
         # 100, but 90 stays 90), so "100" covers 95..110, not 90..110
-        hit, mislabel = sourced(num, tuple(1.025 * v for v in values), unit,
-                                 0.075 * abs(num.value), ledger)
+        hit, c.mislabel = sourced(num, tuple(1.025 * v for v in c.values), c.unit,
+                                  0.075 * abs(num.value), c.ledger)
     else:
-        hit, mislabel = sourced(num, values, unit, tol, ledger)
-    taint = None
+        hit, c.mislabel = sourced(num, c.values, c.unit, c.tol, c.ledger)
     if hit is not None:
         if hit.status != "tainted":
-            wrong_way = _direction_contradicts(num, hit.match, ctx) \
+            wrong_way = _direction_contradicts(num, hit.match, c.ctx) \
                 if hit.match.__class__ is not tuple else None
             if wrong_way is not None:
                 return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
             return hit
-        taint = hit  # unless the question states it or a sound derivation explains it
-    if unit is None and not num.percent and in_formula(num, ctx.reading.text):
-        # a recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)
-        for v in values:
-            for e in ledger.outputs_in_any_si_range(v, tol):
+        c.taint = hit  # unless the question states it or a sound derivation explains it
+    return None
+
+
+def _in_si_base(c: Case) -> Finding | None:
+    """A recorded figure re-expressed in base units without its unit (42 MVA as 42,000,000)."""
+    num, tol = c.num, c.tol
+    if in_formula(num, c.ctx.reading.text):
+        for v in c.values:
+            for e in c.ledger.outputs_in_any_si_range(v, tol):
                 if is_close(e.si, v, tol) and not is_close(e.magnitude, v, tol):
                     return Finding(num, "sourced", e,
                                    lambda: f"{e.label} = {shown(e)}, in SI base units",
                                    Reason.SOURCED_IN_SI_BASE)
-    if num.sign is None and not num.negated and num.value > 0 and ledger.has_negative_output():
-        # the magnitude of a negative output, written without its sign
-        hit, _ = sourced(num, (-num.value,), unit, tol, ledger)
-        if hit is not None and hit.status != "tainted" and hit.match.__class__ is not tuple:
-            wrong_way = _direction_contradicts(num, hit.match, ctx)
-            if wrong_way is not None:
-                return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
-        if hit is not None:
-            inner = hit._note
-            hit._note = lambda: f"the magnitude of {note_text(inner)}; the minus sign is not written"
-            if hit.status == "sourced":
-                hit.code = Reason.SOURCED_MAGNITUDE
-            return hit
-    # 2. quoted from the question
-    for v in values:
+    return None
+
+
+def _magnitude(c: Case) -> Finding | None:
+    """The magnitude of a negative output, written without its sign."""
+    num = c.num
+    hit, _ = sourced(num, (-num.value,), c.unit, c.tol, c.ledger)
+    if hit is not None and hit.status != "tainted" and hit.match.__class__ is not tuple:
+        wrong_way = _direction_contradicts(num, hit.match, c.ctx)
+        if wrong_way is not None:
+            return Finding(num, "unsourced", hit.match, wrong_way, Reason.DIRECTION_REVERSED)
+    if hit is not None:
+        inner = hit.lazy_note
+        return Finding(num, hit.status, hit.match,
+                       lambda: f"the magnitude of {note_text(inner)}; the minus sign is not written",
+                       Reason.SOURCED_MAGNITUDE if hit.status == "sourced" else hit.code)
+    return None
+
+
+def _quoted(c: Case) -> Finding | None:
+    """A number the question states, in its unit or converted."""
+    num, unit, tol = c.num, c.unit, c.tol
+    for v in c.values:
         si = si_of(v, unit) if unit is not None else 0.0
-        for q in quoted:
+        for q in c.ctx.quoted:
             if abs(v - q.value) <= tol and (unit is None or q.unit is None or unit == q.unit):
                 return Finding(num, "quoted", q, lambda: f"stated in the question as {q.text!r}",
                                Reason.QUOTED)
@@ -92,48 +123,57 @@ def classify(num: Number, ctx: Context) -> Finding:
                                lambda: f"stated in the question as {q.text!r} (as a "
                                        f"{'percentage' if num.percent else 'fraction'})",
                                Reason.QUOTED_AS_SHARE)
-    # 2b. what a sound call received (an input that itself traces to the record or the
-    #     question), written back: the model quotes its own supported argument
-    if ledger.call_count:
-        for v in values:
-            for e in ledger.outputs_in_range(v, tol, "input"):
-                if e.call not in ledger.unsound_calls() and \
-                        e.call not in ledger.refused_calls() and \
-                        (e.unit == unit if unit is not None else
-                                              e.unit.dimensionless and not num.percent) and \
-                        (num.datum is None or same_datum(num.datum, e.datum)) and \
-                        e.magnitude.__class__ is float and abs(e.magnitude - v) <= tol:
-                    return Finding(num, "sourced", e,
-                                   lambda: f"{e.label} = {shown(e)}, the argument that call "
-                                           f"received (it traces to the record)",
-                                   Reason.SOURCED_SUPPORTED_INPUT)
-    # 3. derived: a one-step sum or difference of two outputs of like dimension that respects
-    #    their datums, or of an output and a number from the question (11 kV asked, 10.7 kV
-    #    read: 0.3 kV); then a product or ratio of the written dimension
-    if num.sign is not None:
-        # an explicit sign on a recorded output of the opposite sign: a sign flipped
-        flipped, _ = sourced(num, (-num.value,), unit, tol, ledger)
-        if flipped is not None:
-            e = flipped.match
-            if num.value < 0 < getattr(e, "magnitude", 0) and \
-                    _tool_direction(getattr(e, "tool", None), getattr(e, "field", None)) == -1 and \
-                    _SIGNED_BELOW.match(ctx.reading.text, num.nend):
-                # "difference -0.25 m (below)": a signed difference whose sign says what the
-                # tool's name does (level_below_threshold = 0.25 m)
+    return None
+
+
+def _supported_input(c: Case) -> Finding | None:
+    """What a sound call received (an input that itself traces to the record or the
+    question), written back: the model quotes its own supported argument."""
+    num, unit, tol, ledger = c.num, c.unit, c.tol, c.ledger
+    for v in c.values:
+        for e in ledger.outputs_in_range(v, tol, "input"):
+            if e.call not in ledger.unsound_calls() and \
+                    e.call not in ledger.refused_calls() and \
+                    (e.unit == unit if unit is not None else
+                     e.unit.dimensionless and not num.percent) and \
+                    (num.datum is None or same_datum(num.datum, e.datum)) and \
+                    e.magnitude.__class__ is float and abs(e.magnitude - v) <= tol:
                 return Finding(num, "sourced", e,
-                               lambda: f"{e.label} = {shown(e)}, written as a signed "
-                                       f"difference with its direction",
-                               Reason.SOURCED_SIGNED_DIFFERENCE)
-            return Finding(num, "unsourced", e,
-                           lambda: f"the sign is flipped: {e.label} = {shown(e)}",
-                           Reason.SIGN_FLIPPED)
-    # a one-figure number stated flat is a rounding of a recorded output or a question
-    # number (above); as a derivation it is read to its next place: one step of arithmetic
-    # over the ledger offers too many values for a 10% window (measured in
-    # bench/audit_rates.py: random one-figure numbers)
-    dtol = max(num.flat, 1e-9 * abs(num.value)) if num.flat else tol
-    hit = ledger.find_derivation(values, unit, dtol, datum=num.datum) or \
-        _with_question(values, unit, dtol, num.datum, ctx)
+                               lambda: f"{e.label} = {shown(e)}, the argument that call "
+                                       f"received (it traces to the record)",
+                               Reason.SOURCED_SUPPORTED_INPUT)
+    return None
+
+
+def _signed(c: Case) -> Finding | None:
+    """An explicit sign on a recorded output of the opposite sign: a sign flipped, unless the
+    tool's name states the direction the sign gives."""
+    num = c.num
+    flipped, _ = sourced(num, (-num.value,), c.unit, c.tol, c.ledger)
+    if flipped is not None:
+        e = flipped.match
+        if num.value < 0 < getattr(e, "magnitude", 0) and \
+                _tool_direction(getattr(e, "tool", None), getattr(e, "field", None)) == -1 and \
+                _SIGNED_BELOW.match(c.ctx.reading.text, num.nend):
+            # "difference -0.25 m (below)": a signed difference whose sign says what the
+            # tool's name does (level_below_threshold = 0.25 m)
+            return Finding(num, "sourced", e,
+                           lambda: f"{e.label} = {shown(e)}, written as a signed "
+                                   f"difference with its direction",
+                           Reason.SOURCED_SIGNED_DIFFERENCE)
+        return Finding(num, "unsourced", e,
+                       lambda: f"the sign is flipped: {e.label} = {shown(e)}",
+                       Reason.SIGN_FLIPPED)
+    return None
+
+
+def _sum_or_difference(c: Case) -> Finding | None:
+    """A one-step sum or difference of two outputs of like dimension that respects their
+    datums, or of an output and a number from the question (11 kV asked, 10.7 kV read:
+    0.3 kV)."""
+    num, ledger = c.num, c.ledger
+    hit = ledger.find_derivation(c.values, c.unit, c.dtol, datum=num.datum) or \
+        _with_question(c.values, c.unit, c.dtol, num.datum, c.ctx)
     if hit is not None:
         a, b, op = hit
         bad = _taints(hit, ledger)
@@ -143,58 +183,147 @@ def classify(num: Number, ctx: Context) -> Finding:
         return Finding(num, "derived", hit,
                        lambda: f"{entry_name(a)} {op} {entry_name(b)}: {shown(a)} {op} {shown(b)}",
                        Reason.DERIVED)
-    if mislabel is None or unit is None or power_dims(mislabel.unit.dims) != power_dims(unit.dims):
-        found = _product(num, values, unit, dtol, ctx)
-        if found is not None:
-            bad = _taints(found.match, ledger) if found.match.__class__ is tuple else None
-            if bad is not None:
-                return Finding(num, "tainted", found.match, _tainted_note(bad, ledger),
-                               Reason.TAINTED_DERIVATION)
-            return found
-    if num.percent and unit is None and not num.negated and 0 < num.value < 100:
-        # the complement of a share: "it would leave 98.93% of the flow" (100 % - 1.07 %)
-        rest, _ = sourced(num, (100.0 - num.value,), None, tol, ledger)
-        if rest is not None and rest.status == "sourced":
-            e = rest.match
-            return Finding(num, "derived", e,
-                           lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {shown(e)}",
-                           Reason.DERIVED_COMPLEMENT)
-        # ... or of a share computed in one step ("the remaining 98.93%": 100 % - 0.5208 m3/s /
-        # 48.6 m3/s)
-        share = _product(num, (100.0 - num.value,), None, tol, ctx)
-        if share is not None and share.match.__class__ is tuple and \
-                _taints(share.match, ledger) is None:
-            inner = share._note
-            return Finding(num, "derived", share.match,
-                           lambda: f"100 % \u2212 ({note_text(inner)})", Reason.DERIVED_COMPLEMENT)
-    if taint is not None:
-        return taint
-    if mislabel is not None and num.datum is not None and \
-            same_datum(num.datum, ledger.station_zeros().get(id(mislabel))):
-        e = mislabel  # "(station datum: 6.30 m AOD)": the station's zero on the reference
+    return None
+
+
+def _product_or_ratio(c: Case) -> Finding | None:
+    """A one-step product or ratio whose dimension is the dimension written."""
+    found = _product(c.num, c.values, c.unit, c.dtol, c.ctx)
+    if found is not None:
+        bad = _taints(found.match, c.ledger) if found.match.__class__ is tuple else None
+        if bad is not None:
+            return Finding(c.num, "tainted", found.match, _tainted_note(bad, c.ledger),
+                           Reason.TAINTED_DERIVATION)
+        return found
+    return None
+
+
+def _complement(c: Case) -> Finding | None:
+    """The complement of a share: "it would leave 98.93% of the flow" (100 % - 1.07 %), or of
+    a share computed in one step ("the remaining 98.93%": 100 % - 0.5208 m3/s / 48.6 m3/s)."""
+    num, tol, ledger = c.num, c.tol, c.ledger
+    rest, _ = sourced(num, (100.0 - num.value,), None, tol, ledger)
+    if rest is not None and rest.status == "sourced":
+        e = rest.match
+        return Finding(num, "derived", e,
+                       lambda: f"100 % \u2212 {e.label}: 100 % \u2212 {shown(e)}",
+                       Reason.DERIVED_COMPLEMENT)
+    share = _product(num, (100.0 - num.value,), None, tol, c.ctx)
+    if share is not None and share.match.__class__ is tuple and \
+            _taints(share.match, ledger) is None:
+        inner = share.lazy_note
+        return Finding(num, "derived", share.match,
+                       lambda: f"100 % \u2212 ({note_text(inner)})", Reason.DERIVED_COMPLEMENT)
+    return None
+
+
+def _tainted(c: Case) -> Finding | None:
+    """A recorded output of a tainted call that nothing sound explains."""
+    return c.taint
+
+
+def _station_zero(c: Case) -> Finding | None:
+    """"(station datum: 6.30 m AOD)": the station's zero on the reference datum."""
+    num, e = c.num, c.mislabel
+    if same_datum(num.datum, c.ledger.station_zeros().get(id(e))):
         return Finding(num, "sourced", e,
                        lambda: f"{e.label} = {shown(e)}: the height of the station's datum, "
                                f"written as the elevation of its zero on {num.datum}",
                        Reason.SOURCED_STATION_ZERO)
-    if mislabel is not None:
-        return Finding(num, "unit_mislabelled", mislabel,
-                       lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
-                               f"unit written contradicts it", Reason.MISLABELLED)
-    # 4. a prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
-    #    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)
-    if unit is not None:
-        view = ledger.si_view(unit.dims)
-        for v in values:
-            for e in _in_view(view, v, tol):
-                if is_close(e.si, v, tol) and not is_close(e.magnitude, v, tol) and e.magnitude != 0:
+    return None
+
+
+def _mislabelled(c: Case) -> Finding | None:
+    """A recorded magnitude written with a unit (or datum) that contradicts it."""
+    num, mislabel = c.num, c.mislabel
+    return Finding(num, "unit_mislabelled", mislabel,
+                   lambda: f"{num.text} matches {mislabel.label} = {mislabel.q}, but the "
+                           f"unit written contradicts it", Reason.MISLABELLED)
+
+
+def _off_scale(c: Case) -> Finding | None:
+    """A prefix or unit off by a power of ten (1350 Ml restated as 1.35 Ml), or a value
+    converted into SI that kept its original unit (1250 cfs written as 35.4 cfs)."""
+    num, unit, tol = c.num, c.unit, c.tol
+    view = c.ledger.si_view(unit.dims)
+    for v in c.values:
+        for e in _in_view(view, v, tol):
+            if is_close(e.si, v, tol) and not is_close(e.magnitude, v, tol) and e.magnitude != 0:
+                return Finding(num, "unit_mislabelled", e,
+                               _si_note(num, e), Reason.MISLABELLED_SI)
+        for scale in (1e3, 1e-3, 1e6, 1e-6):
+            si, si_tol = si_of(v * scale, unit), tol * abs(scale) * unit.scale
+            for e in _in_view(view, si, si_tol):
+                if e.magnitude != 0 and is_close(e.si, si, si_tol):
                     return Finding(num, "unit_mislabelled", e,
-                                   _si_note(num, e), Reason.MISLABELLED_SI)
-            for scale in (1e3, 1e-3, 1e6, 1e-6):
-                si, si_tol = si_of(v * scale, unit), tol * abs(scale) * unit.scale
-                for e in _in_view(view, si, si_tol):
-                    if e.magnitude != 0 and is_close(e.si, si, si_tol):
-                        return Finding(num, "unit_mislabelled", e,
-                                       _scale_note(num, e, scale), Reason.MISLABELLED_SCALE)
+                                   _scale_note(num, e, scale), Reason.MISLABELLED_SCALE)
+    return None
+
+
+class Rule:
+    """One classification rule: ``decide(case)`` returns a finding (one of ``codes``) or None;
+    it is tried only when ``gate(case)`` (cheap) holds."""
+
+    __slots__ = ("name", "codes", "gate", "decide")
+
+    def __init__(self, name: str, codes: tuple, gate, decide) -> None:
+        self.name, self.codes, self.gate, self.decide = name, codes, gate, decide
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name})"
+
+
+def _always(c: Case) -> bool:
+    return True
+
+
+#: how a number is classified: the first rule whose gate holds and that decides, in this order
+RULES = (
+    Rule("recorded", (Reason.SOURCED, Reason.SOURCED_CONVERTED, Reason.SOURCED_AS_PERCENTAGE,
+                      Reason.SOURCED_DATUM_CONVERSION, Reason.DIRECTION_REVERSED), _always,
+         _recorded),
+    Rule("in_si_base", (Reason.SOURCED_IN_SI_BASE,),
+         lambda c: c.unit is None and not c.num.percent, _in_si_base),
+    Rule("magnitude", (Reason.SOURCED_MAGNITUDE, Reason.DIRECTION_REVERSED, Reason.TAINTED),
+         lambda c: c.num.sign is None and not c.num.negated and c.num.value > 0 and
+         c.ledger.has_negative_output(), _magnitude),
+    Rule("quoted", (Reason.QUOTED, Reason.QUOTED_AS_SHARE), lambda c: bool(c.ctx.quoted),
+         _quoted),
+    Rule("supported_input", (Reason.SOURCED_SUPPORTED_INPUT,), lambda c: bool(c.ledger.call_count),
+         _supported_input),
+    Rule("signed", (Reason.SOURCED_SIGNED_DIFFERENCE, Reason.SIGN_FLIPPED),
+         lambda c: c.num.sign is not None, _signed),
+    Rule("sum_or_difference", (Reason.DERIVED, Reason.TAINTED_DERIVATION), _always,
+         _sum_or_difference),
+    Rule("product_or_ratio", (Reason.DERIVED_PRODUCT, Reason.TAINTED_DERIVATION),
+         lambda c: c.mislabel is None or c.unit is None or
+         power_dims(c.mislabel.unit.dims) != power_dims(c.unit.dims), _product_or_ratio),
+    Rule("complement", (Reason.DERIVED_COMPLEMENT,),
+         lambda c: c.num.percent and c.unit is None and not c.num.negated and
+         0 < c.num.value < 100, _complement),
+    Rule("tainted", (Reason.TAINTED,), lambda c: c.taint is not None, _tainted),
+    Rule("station_zero", (Reason.SOURCED_STATION_ZERO,),
+         lambda c: c.mislabel is not None and c.num.datum is not None, _station_zero),
+    Rule("mislabelled", (Reason.MISLABELLED,), lambda c: c.mislabel is not None, _mislabelled),
+    Rule("off_scale", (Reason.MISLABELLED_SI, Reason.MISLABELLED_SCALE),
+         lambda c: c.unit is not None, _off_scale),
+)
+
+
+_ORDER = tuple((None if r.gate is _always else r.gate, r.decide) for r in RULES)
+
+
+def classify(num: Number, ctx: Context) -> Finding:
+    """The first of ``RULES`` that decides, else ``unsourced``. Index look-ups only (by
+    magnitude, by SI value, sorted pairs and sorted log-magnitudes): the cost of a number does
+    not grow with the ledger beyond the pair window."""
+    case = Case(num, ctx)
+    for gate, decide in _ORDER:
+        if gate is None or gate(case):
+            found = decide(case)
+            if found is not None:
+                return found
+    unit = num.unit
     return Finding(num, "unsourced", None, _UNSOURCED if unit is None else
                    lambda: f"{_UNSOURCED} in {unit.symbol}", Reason.UNSOURCED)
 

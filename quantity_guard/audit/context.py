@@ -15,7 +15,7 @@ class Context:
     (built on first use) the operands of products and ratios, constants and unit factors."""
 
     __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given",
-                 "polyphase")
+                 "_low", "polyphase")
 
     def __init__(self, ledger, quoted, reading, polyphase=False) -> None:
         self.ledger, self.quoted, self.reading = ledger, quoted, reading
@@ -23,8 +23,16 @@ class Context:
         self._constants: list | None = None
         self._reach: set | None = None
         self._given: dict | None = None
+        self._low: str | None = None
         #: the question or the answer names a polyphase system (see _POLYPHASE)
         self.polyphase = polyphase
+
+    @property
+    def low(self) -> str:
+        """The answer as read, in lower case."""
+        if self._low is None:
+            self._low = self.reading.text.lower()
+        return self._low
 
     def given(self, dims) -> list:
         """The question's numbers with a unit of ``dims``."""

@@ -21,7 +21,7 @@ def truncated(num: Number, ledger):
     """A recorded output with its digits cut, not rounded (35.396 written as 35.39, 0.102145
     as 0.10214): four significant figures or more written, and the recorded value within one
     unit of the last place written above it."""
-    src = num._src
+    src = num.source_text
     if src is None or num.sig1 or num.tolerance <= 0:
         return None
     written = src[num.nstart:num.nend]

@@ -32,6 +32,15 @@ class Finding:
     def note(self, value) -> None:
         self._note = value
 
+    @property
+    def lazy_note(self):
+        """The note as held: a str, or a callable that writes it when first read."""
+        return self._note
+
+    def for_number(self, number: Number) -> Finding:
+        """The same verdict (status, match, note, code) for another literal of the answer."""
+        return Finding(number, self.status, self.match, self._note, self.code)
+
     def __repr__(self) -> str:
         return f"Finding({self.number.text!r}: {self.status}{' - ' + self.note if self.note else ''})"
 

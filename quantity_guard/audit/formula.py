@@ -64,17 +64,18 @@ def chain_checks(tokens, members, value, r: Number) -> bool:
     if r.unit is None or any(n.unit is None for n in numbers) or r.unit.shift or \
             any(n.unit.shift for n in numbers):
         return False
-    dims = _formula_dims(tokens)
+    dims = formula_dims(tokens)
     if dims is None or dims != power_dims(r.unit.dims):
         return False
     want = r.value * r.unit.scale
     return abs(value[1] - want) <= max(r.tolerance * r.unit.scale, rel * abs(want), 1e-300)
 
 
-def _formula_dims(tokens):
-    """The dimension of a token run's arithmetic (sums of like dimensions only), or None."""
+def parse_formula(tokens):
+    """The expression tree of a token run: ("num", Number), ("lit", float), ("neg", x),
+    ("sqrt", x), ("group", x), ("pow", base, exponent), ("op", operator, a, b). Raises
+    ValueError when the run is not one expression."""
     pos = 0
-    zero = _DIMENSIONLESS
 
     def atom():
         nonlocal pos
@@ -83,61 +84,132 @@ def _formula_dims(tokens):
         kind, payload, _ = tokens[pos]
         pos += 1
         if kind == "op" and payload in "-\u2212":
-            return atom()
+            return ("neg", atom())
         if kind == "sqrt":
-            d = atom()
-            if any(x % 2 for x in d):
-                raise ValueError
-            return tuple(x // 2 for x in d)
+            return ("sqrt", atom())
         if kind == "(":
-            d = expr()
+            inner = expr()
             if pos >= len(tokens) or tokens[pos][0] != ")":
                 raise ValueError
             pos += 1
-            return d
+            return ("group", inner)
         if kind == "num":
-            n = payload[1]
-            return power_dims(n.unit.dims) if n.unit is not None else zero
+            return ("num", payload[1])
         if kind == "lit":
-            return zero
+            return ("lit", payload)
         raise ValueError
 
     def power():
         nonlocal pos
-        d = atom()
+        base = atom()
         if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
             pos += 1
-            kind, payload, _ = tokens[pos] if pos < len(tokens) else (None, None, None)
-            if kind != "lit" or payload != int(payload) or abs(payload) > 9:
-                raise ValueError
-            pos += 1
-            return tuple(x * int(payload) for x in d)
-        return d
+            return ("pow", base, atom())
+        return base
 
     def term():
         nonlocal pos
-        d = power()
+        node = power()
         while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
             op = tokens[pos][1]
             pos += 1
-            d2 = power()
-            d = tuple(x - y if op in "/\u00f7" else x + y for x, y in zip(d, d2))
-        return d
+            node = ("op", op, node, power())
+        return node
 
     def expr():
         nonlocal pos
-        d = term()
+        node = term()
         while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
+            op = tokens[pos][1]
             pos += 1
-            if term() != d:
-                raise ValueError
-        return d
+            node = ("op", op, node, term())
+        return node
 
+    tree = expr()
+    if pos != len(tokens):
+        raise ValueError
+    return tree
+
+
+def _dims_of(node):
+    """The dimension of an expression tree (sums of like dimensions only; an exponent must be a
+    whole number written as such, at most 9); ValueError if it has none."""
+    kind = node[0]
+    if kind == "num":
+        n = node[1]
+        return power_dims(n.unit.dims) if n.unit is not None else _DIMENSIONLESS
+    if kind == "lit":
+        return _DIMENSIONLESS
+    if kind == "neg" or kind == "group":
+        return _dims_of(node[1])
+    if kind == "sqrt":
+        d = _dims_of(node[1])
+        if any(x % 2 for x in d):
+            raise ValueError
+        return tuple(x // 2 for x in d)
+    if kind == "pow":
+        d, ex = _dims_of(node[1]), node[2]
+        if ex[0] != "lit" or ex[1] != int(ex[1]) or abs(ex[1]) > 9:
+            raise ValueError
+        return tuple(x * int(ex[1]) for x in d)
+    op, a, b = node[1], _dims_of(node[2]), _dims_of(node[3])
+    if op in "+-\u2212":
+        if b != a:
+            raise ValueError
+        return a
+    return tuple(x - y if op in "/\u00f7" else x + y for x, y in zip(a, b))
+
+
+def _value_of(node):
+    """(magnitude as written, SI value) of an expression tree."""
+    kind = node[0]
+    if kind == "num":
+        n = node[1]
+        if n.percent:
+            return n.value, n.value / 100.0
+        return n.value, (si_of(n.value, n.unit) if n.unit is not None else n.value)
+    if kind == "lit":
+        return node[1], node[1]
+    if kind == "group":
+        return _value_of(node[1])
+    if kind == "neg":
+        m, s = _value_of(node[1])
+        return -m, -s
+    if kind == "sqrt":
+        m, s = _value_of(node[1])
+        if m < 0 or s < 0:
+            raise ValueError
+        return math.sqrt(m), math.sqrt(s)
+    if kind == "pow":
+        base, ex = _value_of(node[1]), _value_of(node[2])
+        return base[0] ** ex[0], base[1] ** ex[0]
+    op = node[1]
+    m, s = _value_of(node[2])
+    m2, s2 = _value_of(node[3])
+    if op in "+-\u2212":
+        return (m + m2, s + s2) if op == "+" else (m - m2, s - s2)
+    if op in "/\u00f7":
+        return m / m2, s / s2
+    return m * m2, s * s2
+
+
+def formula_dims(tokens):
+    """The dimension of a token run's arithmetic (sums of like dimensions only), or None."""
     try:
-        d = expr()
+        return _dims_of(parse_formula(tokens))
     except (ValueError, IndexError, TypeError):
         return None
-    return d if pos == len(tokens) else None
+
+
+def evaluate(tokens):
+    """(magnitude as written, SI value) of a token run, or None if it does not parse."""
+    try:
+        value = _value_of(parse_formula(tokens))
+    except (ValueError, ArithmeticError, TypeError):
+        return None
+    if not all(isinstance(x, float) and math.isfinite(x) for x in value):
+        return None
+    return value
 
 
 def bracket_after(text: str, pos: int):
@@ -203,86 +275,6 @@ def formula_tokens(text: str, end: int, at: dict, start: int | None = None):
             return tokens
         return []
     return tokens
-
-
-def evaluate(tokens):
-    """(magnitude as written, SI value) of a token run, or None if it does not parse."""
-    pos = 0
-
-    def atom():
-        nonlocal pos
-        if pos >= len(tokens):
-            raise ValueError
-        kind, payload, _ = tokens[pos]
-        if kind == "op" and payload in "-\u2212":
-            pos += 1
-            m, s = atom()
-            return -m, -s
-        if kind == "sqrt":
-            pos += 1
-            m, s = atom()
-            if m < 0 or s < 0:
-                raise ValueError
-            return math.sqrt(m), math.sqrt(s)
-        if kind == "(":
-            pos += 1
-            value = expr()
-            if pos >= len(tokens) or tokens[pos][0] != ")":
-                raise ValueError
-            pos += 1
-            return value
-        if kind == "num":
-            n = payload[1]
-            pos += 1
-            if n.percent:
-                return n.value, n.value / 100.0
-            return n.value, (si_of(n.value, n.unit) if n.unit is not None else n.value)
-        if kind == "lit":
-            pos += 1
-            return payload, payload
-        raise ValueError
-
-    def power():
-        nonlocal pos
-        base = atom()
-        if pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] == "^":
-            pos += 1
-            ex = atom()
-            return base[0] ** ex[0], base[1] ** ex[0]
-        return base
-
-    def term():
-        nonlocal pos
-        m, s = power()
-        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] not in "+-\u2212^":
-            op = tokens[pos][1]
-            pos += 1
-            m2, s2 = power()
-            if op in "/\u00f7":
-                m, s = m / m2, s / s2
-            else:
-                m, s = m * m2, s * s2
-        return m, s
-
-    def expr():
-        nonlocal pos
-        m, s = term()
-        while pos < len(tokens) and tokens[pos][0] == "op" and tokens[pos][1] in "+-\u2212":
-            op = tokens[pos][1]
-            pos += 1
-            m2, s2 = term()
-            m, s = (m + m2, s + s2) if op == "+" else (m - m2, s - s2)
-        return m, s
-
-    try:
-        value = expr()
-    except (ValueError, ArithmeticError, TypeError):
-        return None
-    if pos != len(tokens):
-        return None
-    if not all(isinstance(x, float) and math.isfinite(x) for x in value):
-        return None
-    return value
 
 
 def formula_matches(value, r: Number, members=()) -> bool:

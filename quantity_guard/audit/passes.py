@@ -18,6 +18,7 @@ from .formula import (bracket_after, BRACKET_OP, chain_checks, evaluate, formula
     formula_tokens, single_phase_step)
 from .classify import classify, LIMIT_NOUNS
 from .factors import factor_note, truncated
+from .revisions import revise
 
 
 _ACCEPTED = ("sourced", "derived", "quoted", "factor", "operand")
@@ -50,7 +51,7 @@ _WHAT_IF = re.compile(
     r"\d\s?(?:\u00d7|x|times)\s+(?:the|its|that|this)\b", re.I)
 
 
-def hypothetical(findings: list[Finding], ctx: Context) -> None:
+def hypothetical(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A figure in a sentence that says it is hypothetical is no claim of the answer, when
     the answer also states its actual claim of that dimension elsewhere:
 
@@ -64,6 +65,7 @@ def hypothetical(findings: list[Finding], ctx: Context) -> None:
 
     A modal alone ("abstracting would take 1.07%") is not enough: such figures are read as
     claims."""
+    findings = list(findings)
     text = ctx.reading.text
     kinds: dict = {}
 
@@ -88,8 +90,7 @@ def hypothetical(findings: list[Finding], ctx: Context) -> None:
         if g.status in ("sourced", "derived", "quoted") and kind(g.number)[0] is None:
             actual.setdefault(dims_of(g.number), []).append(g.number)
     if not actual:
-        return
-    numbers = ctx.reading.numbers
+        return findings
     for i, f in enumerate(findings):
         n = f.number
         if f.status not in Audit.BAD:
@@ -110,32 +111,13 @@ def hypothetical(findings: list[Finding], ctx: Context) -> None:
             # "2 \u00d7 the usual rate would be 0.204": a factor, with its consequence checked
             ok, why = True, "the factor of a what-if"
         else:
-            premises = [p for p in numbers if a <= p.nstart < b and p is not n and
-                        (p.percent or p.unit is not None and p.unit.dims == TIME)]
-            words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
-                [p.value for p in numbers if a <= p.nstart < b and p is not n and
-                 p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
-            ok = any(_scaled(n, base, premises, ctx, words) for base in actual.get(d, ()))
-            why = "the actual figure scaled by the premise of a what-if"
-            if not ok and n.unit is not None:
-                # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the
-                # actual 4.06 ft less the premise); the premise is then no claim either
-                steps = [p for p in numbers if a <= p.nstart < b and p is not n and
-                         p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
-                for p in steps:
-                    if any(_shifted(n, base, p) for base in actual.get(d, ())):
-                        ok, why = True, "the actual figure moved by the premise of a what-if"
-                        j = next((k for k, g in enumerate(findings) if g.number is p), None)
-                        if j is not None and findings[j].status in Audit.BAD:
-                            findings[j] = Finding(p, "hypothetical", findings[j].match,
-                                                  "the premise of a what-if: not a figure the "
-                                                  "answer claims", Reason.HYPOTHETICAL)
-                        break
+            ok, why = _consequence(findings, n, (a, b), actual.get(d, ()), dims_of, ctx)
         if ok:
             findings[i] = Finding(n, "hypothetical", f.match,
                                   f"{why}: not a figure the answer claims (its claim of this "
                                   f"dimension is stated outside the sentence)",
                                   Reason.HYPOTHETICAL)
+    return findings
 
 
 _TIMES_AFTER = re.compile(r"\s?(?:\u00d7|x\b|times\b)", re.I)
@@ -147,6 +129,36 @@ _WORD_FACTORS = {"half": 0.5, "halved": 0.5, "quarter": 0.25, "third": 1 / 3.0, 
 
 _ADDITIVE_AFTER = re.compile(r"\s+(?:lower|higher|less|more|shorter|longer|smaller|larger|"
                              r"up|down|further|extra|above|below)\b", re.I)
+
+
+def _consequence(findings, n: Number, sentence, bases, dims_of, ctx: Context):
+    """(ok, why) for ``n`` in a what-if sentence (``sentence``: its span): the actual figure
+    (one of ``bases``) scaled by the premise, or moved by it ("a crest 1 ft lower would leave
+    about 3.06 ft"); the premise of a move is then no claim either (``findings`` is updated)."""
+    text, numbers = ctx.reading.text, ctx.reading.numbers
+    a, b = sentence
+    d = dims_of(n)
+    premises = [p for p in numbers if a <= p.nstart < b and p is not n and
+                (p.percent or p.unit is not None and p.unit.dims == TIME)]
+    words = [_WORD_FACTORS[w.lower()] for w in _WORD_FACTOR.findall(text, a, b)] + \
+        [p.value for p in numbers if a <= p.nstart < b and p is not n and
+         p.unit is None and not p.percent and _TIMES_AFTER.match(text, p.nend)]
+    if any(_scaled(n, base, premises, ctx, words) for base in bases):
+        return True, "the actual figure scaled by the premise of a what-if"
+    if n.unit is not None:
+        # an additive what-if: "a crest 1 ft lower would leave about 3.06 ft" (the actual
+        # 4.06 ft less the premise); the premise is then no claim either
+        steps = [p for p in numbers if a <= p.nstart < b and p is not n and
+                 p.unit is not None and dims_of(p) == d and _ADDITIVE_AFTER.match(text, p.nend)]
+        for p in steps:
+            if any(_shifted(n, base, p) for base in bases):
+                j = next((k for k, g in enumerate(findings) if g.number is p), None)
+                if j is not None and findings[j].status in Audit.BAD:
+                    findings[j] = Finding(p, "hypothetical", findings[j].match,
+                                          "the premise of a what-if: not a figure the "
+                                          "answer claims", Reason.HYPOTHETICAL)
+                return True, "the actual figure moved by the premise of a what-if"
+    return False, "the actual figure scaled by the premise of a what-if"
 
 
 def _shifted(n: Number, base: Number, p: Number) -> bool:
@@ -191,11 +203,12 @@ GENERAL = re.compile(r"\b(?:typically|usually|often|generally|normally|commonly|
 _ODDS = re.compile(r"\s+(?:(?:out\s+)?of\s+(?:every|each)|in)\s+$", re.I)
 
 
-def odds(findings: list[Finding], ctx: Context) -> None:
+def odds(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A share written as odds: "nearly 99 of every 100 litres stay in the river" (99 %, the
     complement of 1.07 %), "roughly 1 in 93 litres" (1/93 = 1.07 %): both numbers are accepted
     when their ratio, as a percentage, is a recorded percentage or its complement (the count
     M is exact; N is read to its written place)."""
+    findings = list(findings)
     text = ctx.reading.text
     numbers = ctx.reading.numbers
     for i in range(len(numbers) - 1):
@@ -210,7 +223,7 @@ def odds(findings: list[Finding], ctx: Context) -> None:
                      b.end, 100.0 * (min(a.tolerance, a.boundary_tol) / b.value if a.value != 1
                                      else b.boundary_tol / (b.value * b.value)),
                      True, False)
-        pct._src = text
+        pct.source_text = text
         hit = classify(pct, ctx)
         if hit.status not in ("sourced", "derived"):
             continue
@@ -219,6 +232,7 @@ def odds(findings: list[Finding], ctx: Context) -> None:
                 findings[k] = Finding(n, "derived", hit.match,
                                       f"a share written as odds ({a.text} of {b.text}, "
                                       f"{pct.value:.4g} %): {hit.note}", Reason.DERIVED_ODDS)
+    return findings
 
 
 def general(findings, ctx, skipped):
@@ -282,16 +296,17 @@ _PERIOD_ADJ = {"annualised": "year", "annualized": "year", "annual": "year", "ye
                "hourly": "hour", "fortnightly": "fortnight"}
 
 
-def per_period(findings: list[Finding], ctx: Context) -> None:
+def per_period(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A rate recorded per day (or second) restated as an amount per month or year: the
     amount over that period is the accepted rate times the period's days (a month 28 to 31
     days, a year 365 or 366, or the N written: "a 30-day month")."""
+    findings = list(findings)
     text = ctx.reading.text
     # the recorded rates (an answer may restate one it never wrote per day)
     rates = [e for e in ctx.ledger.output_entries() if e.magnitude.__class__ is float and
              not e.unit.shift and e.datum is None]
     if not rates:
-        return
+        return findings
     day = 86400.0
     for i, f in enumerate(findings):
         n = f.number
@@ -339,6 +354,7 @@ def per_period(findings: list[Finding], ctx: Context) -> None:
                                       f"{shown(r)} over a {period} ({lo:g}-{hi:g} days): an "
                                       f"amount per period", Reason.DERIVED_PER_PERIOD)
                 break
+    return findings
 
 
 _SCHEDULE_BEFORE = re.compile(r"\b(?:every|each|once every|once each)\s+(?:(?:about|roughly|some|"
@@ -387,12 +403,13 @@ _RESTATED = re.compile(r"[\s*_]*(?:[(\[\u2192]|,?\s*(?:or|i\.e\.?|ie|that is|rou
                        r"(?: to)?|rounds to|to one (?:significant )?figure)\b|[=\u2248~])", re.I)
 
 
-def flat_roundings(findings: list[Finding], ctx: Context) -> None:
+def flat_roundings(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A one-significant-figure number stated without a hedge ("400 A") is read as a rounding
     (half its last place, at most 10%). When the answer also writes a more precise figure that
     it would round (393.6 A), it is not that figure's rounding but a separate claim ("393.6 A,
     within the 400 A rating"), unless written as its restatement ("393.6 A (400 A)"): it is
     then read to its next place (400 covers 395..405) and classified again."""
+    findings = list(findings)
     text = ctx.reading.text
     for i, f in enumerate(findings):
         n = f.number
@@ -423,7 +440,7 @@ def flat_roundings(findings: list[Finding], ctx: Context) -> None:
                 continue  # "That leaves 4 ft." beside 4.06 ft: its rounding, said again
             again = classify(n.widened(n.flat), ctx)
             if again.status in _ACCEPTED:
-                findings[i] = Finding(n, again.status, again.match, again._note, again.code)
+                findings[i] = again.for_number(n)
             else:
                 findings[i] = Finding(
                     n, "unsourced", f.match,
@@ -432,6 +449,7 @@ def flat_roundings(findings: list[Finding], ctx: Context) -> None:
                     f"\u2248), and no recorded output matches it to its next place",
                     Reason.FLAT_NOT_ROUNDING)
             break
+    return findings
 
 
 # words that present a figure as an attempt given up: the first call, a mistake, a refusal
@@ -453,7 +471,7 @@ _DISCARD = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
 
 
-def discarded(findings: list[Finding], ctx: Context) -> None:
+def discarded(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A figure the answer presents as the attempt it gave up (warn/off mode: "my first call
     returned 3.61 mm/d, which was wrong; rerun with 35.4 m3/s it is 0.102 mm/d"; or an input
     it says it corrected) is not its claim: a ``tainted`` output, or a figure that is the
@@ -461,6 +479,7 @@ def discarded(findings: list[Finding], ctx: Context) -> None:
     the answer also gives the accepted figure of the same dimension that replaces it. A
     tainted figure stated as the result (no such words in its sentence, or nothing replacing
     it) stays flagged."""
+    findings = list(findings)
     ledger = ctx.ledger
     text = ctx.reading.text
     bad_inputs = None
@@ -512,6 +531,7 @@ def discarded(findings: list[Finding], ctx: Context) -> None:
                     f"presented as an attempt given up ({word!r}): {why}; the answer gives "
                     f"{p.text} in its place", Reason.DISCARDED)
                 break
+    return findings
 
 
 # A figure the answer withdraws itself. Two kinds of words: those that withdraw the figure
@@ -546,13 +566,14 @@ _RETRACT_HINT = re.compile(r"typo|typ(?:ed|ing)|transpos|disregard|ignore|scratc
 _RETRACT_SENTENCE = re.compile(r"[.!?](?=\s|$)|\n")
 
 
-def retracted(findings: list[Finding], ctx: Context) -> None:
+def retracted(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A flagged figure the answer itself withdraws (see _RETRACT_BEFORE and _RETRACT_AFTER),
     nearest to the withdrawing words with no figure between, is ``discarded`` when the answer
     also states an accepted figure that replaces it: of the same dimension, or a bare number
     within a factor of ten in the same sentence ("... a typo; the gauge reads 1,250"). A figure
     withdrawn with nothing in its place stays flagged, and so does a figure the words do not
     point at ("the area is 29,490 km2 (not a typo)")."""
+    findings = list(findings)
     text = ctx.reading.text
     nums = sorted((f.number for f in findings), key=lambda n: n.nstart)
     for i, f in enumerate(findings):
@@ -593,16 +614,18 @@ def retracted(findings: list[Finding], ctx: Context) -> None:
                     f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "
                     f"{p.text} in its place", Reason.RETRACTED)
                 break
+    return findings
 
 
 # a call written out, with this number as one of its arguments: "energy_delivered(power=8400,"
 _CALL_ARGUMENT = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()\n]*?,)?\s*[A-Za-z_]\w*\s*=\s*$")
 
 
-def call_arguments(findings: list[Finding], ctx: Context) -> None:
+def call_arguments(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A bare number written as an argument of a call (``tool(name=8400, ...)``, a pasted log)
     that is what a recorded call received (its converted input, as the ledger holds it) is
     quoted from the ledger, not claimed; any other argument stays flagged."""
+    findings = list(findings)
     text = ctx.reading.text
     ledger = ctx.ledger
     for i, f in enumerate(findings):
@@ -620,6 +643,7 @@ def call_arguments(findings: list[Finding], ctx: Context) -> None:
                                                   f"{e.label} received {shown(e)}",
                                       Reason.SOURCED_CALL_ARGUMENT)
                 break
+    return findings
 
 
 _PCT_OF = re.compile(r"\s*(?:of|of the|of its)\b", re.I)
@@ -634,7 +658,7 @@ _PCT_BELOW = re.compile(r"\s*(?:\w+\s+){0,2}?(?:below|under|beneath|short|lower|
 _PCT_ABOVE = re.compile(r"\s*(?:\w+\s+){0,2}?(?:above|over|higher|more|up|beyond)\b", re.I)
 
 
-def elevation_shares(findings: list[Finding], ctx: Context) -> None:
+def elevation_shares(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A percentage that is a share of two recorded lengths, at least one of them an elevation
     or a datum offset: "the freeboard is ~13% of the crest elevation", "the level is at 97% of
     the threshold", "the datum shift is 11% of the freeboard", "2.7% below the threshold".
@@ -643,13 +667,14 @@ def elevation_shares(findings: list[Finding], ctx: Context) -> None:
     the share (a/b), its complement (1 - a/b, "2.7% below") and its excess (a/b - 1) are
     read, to the precision written. Recorded outputs and converted elevations only: a share of
     a question's number is not a recorded ratio."""
+    findings = list(findings)
     ledger = ctx.ledger
     text = ctx.reading.text
     offsets = ledger.datum_offsets()
     lengths = [e for e in chain(ledger.output_entries(), ledger.converted_elevations())
                if e.unit.dims == LENGTH and not e.unit.shift and e.si and math.isfinite(e.si)]
     if not any(e.datum is not None or id(e) in offsets for e in lengths):
-        return
+        return findings
     for i, f in enumerate(findings):
         n = f.number
         if f.status not in Audit.BAD or not n.percent or n.unit is not None:
@@ -692,6 +717,7 @@ def elevation_shares(findings: list[Finding], ctx: Context) -> None:
                 f"{how.lstrip(' -') if how.startswith('100') else ''}{entry_name(a)} / {entry_name(b)}"
                 f"{how if how.startswith(' ') else ''} = {fmt_g(100.0 * a.si / b.si)}%",
                 Reason.DERIVED_ELEVATION_SHARE)
+    return findings
 
 
 # a round figure named as a rating or a limit: "the 400 A rating", "rated 400 A"
@@ -702,9 +728,10 @@ _RATING_BEFORE = re.compile(r"\b(?:rated(?: at)?|rating of|limit of|capacity of|
 
 
 # -- numbers explained by what is written around them ---------------------------------------------
-def explain_in_context(findings: list[Finding], ctx: Context) -> None:
+def explain_in_context(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A flagged number may be a conversion factor, a unit identity, a constant, one unit
     ("over 1 d") or an operand of a written-out formula whose result is accepted."""
+    findings = list(findings)
     numbers = ctx.reading.numbers
     factors = {}
     for i, f in enumerate(findings):
@@ -723,23 +750,25 @@ def explain_in_context(findings: list[Finding], ctx: Context) -> None:
                                       Reason.FACTOR_IN_ARITHMETIC)
     t = ctx.reading.text
     if "=" in t or "\u2248" in t or "(" in t and BRACKET_OP.search(t):
-        _formula_operands(findings, ctx)
-    _ranges(findings, ctx)
+        findings = _formula_operands(findings, ctx)
+    findings = _ranges(findings, ctx)
     for i, f in enumerate(findings):
         if f.status == "unsourced":
             hit = truncated(f.number, ctx.ledger)
             if hit is not None:
                 findings[i] = hit
+    return findings
 
 
 _RANGE_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and|\.\.)\s*")
 
 
-def _ranges(findings: list[Finding], ctx: Context) -> None:
+def _ranges(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A range ("0.10-0.11 mm/d", "between 4.0 and 4.1 ft") brackets a recorded value: its
     unsourced ends are accepted when a recorded output of its dimension (or a one-step
     derivation) lies inside it. A range wider than a quarter of its upper end says little and
     is not read so; an end written with a contradicting unit stays a mislabel."""
+    findings = list(findings)
     text = ctx.reading.text
     numbers = ctx.reading.numbers
     for i in range(len(numbers) - 1):
@@ -767,7 +796,8 @@ def _ranges(findings: list[Finding], ctx: Context) -> None:
             continue
         mid = Number(f"{a.text}-{b.text}", (lo + hi) / 2, unit, b.datum or a.datum, a.start,
                      b.end, (hi - lo) / 2, b.percent, b.negated, None)
-        mid.nstart, mid.nend, mid._src = a.nstart, b.nend, a._src  # spans in the read text
+        # spans in the read text
+        mid.nstart, mid.nend, mid.source_text = a.nstart, b.nend, a.source_text
         inside = classify(mid, ctx)
         if inside.status not in _ACCEPTED:
             continue
@@ -776,12 +806,14 @@ def _ranges(findings: list[Finding], ctx: Context) -> None:
                 findings[k] = Finding(n, inside.status, inside.match,
                                       f"an end of the range {a.text}-{b.text}, which brackets "
                                       f"{inside.note}", Reason.RANGE_END)
+    return findings
 
 
-def _formula_operands(findings: list[Finding], ctx: Context) -> None:
+def _formula_operands(findings: list[Finding], ctx: Context) -> list[Finding]:
     """Written-out formulas ``a op b ... = r``: when the arithmetic checks out, a result
     computed from rounded operands is looked up again within the precision of those operands,
     and a flagged operand of an accepted result is an ``operand``."""
+    findings = list(findings)
     reading = ctx.reading
     text = reading.text
     numbers = reading.numbers
@@ -835,3 +867,109 @@ def _formula_operands(findings: list[Finding], ctx: Context) -> None:
                                       f"an operand of {expr} = {r.text}, whose arithmetic "
                                       f"checks and whose result is {result.status}",
                                       Reason.OPERAND)
+    return findings
+
+
+# -- the follow-up passes, in order ---------------------------------------------------------------
+def _bad(findings) -> bool:
+    return any(f.status in Audit.BAD for f in findings)
+
+
+def _unsourced(findings) -> bool:
+    return any(f.status == "unsourced" for f in findings)
+
+
+_GENERAL_HINTS = ("typical", "usual", "often", "general", "normal", "common", "rule", "guidance",
+                  "standard", "most ", "among")
+_PERIOD_WORD = re.compile(r"year|\byr\b|annum|annual|month|week|day|hour|daily|hourly|fortnight|minute|\bmin\b|"
+                          r"24[ -]?h")
+# every withdrawing phrase above holds one of these (checked with `in` before the pass runs)
+_RETRACT_WORDS = ("not ", " as ", " I ", "wrong", "typ", "transpos", "isregard", "gnore", "cratch",
+                  "trike", "crap", "answer", "ncorrect", "istake", "error", "ithdrawn", "etracted",
+                  "I first", "iscard", "rop the", "raft", "Not ", "slip", "I initially",
+                  "I earlier", "I previously", "I originally", "I wrongly", "I mistakenly")
+
+
+def _modal_gate(findings, ctx) -> bool:
+    if not _bad(findings):
+        return False
+    low = ctx.low
+    return bool(("would" in low or "could" in low or "might" in low or "'d " in low or
+                 "supp" in low or "hypothe" in low or "scenario" in low or "what if" in low) and
+                MODAL.search(low))
+
+
+def _odds_gate(findings, ctx) -> bool:
+    low = ctx.low
+    return _unsourced(findings) and (" of every " in low or " of each " in low or " in " in low)
+
+
+def _period_gate(findings, ctx) -> bool:
+    if not _unsourced(findings):
+        return False
+    low = ctx.low
+    return bool(("year" in low or "yr" in low or "annu" in low or "month" in low or
+                 "day" in low or "hour" in low or "week" in low or "ly " in low or
+                 "daily" in low or "fortnight" in low or "24h" in low or "24 h" in low or
+                 "24-h" in low or "min" in low) and _PERIOD_WORD.search(low))
+
+
+def _general_gate(findings, ctx) -> bool:
+    return _unsourced(findings) and any(w in ctx.low for w in _GENERAL_HINTS) and \
+        GENERAL.search(ctx.reading.text) is not None
+
+
+def _duration_gate(findings, ctx) -> bool:
+    return any(f.status == "unsourced" and f.number.unit is not None and
+               f.number.unit.dims == TIME for f in findings)
+
+
+class Pass:
+    """One follow-up pass: ``run(findings, ctx, skipped)`` returns new (findings, skipped),
+    leaving its arguments as they were; it runs only when ``gate(findings, ctx)`` (cheap)
+    holds for the findings the passes before it left."""
+
+    __slots__ = ("name", "gate", "run")
+
+    def __init__(self, name: str, gate, run) -> None:
+        self.name, self.gate, self.run = name, gate, run
+
+    def __repr__(self) -> str:
+        return f"Pass({self.name})"
+
+
+def _findings_only(run):
+    """A pass that changes findings only, in the (findings, ctx, skipped) form."""
+    return lambda findings, ctx, skipped: (run(findings, ctx), skipped)
+
+
+#: the follow-up passes, in the order they run: a later pass sees what the earlier ones decided
+PASSES = (
+    Pass("explain_in_context", lambda fs, ctx: _bad(fs), _findings_only(explain_in_context)),
+    Pass("flat_roundings", lambda fs, ctx: any(n.flat for n in ctx.reading.numbers),
+         _findings_only(flat_roundings)),
+    Pass("discarded", lambda fs, ctx: bool(ctx.ledger.violation_count) and _bad(fs),
+         _findings_only(discarded)),
+    Pass("retracted", lambda fs, ctx: _bad(fs) and any(w in ctx.reading.text for w in _RETRACT_WORDS),
+         _findings_only(retracted)),
+    Pass("elevation_shares", lambda fs, ctx: any(f.status in Audit.BAD and f.number.percent
+                                                 for f in fs),
+         _findings_only(elevation_shares)),
+    Pass("call_arguments", lambda fs, ctx: "=" in ctx.reading.text and "(" in ctx.reading.text
+         and _bad(fs), _findings_only(call_arguments)),
+    Pass("hypothetical", _modal_gate, _findings_only(hypothetical)),
+    Pass("odds", _odds_gate, _findings_only(odds)),
+    Pass("per_period", _period_gate, _findings_only(per_period)),
+    Pass("general", _general_gate, general),
+    Pass("revisions", lambda fs, ctx: _bad(fs), _findings_only(revise)),
+    Pass("durations", _duration_gate, mark_durations),
+)
+
+
+def follow_up(findings: list[Finding], ctx: Context, skipped: list) -> tuple[list, list]:
+    """Every pass of ``PASSES`` whose gate holds, in order: (findings, skipped) after them."""
+    for p in PASSES:
+        if p.gate(findings, ctx):
+            findings, skipped = p.run(findings, ctx, skipped)
+    return findings, skipped
+

@@ -169,6 +169,18 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
     (a question states every number it has; the boundary and the grader read them all)."""
     if not original:
         return _Reading([], [], frozenset(), "")
+    text, starts, ends = _prepared(original, answer)
+    st = _Scan(original, text, starts, ends, answer, stated, counts)
+    for m in _NUM.finditer(text):
+        _read_literal(st, m)
+    out = _joined(st, st.out)
+    return _Reading(out, st.skipped, frozenset(st.constants), text)
+
+
+def _prepared(original: str, answer: bool):
+    """(text, starts, ends): the text normalised (LaTeX, superscripts, markdown) and, in an
+    answer, its decimal commas read as points; ``starts``/``ends`` map positions back (None
+    when nothing moved)."""
     if needs_normalising(original):
         text, starts, ends = normalise(original)
     else:
@@ -202,263 +214,346 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
             if 1 <= ci - cj <= 3 and (cj == 0 or text[cj - 1] not in ",."):
                 chars[ci] = "."
         text = "".join(chars)
-    skip = clock_spans(text)
-    if "://" in text or "www." in text:
-        skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
-    if ":" in text:
-        skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
-    if answer and ("_" in text or "/" in text) and "." in text:
-        skip += file_names(text)
-    out: list[Number] = []
-    skipped: list[tuple[str, Skip | Said]] = []
-    constants: set[str] = set()
-    low_text = text.lower()
-    if "\u03c0" in text or "pi" in low_text:
-        if _PI.search(text):
-            constants.add("pi")
-    hints = id_hints(low_text) if answer else (False, False)
-    precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
-    base_hint = answer and "base" in low_text
-    sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
-    plus_minus = "\u00b1" in text or "+/-" in text
-    ids: list[tuple[int, int, Skip]] = []  # spans of identifiers read so far, with the reason
-    last_skip = -1  # where the last identifier or label read ended
-    counts_ok = None  # whether counts of discrete things may be passed over (see audit_answer)
-    for m in _NUM.finditer(text):
-        sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
-        gexp10 = gexp10 or gexp10s
-        s, e = m.span()
-        if out and s < out[-1].nend:
-            skipped.append((m.group(), Skip.PART_OF_UNIT))
-            continue
-        if skip:
-            ns = m.start(2)
-            if any(a <= ns < b for a, b in skip):
-                skipped.append((m.group(), Skip.DATE_TIME_OR_ADDRESS))
-                continue
-        if ids:
-            ns = m.start(2)
-            hit = next((r for a, b, r in ids if a <= ns < b), None)
-            if hit is not None:
-                skipped.append((m.group(), hit))
-                continue
+    return text, starts, ends
+
+
+class _Scan:
+    """One reading of a text: what is known before its numbers are read (the spans of dates,
+    times, addresses and file names; which rare rules its words allow) and what the reading
+    has found so far (numbers, skipped digits, constants, identifier spans)."""
+
+    __slots__ = ("original", "text", "starts", "ends", "answer", "stated", "counts", "skip",
+                 "out", "skipped", "constants", "hints", "precise_hint", "base_hint",
+                 "sqrt_written", "plus_minus", "ids", "last_skip", "counts_ok")
+
+    def __init__(self, original, text, starts, ends, answer, stated, counts) -> None:
+        self.original, self.text, self.starts, self.ends = original, text, starts, ends
+        self.answer, self.stated, self.counts = answer, stated, counts
+        skip = clock_spans(text)
+        if "://" in text or "www." in text:
+            skip += [(m.start(), m.end()) for m in _URL.finditer(text)]
+        if ":" in text:
+            skip += [(m.start(), m.end()) for m in _OFFSET.finditer(text)]
+        if answer and ("_" in text or "/" in text) and "." in text:
+            skip += file_names(text)
+        self.skip = skip
+        self.out: list[Number] = []
+        self.skipped: list[tuple[str, Skip | Said]] = []
+        self.constants: set[str] = set()
+        low_text = text.lower()
+        if "\u03c0" in text or "pi" in low_text:
+            if _PI.search(text):
+                self.constants.add("pi")
+        self.hints = id_hints(low_text) if answer else (False, False)
+        self.precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
+        self.base_hint = answer and "base" in low_text
+        self.sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
+        self.plus_minus = "\u00b1" in text or "+/-" in text
+        self.ids: list[tuple[int, int, Skip]] = []  # identifier spans read so far, with the code
+        self.last_skip = -1  # where the last identifier or label read ended
+        self.counts_ok = None  # whether counts of discrete things may be passed over
+
+
+def _read_literal(st: _Scan, m) -> None:
+    """One numeric literal: skipped (with its code) at the first stage that says it is no
+    measurement, else read into a Number."""
+    sign, raw, gexp, gexp10, gexp10s, gpow, gsup10, pct = m.groups()
+    gexp10 = gexp10 or gexp10s
+    s, e = m.span()
+    text = st.text
+    why = _span_skip(st, m, s, e, raw, sign, pct)
+    if why is not None:
+        st.skipped.append((m.group(), why))
+        return
+    nxt = text[e:e + 1]
+    digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else plain_digits(raw)
+    integer = digits.isdigit()
+    before = text[max(0, s - 24):s].lower()
+    rev = before[::-1]  # the words before, read backwards: one anchored match each
+    why = _written_skip(st, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
+                        gexp or gexp10 or gpow or gsup10)
+    if why is not None:
+        st.skipped.append((m.group(), why))
+        return
+    exp = _exponent(raw, gexp, gexp10, gsup10) if gexp or gexp10 or gsup10 else 0
+    if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
+        st.skipped.append((m.group(), Skip.OUT_OF_RANGE))
+        return
+    _read_value(st, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct, gexp10, gpow,
+                gsup10)
+
+
+def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
+    """Digits inside what was read already: the unit before, a date, time or address span, an
+    identifier (read here, then its span kept), or an ordinal."""
+    text, out = st.text, st.out
+    if out and s < out[-1].nend:
+        return Skip.PART_OF_UNIT
+    if st.skip:
+        ns = m.start(2)
+        if any(a <= ns < b for a, b in st.skip):
+            return Skip.DATE_TIME_OR_ADDRESS
+    if st.ids:
+        ns = m.start(2)
+        hit = next((r for a, b, r in st.ids if a <= ns < b), None)
+        if hit is not None:
+            return hit
+    nxt = text[e:e + 1]
+    hints = st.hints
+    if st.answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 6 or
+                                  nxt in _ID_NEXT or text[s - 1:s] in _ID_PREV or
+                                  nxt == " " and text[e + 1:e + 2] in _ID_NEXT2 or
+                                  nxt == "\u00a0" or nxt == "\u00b0" or
+                                  raw in SERVICE_NUMBER or "\u00b0" in text[e:e + 3] or
+                                  s >= 3 and text[s - 3:s - 1].isupper()):
+        # (a cheap look at the characters around the number first: most numbers are
+        # none of these, and the checks below are regular expressions)
+        span = identifier_at(text, s, e, raw, sign, st.last_skip, st.stated, hints)
+        if span is not None:
+            st.ids.append(span)
+            st.last_skip = e
+            return span[2]
+    if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
+            not text[e + 2:e + 3].isalnum():
+        return Skip.ORDINAL  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
+    return None
+
+
+def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
+                  powered):
+    """What the words and marks around the digits make them: a string in code, an identifier,
+    a step or section label, a list marker, a year, a day of a month, the root of a constant."""
+    text, answer = st.text, st.answer
+    # station and site numbers, codes, list markers, years, dates written with a month name
+    id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
+    if id_rev[:1] in ("=", ":", " ", '"', "'"):
+        t = id_rev.lstrip()
+        if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
+            id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
+    if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
+            not pct and not sign:
+        return Skip.CODE_STRING
+    if _ID_RX.match(id_rev) or (
+            integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
+            s >= 3 and text[s - 1] == "-" and code_before(text, s - 1)):  # RRL-12
+        st.last_skip = e
+        return Skip.IDENTIFIER
+    lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
+    if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
+            not powered and (
+            integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(lab) or
+            answer and not integer and _DOTTED_LABEL_RX.match(lab)) and \
+            read_unit(text, e)[0] is None or \
+            answer and integer and lab[:3] == "fo " and _OF_LABEL.match(lab) and \
+            read_unit(text, e)[0] is None:
+        # (never with a unit written after it: "the stage 2.85 m" is a measurement)
+        st.last_skip = e
+        return Skip.LABEL
+    if integer and not pct:
+        return _whole_number_skip(st, s, e, raw, digits, before, nxt)
+    return None
+
+
+def _whole_number_skip(st: _Scan, s, e, raw, digits, before, nxt):
+    """A whole number that is a list marker, a year, a day of a month or under a root."""
+    text = st.text
+    if len(digits) <= 2 and nxt in ".)" and nxt and \
+            text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, s, e, nxt):
+        return Skip.LIST_MARKER
+    if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
+        unit, _, _ = read_unit(text, e)
+        if unit is None:
+            return Skip.YEAR
+    if len(digits) <= 2 and int(digits) <= 31:
+        words_before = before.split()
+        word_after = text[e:e + 12].strip().lower()
+        if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
+            return Skip.DAY_OF_MONTH
+        if st.sqrt_written and int(digits) <= 10 and \
+                _SQRT_BEFORE.search(text, max(0, s - 8), s):
+            st.constants.add(f"sqrt{int(digits)}")
+            return Said(Skip.CONSTANT_ROOT, f"the constant \u221a{int(digits)}")
+    return None
+
+
+def _exponent(raw: str, gexp, gexp10, gsup10) -> int:
+    """The power of ten written ("e-4", "x 10^-4", "10\u207b\u2074"), or 0."""
+    exp = 0
+    if gexp or gexp10 or gsup10:
+        try:
+            if gexp:
+                exp = int(gexp)
+            elif gexp10:
+                exp = int(gexp10.translate(_SUPERSCRIPTS))
+            elif raw == "10":
+                exp = int(gsup10.translate(_SUPERSCRIPTS)) - 1
+        except ValueError:
+            exp = 0
+    return exp
+
+
+def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct,
+                gexp10, gpow, gsup10) -> None:
+    """The value, its written precision and the unit after it; then what that makes of the
+    number (``_measurement_skip``), or the Number."""
+    text, answer = st.text, st.answer
+    base = float(digits)
+    value = base * 10.0 ** exp if exp else base
+    tol = tolerance_of_digits(raw, exp)
+    frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
+    if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
+        value, tol = value + frac, 0.125
+        e += 1
         nxt = text[e:e + 1]
-        if answer and not pct and (hints[0] or hints[1] or sign or len(raw) >= 6 or
-                                   nxt in _ID_NEXT or text[s - 1:s] in _ID_PREV or
-                                   nxt == " " and text[e + 1:e + 2] in _ID_NEXT2 or
-                                   nxt == "\u00a0" or nxt == "\u00b0" or
-                                   raw in SERVICE_NUMBER or "\u00b0" in text[e:e + 3] or
-                                   s >= 3 and text[s - 3:s - 1].isupper()):
-            # (a cheap look at the characters around the number first: most numbers are
-            # none of these, and the checks below are regular expressions)
-            span = identifier_at(text, s, e, raw, sign, last_skip, stated, hints)
-            if span is not None:
-                ids.append(span)
-                skipped.append((m.group(), span[2]))
-                last_skip = e
-                continue
-        if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
-                not text[e + 2:e + 3].isalnum():
-            skipped.append((m.group(), Skip.ORDINAL))
-            continue  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
-        digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else plain_digits(raw)
-        integer = digits.isdigit()
-        before = text[max(0, s - 24):s].lower()
-        rev = before[::-1]  # the words before, read backwards: one anchored match each
-        # station and site numbers, codes, list markers, years, dates written with a month name
-        id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
-        if id_rev[:1] in ("=", ":", " ", '"', "'"):
-            t = id_rev.lstrip()
-            if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
-                id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
-        if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
-                not pct and not sign:
-            skipped.append((m.group(), Skip.CODE_STRING))
-            continue
-        if _ID_RX.match(id_rev) or (
-                integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
-                s >= 3 and text[s - 1] == "-" and code_before(text, s - 1)):  # RRL-12
-            skipped.append((m.group(), Skip.IDENTIFIER))
-            last_skip = e
-            continue
-        lab = rev.lstrip(" \t*_#:") if rev[:1] in " \t*_#:" else rev
-        if not pct and not sign and (lab[:1].isalpha() or lab[:1] == ".") and \
-                not (gexp or gexp10 or gpow or gsup10) and (
-                integer and (_ANSWER_LABEL_RX if answer else _LABEL_RX).match(lab) or
-                answer and not integer and _DOTTED_LABEL_RX.match(lab)) and \
-                read_unit(text, e)[0] is None or \
-                answer and integer and lab[:3] == "fo " and _OF_LABEL.match(lab) and \
-                read_unit(text, e)[0] is None:
-            # (never with a unit written after it: "the stage 2.85 m" is a measurement)
-            skipped.append((m.group(), Skip.LABEL))
-            last_skip = e
-            continue
-        if integer and not pct:
-            if len(digits) <= 2 and nxt in ".)" and nxt and \
-                    text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, s, e, nxt):
-                skipped.append((m.group(), Skip.LIST_MARKER))
-                continue
-            if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
-                unit, _, _ = read_unit(text, e)
-                if unit is None:
-                    skipped.append((m.group(), Skip.YEAR))
-                    continue
-            if len(digits) <= 2 and int(digits) <= 31:
-                words_before = before.split()
-                word_after = text[e:e + 12].strip().lower()
-                if (words_before and words_before[-1][:3] in _MONTHS) or \
-                        word_after[:3] in _MONTHS:
-                    skipped.append((m.group(), Skip.DAY_OF_MONTH))
-                    continue
-                if sqrt_written and int(digits) <= 10 and \
-                        _SQRT_BEFORE.search(text, max(0, s - 8), s):
-                    constants.add(f"sqrt{int(digits)}")
-                    skipped.append((m.group(), Said(Skip.CONSTANT_ROOT, f"the constant \u221a{int(digits)}")))
-                    continue
-        exp = 0
-        if gexp or gexp10 or gsup10:
-            try:
-                if gexp:
-                    exp = int(gexp)
-                elif gexp10:
-                    exp = int(gexp10.translate(_SUPERSCRIPTS))
-                elif raw == "10":
-                    exp = int(gsup10.translate(_SUPERSCRIPTS)) - 1
-            except ValueError:
-                exp = 0
-        if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
-            skipped.append((m.group(), Skip.OUT_OF_RANGE))
-            continue
-        base = float(digits)
-        value = base * 10.0 ** exp if exp else base
-        tol = tolerance_of_digits(raw, exp)
-        frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
-        if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
-            value, tol = value + frac, 0.125
-            e += 1
-            nxt = text[e:e + 1]
-        btol = tolerance_of_digits(raw, exp, 3)
-        if gsup10 and raw == "10":
-            value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
-        elif gpow:
-            try:
-                value = base ** int(gpow.translate(_SUPERSCRIPTS))
-            except (OverflowError, ZeroDivisionError):
-                value = math.inf
-            tol = 0.005 * abs(value)
-        if not math.isfinite(value) or abs(value) > 1e300:
-            skipped.append((m.group(), Skip.OUT_OF_RANGE))
-            continue
-        sig1 = not gpow and not gsup10 and significant_figures(digits) == 1
-        negated = False
-        if sign in ("-", "\u2212"):
-            value = -value
-        elif _NEG_RX.match(rev):
-            negated = True
-        percent = bool(pct)
-        unit = datum = None
-        end = e
-        factor = None
-        if not percent and (nxt in " \u2030\u2031p") and (
-                "\u2030" in text or "\u2031" in text or "mille" in text):
-            pm = _PER_MILLE.match(text, e)
-            if pm is not None:  # "1.07 \u2030": a tenth of a percent (\u2031: a hundredth)
-                k = 100.0 if pm.group(1) == "\u2031" else 10.0
-                value, tol, btol = value / k, tol / k, btol / k
-                percent, end = True, pm.end()
-        if not percent:
-            word = WORD.match(text, e + (1 if nxt == " " else 0))
-            factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
-            if factor is not None:  # "59.8 million m3"
-                assert word is not None  # a factor is only looked up for a word read
-                value, tol, end = value * factor, tol * factor, word.end()
-                btol *= factor
-            unit, datum, end = read_unit(text, end)
-            if unit is None and factor is not None:
-                assert word is not None  # a factor is only looked up for a word read
-                end = word.end()
-            elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
-                datum = paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
-            if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
-                rate = _A_PER.match(text, end)  # "45 megalitres a day"
-                if rate is not None:
-                    per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
-                    if per is not None:
-                        unit, end = per[0], rate.end()
-        why = not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
-                                 exp, factor, rev) if answer and (
-            unit is None or percent or plus_minus or unit.dims == TIME) else None
-        if why is None and answer and unit is None and integer and not percent and \
-                not sign and not exp and factor is None and len(digits) <= 7:
-            why = discrete_count(text, s, e, raw, digits)
-            if why is not None and counts is not None:
-                if counts_ok is None:
-                    counts_ok = counts()
-                if not counts_ok:
-                    why = None
-        if why is None and answer and unit is not None and value == 1.0 and not exp and \
-                factor is None and _DEFINED_AS.match(text, end):
-            # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
-            # side is read, and must hold)
-            why = Skip.ONE_UNIT_DEFINED
-        elif why is None and answer and unit is not None and datum is None and \
-                unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
-                _LANDMARK_AFTER.match(text, end):
-            why = Skip.DISTANCE_TO_PLACE
-        elif why is None and base_hint and unit is not None and \
-                (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
-            why = Skip.PER_UNIT_BASE
-        elif why is None and precise_hint and unit is not None and not percent and \
-                ("to " in text[max(0, s - 20):s] or "resolution" in before or
-                 "precision" in before) and \
-                _PRECISION_BEFORE.search(text, max(0, s - 28), s):
-            why = Skip.PRECISION_TO
-        if why is not None and value not in stated:
-            skipped.append((m.group(), why))
-            if why.identifier:
-                last_skip = e
-            continue
-        if unit is None and not percent and nxt.isalpha() and factor is None:
-            skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
-                            m.group(), Skip.DIGITS_INTO_LETTERS))
-            continue
-        flat = 0.0
-        if sig1:  # one significant figure: half its last place, at most 10% either way
-            # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
-            hedged = _HEDGE_RX.match(rev.lstrip(" *_$:,"))
-            if answer and not exp and factor is None and value and not hedged:
-                # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
-                # the precise figure (see _flat_roundings); then it is read to its next place
-                flat = tol / 10.0
-            tol = min(tol, 0.1 * abs(value)) or tol
-            if not answer and integer and not exp and factor is None and \
-                    len(digits) > 1 and not hedged:
-                # a question or an argument: a round whole number stated flat is read to the
-                # tens of its second figure (the grader's "FINAL ANSWER: 400 A" too)
-                tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
-        if not negated and _AFTER_NEGATIVE.match(text, end):
-            negated = True  # "2.7% below the nominal"
-        if gexp10 and unit is not None and is_ratio_unit(unit) and \
-                is_close(10.0 ** exp * unit.scale, 1.0, 1e-9) and \
-                not is_close(value * unit.scale, 1.0, tol * unit.scale):
-            # "29940 x 10^6 m2/km2": a number times a written factor, not 2.994e10 m2/km2
-            ten = text.index("10", m.end(2))
-            sig1 = significant_figures(digits) == 1
-            mtol = tolerance_of_digits(raw, 0)
-            if sig1:
-                mtol = min(mtol, 0.1 * base) or mtol
-            out.append(_number(original, text, starts, ends, s, m.end(2),
+    btol = tolerance_of_digits(raw, exp, 3)
+    if gsup10 and raw == "10":
+        value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
+    elif gpow:
+        try:
+            value = base ** int(gpow.translate(_SUPERSCRIPTS))
+        except (OverflowError, ZeroDivisionError):
+            value = math.inf
+        tol = 0.005 * abs(value)
+    if not math.isfinite(value) or abs(value) > 1e300:
+        st.skipped.append((m.group(), Skip.OUT_OF_RANGE))
+        return
+    sig1 = not gpow and not gsup10 and significant_figures(digits) == 1
+    negated = False
+    if sign in ("-", "\u2212"):
+        value = -value
+    elif _NEG_RX.match(rev):
+        negated = True
+    percent = bool(pct)
+    unit = datum = None
+    end = e
+    factor = None
+    if not percent and (nxt in " \u2030\u2031p") and (
+            "\u2030" in text or "\u2031" in text or "mille" in text):
+        pm = _PER_MILLE.match(text, e)
+        if pm is not None:  # "1.07 \u2030": a tenth of a percent (\u2031: a hundredth)
+            k = 100.0 if pm.group(1) == "\u2031" else 10.0
+            value, tol, btol = value / k, tol / k, btol / k
+            percent, end = True, pm.end()
+    if not percent:
+        word = WORD.match(text, e + (1 if nxt == " " else 0))
+        factor = _MULTIPLIERS.get(word.group().lower().rstrip(".")) if word else None
+        if factor is not None:  # "59.8 million m3"
+            assert word is not None  # a factor is only looked up for a word read
+            value, tol, end = value * factor, tol * factor, word.end()
+            btol *= factor
+        # the unit (and datum) written after it: "32.0 ft (NGVD 29)", "45 megalitres a day"
+        unit, datum, end = read_unit(text, end)
+        if unit is None and factor is not None:
+            assert word is not None  # a factor is only looked up for a word read
+            end = word.end()
+        elif unit is not None and datum is None and text[end:end + 2].strip()[:1] == "(":
+            datum = paren_datum(text, end, unit)  # "32.0 ft (NGVD 29)"
+        if unit is not None and text[end:end + 3] in (" a ", " an", " ev", " ea"):
+            rate = _A_PER.match(text, end)  # "45 megalitres a day"
+            if rate is not None:
+                per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
+                if per is not None:
+                    unit, end = per[0], rate.end()
+    why = _measurement_skip(st, s, e, end, raw, digits, integer, before, rev, value, unit,
+                            datum, percent, sign, exp, factor) if answer else None
+    if why is not None and value not in st.stated:
+        st.skipped.append((m.group(), why))
+        if why.identifier:
+            st.last_skip = e
+        return
+    if unit is None and not percent and nxt.isalpha() and factor is None:
+        st.skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
+                           m.group(), Skip.DIGITS_INTO_LETTERS))
+        return
+    _emit(st, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1, negated,
+          percent, unit, datum, factor, sign, gexp10, gpow, gsup10)
+
+
+def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, value, unit, datum,
+                      percent, sign, exp, factor):
+    """In an answer, what the number read with its unit is when not a measurement (the rules
+    of ``skips.SKIP_RULES``, a count of discrete things, one unit defined by what follows, a
+    distance to a place, the base of a per-unit system, a precision), or None."""
+    text = st.text
+    why = not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
+                            exp, factor, rev) if (
+        unit is None or percent or st.plus_minus or unit.dims == TIME) else None
+    if why is None and unit is None and integer and not percent and \
+            not sign and not exp and factor is None and len(digits) <= 7:
+        why = discrete_count(text, s, e, raw, digits)
+        if why is not None and st.counts is not None:
+            if st.counts_ok is None:
+                st.counts_ok = st.counts()
+            if not st.counts_ok:
+                why = None
+    if why is not None or unit is None:
+        return why
+    if value == 1.0 and not exp and factor is None and _DEFINED_AS.match(text, end):
+        # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
+        # side is read, and must hold)
+        return Skip.ONE_UNIT_DEFINED
+    if datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
+            _LANDMARK_AFTER.match(text, end):
+        return Skip.DISTANCE_TO_PLACE
+    if st.base_hint and (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
+        return Skip.PER_UNIT_BASE
+    if st.precise_hint and not percent and \
+            ("to " in text[max(0, s - 20):s] or "resolution" in before or
+             "precision" in before) and \
+            _PRECISION_BEFORE.search(text, max(0, s - 28), s):
+        return Skip.PRECISION_TO
+    return None
+
+
+def _emit(st: _Scan, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1,
+          negated, percent, unit, datum, factor, sign, gexp10, gpow, gsup10) -> None:
+    """The Number read (two for a number times a written factor), with the tolerance its
+    writing gives it."""
+    text, answer = st.text, st.answer
+    flat = 0.0
+    if sig1:  # one significant figure: half its last place, at most 10% either way
+        # (nobody means 1000 for 1250, nor "over 1 d" for 1.35)
+        hedged = _HEDGE_RX.match(rev.lstrip(" *_$:,"))
+        if answer and not exp and factor is None and value and not hedged:
+            # stated flat ("400 A", "0.4 m"): a rounding, unless the answer also writes
+            # the precise figure (see _flat_roundings); then it is read to its next place
+            flat = tol / 10.0
+        tol = min(tol, 0.1 * abs(value)) or tol
+        if not answer and integer and not exp and factor is None and \
+                len(digits) > 1 and not hedged:
+            # a question or an argument: a round whole number stated flat is read to the
+            # tens of its second figure (the grader's "FINAL ANSWER: 400 A" too)
+            tol = 0.5 * 10.0 ** (len(digits) - len(digits.rstrip("0")) - 1)
+    if not negated and _AFTER_NEGATIVE.match(text, end):
+        negated = True  # "2.7% below the nominal"
+    original, starts, ends, out = st.original, st.starts, st.ends, st.out
+    if gexp10 and unit is not None and is_ratio_unit(unit) and \
+            is_close(10.0 ** exp * unit.scale, 1.0, 1e-9) and \
+            not is_close(value * unit.scale, 1.0, tol * unit.scale):
+        # "29940 x 10^6 m2/km2": a number times a written factor, not 2.994e10 m2/km2
+        ten = text.index("10", m.end(2))
+        sig1 = significant_figures(digits) == 1
+        mtol = tolerance_of_digits(raw, 0)
+        if sig1:
+            mtol = min(mtol, 0.1 * base) or mtol
+        out.append(_number(original, text, starts, ends, s, m.end(2),
                                -base if sign in ("-", "\u2212") else base, None, None,
                                mtol, False, negated, sign, sig1))
-            out.append(_number(original, text, starts, ends, ten, end, 10.0 ** exp, unit, datum,
+        out.append(_number(original, text, starts, ends, ten, end, 10.0 ** exp, unit, datum,
                                0.0, False, False, None, True))
-            continue
-        num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
+        return
+    num = _number(original, text, starts, ends, s, end, value, unit, datum, tol, percent,
                       negated, sign, sig1)
-        num.flat = flat
-        if not (gpow or gsup10):
-            num.boundary_tol = btol
-        out.append(num)
+    num.flat = flat
+    if not (gpow or gsup10):
+        num.boundary_tol = btol
+    out.append(num)
+
+
+def _joined(st: _Scan, out: list) -> list:
+    """The numbers read, with what spans two of them: a range's unit, a slash fraction, feet
+    and inches, a table's or a JSON object's unit."""
+    text, original, starts, ends = st.text, st.original, st.starts, st.ends
     # a range "3-5 ft": the unit written after the second number applies to the first
     for a, b in zip(out, out[1:]):
         gap = text[a.nend:b.nstart]
@@ -469,7 +564,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
             a.unit, a.datum = b.unit, b.datum
             if b.percent:
                 a.percent = True
-    if answer and len(out) > 1 and "/" in text:
+    if st.answer and len(out) > 1 and "/" in text:
         out = _slash_fractions(original, text, out, starts, ends)
     if len(out) > 1 and ("ft" in text or "fe" in text or "foot" in text or "'" in text or
                          "\u2032" in text):
@@ -478,7 +573,7 @@ def scan(original: str, answer: bool = False, stated=frozenset(), counts=None) -
         _table_units(text, out)
     if '"value"' in text:
         _json_units(text, out)
-    return _Reading(out, skipped, frozenset(constants), text)
+    return out
 
 
 def _slash_fractions(original, text, out, starts, ends) -> list:
@@ -591,7 +686,7 @@ def _number(original, text, starts, ends, s, end, value, unit, datum, tol, perce
         num = Number(original[a:b], value, unit, datum, a, b, tol, percent, negated, sign)
         num.nstart, num.nend = s, end
     num.sig1 = sig1
-    num._src = text
+    num.source_text = text
     return num
 
 

@@ -285,102 +285,6 @@ _HTTP_LISTED = re.compile(r"\b[1-5]\d\d\b(?:[^\d.;:\n]{0,30}?)(?:,|\band\b|\bthe
 _HTTP_WORDS = re.compile(r"\b(?:status|HTTP|response code|error code|retr(?:y|ied|ies))\b", re.I)
 
 
-def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                       rev):
-    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
-    probability), or None."""
-    k = s - 1
-    while k >= 0 and text[k] in " \u00a0":
-        k -= 1
-    if k >= 0 and (text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-"):
-        return Skip.UNCERTAINTY
-    if integer and s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or \
-            integer and text[max(0, s - 2):s] == "[^":
-        return Skip.CITATION_BRACKETED
-    if integer and _NOTE_BEFORE.search(text, max(0, s - 12), s):
-        return Skip.CITATION_NAMED
-    if integer and unit is None and s >= 3 and text[s - 1] == " " and code_before(text, s - 1) \
-            and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
-            not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
-        return Skip.CODE_AND_NUMBER
-    if unit is None and not percent and k >= 0 and text[k] in "\u00a7\u00b6-\u2013," and \
-            _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
-        return Skip.SECTION_REFERENCE
-    if k >= 0 and text[k] in _CURRENCY or _MONEY_AFTER.match(text, end):
-        return Skip.MONEY
-    if percent and _UNCERTAIN_BEFORE.search(text, max(0, s - 32), s):
-        return Skip.UNCERTAINTY_IN_WORDS
-    if percent:
-        return Skip.PROBABILITY if _PROBABILITY.match(text, end) or \
-            _CONFIDENT_BEFORE.search(text, max(0, s - 40), s) else None
-    if unit is None and _OUT_OF_TEN.match(text, e):
-        return Skip.PROBABILITY_OUT_OF_TEN
-    if unit is None and not sign and (_CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or
-                                      _CONFIDENCE_SCORE.search(text, max(0, s - 20), s)):
-        # a self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
-        # "confidence 8/10", "4 out of 5"
-        if not integer and float(digits) <= 1 or _SCORE_AFTER.match(text, e) or \
-                _SCORE_BEFORE.search(text, max(0, s - 10), s):
-            return Skip.CONFIDENCE_SCORE
-    if unit is None and integer and len(digits) <= 2 and (
-            text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
-                _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
-                or _NOTE_START.match(text, e + 1) and sentence_start_at(text, s - 1))
-            or _SUBITEM_BEFORE.search(text, max(0, s - 8), s)):
-        # (also a note's marker opening a sentence: "(1) Data as returned by the service.")
-        return Skip.LIST_REFERENCE
-    if unit is not None:
-        if integer and raw == digits and unit.dims == TIME and not unit.shift and \
-                _PERIOD_RX.match(rev.lstrip(" \t").removeprefix("eht ")):
-            return Skip.PERIOD
-        return None
-    if sign or exp or factor is not None or not integer or raw != digits or len(digits) > 3:
-        return None
-    if text[e:e + 1] == "-" and text[e + 1:e + 2].isalpha():
-        # a compound adjective naming an interval: "15-minute data", "a 7-day mean"; or a
-        # count: "a 3-phase system", "a 2-step check"
-        word = WORD.match(text, e + 1)
-        w = word.group().lower().split("-")[0] if word else ""
-        hit = read_phrase(w) if w else None
-        if hit is not None and hit[0].dims == TIME or w in ("year", "month", "yr", "week"):
-            return Skip.INTERVAL_ADJECTIVE
-        if hit is None and w.isalpha() and len(w) > 2 and w not in UNIT_STOP:
-            return Skip.COMPOUND_ADJECTIVE
-        return None
-    if _PRECISION.match(text, e):
-        return Skip.PRECISION
-    why = _work_or_position(text, s, e, digits)
-    if why is not None:
-        return why
-    if len(digits) == 3 and 100 <= int(digits) <= 599 and (
-            _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or
-            _HTTP_REASON.match(text, e) or _http_listed(text, s)):
-        return Skip.HTTP_STATUS
-    if _N_EQUALS.search(text, max(0, s - 6), s):
-        return Skip.COUNT_N_EQUALS
-    if _OF_THEM.match(text, e):
-        return Skip.COUNT_OF_THEM
-    m = _COUNTED.match(text, e)
-    if m is None:
-        return None
-    first, noun = m.group(1), m.group(2)
-    end_noun = m.end()
-    if first is not None and (counted_noun(first) or digits == "1" and one_noun(first)):
-        end_noun = m.start(2) - 1   # "3 readings were averaged", "1 call to get"
-    elif first is not None and (first in UNIT_STOP or first in NOT_COUNTED or
-                                read_phrase(first) is not None):
-        return None
-    elif not (counted_noun(noun) or digits == "1" and first is None and one_noun(noun)):
-        return None
-    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
-        return None  # a unit after all ("3 things/day")
-    if "times" in (first, noun):
-        after = m.start(2) - 1 if first == "times" else m.end()
-        if _RATIO_AFTER.match(text, after):
-            return None  # "35 times too large", "3 times the flow": a ratio, not a count
-    return Skip.COUNT
-
-
 _NOTE_START = re.compile(r" [A-Z][a-z]")
 
 
@@ -541,3 +445,261 @@ def is_marker(text: str, s: int, e: int, close: str) -> bool:
         before = text[line_start:s]
         return before.count("(") <= before.count(")")
     return False
+
+
+# -- what is not a measurement: an ordered table of rules ------------------------------------------
+class Candidate:
+    """A number read in an answer, as the rules below see it: its span (``s``..``e``, the
+    unit read up to ``end``), the digits written (``raw``; ``digits`` without separators),
+    what was read with it, the words before it reversed (``rev``) and ``k``, the position of
+    the last character before it that is not a space (-1 if none)."""
+
+    __slots__ = ("text", "s", "e", "end", "raw", "digits", "integer", "unit", "percent", "sign",
+                 "exp", "factor", "rev", "k")
+
+    def __init__(self, text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                 rev) -> None:
+        self.text, self.s, self.e, self.end, self.raw, self.digits = text, s, e, end, raw, digits
+        self.integer, self.unit, self.percent, self.sign = integer, unit, percent, sign
+        self.exp, self.factor, self.rev = exp, factor, rev
+        k = s - 1
+        while k >= 0 and text[k] in " \u00a0":
+            k -= 1
+        self.k = k
+
+
+#: what a rule returns to end the look-up: the number is a measurement (no later rule applies)
+MEASUREMENT = object()
+
+
+class SkipRule:
+    """One rule of what is not a measurement: ``decide(candidate)`` returns one of ``codes``
+    (the number is skipped), ``MEASUREMENT`` (it is read, and no later rule is tried) or None
+    (the next rule decides); it is tried only when ``gate(candidate)`` (cheap) holds."""
+
+    __slots__ = ("name", "codes", "gate", "decide")
+
+    def __init__(self, name: str, codes: tuple, gate, decide) -> None:
+        self.name, self.codes, self.gate, self.decide = name, codes, gate, decide
+
+    def __repr__(self) -> str:
+        return f"SkipRule({self.name})"
+
+
+def _uncertainty(c: Candidate):
+    text, k = c.text, c.k
+    if text[k] == "\u00b1" or text[max(0, k - 2):k + 1] == "+/-":
+        return Skip.UNCERTAINTY
+    return None
+
+
+def _citation_bracketed(c: Candidate):
+    text, s, e = c.text, c.s, c.e
+    if s > 0 and text[s - 1] == "[" and text[e:e + 1] == "]" or text[max(0, s - 2):s] == "[^":
+        return Skip.CITATION_BRACKETED
+    return None
+
+
+def _citation_named(c: Candidate):
+    return Skip.CITATION_NAMED if _NOTE_BEFORE.search(c.text, max(0, c.s - 12), c.s) else None
+
+
+def _code_and_number(c: Candidate):
+    text, s = c.text, c.s
+    if code_before(text, s - 1) and text[max(0, s - 12):s - 1].split()[-1:] != ["FINAL"] and \
+            not text[max(0, s - 8):s - 1].endswith(("ANSWER", "FINAL")):
+        return Skip.CODE_AND_NUMBER
+    return None
+
+
+def _section_reference(c: Candidate):
+    text, s, k = c.text, c.s, c.k
+    if _SECTION_BEFORE.search(text, max(0, s - 16), s if text[k] in "\u00a7\u00b6" else s):
+        return Skip.SECTION_REFERENCE
+    return None
+
+
+def _money(c: Candidate):
+    if c.k >= 0 and c.text[c.k] in _CURRENCY or _MONEY_AFTER.match(c.text, c.end):
+        return Skip.MONEY
+    return None
+
+
+def _uncertainty_in_words(c: Candidate):
+    if _UNCERTAIN_BEFORE.search(c.text, max(0, c.s - 32), c.s):
+        return Skip.UNCERTAINTY_IN_WORDS
+    return None
+
+
+def _probability(c: Candidate):
+    """A percentage is a probability or confidence level, or a measurement (a share)."""
+    text, s = c.text, c.s
+    if _PROBABILITY.match(text, c.end) or _CONFIDENT_BEFORE.search(text, max(0, s - 40), s):
+        return Skip.PROBABILITY
+    return MEASUREMENT
+
+
+def _probability_out_of_ten(c: Candidate):
+    return Skip.PROBABILITY_OUT_OF_TEN if _OUT_OF_TEN.match(c.text, c.e) else None
+
+
+def _confidence_score(c: Candidate):
+    """A self-rated confidence as a fraction or a score: "confidence: 0.9", "p ≈ 0.9",
+    "confidence 8/10", "4 out of 5"."""
+    text, s, e = c.text, c.s, c.e
+    if _CONFIDENCE_NEAR.search(text, max(0, s - 40), s) or \
+            _CONFIDENCE_SCORE.search(text, max(0, s - 20), s):
+        if not c.integer and float(c.digits) <= 1 or _SCORE_AFTER.match(text, e) or \
+                _SCORE_BEFORE.search(text, max(0, s - 10), s):
+            return Skip.CONFIDENCE_SCORE
+    return None
+
+
+def _list_reference(c: Candidate):
+    """"(2) above", "item (b) 2"; also a note's marker opening a sentence: "(1) Data as
+    returned by the service."."""
+    text, s, e = c.text, c.s, c.e
+    if text[s - 1:s] == "(" and text[e:e + 1] == ")" and (
+            _LISTREF_AFTER.match(text, e + 1) or _LISTREF_BEFORE.search(text, max(0, s - 16), s - 1)
+            or _NOTE_START.match(text, e + 1) and sentence_start_at(text, s - 1)) \
+            or _SUBITEM_BEFORE.search(text, max(0, s - 8), s):
+        return Skip.LIST_REFERENCE
+    return None
+
+
+def _period(c: Candidate):
+    """A number with a unit is a period ("the last 7 days"), or a measurement."""
+    unit = c.unit
+    if c.integer and c.raw == c.digits and unit.dims == TIME and not unit.shift and \
+            _PERIOD_RX.match(c.rev.lstrip(" \t").removeprefix("eht ")):
+        return Skip.PERIOD
+    return MEASUREMENT
+
+
+def _not_a_small_whole(c: Candidate) -> bool:
+    """Signed, scaled, a fraction, grouped or over three digits: none of the rules below (all
+    about small whole numbers without a unit) apply."""
+    return bool(c.sign or c.exp or c.factor is not None or not c.integer or c.raw != c.digits or
+                len(c.digits) > 3)
+
+
+def _adjective(c: Candidate):
+    """A compound adjective naming an interval ("15-minute data", "a 7-day mean") or a count
+    ("a 3-phase system", "a 2-step check"); any other hyphenated word: a measurement."""
+    word = WORD.match(c.text, c.e + 1)
+    w = word.group().lower().split("-")[0] if word else ""
+    hit = read_phrase(w) if w else None
+    if hit is not None and hit[0].dims == TIME or w in ("year", "month", "yr", "week"):
+        return Skip.INTERVAL_ADJECTIVE
+    if hit is None and w.isalpha() and len(w) > 2 and w not in UNIT_STOP:
+        return Skip.COMPOUND_ADJECTIVE
+    return MEASUREMENT
+
+
+def _precision(c: Candidate):
+    return Skip.PRECISION if _PRECISION.match(c.text, c.e) else None
+
+
+def _work_or_position_rule(c: Candidate):
+    return _work_or_position(c.text, c.s, c.e, c.digits)
+
+
+def _http_status(c: Candidate):
+    text, s, e = c.text, c.s, c.e
+    if _HTTP_AFTER.match(text, e) or _HTTP_BEFORE.search(text, max(0, s - 20), s) or \
+            _HTTP_REASON.match(text, e) or _http_listed(text, s):
+        return Skip.HTTP_STATUS
+    return None
+
+
+def _n_equals(c: Candidate):
+    return Skip.COUNT_N_EQUALS if _N_EQUALS.search(c.text, max(0, c.s - 6), c.s) else None
+
+
+def _of_them(c: Candidate):
+    return Skip.COUNT_OF_THEM if _OF_THEM.match(c.text, c.e) else None
+
+
+def _count(c: Candidate):
+    """A count of things: "3 tool calls", "10 of 12 readings", "1 call to get"."""
+    text, digits = c.text, c.digits
+    m = _COUNTED.match(text, c.e)
+    if m is None:
+        return None
+    first, noun = m.group(1), m.group(2)
+    end_noun = m.end()
+    if first is not None and (counted_noun(first) or digits == "1" and one_noun(first)):
+        end_noun = m.start(2) - 1   # "3 readings were averaged", "1 call to get"
+    elif first is not None and (first in UNIT_STOP or first in NOT_COUNTED or
+                                read_phrase(first) is not None):
+        return None
+    elif not (counted_noun(noun) or digits == "1" and first is None and one_noun(noun)):
+        return None
+    if text[end_noun:end_noun + 1] in ("/", "\u00b7", "*", "^"):
+        return None  # a unit after all ("3 things/day")
+    if "times" in (first, noun):
+        after = m.start(2) - 1 if first == "times" else m.end()
+        if _RATIO_AFTER.match(text, after):
+            return None  # "35 times too large", "3 times the flow": a ratio, not a count
+    return Skip.COUNT
+
+
+def _always(c: Candidate) -> bool:
+    return True
+
+
+_WORK_CODES = (Skip.COUNT_OF_WORK, Skip.POSITION_IN_PROCEDURE, Skip.TOTAL_OF_POSITION,
+               Skip.POSITION_OUT_OF_TOTAL, Skip.COUNT_OUT_OF_TOTAL, Skip.SCORE_ON_SCALE,
+               Skip.SELF_SCORE)
+
+#: what is not a measurement, in the order the rules are tried (``not_a_measurement``)
+SKIP_RULES = (
+    SkipRule("uncertainty", (Skip.UNCERTAINTY,), lambda c: c.k >= 0, _uncertainty),
+    SkipRule("citation_bracketed", (Skip.CITATION_BRACKETED,), lambda c: c.integer,
+             _citation_bracketed),
+    SkipRule("citation_named", (Skip.CITATION_NAMED,), lambda c: c.integer, _citation_named),
+    SkipRule("code_and_number", (Skip.CODE_AND_NUMBER,),
+             lambda c: c.integer and c.unit is None and c.s >= 3 and c.text[c.s - 1] == " ",
+             _code_and_number),
+    SkipRule("section_reference", (Skip.SECTION_REFERENCE,),
+             lambda c: c.unit is None and not c.percent and c.k >= 0 and
+             c.text[c.k] in "\u00a7\u00b6-\u2013,", _section_reference),
+    SkipRule("money", (Skip.MONEY,), _always, _money),
+    SkipRule("uncertainty_in_words", (Skip.UNCERTAINTY_IN_WORDS,), lambda c: c.percent,
+             _uncertainty_in_words),
+    SkipRule("probability", (Skip.PROBABILITY,), lambda c: c.percent, _probability),
+    SkipRule("probability_out_of_ten", (Skip.PROBABILITY_OUT_OF_TEN,), lambda c: c.unit is None,
+             _probability_out_of_ten),
+    SkipRule("confidence_score", (Skip.CONFIDENCE_SCORE,),
+             lambda c: c.unit is None and not c.sign, _confidence_score),
+    SkipRule("list_reference", (Skip.LIST_REFERENCE,),
+             lambda c: c.unit is None and c.integer and len(c.digits) <= 2, _list_reference),
+    SkipRule("period", (Skip.PERIOD,), lambda c: c.unit is not None, _period),
+    SkipRule("not_a_small_whole", (), _not_a_small_whole, lambda c: MEASUREMENT),
+    SkipRule("adjective", (Skip.INTERVAL_ADJECTIVE, Skip.COMPOUND_ADJECTIVE),
+             lambda c: c.text[c.e:c.e + 1] == "-" and c.text[c.e + 1:c.e + 2].isalpha(),
+             _adjective),
+    SkipRule("precision", (Skip.PRECISION,), _always, _precision),
+    SkipRule("work_or_position", _WORK_CODES, _always, _work_or_position_rule),
+    SkipRule("http_status", (Skip.HTTP_STATUS,),
+             lambda c: len(c.digits) == 3 and 100 <= int(c.digits) <= 599, _http_status),
+    SkipRule("n_equals", (Skip.COUNT_N_EQUALS,), _always, _n_equals),
+    SkipRule("of_them", (Skip.COUNT_OF_THEM,), _always, _of_them),
+    SkipRule("count", (Skip.COUNT,), _always, _count),
+)
+
+
+_SKIP_ORDER = tuple((None if r.gate is _always else r.gate, r.decide) for r in SKIP_RULES)
+
+
+def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                      rev):
+    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
+    probability): the code of the first rule of ``SKIP_RULES`` that decides, or None."""
+    c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor, rev)
+    for gate, decide in _SKIP_ORDER:
+        if gate is None or gate(c):
+            code = decide(c)
+            if code is not None:
+                return None if code is MEASUREMENT else code
+    return None

@@ -118,8 +118,8 @@ class Number:
     """One numeric literal read from prose."""
 
     __slots__ = ("text", "value", "unit", "datum", "start", "end", "tolerance", "percent",
-                 "negated", "sign", "nstart", "nend", "sig1", "_src", "_ops", "boundary_tol",
-                 "flat")
+                 "negated", "sign", "nstart", "nend", "sig1", "source_text", "_ops",
+                 "boundary_tol", "flat")
 
     def __init__(self, text, value, unit, datum, start, end, tolerance, percent, negated,
                  sign=None) -> None:
@@ -140,7 +140,7 @@ class Number:
         #: the tolerance the tool-boundary checks read (``written_tolerance``): half a unit in
         #: the last place, at most 3 trailing zeros counted, no one-significant-figure cap
         self.boundary_tol = tolerance
-        self._src = None   # the (normalised) text it was read from
+        self.source_text = None  #: the (normalised) text it was read from
         self._ops = None   # (operator before, operator after), read when first asked
 
     def widened(self, tolerance: float) -> "Number":
@@ -165,7 +165,7 @@ class Number:
     def _operators(self):
         ops = self._ops
         if ops is None:
-            src = self._src
+            src = self.source_text
             ops = self._ops = ("", "") if src is None else \
                 (_op_before(src, self.nstart), _op_after(src, self.nend))
         return ops

@@ -62,3 +62,15 @@ def test_the_audit_reads_and_writes_no_private_attribute_of_a_ledger():
         "line 1: ledger._views", "line 2: ledger._count"]
     for path in sorted((PACKAGE / "audit").glob("*.py")):
         assert _private_ledger_reads(ast.parse(path.read_text(encoding="utf-8"))) == [], path.name
+
+
+def _long_functions(tree: ast.Module, most: int) -> list[str]:
+    return [f"{n.name} ({n.end_lineno - n.lineno + 1} lines)" for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+            n.end_lineno - n.lineno + 1 > most]
+
+
+def test_no_function_of_the_audit_is_over_80_lines():
+    assert _long_functions(ast.parse("def f():\n" + "    x = 1\n" * 80), 80) == ["f (81 lines)"]
+    for path in sorted((PACKAGE / "audit").glob("*.py")) + [PACKAGE / "numeric.py"]:
+        assert _long_functions(ast.parse(path.read_text(encoding="utf-8")), 80) == [], path.name

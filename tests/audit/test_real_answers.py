@@ -7,24 +7,15 @@ bench/real_answers.py`` and ``--mode strict``; the figures are in the README's a
 section). Never loosen one beyond that: re-measure and update."""
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from audit_helpers import bench_script
 
 
 def _bench():
-    if "_real_answers" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("_real_answers",
-                                                      ROOT / "bench" / "real_answers.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["_real_answers"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["_real_answers"]
+    return bench_script("real_answers")
 
 
 @pytest.fixture(scope="module")

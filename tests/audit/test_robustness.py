@@ -1,13 +1,13 @@
-"""``audit_answer`` never raises, whatever the text: arbitrary strings and strings built from
-the fragments numbers, units, formulas and LaTeX are written with."""
+"""The audit never raises and keeps its spans on arbitrary text.
+"""
 from __future__ import annotations
 
+from hypothesis import example, given, HealthCheck, settings, strategies as st
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit import Audit, extract_numbers
+
 
 _TOOLS = [quantity_tool(lambda v=v: v, returns=r, name=n) for n, v, r in (
     ("read_discharge", 1250.0, {"unit": "cfs"}),

@@ -1,0 +1,195 @@
+"""Signs and directions: a sign flipped, a direction stated the wrong way round, a negative
+output of a directed tool.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from quantity_guard import datums, quantity_tool, session
+from quantity_guard.audit.codes import Reason
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from audit_helpers import flow_ledger  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def clean_datums():
+    with datums.isolated():
+        yield
+
+
+def ledger_of(*outputs, context=None):
+    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
+    tools = []
+    for name, value, unit, *datum in outputs:
+        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
+        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
+    with session(context=context) as ledger:
+        for tool in tools:
+            tool()
+    return ledger
+
+
+# -- 3. magnitudes of negative outputs -------------------------------------------------------------
+VERTCON = (("vertcon_offset", -0.44, "ft"), ("pool_margin", -2.9, "ft"),
+           ("read_stage", 12.4, "ft"))
+
+
+# -- a direction in words against a tool that names its direction --------------------------------
+def margin_ledger(value):
+    with session() as ledger:
+        quantity_tool(lambda: value, returns={"unit": "m"}, name="level_below_threshold")()
+        quantity_tool(lambda: 1.8, returns={"unit": "m"}, name="depth")()
+    return ledger
+
+
+def statuses(audit):
+    return [(f.number.text, f.status) for f in audit.findings]
+
+
+# -- 2. a direction in words, either way round -----------------------------------------------
+def directed_ledger(value, name="level_below_threshold"):
+    with session() as ledger:
+        quantity_tool(lambda: value, returns={"unit": "m"}, name=name)()
+    return ledger
+
+
+def energy_ledger():
+    with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
+                         "does it deliver?") as ledger:
+        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
+                             name="get_feeder_load")(feeder_id="F-9")
+        quantity_tool(lambda power, duration: power * duration,
+                      params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
+                      returns={"unit": "kWh"}, name="energy_delivered")(
+            power={"value": 8400, "unit": "kW"}, duration={"value": 6, "unit": "h"})
+    return ledger
+
+
+def level_below_threshold_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 0.25, returns={"unit": "m"}, name="level_below_threshold")()
+    return ledger
+
+
+def share_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
+        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="river_flow")()
+    return ledger
+
+
+def test_an_explicit_plus_sign_on_a_negative_output_is_a_sign_flip():
+    ledger = ledger_of(*VERTCON)
+    assert not ledger.audit_answer("The offset is +0.44 ft.").ok
+    assert not ledger.audit_answer("The stage is -12.4 ft.").ok   # a positive output negated
+
+
+def test_an_explicit_sign_on_a_recorded_value_of_the_other_sign():
+    ledger = ledger_of(("compute_freeboard", 4.06, "ft"), ("crest", 32.0, "ft", "NAVD88"),
+                       ("ws", 27.94, "ft", "NAVD88"))
+    audit = ledger.audit_answer("freeboard: \u22124.06 ft")
+    assert not audit.ok and audit.findings[0].code is Reason.SIGN_FLIPPED
+
+
+@pytest.mark.parametrize("answer", [
+    "The river is 0.25 m above the threshold.",
+    "It sits 0.25 m higher than the warning level.",
+    "Level exceeds the threshold: 0.25 m in excess of it.",
+])
+def test_the_opposite_direction_in_words_is_flagged(answer):
+    audit = margin_ledger(0.25).audit_answer(answer)
+    assert not audit.ok, audit.findings
+    assert [f for f in audit.findings if f.status == "unsourced"][0].code is \
+        Reason.DIRECTION_REVERSED
+
+
+@pytest.mark.parametrize("answer", [
+    "The river is 0.25 m below the threshold.",
+    "0.25 m short of the warning level",
+    "Margin: 0.25 m.",
+    "The depth is 1.8 m above the bed.",  # a tool that names no direction: not checked
+])
+def test_the_stated_direction_is_accepted(answer):
+    assert margin_ledger(0.25).audit_answer(answer).ok, answer
+
+
+def test_a_negative_output_of_a_directed_tool_means_the_other_way():
+    ledger = margin_ledger(-0.4)
+    assert ledger.audit_answer("The level is 0.4 m above the threshold.").ok
+    assert not ledger.audit_answer("The level is 0.4 m below the threshold.").ok
+
+
+@pytest.mark.parametrize("answer", [
+    "The level is 0.25 m below the threshold.",
+    "The threshold is 0.25 m above the level.",
+    "The warning threshold sits 0.25 m higher than the river level.",
+    "The warning level is 0.25 m above the river.",
+    "The alarm level is 0.25 m over the current river level.",
+    "Flood warning threshold: 0.25 m above the latest level.",
+    "The river is 0.25 m short of the warning threshold.",
+    "The threshold lies 0.25 m above where the level is now.",
+])
+def test_a_direction_stated_either_way_round_is_accepted(answer):
+    audit = directed_ledger(0.25).audit_answer(answer)
+    assert audit.ok, (answer, statuses(audit))
+
+
+@pytest.mark.parametrize("answer", [
+    "The level is 0.25 m above the threshold.",
+    "The threshold is 0.25 m below the level.",
+    "The river is 0.25 m higher than the warning level.",
+    "The warning threshold is 0.25 m lower than the river level.",
+    "It sits 0.25 m above the alarm threshold.",
+    "The river, at E21136, is 0.25 m above its threshold.",
+])
+def test_a_truly_reversed_direction_is_still_flagged(answer):
+    audit = directed_ledger(0.25).audit_answer(answer)
+    assert not audit.ok, (answer, statuses(audit))
+    assert audit.findings[0].code is Reason.DIRECTION_REVERSED
+
+
+def test_a_negative_output_reads_both_ways_round_too():
+    ledger = directed_ledger(-0.4)   # the level is 0.4 m above the threshold
+    assert ledger.audit_answer("The level is 0.4 m above the threshold.").ok
+    assert ledger.audit_answer("The threshold is 0.4 m below the level.").ok
+    assert not ledger.audit_answer("The threshold is 0.4 m above the level.").ok
+    assert not ledger.audit_answer("The level is 0.4 m below the threshold.").ok
+
+
+@pytest.mark.parametrize("name,ok_answer,bad_answer", [
+    ("headroom_below_limit", "The limit is 12 m above the load point.",
+     "The load point is 12 m above the limit."),
+    ("water_below_crest", "The crest is 12 m above the water.",
+     "The water is 12 m above the crest."),
+    ("load_over_rating", "The rating is 12 m below the load.",
+     "The rating is 12 m above the load."),
+])
+def test_other_directed_tools_read_with_their_subject(name, ok_answer, bad_answer):
+    ledger = directed_ledger(12.0, name)
+    assert ledger.audit_answer(ok_answer).ok, ok_answer
+    assert not ledger.audit_answer(bad_answer).ok, bad_answer
+
+
+@pytest.mark.parametrize("ledger,answer,ok", [
+    # a signed difference whose sign says what the tool's name does
+    (level_below_threshold_ledger, "Level minus threshold: -0.25 m (below).", True),
+    (level_below_threshold_ledger, "Difference -0.25 m, i.e. under the threshold.", True),
+    (level_below_threshold_ledger, "Difference -0.25 m.", False),                 # a sign, and no direction
+    (level_below_threshold_ledger, "Level minus threshold: -0.25 m (above).", False),
+    # the complement of a share computed in one step
+    (share_ledger, "1.07% of the flow; the remaining 98.93% stays in the river.", True),
+    (share_ledger, "1.07% of the flow; the remaining 97.9% stays in the river.", False),
+    # an amount per minutes, and a site number named after it
+    (energy_ledger, "50,400 kWh, or 1,400 kWh every 10 minutes.", True),
+    (energy_ledger, "50,400 kWh, or 2,400 kWh every 10 minutes.", False),
+    (flow_ledger, "The 01646500 site's area is 29,940 km\u00b2; 0.102 mm/d.", True),
+    (flow_ledger, "The 1646500 site reads 1,250 cfs; 0.102 mm/d.", True),
+    (flow_ledger, "The site reads 1646500; 0.102 mm/d.", False),
+])
+def test_signed_differences_complements_minutes_and_site_numbers(ledger, answer, ok):
+    audit = ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])

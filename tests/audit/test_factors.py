@@ -1,0 +1,108 @@
+"""Conversion factors, unit identities and constants are no claims about the world.
+"""
+from __future__ import annotations
+
+import pytest
+
+from quantity_guard import datums, quantity_tool, session
+
+
+@pytest.fixture(autouse=True)
+def clean_datums():
+    with datums.isolated():
+        yield
+
+
+def ledger_of(*outputs, context=None):
+    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
+    tools = []
+    for name, value, unit, *datum in outputs:
+        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
+        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
+    with session(context=context) as ledger:
+        for tool in tools:
+            tool()
+    return ledger
+
+
+def bad(audit):
+    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]
+
+
+FLOW = (("read_discharge", 1250.0, "cfs"),)
+
+
+def session_with_nothing():
+    with session() as ledger:
+        quantity_tool(lambda: 1.0, returns={"unit": "m"}, name="noop")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "1250 cfs × 0.0283168 = 35.4 m³/s",
+    "1,250 cfs (1 cfs = 0.0283168 m³/s) is 35.40 m³/s",
+    "1,250 ft³/s ÷ 35.3147 = 35.40 m³/s",
+    "Q = 1250 × 0.028317 m³/s per cfs = 35.396 m³/s",
+    "35.396 m³/s × 86 400 s/day = 3,058,214 m³/day",
+    "35.396 m³/s × 86\u2009400 s/d ≈ 3.058 × 10⁶ m³/d",
+    r"$1250 \times 0.0283168 = 35.396\ \mathrm{m^3/s}$",
+    "Using 1 ft = 0.3048 m, the 1,250 cfs flow is 35.4 m3/s.",
+    "1250 cfs is 35.4 m³/s, i.e. 35,396 L/s (1000 L/m³).",
+])
+def test_conversion_identities_and_factors_are_not_claims(answer):
+    audit = ledger_of(*FLOW).audit_answer(answer)
+    assert audit.ok, bad(audit)
+
+
+def test_energy_factor_and_percent_factor():
+    ledger = ledger_of(("read_energy", 2.5, "MWh"), ("read_share", 0.2003, "1"))
+    for answer in ("2.5 MWh × 3.6×10⁹ J/MWh = 9.0 × 10⁹ J",
+                   "0.2003 × 100 % = 20.03 %", "2.5 MWh = 9000 MJ (3.6 GJ per MWh)"):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+
+
+@pytest.mark.parametrize("answer", [
+    "1 cfs = 0.0353 m³/s, so 1250 cfs is 44.1 m³/s",   # a false identity and a wrong result
+    "1250 cfs × 0.0353 = 44.1 m³/s",
+])
+def test_a_false_identity_or_factor_is_not_accepted(answer):
+    assert not ledger_of(*FLOW).audit_answer(answer).ok
+
+
+def test_pi_and_root_two_only_when_written():
+    ledger = ledger_of(("read_diameter", 0.9, "m"), ("read_amplitude", 10.0, "kV"))
+    assert ledger.audit_answer("circumference = π × 0.9 m = 2.83 m").ok
+    assert not ledger.audit_answer("The circumference is 2.83 m.").ok
+    assert ledger.audit_answer("peak = √2 × 10 kV = 14.14 kV").ok
+    assert not ledger.audit_answer("peak is 14.14 kV").ok
+
+
+@pytest.mark.parametrize("row,ok", [
+    ("| 1 ft³/s | m³/s | 0.028316846592 |", True),
+    ("| 1 day | s | 86,400 |", True),
+    ("| 1 km² | m² | 10⁶ |", True),
+    ("| 1 kWh | MJ | 3.6 |", True),
+    ("| 1 mile | km | 1.609 |", True),
+    ("| 1 ft | m | 0.348 |", False),     # a wrong factor is not an identity
+    ("| 1 day | s | 3,600 |", False),
+])
+def test_conversion_table_rows_are_identities(row, ok):
+    ledger = session_with_nothing()
+    audit = ledger.audit_answer("Conversions used:\n\n| From | To | Factor |\n|---|---|---|\n"
+                                + row + "\n")
+    assert audit.ok is ok, audit.findings
+    if ok:
+        assert {f.status for f in audit.findings} == {"factor"}
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("with √3 ≈ 1.7320508075688772", True),
+    ("sqrt(3) = 1.732", True),
+    ("π ≈ 3.14159", True),
+    ("√2 = 1.41421356", True),
+    ("√3 ≈ 1.8", False),
+    ("π = 3.5", False),
+])
+def test_the_written_value_of_a_named_constant(answer, ok):
+    assert session_with_nothing().audit_answer(answer).ok is ok, answer

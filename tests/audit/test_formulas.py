@@ -1,0 +1,191 @@
+"""Written-out formulas and chains of steps: operands, results, polyphase relations, precision
+of the operands.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from quantity_guard import datums, quantity_tool, session
+from quantity_guard.audit.codes import Skip
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from audit_helpers import flow_ledger  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def clean_datums():
+    with datums.isolated():
+        yield
+
+
+def ledger_of(*outputs, context=None):
+    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
+    tools = []
+    for name, value, unit, *datum in outputs:
+        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
+        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
+    with session(context=context) as ledger:
+        for tool in tools:
+            tool()
+    return ledger
+
+
+def status_of(audit, literal):
+    """The status of the finding whose text starts with ``literal``."""
+    hits = [f for f in audit.findings if f.number.text.startswith(literal)]
+    assert hits, f"{literal!r} not read: {[f.number.text for f in audit.findings]}"
+    return hits[0].status
+
+
+def bad(audit):
+    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]
+
+
+# -- 2. formulas, identities, factors -------------------------------------------------------------
+GRID = (("read_apparent_power", 42.0, "MVA"), ("read_bus_voltage", 138.0, "kV"))
+
+
+# -- tools: a discharge, an area and a depth rate computed from them ---------------------------
+read_discharge = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
+
+
+# -- a polyphase system: S = √3 V I, so S / V is not a line current ---------------------------------
+def transformer_ledger():
+    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
+    volts = quantity_tool(lambda: 110.0, returns={"unit": "kV"}, name="get_voltage")
+    with session() as ledger:
+        rating()
+        volts()
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "I = S / (√3 × V) = 42,000,000 / (√3 × 138,000) ≈ 175.7 A",
+    "I = 42 MVA / (√3 × 138 kV) = 175.7 A",
+    r"$I = \frac{42\,000\,000}{\sqrt{3} \cdot 138\,000} \approx 175.7\ \text{A}$",
+    r"I = 42 \times 10^6 / (\sqrt{3} \times 138 \times 10^3) = 175.7 A",
+    "I = 42e6 / (sqrt(3) * 138e3) = 175.7 A",
+    "Current: 42 MVA ÷ (1.732 × 138 kV) ≈ 175.7 A",
+    "**Step 1:** S = 42 MVA = 42 000 000 VA\n**Step 2:** I = S/(√3·V) = 175.7 A",
+])
+def test_a_written_out_formula_is_read_as_one_derivation(answer):
+    audit = ledger_of(*GRID).audit_answer(answer)
+    assert audit.ok, bad(audit)
+    assert status_of(audit, "175.7") == "derived"
+
+
+def test_a_formula_with_a_wrong_result_is_still_flagged():
+    ledger = ledger_of(*GRID)
+    for answer in ("I = 42,000,000 / (√3 × 138,000) ≈ 185.7 A",
+                   "I = 42 MVA / (√3 × 138 kV) = 304.3 kA"):
+        audit = ledger.audit_answer(answer)
+        assert not audit.ok, answer
+
+
+def test_a_written_chain_of_steps_is_followed_step_by_step():
+    ledger = ledger_of(("a", 45.0, "ML"), ("b", 12.0, "ML"), ("c", 20.0, "ML"),
+                       ("q", 1250.0, "cfs"))
+    for answer in ("45 ML + 12 ML = 57 ML; 57 ML - 20 ML = 37 ML",
+                   "45 + 12 = 57, and 57 - 20 = 37", "57 ML - 20 ML = 37,000 m\u00b3"):
+        audit = ledger.audit_answer(answer)
+        assert audit.ok, (answer, bad(audit))
+    for answer in ("45 + 12 = 57, and 57 - 20 = 36",          # wrong arithmetic
+                   "57 ML - 20 ML = 37 m",                      # a dimension the step lacks
+                   "58 ML - 20 ML = 38 ML",                     # an intermediate never derived
+                   "1250 cfs \u00d7 0.0283 = 35.4 cfs"):       # a bare factor: units unknown
+        assert not ledger.audit_answer(answer).ok, answer
+
+
+def test_three_phase_relations_fix_the_side_of_sqrt3():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
+    assert ledger.audit_answer("I = S/(\u221a3 V) = 393.6 A").ok
+    assert not ledger.audit_answer("I = \u221a3 \u00d7 S / V = 1,180.9 A").ok
+
+
+def test_a_formula_checks_within_the_precision_of_its_operands():
+    ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
+    audit = ledger.audit_answer("9.0e7 VA \u00f7 2.3e5 V \u2248 394 A")
+    assert audit.ok, bad(audit)
+    assert [f.status for f in audit.findings] == ["sourced", "operand", "derived"]
+    assert not ledger.audit_answer("9.0e7 VA \u00f7 2.0e5 V \u2248 394 A").ok  # 450 A, not 394
+
+
+@pytest.mark.parametrize("question", [
+    "What is the full-load line current of the transformer?",
+    "Give the three-phase full-load current.",
+    "For this 3-phase unit, what current flows at rated load?",
+    "Rated current on the 110 kV line-to-line winding?",
+])
+def test_a_polyphase_current_without_root3_is_not_derived(question):
+    ledger = transformer_ledger()
+    for answer in ("I = S / V = 45 MVA / 110 kV = 409.1 A", "The current is 409 A.",
+                   "409.09 A"):
+        audit = ledger.audit_answer(answer, context=question)
+        assert not audit.ok, (question, answer, audit.findings)
+    for answer in ("I = S / (√3 V) = 45 MVA / (√3 × 110 kV) = 236.2 A", "The current is 236 A.",
+                   "236.19 A"):
+        audit = ledger.audit_answer(answer, context=question)
+        assert audit.ok, (question, answer, bad(audit))
+
+
+def test_without_a_polyphase_word_both_relations_stand():
+    ledger = transformer_ledger()
+    for answer in ("The current is 409 A.", "The current is 236 A."):
+        assert ledger.audit_answer(answer, context="What current flows at rated load?").ok
+    # a three-phase word in the answer itself decides too
+    assert not ledger.audit_answer("Three-phase, so the current is 409 A.").ok
+
+
+def test_a_ratio_of_two_apparent_powers_is_unaffected_by_polyphase():
+    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
+    load = quantity_tool(lambda: 30.0, returns={"unit": "MVA"}, name="get_load")
+    with session() as ledger:
+        rating()
+        load()
+    assert ledger.audit_answer("The three-phase transformer is loaded to 66.7 %.").ok
+
+
+# -- the working in brackets after the result, and one unit written in another ------------------
+@pytest.mark.parametrize("answer,ok", [
+    ("Daily volume 3,059,000 m³ (35.40 m³/s × 86,400 s)", True),
+    ("That is 3.06 million m3 (35.4 m3/s x 86 400 s) a day.", True),
+    ("Per hour: 127,440 m3 (35.40 m3/s * 3600 s)", True),
+    ("In a day 3.06e6 m3 (1250 cfs × 86,400 s)", True),
+    ("| Daily | **3,059,000 m³** (35.40 m³/s × 86,400 s) |", True),
+    ("Daily volume 4,000,000 m³ (35.4 m³/s × 86,400 s)", False),   # the arithmetic is wrong
+    ("Daily volume 3,058,000 m³ (32.4 m³/s × 86,400 s)", False),   # an operand is wrong
+    ("A volume of 5000 L", False),                                   # not one unit, no operator
+])
+def test_a_bracketed_working_after_its_result(answer, ok):
+    with session() as ledger:
+        read_discharge()
+    audit = ledger.audit_answer(answer)
+    assert audit.ok is ok, (answer, audit.findings)
+
+
+@pytest.mark.parametrize("answer,ok", [
+    # a gallon named with its system is read (a bare "gallon" is ambiguous, and is not)
+    ("1,250 cfs (about 808 million US gallons a day).", True),
+    ("1,250 cfs, or some 673 million imperial gallons per day.", True),
+    ("1,250 cfs (about 900 million US gallons a day).", False),
+    # one unit defined by a formula: its right side is read, and must hold
+    ("1 cfs = 0.0283 m\u00b3/s, so 1,250 cfs is 35.4 m\u00b3/s.", True),
+    ("1 cfs = 0.05 m\u00b3/s, so 1,250 cfs is 62.5 m\u00b3/s.", False),
+])
+def test_gallons_with_their_system_and_units_defined_by_a_formula(answer, ok):
+    audit = flow_ledger().audit_answer(answer)
+    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+
+
+def test_one_unit_defined_by_a_formula():
+    with session(context="The licence allows 45 Ml/d. What share of the flow is that?") as ledger:
+        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
+    # the left side is one unit; the right side's figures are a day's seconds and a megalitre
+    audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 1,000 m\u00b3 / 86,400 s).")
+    assert audit.ok, [(f.number.text, f.status) for f in audit.findings]
+    assert any(r.code is Skip.ONE_UNIT_DEFINED for _, r in audit.skipped)
+    audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 7,300 m\u00b3 / 86,400 s).")
+    assert not audit.ok   # the right side is read: 7,300 m³ is no megalitre
