@@ -35,11 +35,10 @@ import json
 import threading
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
-if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+if TYPE_CHECKING:  # annotations only (a ledger and its call records are ``Any`` here: this
+    # module is below the ledger, which imports it when a session is opened with a store)
     from collections.abc import Callable
     from typing import Any
-
-    from .ledger import CallRecord, Ledger
 
 from .errors import StoreUnavailable
 from .quantity import Q
@@ -187,17 +186,20 @@ class StoredConversation:
         self.last_id = "0-0"  # the newest record replayed or written here
         self._mine: set[str] = set()  # ids written here and not yet passed by a sync
         self._lock = threading.RLock()
+        self._replaying = False  # a record is being replayed (its begin_call must not sync)
 
-    def attach(self, ledger: "Ledger") -> "Ledger":
+    def attach(self, ledger: "Any") -> "Any":
         """Make ``ledger`` sync from and record into this conversation."""
         ledger.store = self
         return ledger
 
     # -- the ledger's hooks -------------------------------------------------------------------
-    def sync(self, ledger: "Ledger") -> None:
+    def sync(self, ledger: "Any") -> None:
         """Replay into ``ledger`` the records other processes added since the last sync."""
         store = self.store
-        with self._lock:
+        with self._lock:  # (re-entered by this thread only, from a replayed begin_call)
+            if self._replaying:
+                return
             try:
                 pipe = store.client.pipeline(transaction=False)
                 pipe.xrange(self.key, f"({self.last_id}", "+")
@@ -217,13 +219,17 @@ class StoredConversation:
                         data = json.loads(raw)
                     except (TypeError, ValueError):
                         continue  # not a record of this module: skipped, never fatal
-                    _replay(ledger, data)
+                    self._replaying = True
+                    try:
+                        _replay(ledger, data)
+                    finally:
+                        self._replaying = False
                 self.last_id = rid
             if records and mine:  # ids trimmed away unseen (a burst over max_calls)
                 newest = _id_key(self.last_id)
                 self._mine = {r for r in mine if _id_key(r) > newest}
 
-    def record(self, call: "CallRecord") -> None:
+    def record(self, call: "Any") -> None:
         """Append ``call``'s record (called when the call finishes, before its answer goes)."""
         store = self.store
         data = encode(call)
@@ -280,7 +286,7 @@ def _q(q: Q) -> "dict | None":
     return q.as_dict()
 
 
-def encode(call: "CallRecord") -> str:
+def encode(call: "Any") -> str:
     """A call as one compact JSON record (see the module docstring for what is kept)."""
     inputs = []
     for e in call.inputs:
@@ -325,17 +331,10 @@ class _Ref:
         self.name, self.enforcement = name, enforcement
 
 
-def _replay(ledger: "Ledger", data: dict) -> None:
+def _replay(ledger: "Any", data: dict) -> None:
     """Add a record written by another process to ``ledger``, as if the call had run here."""
-    from .ledger import CallRecord
     tool = str(data.get("t"))
-    call = CallRecord(ledger, 0, _Ref(tool, str(data.get("e", "strict"))), data.get("a") or {})
-    with ledger._lock:
-        calls = ledger.calls
-        call.index = ledger.calls_dropped + len(calls)
-        if ledger.max_calls is not None and len(calls) >= ledger.max_calls:
-            ledger.calls_dropped += 1
-        calls.append(call)
+    call = ledger.begin_call(_Ref(tool, str(data.get("e", "strict"))), data.get("a") or {})
     for field, qd, how, raw in data.get("i", ()):
         try:
             q = Q.from_dict(qd)

@@ -1,0 +1,148 @@
+"""Three replicas of ``--listen --store`` behind a real round-robin nginx, one real redis-server,
+the stock SDK 2.3 client in both eras: whichever replica each request reaches, the conversation
+has one ledger; a 2025 session is served by any replica; a killed replica and a stopped store
+change nothing recorded."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+sys.path.insert(0, str(Path(__file__).parent))
+from redis_server import RedisServer, require_redis  # noqa: E402
+
+from bench.perf_gateway import Stack  # noqa: E402
+from quantity_guard.errors import VIOLATION_META  # noqa: E402
+
+WATER = "[tools.read_discharge]\nreturns = 'cfs'\n[tools.runoff.params]\ndischarge = 'm**3/s'\n"
+CFS = 0.028316846592
+
+
+def _need_nginx() -> None:
+    if shutil.which("nginx") is None:
+        message = "nginx is not installed (apt-get install -y nginx): the gateway tests need a real load balancer"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+class Gateway:
+    def __init__(self, directory: Path) -> None:
+        require_redis()
+        _need_nginx()
+        (directory / "redis").mkdir()
+        self.redis = RedisServer(str(directory / "redis")).start()
+        self.stack = Stack(str(directory))
+        annotations = directory / "water.toml"
+        annotations.write_text(WATER)
+        self.ports = [self.stack.replica(str(annotations), "--store", self.redis.url) for _ in range(3)]
+        self.lb = self.stack.nginx(self.ports)
+        self.url = f"http://127.0.0.1:{self.lb}/mcp"
+
+    def close(self) -> None:
+        self.stack.stop()
+        self.redis.stop()
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    g = Gateway(tmp_path)
+    try:
+        yield g
+    finally:
+        g.close()
+
+
+def _text(result) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+def _code(result):
+    meta = result.meta or {}
+    return (meta.get(VIOLATION_META) or {}).get("code")
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+async def _steps(client, *, between=None):
+    got = await client.call_tool("read_discharge", {"site": "07374000"})
+    assert not got.is_error and "1250" in _text(got) and "cfs" in _text(got)
+    if between is not None:
+        between()
+    got = await client.call_tool("runoff", {"discharge": "1250 cfs"})
+    assert not got.is_error, _text(got)
+    assert json.loads(_text(got))["received"]["discharge"] == pytest.approx(1250 * CFS)
+    got = await client.call_tool("runoff", {"discharge": "5 m"})
+    assert got.is_error and _code(got) == "dimensionality_error"
+    got = await client.call_tool("runoff", {"discharge": 1250})
+    assert got.is_error and _code(got) == "unconverted_carry_over"
+    assert "read_discharge.return returned 1250 cfs" in _text(got)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_one_conversation_whichever_replica_each_call_reaches(gateway, mode):
+    from mcp import Client
+
+    async def main():
+        async with Client(gateway.url, mode=mode) as client:
+            assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+            for _ in range(2):  # every call meets another replica than the one before
+                await _steps(client)
+    run(main())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_replica_killed_between_two_calls_changes_nothing(gateway, mode):
+    from mcp import Client
+
+    async def main():
+        async with Client(gateway.url, mode=mode) as client:
+            await _steps(client, between=lambda: gateway.stack.kill(gateway.ports[0]))
+    run(main())
+
+
+def test_store_stopped_refuses_with_its_code_then_resumes(gateway):
+    from mcp import Client
+
+    async def main():
+        async with Client(gateway.url) as client:
+            got = await client.call_tool("read_discharge", {"site": "07374000"})
+            assert not got.is_error
+            gateway.redis.stop()
+            for _ in range(3):  # on every replica
+                got = await client.call_tool("runoff", {"discharge": "1250 cfs"})
+                assert got.is_error and _code(got) == "store_unavailable", _text(got)
+                assert "could not be reached" in _text(got)
+            gateway.redis.start()
+            got = await client.call_tool("runoff", {"discharge": "1250 cfs"})
+            assert not got.is_error, _text(got)
+            got = await client.call_tool("runoff", {"discharge": 1250})  # recorded before the stop
+            assert got.is_error and _code(got) == "unconverted_carry_over"
+    run(main())
+
+
+def test_two_credentials_have_two_ledgers(gateway):
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def call(token, name, arguments):
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        async with http, Client(streamable_http_client(gateway.url, http_client=http)) as client:
+            return await client.call_tool(name, arguments)
+
+    async def main():
+        await call("alice", "read_discharge", {"site": "07374000"})
+        got = await call("bob", "runoff", {"discharge": 1250})
+        assert not got.is_error, _text(got)
+        got = await call("alice", "runoff", {"discharge": 1250})
+        assert got.is_error and _code(got) == "unconverted_carry_over"
+    run(main())
