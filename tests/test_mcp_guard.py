@@ -260,11 +260,21 @@ def test_guarded_tool_is_checked_even_if_never_listed_and_unknown_tools_forwarde
     assert one(guard.receive(C2S, raw), C2S) == raw + b"\n"
 
 
-def test_duplicate_keys_are_resolved_by_reserialising(guard):
+def test_duplicate_params_members_are_refused_with_the_id(guard):
     raw = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff",'
            b'"arguments":{"discharge":1,"area":1},"arguments":{"discharge":{"value":1,"unit":"cfs"},"area":1}}}')
+    out = guard.receive(C2S, raw)
+    assert sent(out, C2S) == []
+    err = json.loads(one(out, S2C))
+    assert err["id"] == 1 and err["error"]["code"] == -32600
+    assert "'params.arguments' occurs twice" in err["error"]["message"]
+
+
+def test_duplicate_keys_inside_guarded_arguments_are_resolved_by_reserialising(guard):
+    raw = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"runoff",'
+           b'"arguments":{"discharge":1,"area":1,"discharge":{"value":1,"unit":"cfs"}}}}')
     out = one(guard.receive(C2S, raw), C2S)
-    assert out.count(b'"arguments"') == 1
+    assert out.count(b'"discharge"') == 1
     assert json.loads(out)["params"]["arguments"]["discharge"] == pytest.approx(CFS)
 
 
@@ -284,6 +294,15 @@ def test_cancellation_is_forwarded_and_forgets_the_request(guard):
     cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"t"}}'
     assert one(guard.receive(C2S, cancel), C2S) == cancel + b"\n"
     assert guard.pending_count() == 0
+
+
+@pytest.mark.parametrize("ident, shown", [(100, "the id 100 is"), ("a-7", 'the id "a-7" is'),
+                                           (-1.5, "the id -1.5 is")])
+def test_the_duplicate_id_refusal_names_the_id_as_sent(guard, ident, shown):
+    ping = json.dumps({"jsonrpc": "2.0", "id": ident, "method": "ping"}).encode()
+    guard.receive(C2S, ping)
+    refused = json.loads(one(guard.receive(C2S, ping), S2C))
+    assert shown in refused["error"]["message"]
 
 
 def test_a_duplicate_in_flight_id_is_refused(guard):

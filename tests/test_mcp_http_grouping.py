@@ -66,12 +66,18 @@ def test_without_the_option_each_connection_has_its_own_ledger(proxy):
 
 
 @pytest.mark.parametrize("proxy", [(*GROUPED, "--max-sessions", "2")], indirect=True)
-def test_the_number_of_ledgers_kept_is_bounded(proxy):
+def test_the_number_of_ledgers_kept_is_bounded_and_a_full_table_ends_none(proxy):
     call(proxy.port, 1, "read_discharge", {}, {"X-Conversation-Id": "c1"})
     call(proxy.port, 2, "read_discharge", {}, {"X-Conversation-Id": "c2"})
-    call(proxy.port, 3, "read_discharge", {}, {"X-Conversation-Id": "c3"})  # c1 (least recent) ended
-    assert call(proxy.port, 4, "runoff", {"discharge": 1250}, {"X-Conversation-Id": "c3"})["isError"] is True
-    assert not call(proxy.port, 5, "runoff", {"discharge": 1250}, {"X-Conversation-Id": "c1"}).get("isError")
+    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "read_discharge", "arguments": {}, "_meta": META}}
+    h = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "read_discharge",
+         "X-Conversation-Id": "c3"}
+    resp, msgs = post(proxy.port, json.dumps(body).encode(), h)
+    assert resp.status == 503 and "--max-sessions" in msgs[0]["error"]["message"]
+    # c1 and c2 keep their ledgers: the 1250 cfs they read is still known
+    assert call(proxy.port, 4, "runoff", {"discharge": 1250}, {"X-Conversation-Id": "c1"})["isError"] is True
+    assert call(proxy.port, 5, "runoff", {"discharge": 1250}, {"X-Conversation-Id": "c2"})["isError"] is True
 
 
 def test_session_header_usage_errors():

@@ -185,9 +185,8 @@ def test_each_session_has_its_own_ledger_and_manifest(tmp_path):
     finally:
         p.stop()
     first = json.loads((tmp_path / "manifest-1.json").read_text())
-    second = json.loads((tmp_path / "manifest-2.json").read_text())
-    assert first != second
-    assert "runoff" in json.dumps(first) and "runoff" not in json.dumps(second)
+    assert "runoff" in json.dumps(first) and first["call_count"] == 1
+    assert not (tmp_path / "manifest-2.json").exists()  # the second session made no guarded call
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -141,7 +141,7 @@ def test_out_of_order_answers_each_reach_their_request(tag):
 
 
 def test_cancellation_reaches_a_hanging_upstream_at_once(tag):
-    with start(tag) as p:
+    with start(tag, options=("--drain-timeout", "0.2")) as p:
         handshake(p)
         p.request("h-1", "tools/call", {"name": "hang", "arguments": {}})
         p.request(42, "tools/call", {"name": "hang", "arguments": {}})

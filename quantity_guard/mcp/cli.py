@@ -14,7 +14,8 @@ import time
 from typing import Any
 
 __all__ = ["main", "parse_args", "fetch_tools", "Options", "UsageError", "USAGE",
-           "EXIT_OK", "EXIT_UPSTREAM", "EXIT_USAGE", "EXIT_CONFIG", "EXIT_START", "EXIT_CHECK"]
+           "EXIT_OK", "EXIT_UPSTREAM", "EXIT_USAGE", "EXIT_CONFIG", "EXIT_START", "EXIT_CHECK",
+           "EXIT_WRITE"]
 
 EXIT_OK = 0
 EXIT_UPSTREAM = 1
@@ -22,6 +23,7 @@ EXIT_USAGE = 2
 EXIT_CONFIG = 3
 EXIT_START = 4
 EXIT_CHECK = 5
+EXIT_WRITE = 6
 
 PROG = "quantity-guard-mcp"
 
@@ -39,12 +41,22 @@ options:
                          the proxy guards nothing and relays every message unchanged
   --enforcement MODE     strict (default): refuse violations; warn: record them, forward the
                          call unchanged
-  --log FILE             append a JSON line for every guarded call and violation
-  --manifest FILE        write the session ledger to FILE on exit
+  --log FILE             append a JSON line for every guarded call and violation: the
+                         guarded parameters, their conversions and violations (other
+                         arguments by name only); created readable by its owner only (0600)
+  --manifest FILE        write the session ledger to FILE on exit, atomically (a temporary
+                         file, fsync, rename) and readable by its owner only (0600)
   --max-message-size N   the largest JSON-RPC message (line) read from the client or the
                          server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A
                          longer line is drained to its newline and dropped, never buffered;
-                         the request it was (or answered) gets an error naming the limit
+                         the request it was (or answered) gets an error naming the limit.
+                         Also the largest HTTP request body --listen accepts (default 16MiB;
+                         413 beyond) and upstream HTTP message relayed (default 64MiB)
+  --drain-timeout SECONDS
+                         when the client's input ends (e.g. requests piped from a file), how
+                         long the upstream may take to answer the requests still pending
+                         before its stdin is closed and it is stopped; default 30. Requests
+                         still unanswered then get a JSON-RPC error saying so
   --strict-annotations   before starting, list the server's tools and refuse to start (exit 3)
                          if the annotation file names a tool or a parameter the server does
                          not list; without it such a declaration is warned about on stderr
@@ -67,6 +79,7 @@ exit status:
        --strict-annotations, it names a tool or parameter the server does not list
   4    COMMAND could not be started
   5    --check found problems in the annotation file
+  6    the --manifest file could not be written (the previous one, if any, is left whole)
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
        client process disappears
 """
@@ -86,6 +99,7 @@ class Options:
         self.log: str | None = None
         self.manifest: str | None = None
         self.max_message_size: int | None = None
+        self.drain_timeout: Any = 30.0
         self.check = False
         self.strict_annotations = False
         self.version = False
@@ -93,7 +107,8 @@ class Options:
 
 
 _VALUED = {"--annotations": "annotations", "--enforcement": "enforcement", "--log": "log",
-           "--manifest": "manifest", "--max-message-size": "max_message_size"}
+           "--manifest": "manifest", "--max-message-size": "max_message_size",
+           "--drain-timeout": "drain_timeout"}
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20,
                "G": 1 << 30, "GIB": 1 << 30}
 
@@ -107,6 +122,18 @@ def parse_size(text: str) -> int:
         raise UsageError(f"--max-message-size must be a positive number of bytes, optionally "
                          f"with KiB, MiB or GiB (e.g. 64MiB), not {text!r}")
     return int(number) * _SIZE_UNITS[unit]
+
+
+def parse_seconds(flag: str, text: str, *, positive: bool = False) -> float:
+    """``"30"``, ``"0.5"``: a finite number of seconds (``>= 0``, or ``> 0`` if ``positive``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value - value == 0) or value < 0 or (positive and value == 0):
+        raise UsageError(f"{flag} must be a number of seconds{' above 0' if positive else ''} "
+                         f"(e.g. 30 or 0.5), not {text!r}")
+    return value
 
 
 def apply_limits(opts: "Options") -> None:
@@ -151,6 +178,8 @@ def parse_args(argv: list[str]) -> Options:
         raise UsageError(f"--enforcement must be strict or warn, not {opts.enforcement!r}")
     if isinstance(opts.max_message_size, str):
         opts.max_message_size = parse_size(opts.max_message_size)
+    if isinstance(opts.drain_timeout, str):
+        opts.drain_timeout = parse_seconds("--drain-timeout", opts.drain_timeout)
     if not opts.command:
         raise UsageError("no server command given")
     if not opts.annotations:
@@ -226,20 +255,23 @@ def main(argv: list[str] | None = None) -> int:
                 return refused
         from .guard import Guard
         from .stdio import run_proxy
-        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1])
+        return run_proxy(opts.command, Guard(policy), client_in=wire[0], client_out=wire[1],
+                         drain_timeout=opts.drain_timeout, upstream_timeout=http.upstream_timeout)
 
     return _with_policy(opts, relay)
 
 
 def _with_policy(opts: Options, run: Any) -> int:
     """``run(policy, wire)`` with stdio protected and the annotations' policy built (a bad file
-    exits with EXIT_CONFIG); the policy is closed and stdio restored whatever happens.
+    exits with EXIT_CONFIG); the policy is closed and stdio restored whatever happens. When
+    closing the policy fails (the manifest could not be written) the exit status is EXIT_WRITE.
 
     Stdio is protected before any policy code runs: a print() anywhere must reach neither the
     JSON-RPC stream nor the --check report. Both go to private descriptors; fd 1 becomes stderr."""
     from .stdio import protect_stdio, restore_stdio
     wire = protect_stdio()
     policy = None
+    code = EXIT_CONFIG
     try:
         if opts.annotations:
             try:
@@ -247,15 +279,30 @@ def _with_policy(opts: Options, run: Any) -> int:
             except _ConfigError as exc:
                 _err(str(exc))
                 return EXIT_CONFIG
-        return int(run(policy, wire))
+        code = int(run(policy, wire))
     finally:
-        close = getattr(policy, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception as exc:
-                _err(f"policy.close() failed: {exc!r}")
+        if not close_policy(policy, opts.manifest):
+            code = EXIT_WRITE
         restore_stdio(wire)
+    return code
+
+
+def close_policy(policy: Any, manifest: str | None) -> bool:
+    """``policy.close()`` (which writes the manifest); False, with the reason on stderr, if it
+    failed."""
+    close = getattr(policy, "close", None)
+    if not callable(close):
+        return True
+    try:
+        close()
+    except OSError as exc:
+        _err(f"the manifest {manifest!r} could not be written ({exc.strerror or exc}); the "
+             "previous one, if any, is left as it was")
+        return False
+    except Exception as exc:
+        _err(f"policy.close() failed: {exc!r}")
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------- --check
@@ -482,17 +529,55 @@ Streamable HTTP (remote servers and HTTP clients):
                          unless --listen is given
   --listen [HOST:]PORT   serve Streamable HTTP to clients at http://HOST:PORT/mcp, in front of
                          COMMAND or --upstream URL; HOST defaults to 127.0.0.1 (loopback only)
+  --allow-remote         (with --listen) allow HOST to be an address other than loopback
+                         (e.g. 0.0.0.0). Without it such a --listen is refused: whoever
+                         reaches the port could use the upstream and any --header-env
+                         credential. Needs --client-token-env, and --allow-host for a wildcard
+                         address; see docs/security.md
+  --client-token-env ENV (with --listen) clients must send "Authorization: Bearer TOKEN"
+                         where TOKEN is the value of environment variable ENV (at least 16
+                         characters; never on the command line); others get 401
+  --allow-host NAME      (with --listen) also accept requests whose Host header is NAME (the
+                         name clients use to reach the proxy); loopback names are always
+                         accepted, any other Host gets 421 (DNS rebinding)
   --allow-origin ORIGIN  (with --listen) also accept browser requests from ORIGIN; by default
                          only loopback origins are accepted, others get 403
   --forward-header NAME  (with --listen and --upstream) pass the client's NAME header upstream;
                          nothing is forwarded unless named (e.g. Authorization)
   --header-env NAME=ENV  send header NAME with the value of environment variable ENV upstream
                          (never give secrets on the command line; values are never logged)
+  --upstream-timeout SECONDS
+                         the longest wait for the upstream's answer to each request: for an
+                         --upstream URL, for the head of its response; for a COMMAND, for the
+                         answer or a progress notification of the request. Default 300, 0 for
+                         no limit. When it runs out the request gets a JSON-RPC error (and a
+                         COMMAND a notifications/cancelled); an SSE client of --listen gets
+                         keep-alive comments meanwhile
+  --upstream-idle-timeout SECONDS
+                         (with --upstream) the longest silence within a response stream of
+                         the upstream (between two events); default 300, 0 for no limit. The
+                         GET stream and subscriptions/listen streams are exempt
   --cafile FILE          trust only the certificate authorities in FILE for https upstreams
                          (verification is always on)
   --max-sessions N       (with --listen) sessions kept at once, each with its own ledger
-                         (default 64; the least recently used is ended beyond that); with
-                         --manifest FILE, session N writes FILE with -N before its extension
+                         and upstream (default 64). A 2025 session takes its place only once
+                         the upstream accepted its initialize; when all are in use a new one
+                         gets 503 and no live session is ended. With --manifest FILE, session
+                         N writes FILE with -N before its extension, if it made a guarded call
+  --session-idle SECONDS (with --listen) end a session with nothing in flight after SECONDS
+                         without a request (default 3600), freeing its place
+  --max-sessions-per-client N
+                         (with --listen) sessions one client may hold: a client is its
+                         credential (Authorization, or a --forward-header) or else its
+                         address; default a quarter of --max-sessions, or all of it for
+                         loopback clients without a credential (they cannot be told apart)
+  --max-connections N    (with --listen) connections open at once (default 512); one more
+                         gets 503 and is closed. Keep it well below the process's open-file
+                         limit: each session also holds its upstream's pipes or socket
+  --max-connections-per-peer N
+                         (with --listen) connections open at once from one client address
+                         (default: all of --max-connections on a loopback bind, an eighth of
+                         it otherwise)
   --session-header NAME  (with --listen) group 2026-07-28 calls, which have no session, by the
                          value of the client's header NAME (e.g. X-Conversation-Id): one ledger
                          per value, at most --max-sessions values; calls without it are
@@ -512,14 +597,27 @@ class HTTPOptions:
         self.cafile: str | None = None
         self.max_sessions = 64
         self.session_header: str | None = None
+        self.upstream_timeout: float | None = 300.0
+        self.upstream_idle_timeout: float | None = 300.0
+        self.explicit: set[str] = set()  # the options given (for the ones that need another)
+        self.max_connections = 512
+        self.max_connections_per_peer: int | None = None
+        self.max_sessions_per_client: int | None = None
+        self.session_idle = 3600.0
+        self.allow_remote = False
+        self.client_token_env: str | None = None
+        self.allow_hosts: list[str] = []
 
     @property
     def active(self) -> bool:
-        return self.upstream is not None or self.listen is not None or self.session_header is not None
+        return (self.upstream is not None or self.listen is not None or self.session_header is not None
+                or bool(self.explicit - {"--upstream-timeout"}))
 
 
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
-                "--allow-origin", "--max-sessions", "--session-header"}
+                "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
+                "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
+                "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host"}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -532,6 +630,11 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
         if arg == "--" or not arg.startswith("-") or arg == "-":
             rest.extend(argv[i:])
             break
+        if arg == "--allow-remote":
+            http.allow_remote = True
+            http.explicit.add(arg)
+            i += 1
+            continue
         name, eq, value = arg.partition("=")
         if name not in _HTTP_VALUED:
             rest.append(arg)
@@ -560,6 +663,24 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.cafile = value
         elif name == "--session-header":
             http.session_header = value
+        elif name == "--client-token-env":
+            http.client_token_env = value
+            http.explicit.add(name)
+        elif name == "--allow-host":
+            http.allow_hosts.append(value)
+            http.explicit.add(name)
+        elif name == "--session-idle":
+            http.session_idle = parse_seconds(name, value, positive=True)
+            http.explicit.add(name)
+        elif name in ("--upstream-timeout", "--upstream-idle-timeout"):
+            seconds = parse_seconds(name, value)
+            setattr(http, name[2:].replace("-", "_"), seconds or None)
+            http.explicit.add(name)
+        elif name in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client"):
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"{name} must be a positive integer, not {value!r}")
+            setattr(http, name[2:].replace("-", "_"), int(value))
+            http.explicit.add(name)
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
@@ -611,8 +732,15 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                                  "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
+        for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client",
+                     "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
+            if flag in http.explicit and not http.listen:
+                raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
+        for flag in ("--upstream-idle-timeout",):
+            if flag in http.explicit and not http.upstream:
+                raise UsageError(f"{flag} bounds the waits for an --upstream URL; none is given")
         if http.header_env and not http.upstream:
             raise UsageError("--header-env sets headers sent to an --upstream URL; none is given")
         static = _header_env_values(http)
@@ -625,12 +753,29 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if http.cafile and not os.path.isfile(http.cafile):
                 raise UsageError(f"--cafile {http.cafile!r}: no such file")
         listen = None
+        client_token = None
         if http.listen:
-            from .http.listen import parse_listen
+            from .http.listen import is_loopback_host, parse_listen
             try:
                 listen = parse_listen(http.listen)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
+            client_token = _client_token(http)
+            if not is_loopback_host(listen[0]):
+                if not http.allow_remote:
+                    raise UsageError(
+                        f"--listen {http.listen} binds {listen[0]}, which is not loopback: whoever "
+                        "reaches that port could call the upstream's tools, with any --header-env "
+                        "credential. To expose the proxy on purpose add --allow-remote, "
+                        "--client-token-env ENV (clients must send that bearer token) and "
+                        "--allow-host NAME (the name clients use); see docs/security.md")
+                if client_token is None:
+                    raise UsageError("--allow-remote needs --client-token-env ENV: an exposed proxy "
+                                     "authenticates its clients")
+                if listen[0] in ("0.0.0.0", "::", "") and not http.allow_hosts:
+                    raise UsageError(f"--listen {http.listen} binds every address: name the host "
+                                     "clients use with --allow-host NAME (other Host headers are "
+                                     "refused, against DNS rebinding)")
     except UsageError as exc:
         _err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
@@ -652,6 +797,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 root, ext = os.path.splitext(opts.manifest)
                 session_opts.manifest = f"{root}-{next(numbers)}{ext}"
             policy = _build_policy(session_opts)
+            if hasattr(policy, "write_empty_manifest"):
+                policy.write_empty_manifest = False  # one file per session that made a guarded call
             # what the upstream's listing declared is shared by every session: a listing
             # seen on one connection applies to calls made on another
             if first and callable(getattr(policy, "share_listing", None)):
@@ -681,7 +828,13 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
                             max_sessions=http.max_sessions, session_header=http.session_header,
-                            log=_err)
+                            upstream_timeout=http.upstream_timeout,
+                            upstream_idle_timeout=http.upstream_idle_timeout,
+                            max_connections=http.max_connections,
+                            max_connections_per_peer=http.max_connections_per_peer,
+                            max_sessions_per_client=http.max_sessions_per_client,
+                            session_idle=http.session_idle, client_token=client_token,
+                            allow_hosts=http.allow_hosts, max_message=opts.max_message_size, log=_err)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard
@@ -705,7 +858,10 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             if refused is not None:
                 return refused
         return run_stdio_to_http(http.upstream, Guard(policy), client_in=wire[0], client_out=wire[1],
-                                 headers=static, cafile=http.cafile)
+                                 headers=static, cafile=http.cafile, drain_timeout=opts.drain_timeout,
+                                 upstream_timeout=http.upstream_timeout,
+                                 upstream_idle_timeout=http.upstream_idle_timeout,
+                                 max_message=opts.max_message_size)
 
     return _with_policy(opts, bridge)
 
@@ -737,6 +893,24 @@ def _has_command(args: list[str]) -> bool:
             i += 1
         i += 1
     return False
+
+
+def _client_token(http: HTTPOptions) -> str | None:
+    """The --client-token-env token (checked; never printed)."""
+    if http.client_token_env is None:
+        return None
+    if any(name.lower() == "authorization" for name in http.forward_headers):
+        raise UsageError("--client-token-env takes the client's Authorization header for the proxy "
+                         "itself, so it cannot also be forwarded: give the upstream its credential "
+                         "with --header-env Authorization=ENV")
+    value = os.environ.get(http.client_token_env)
+    if value is None:
+        raise UsageError(f"--client-token-env {http.client_token_env}: the environment variable is not set")
+    if len(value.strip()) < 16 or any(c.isspace() or not c.isprintable() for c in value.strip()):
+        raise UsageError(f"--client-token-env {http.client_token_env}: the token must be at least 16 "
+                         "visible characters without spaces (e.g. from `openssl rand -hex 32`); "
+                         "the value is not shown")
+    return value.strip()
 
 
 def _header_env_values(http: HTTPOptions) -> list[tuple[str, str]]:

@@ -19,9 +19,14 @@ Transparency
     ``cacheScope``, ``resultType``, ``_meta`` and unguarded tools), the ``arguments`` of a
     ``tools/call`` request (only that value is replaced; ``name``, ``_meta``, ``task``,
     ``inputResponses`` and ``requestState`` keep their bytes), and the ``result`` of a plain
-    complete ``tools/call`` result. A message with duplicate member names on the path to the
-    value being replaced is re-serialised whole instead, so no reader can see an unconverted
-    duplicate. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
+    complete ``tools/call`` result. A client message with a member name twice at its top level
+    or in its ``params`` is refused (a request with its id), never forwarded: a reader that
+    keeps the first member and one that keeps the last would route it differently. A response
+    with duplicate member names on the path to the value being replaced is re-serialised
+    whole, and so are guarded arguments, so no reader can see an unconverted duplicate. A call
+    of a name that is not a guarded tool but folds to one (case, spaces, invisible characters:
+    :func:`fold_name`) is refused with the exact name to use, unless the upstream lists that
+    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
     requests and their answers, and unknown methods are never touched. The guard issues no
     requests of its own, so ids are never remapped: they pass with their JSON type.
 
@@ -69,6 +74,7 @@ Failures of the policy
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ..errors import tool_error
@@ -77,7 +83,7 @@ from .jsonrpc import MISSING
 
 __all__ = [
     "C2S", "S2C", "LOG", "Guard", "Policy", "PassThroughPolicy", "Decision", "Pending",
-    "tool_error", "is_modern", "MODERN", "LEGACY",
+    "tool_error", "is_modern", "MODERN", "LEGACY", "fold_name", "duplicate_member",
 ]
 
 C2S = "c2s"
@@ -175,11 +181,14 @@ class Pending:
     ``tools/list`` page after the first.
     """
 
-    __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor")
+    __slots__ = ("method", "id", "modern", "tool", "arguments", "guarded", "task", "cursor",
+                 "since", "token")
 
     def __init__(self, method: str, id: Any, modern: bool, tool: str | None = None,
                  arguments: dict | None = None, guarded: bool = False, task: bool = False,
                  cursor: bool = False) -> None:
+        self.since = _now()  # sent, or the last progress notification for it (see Guard.expire)
+        self.token: tuple | None = None  # its progress token
         self.method = method
         self.id = id
         self.modern = modern
@@ -193,6 +202,9 @@ class Pending:
         return f"Pending({self.method!r}, id={self.id!r}, tool={self.tool!r}, guarded={self.guarded})"
 
 
+_now = time.monotonic
+
+
 def is_modern(params: Any) -> bool:
     """True when request params carry the 2026-07-28 per-request protocol version."""
     if type(params) is not dict:
@@ -203,6 +215,61 @@ def is_modern(params: Any) -> bool:
 
 class _Ambiguous(Exception):
     """Spans could not be located unambiguously: re-serialise the whole message instead."""
+
+
+def fold_name(name: str) -> str:
+    """A name as a lenient reader might match it: NFKC-normalised, case-folded, without
+    whitespace or invisible format characters, ``-`` read as ``_``. Two names that fold alike
+    can reach the same tool or parameter on an upstream that folds case or trims."""
+    if name.isascii():  # NFKC leaves ASCII as it is and it has no format characters
+        return "".join(name.lower().replace("-", "_").split())
+    import unicodedata
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return "".join("_" if c == "-" else c for c in text
+                   if not c.isspace() and unicodedata.category(c) != "Cf")
+
+
+def duplicate_member(text: str, obj: Any) -> str | None:
+    """The first member name that occurs twice at the top level of the JSON object ``text``
+    (``obj`` is its parsed value) or in its ``params`` object (as ``params.NAME``); ``None``
+    when there is none. A reader that keeps the first of two members and one that keeps the
+    last would see different messages."""
+    if type(obj) is not dict:
+        return None
+    params = obj.get("params")
+    if "\\" not in text:  # every member name is written as itself: count its occurrences
+        count = text.count
+        for k in obj:
+            if count('"' + k + '"') > 1:
+                break
+        else:
+            if type(params) is not dict:
+                return None
+            for k in params:
+                if count('"' + k + '"') > 1:
+                    break
+            else:
+                return None
+    try:
+        _, top = rpc.members(text)
+        seen: set[str] = set()
+        pspan = None
+        for k, start, end in top:
+            if k in seen:
+                return k
+            seen.add(k)
+            if k == "params":
+                pspan = start
+        if pspan is None or text[pspan] != "{":
+            return None
+        seen.clear()
+        for k, _, _ in rpc.members(text, pspan)[1]:
+            if k in seen:
+                return "params." + k
+            seen.add(k)
+    except rpc.ParseError:
+        return None
+    return None
 
 
 def _preview(raw: bytes, limit: int = 160) -> str:
@@ -348,6 +415,9 @@ class Guard:
     def __init__(self, policy: Policy | None = None) -> None:
         self.policy: Policy = policy if policy is not None else PassThroughPolicy()
         self._pending: dict[tuple, list[Pending]] = {}
+        self._by_token: dict[tuple, Pending] = {}  # pending requests by progress token
+        self._folded: tuple[tuple, dict[str, str]] = ((), {})  # see _near_guarded
+        self._near: dict[str, str | None] = {}  # its answers by name (at most 1,024)
         self.era: str | None = None
         self.protocol_version: str | None = None  # from the last initialize result
         self.catalogue: dict[str, dict] = {}  # upstream tool definitions by name, as listed
@@ -402,8 +472,42 @@ class Guard:
                     f"{reason} before answering this {entry.method} request")))
         self.stats["answered"] += len(out)
         self._pending.clear()
+        self._by_token.clear()
         self.closed = True
         self.closed_reason = reason
+        if self._logs:
+            out.extend(self._logs)
+            self._logs = []
+        return out
+
+    def expire(self, limit: float, flag: str = "--upstream-timeout") -> list[tuple[str, bytes]]:
+        """Give up on the requests the upstream has neither answered nor reported progress on
+        for ``limit`` seconds (``subscriptions/listen`` excepted: it stays open on purpose):
+        each gets a JSON-RPC error naming ``flag``, and the upstream a
+        ``notifications/cancelled`` for it. Returns those outputs."""
+        now = _now()
+        late = [e for entries in self._pending.values() for e in entries
+                if now - e.since > limit and e.method != "subscriptions/listen"]
+        out: list[tuple[str, bytes]] = []
+        for entry in late:
+            key = rpc.id_key(entry.id)
+            entries = self._pending.get(key) if key is not None else None
+            if key is None or not entries or entry not in entries:
+                continue
+            entries.remove(entry)
+            if not entries:
+                del self._pending[key]
+            if entry.token is not None and self._by_token.get(entry.token) is entry:
+                del self._by_token[entry.token]
+            why = (f"the upstream MCP server did not answer this {entry.method} request within "
+                   f"{limit:g} s (quantity-guard-mcp {flag}); it was cancelled")
+            out.append((S2C, rpc.error_line(entry.id, rpc.INTERNAL_ERROR, why)))
+            out.append((C2S, rpc.encode({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                         "params": {"requestId": entry.id, "reason": why}})))
+            self.stats["answered"] += 1
+        if late:
+            self._log(f"{len(late)} request(s) unanswered after {limit:g} s ({flag}): answered "
+                      "with an error and cancelled upstream")
         if self._logs:
             out.extend(self._logs)
             self._logs = []
@@ -437,6 +541,11 @@ class Guard:
 
     def pending_count(self) -> int:
         return sum(len(v) for v in self._pending.values())
+
+    def awaited_count(self) -> int:
+        """Pending requests that end with an answer: all but ``subscriptions/listen``, whose
+        stream stays open for as long as the client keeps it."""
+        return sum(1 for v in self._pending.values() for e in v if e.method != "subscriptions/listen")
 
     # ------------------------------------------------------------------ helpers
 
@@ -473,6 +582,13 @@ class Guard:
             return
         entry = Pending(msg.method or "", msg.id, modern, **extra)
         self._pending.setdefault(key, []).append(entry)
+        params = msg.params
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is dict and "progressToken" in meta:
+            token = rpc.id_key(meta["progressToken"])
+            if token is not None:
+                entry.token = token
+                self._by_token[token] = entry
 
     def _pop(self, key: tuple | None) -> Pending | None:
         if key is None:
@@ -483,6 +599,8 @@ class Guard:
         entry = entries.pop(0)
         if not entries:
             del self._pending[key]
+        if entry.token is not None and self._by_token.get(entry.token) is entry:
+            del self._by_token[entry.token]
         return entry
 
     def _closed_error(self, ident: Any) -> list[tuple[str, bytes]]:
@@ -579,6 +697,9 @@ class Guard:
             self.stats["answered"] += 1
             ident = msg.id if msg.key is not None else None
             return [(S2C, rpc.error_line(ident, rpc.INVALID_REQUEST, f"Invalid Request: {msg.reason}"))]
+        twice = duplicate_member(text, obj)
+        if twice is not None:
+            return self._duplicate_member(msg, twice)
         if kind == rpc.REQUEST:
             if self.closed:
                 return self._closed_error(msg.id)
@@ -602,9 +723,51 @@ class Guard:
         self.stats["forwarded"] += 1
         return [(C2S, raw + b"\n")]
 
+    def _duplicate_member(self, msg: rpc.Message, twice: str) -> list[tuple[str, bytes]]:
+        """A client message with a member name twice on its routing path: refused whole (a
+        request with its id; the client's answer to the upstream is answered upstream with an
+        error; a notification is dropped), never forwarded."""
+        what = (f"the member {twice!r} occurs twice; JSON readers differ on which one counts, "
+                "so the message was not forwarded. Send each member once")
+        self._log(f"refused a client {msg.kind} with a duplicate member: {what}")
+        if msg.kind == rpc.REQUEST:
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(msg.id, rpc.INVALID_REQUEST, f"Invalid Request: {what}"))]
+        self.stats["dropped"] += 1
+        if msg.kind in (rpc.RESPONSE, rpc.ERROR) and msg.key is not None:
+            return [(C2S, rpc.error_line(msg.id, rpc.INTERNAL_ERROR,
+                                         f"the client's answer to this request was dropped: {what}"))]
+        return []
+
+    def _near_guarded(self, name: str) -> str | None:
+        """The guarded tool that ``name`` is not, but folds to (``Runoff_Depth``,
+        ``"runoff_depth "``), unless the upstream lists ``name`` as a tool of its own."""
+        if name in self.catalogue:
+            return None
+        names = getattr(self.policy, "guarded_names", None)
+        try:
+            candidates = tuple(names()) if callable(names) else tuple(
+                n for n in self.catalogue if self._guards(n))
+        except Exception as exc:
+            self._log(f"policy.guarded_names() failed: {exc!r}")
+            return None
+        if not candidates:
+            return None
+        if self._folded[0] != candidates:  # the guarded names by their folded form, once
+            self._folded = (candidates, {fold_name(n): n for n in candidates if isinstance(n, str)})
+            self._near.clear()
+        if name in self._near:
+            return self._near[name]
+        other = self._folded[1].get(fold_name(name))
+        found = other if other != name else None
+        if len(self._near) >= 1024:
+            self._near.clear()
+        self._near[name] = found
+        return found
+
     def _duplicate_id(self, ident: Any) -> list[tuple[str, bytes]]:
         self.stats["answered"] += 1
-        shown = rpc.error_line(ident, 0, "")[20:].split(b',"error"', 1)[0].decode()
+        shown = rpc.id_text(ident)
         self._log(f"refused a request reusing the in-flight id {shown}")
         return [(S2C, rpc.error_line(
             ident, rpc.INVALID_REQUEST,
@@ -618,7 +781,7 @@ class Guard:
         refused with its id if guarded (its arguments cannot be checked)."""
         params = msg.params
         name = params.get("name") if type(params) is dict else None
-        if isinstance(name, str) and self._guards(name):
+        if isinstance(name, str) and (self._guards(name) or self._near_guarded(name) is not None):
             self.stats["answered"] += 1
             self._log(f"refused a guarded tools/call that cannot be parsed ({exc})")
             return [(S2C, rpc.error_line(
@@ -644,6 +807,13 @@ class Guard:
             self.stats["forwarded"] += 1
             return [(C2S, raw + b"\n")]
         if not self._guards(name):
+            near = self._near_guarded(name)
+            if near is not None:
+                self._log(f"refused a call of {name!r}, which is not the unit-guarded tool {near!r}")
+                return self._refuse(msg, modern, tool_error(
+                    f"{name!r} is not a tool of this server; the unit-guarded tool is named "
+                    f"{near!r} (names are matched exactly: case, spaces and invisible characters "
+                    f"count). Call {near!r}", code="unknown_tool", field=name))
             self._track(msg, modern, tool=name)
             self.stats["forwarded"] += 1
             return [(C2S, raw + b"\n")]
@@ -728,6 +898,13 @@ class Guard:
             self.stats["answered"] += 1
             return [(S2C, rpc.error_line(None, rpc.INVALID_REQUEST, "Invalid Request: empty batch"))]
         msgs = [rpc.classify(el) for el in batch]
+        if all(m.kind == rpc.INVALID for m in msgs):
+            # nothing in it is a message: answered here (JSON-RPC 2.0 "Batch"), never forwarded
+            self.stats["answered"] += 1
+            errors = [rpc.error_line(m.id if m.key is not None else None, rpc.INVALID_REQUEST,
+                                     f"Invalid Request: {m.reason}")[:-1].decode("utf-8") for m in msgs]
+            self._log(f"answered a batch of {len(batch)} values none of which is a JSON-RPC message")
+            return [(S2C, ("[" + ",".join(errors) + "]\n").encode("utf-8"))]
         blocked: str | None = None
         if self.closed:
             blocked = f"{self.closed_reason}; the batch was not forwarded"
@@ -745,10 +922,23 @@ class Guard:
             for m in msgs if blocked is None else ():
                 if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
                     name = m.params.get("name")
-                    if isinstance(name, str) and self._guards(name):
+                    if isinstance(name, str) and (self._guards(name) or self._near_guarded(name)):
                         blocked = (f"Invalid Request: this batch calls the unit-guarded tool {name!r}; "
                                    "send guarded tools/call requests one per line, not in a batch. "
                                    "Nothing in the batch was forwarded")
+                        break
+            if blocked is None:
+                text = raw.decode("utf-8", "replace")
+                try:
+                    spans = rpc.elements(text)
+                except rpc.ParseError:
+                    spans = []
+                for (start, end), element in zip(spans, batch):
+                    twice = duplicate_member(text[start:end], element)
+                    if twice is not None:
+                        blocked = (f"Invalid Request: a message in this batch has the member "
+                                   f"{twice!r} twice; JSON readers differ on which one counts, so "
+                                   "nothing in the batch was forwarded. Send each member once")
                         break
         if blocked is not None:
             errors = []
@@ -816,6 +1006,12 @@ class Guard:
                     return [(S2C, new)]
         elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/tools/list_changed":
             self.catalogue_stale = True
+        elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/progress" and self._by_token:
+            params = msg.params
+            token = rpc.id_key(params.get("progressToken")) if type(params) is dict else None
+            waiting = self._by_token.get(token) if token is not None else None
+            if waiting is not None:
+                waiting.since = _now()  # the request is alive: its timeout starts again
         self.stats["forwarded"] += 1
         return [(S2C, raw + b"\n")]
 

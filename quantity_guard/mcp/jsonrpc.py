@@ -29,7 +29,7 @@ __all__ = [
     "dumps", "encode",
     "response_line", "error_line", "error_object", "members", "elements", "splice",
     "unique_member", "strip_terminator", "type_name", "skip_value", "decode_shallow", "Unparsed",
-    "Oversized", "DEFAULT_MAX_MESSAGE", "peek_oversized",
+    "Oversized", "DEFAULT_MAX_MESSAGE", "peek_oversized", "loads_lenient",
 ]
 
 # Standard JSON-RPC 2.0 error codes.
@@ -321,6 +321,16 @@ def loads(line: bytes | str) -> Any:
     return decode(line)[1]
 
 
+def loads_lenient(line: bytes | str) -> Any:
+    """:func:`loads`, or for JSON beyond Python's parser limits (nesting, integers of more
+    than 4,300 digits) what :func:`decode_shallow` locates: enough to classify a message and
+    find its id. Raises :class:`ParseError` only for what is not JSON at all."""
+    try:
+        return decode(line)[1]
+    except ParseError:
+        return decode_shallow(line)[1]
+
+
 class Message:
     """A classified JSON value.
 
@@ -360,7 +370,9 @@ def classify(obj: Any) -> Message:
     INVALID. A missing or wrong ``"jsonrpc":"2.0"`` member is tolerated, as peers tolerate it.
     """
     if not isinstance(obj, dict):
-        what = "an array" if isinstance(obj, list) else type_name(obj)
+        what = "an array" if isinstance(obj, list) else (
+            "a value nested or sized beyond the parser's limits" if isinstance(obj, Unparsed)
+            else type_name(obj))
         return Message(INVALID, obj, reason=f"a JSON-RPC message must be an object, not {what}")
     ident = obj.get("id", MISSING)
     if "method" in obj:

@@ -44,7 +44,7 @@ from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
-from .guard import Decision
+from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
@@ -89,9 +89,11 @@ class QuantityPolicy:
         self.session_count = 1  # client sessions seen (the current one included)
         self.call_count = 0  # guarded calls over every session
         self._ended_calls = 0  # calls in sessions already ended
-        self._log = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._log = _private_append(log_path) if log_path else None
+        self.write_empty_manifest = True  # False: no manifest when no guarded call was made
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
+        self._names: tuple = tuple(annotations)
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
@@ -146,6 +148,13 @@ class QuantityPolicy:
     def guards(self, tool_name: str) -> bool:
         return tool_name in self.annotations
 
+    def guarded_names(self) -> tuple:
+        """The guarded tools' names (the guard refuses calls of names that fold to one)."""
+        names = self._names
+        if len(names) != len(self.annotations):
+            names = self._names = tuple(self.annotations)
+        return names
+
     def reset(self) -> None:
         if self._later:
             self.settle()
@@ -168,6 +177,7 @@ class QuantityPolicy:
             required = schema.get("required")
             listed.required = frozenset(r for r in required if isinstance(r, str)) \
                 if isinstance(required, list) else frozenset()
+            listed.properties = frozenset(p for p in props if isinstance(p, str))
             for pname, spec in ann.params.items():
                 if pname in props and isinstance(props[pname], dict):
                     if _takes_array(props[pname]) and isinstance(name, str):
@@ -233,9 +243,15 @@ class QuantityPolicy:
                 break
         with self._lock:
             self.call_count += 1
-            call = self._ledger.begin_call(plan.ref, arguments)
+            # the record keeps the guarded parameters only: other arguments (a key, a
+            # password, a document) are none of the ledger's business and must not reach a file
+            call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
             coerced = dict(arguments)
             try:
+                if plan.folded:
+                    for key in arguments:
+                        if key not in plan.specs and key not in plan.own:
+                            self._near_parameter(call, plan, tool_name, key)
                 # A list for a one-value parameter: refused on its shape, before anything is
                 # built from it (a series of values needs numpy; the refusal must not).
                 for pname, spec, takes_array, _ in steps:
@@ -299,11 +315,31 @@ class QuantityPolicy:
         plan.ref = self._refs[tool_name]
         plan.specs = dict(ann.params)
         plan.required = listed.required if listed is not None else frozenset()
+        plan.own = listed.properties if listed is not None else frozenset()
+        plan.folded = {fold_name(p): p for p in ann.params}
         plan.steps = tuple((pname, spec, (tool_name, pname) in self._array_params,
                             pname in integers) for pname, spec in ann.params.items())
         with self._lock:
             self._plans[tool_name] = plan
         return plan
+
+    def _near_parameter(self, call, plan: "_Plan", tool_name: str, key: str) -> None:
+        """An argument that is not a guarded parameter but folds to one (``DISCHARGE``,
+        ``"discharge "``): an upstream that ignores case or spaces would read it unconverted."""
+        near = plan.folded.get(fold_name(key))
+        if near is None or near == key:
+            return
+        spec = plan.specs[near]
+        violation = InvalidArguments(
+            f"received the argument {key!r}, which is not the unit-guarded parameter {near!r} "
+            f"but may be read as it by a server that ignores case or spaces; it was not checked "
+            f"or converted", field=spec.field,
+            suggestion=f"send the value as {near!r}, spelled exactly so, and no other spelling of it")
+        blocked = self.enforcement == "strict"
+        call.record_violation(violation, blocked=blocked)
+        if blocked:
+            call.finish(ok=False)
+            raise violation
 
     @staticmethod
     def _one_value_only(call, spec, count: int) -> None:
@@ -463,7 +499,7 @@ class QuantityPolicy:
     def close(self) -> None:
         if self._later:
             self.settle()
-        if self.manifest_path:
+        if self.manifest_path and (self.write_empty_manifest or self.call_count):
             with self._lock:
                 sessions = list(self.sessions) + (
                     [self._ledger.manifest()] if self._ledger.call_count else [])
@@ -472,8 +508,13 @@ class QuantityPolicy:
                     "enforcement": self.enforcement, **counts,
                     "max_sessions_kept": self.sessions.maxlen, "max_calls_kept": self.max_calls,
                     "sessions": sessions}
-            with open(self.manifest_path, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1)
+            try:
+                if self.manifest_path:
+                    _write_atomically(self.manifest_path, json.dumps(data, indent=1))
+            finally:
+                if self._log is not None:
+                    self._log.close()
+                    self._log = None
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -481,7 +522,13 @@ class QuantityPolicy:
     def _write_log(self, kind: str, tool: str, arguments, **extra) -> None:
         if self._log is None:
             return
-        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": arguments}
+        guarded = self.annotations[tool].params if tool in self.annotations else {}
+        shown = _guarded_only(arguments, guarded)
+        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": shown}
+        if isinstance(extra.get("forwarded"), dict):
+            extra["forwarded"] = _guarded_only(extra["forwarded"], guarded)
+        if isinstance(arguments, dict) and len(shown) != len(arguments):
+            record["other_arguments"] = sorted(k for k in arguments if k not in guarded)
         violation = extra.pop("violation", None)
         if violation is not None:
             record["violation"] = violation.as_dict()
@@ -489,6 +536,55 @@ class QuantityPolicy:
         with self._lock:
             self._log.write(json.dumps(record, default=str) + "\n")
             self._log.flush()
+
+
+def _guarded_only(arguments, guarded) -> dict:
+    """The guarded parameters of ``arguments`` (what a log may hold), not the rest."""
+    if not isinstance(arguments, dict):
+        return {}
+    return {k: v for k, v in arguments.items() if k in guarded}
+
+
+def _private_append(path: str):
+    """``path`` opened for appending text, created readable by its owner only (0600); an
+    existing file is made so too."""
+    import os
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        pass
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``path`` whole or not at all: a private (0600) temporary file beside it, flushed
+    and fsynced, then renamed over it. A failure (a full disk) raises ``OSError`` and leaves the
+    previous file as it was."""
+    import os
+    import tempfile
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dirfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+    except OSError:
+        pass
 
 
 class CatalogueReport:
@@ -515,11 +611,13 @@ class _Plan:
     declared parameters, the ones the upstream's listing requires, and per parameter
     ``(name, spec, takes a list upstream, takes an integer upstream)``."""
 
-    __slots__ = ("ref", "specs", "required", "steps")
+    __slots__ = ("ref", "specs", "required", "steps", "own", "folded")
 
     ref: _ToolRef
     specs: "dict[str, Spec]"
     required: frozenset
+    own: frozenset  # every parameter the upstream's listing declares
+    folded: "dict[str, str]"  # the guarded parameters by their folded names (see fold_name)
     steps: "tuple[tuple[str, Spec, bool, bool], ...]"
 
 
@@ -527,10 +625,11 @@ class _Listed:
     """What a guarded tool's listing declared: its required parameters, the annotated ones it
     types ``integer``, and whether it has an output schema."""
 
-    __slots__ = ("required", "integers", "output_schema")
+    __slots__ = ("required", "integers", "output_schema", "properties")
 
     def __init__(self) -> None:
         self.required: frozenset = frozenset()
+        self.properties: frozenset = frozenset()
         self.integers: set[str] = set()
         self.output_schema = False
 

@@ -28,7 +28,10 @@ stderr
     stalls, at most 4 MiB is queued and older output is dropped (counted).
 
 Shutdown
-    * Client EOF: the upstream's stdin is closed; if it has not exited after ``eof_grace``
+    * Client EOF: the requests still pending are left to the upstream for up to
+      ``drain_timeout`` seconds (``--drain-timeout``; its stdin stays open meanwhile, since
+      servers such as the official SDK's abandon the requests in flight when their input
+      ends), then the upstream's stdin is closed; if it has not exited after ``eof_grace``
       seconds its process group gets SIGTERM, then SIGKILL after ``term_grace``. Output it
       writes meanwhile is still forwarded; requests it never answered get errors. Exit 0.
     * The upstream exits or closes its stdout first: its remaining output is forwarded, every
@@ -308,7 +311,8 @@ class Proxy:
 
     def __init__(self, command: Sequence[str], guard: Guard | None = None, *,
                  client_in: int = 0, client_out: int = 1, err_fd: int = 2,
-                 eof_grace: float = 0.5, term_grace: float = 0.4,
+                 eof_grace: float = 0.5, term_grace: float = 0.4, drain_timeout: float = 30.0,
+                 upstream_timeout: float | None = None,
                  env: dict | None = None, cwd: str | None = None,
                  handle_signals: bool = True, watch_parent: bool = True) -> None:
         if not command:
@@ -319,6 +323,8 @@ class Proxy:
         self.client_out = client_out
         self.eof_grace = eof_grace
         self.term_grace = term_grace
+        self.drain_timeout = drain_timeout
+        self.upstream_timeout = upstream_timeout  # per request, without an answer or progress
         self.env = env
         self.cwd = cwd
         self.handle_signals = handle_signals
@@ -513,8 +519,7 @@ class Proxy:
                         route(receive(direction, tail))
                     if direction == C2S:
                         client_open = False
-                        self._close_upstream = True  # once what the client sent is written
-                        self._client_eof.set()
+                        self._client_eof.set()  # the upstream's stdin is closed once drained
                     else:
                         upstream_open = False
                         self._upstream_eof.set()
@@ -613,12 +618,25 @@ class Proxy:
                     pass
             self._stderr.close()
 
+    def _expire(self) -> None:
+        """Answer (and cancel upstream) the requests past ``upstream_timeout``."""
+        if self.upstream_timeout is None:
+            return
+        with self._lock:
+            outputs = self.guard.expire(self.upstream_timeout)
+            if outputs:
+                self._route(outputs)
+                self._flush()
+        if outputs:
+            self._poke()
+
     def _serve(self) -> int:
         assert self.proc is not None
         parent = self._parent
         while True:
             self._wake.wait(0.25)
             self._wake.clear()
+            self._expire()
             if self._signal is not None:
                 name = signal.Signals(self._signal).name
                 self.log(f"received {name}; answering pending requests and stopping the upstream")
@@ -667,14 +685,50 @@ class Proxy:
         """Let the upstream reader forward what is left (bounded: a grandchild may hold the pipe)."""
         self._upstream_eof.wait(timeout)
 
+    def _drain(self) -> bool:
+        """After the client's EOF: wait (at most ``drain_timeout`` seconds) until the upstream
+        has answered every pending request, it exits, the client's stdout goes or a signal
+        comes. True when nothing is pending any more."""
+        deadline = time.monotonic() + self.drain_timeout
+        while True:
+            with self._lock:
+                left = self.guard.awaited_count()
+            if not left:
+                return True
+            if self._exited.is_set() or self._upstream_eof.is_set() or self._client_gone.is_set() \
+                    or self._signal is not None or time.monotonic() >= deadline:
+                return False
+            self._wake.wait(min(0.05, max(0.0, deadline - time.monotonic())))
+            self._wake.clear()
+            self._expire()
+
     def _after_client_eof(self) -> int:
-        # The relay closes the upstream's stdin once what the client sent is written. Give the
-        # upstream a moment to exit on its own, then stop its process group, still forwarding
-        # anything it writes meanwhile.
+        # Leave the pending requests to the upstream (bounded), then close its stdin once what
+        # the client sent is written; give it a moment to exit on its own, then stop its
+        # process group, still forwarding anything it writes meanwhile.
+        drained = self._drain()
+        if not drained and self._signal is not None:
+            name = signal.Signals(self._signal).name
+            self._answer_pending(f"quantity-guard-mcp received {name} and stopped the upstream MCP server")
+            self._stop_upstream(close_stdin=True)
+            return 128 + self._signal
+        if not drained and not (self._exited.is_set() or self._upstream_eof.is_set()
+                                or self._client_gone.is_set()):
+            with self._lock:
+                left = self.guard.awaited_count()
+            self.log(f"the client's input ended; {left} request(s) still unanswered after "
+                     f"{self.drain_timeout:g} s (--drain-timeout); stopping the upstream")
+        with self._lock:
+            self._close_upstream = True
+        self._poke()
         self._exited.wait(self.eof_grace)
         self._stop_upstream(close_stdin=False)
         self._finish_output(0.3)
-        self._close_guard(self._exit_reason("the upstream MCP server stopped"))
+        reason = "the upstream MCP server stopped"
+        if not drained:
+            reason = (f"the client's input ended and the upstream MCP server did not answer "
+                      f"within {self.drain_timeout:g} s (--drain-timeout); it was stopped")
+        self._close_guard(self._exit_reason(reason))
         return EXIT_OK
 
     def _after_upstream_gone(self) -> int:

@@ -16,7 +16,8 @@ Answers `initialize`, `server/discover` (dual era), `ping`, `tools/list` (pagina
   big         text of arguments.size bytes
   junk        a non-JSON line on stdout, then the answer
   gather      held until arguments.n gather calls are pending, then all answered in reverse
-  progress    arguments.steps notifications/progress (to _meta.progressToken), then the answer
+  progress    arguments.steps notifications/progress (to _meta.progressToken), each after
+              arguments.delay seconds (default 0), then the answer
   emit        sends the notifications in arguments.methods and, if arguments.ping_id is set,
               a server->client ping request with that id; then the answer
   raw         writes arguments.line verbatim with "ID" replaced by the request's JSON id
@@ -144,6 +145,7 @@ def call_tool(ident, params) -> None:
         token = (params.get("_meta") or {}).get("progressToken")
         steps = int(a.get("steps", 3))
         for i in range(steps):
+            time.sleep(float(a.get("delay", 0)))
             if token is not None:
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": token, "progress": i + 1, "total": steps}})

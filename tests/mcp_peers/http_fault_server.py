@@ -14,6 +14,13 @@ It records every request (method, headers, body) and answers by the called tool'
   badsse      an SSE stream of events that are not JSON-RPC, ended without a response
   big         a JSON result of arguments.size (10 MiB) characters
   slow        the result after 1 s
+  hang        nothing at all (no head) for 30 s
+  bigint      a JSON result holding a 5,000-digit integer (beyond Python's default parser limit)
+  deep        a JSON result holding arrays nested 3,000 deep (beyond Python's recursion limit)
+  deepsse     the same as one SSE event
+  stall       an SSE stream: one progress notification, then silence for 30 s
+With Recorder.required_auth set, every request without that Authorization value gets 401 with
+WWW-Authenticate (as a server behind OAuth does); GET /.well-known/... needs none.
 GET /.well-known/oauth-protected-resource answers protected-resource metadata;
 initialize answers with Mcp-Session-Id: sess-1; notifications get 202 (after
 Recorder.notification_delay seconds, which also makes the server refuse requests before
@@ -38,6 +45,7 @@ class Recorder:
         # SDK's server session does ("request before initialization was complete")
         self.notification_delay = 0.0
         self.initialized = threading.Event()
+        self.required_auth: str | None = None
 
     def add(self, method: str, headers: dict, body: bytes, peer=None) -> None:
         with self.lock:
@@ -80,6 +88,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
+    def _refused(self, h: dict) -> bool:
+        want = self.recorder.required_auth
+        if want is None or h.get("authorization") == want:
+            return False
+        self._send(401, b"", extra={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return True
+
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
@@ -91,6 +106,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({"resource": "http://upstream.example/mcp",
                                         "authorization_servers": ["http://auth.example"]}).encode())
             return
+        if self._refused(h):
+            return
         if h.get("last-event-id") == "r1":
             self._sse_start()
             self._chunk(b"data: " + _result(self.server.resume_id, {"content": [{"type": "text", "text": "resumed"}]}) + b"\n\n")
@@ -100,13 +117,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:
         self.recorder.add("DELETE", self._headers(), b"", self.client_address)
-        self._send(204)
+        if not self._refused(self._headers()):
+            self._send(204)
 
     def do_POST(self) -> None:
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
         h = self._headers()
         self.recorder.add("POST", h, body, self.client_address)
+        if self._refused(h):
+            return
         msg = json.loads(body)
         if isinstance(msg, list):  # a 2025-03-26 batch: answer each request with its tool's name
             out = [json.loads(_result(m["id"], {"content": [{"type": "text", "text": m["params"]["name"]}]}))
@@ -177,6 +197,24 @@ class Handler(BaseHTTPRequestHandler):
         elif name == "big":
             size = int(msg["params"]["arguments"].get("size", 10 << 20))
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "x" * size}]}))
+        elif name in ("bigint", "deep", "deepsse"):
+            value = b"9" * 5000 if name == "bigint" else b"[" * 3000 + b"]" * 3000
+            body = (b'{"jsonrpc":"2.0","id":' + json.dumps(ident).encode() + b',"result":{"content":'
+                    b'[{"type":"text","text":"odd"}],"value":' + value + b'}}')
+            if name == "deepsse":
+                self._sse_start()
+                self._chunk(b"data: " + body + b"\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                self._send(200, body)
+        elif name == "hang":
+            time.sleep(30)
+        elif name == "stall":
+            self._sse_start()
+            note = {"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": 1, "progress": 1}}
+            self._chunk(b"data: " + json.dumps(note).encode() + b"\n\n")
+            time.sleep(30)
         elif name == "slow":
             time.sleep(1.0)
             self._send(200, _result(ident, {"content": [{"type": "text", "text": "slow"}]}))

@@ -106,6 +106,9 @@ async def call_tool(ctx, params):
         for i in range(steps):
             await ctx.session.report_progress(i + 1, steps, f"step {i + 1}")
         return types.CallToolResult(content=text("done"))
+    if name == "sleep":
+        await anyio.sleep(float(args.get("seconds", 1)))
+        return types.CallToolResult(content=text("slept"))
     if name.startswith("pad_"):
         return types.CallToolResult(content=text(name))
     raise ValueError(f"unknown tool {name}")

@@ -120,6 +120,9 @@ class Response:
         self.headers: Headers = head.headers
         self._queued = [e for e in first if e is not END]
         self._done = END in first
+        # the longest silence allowed between two pieces of the body (None: no limit); an
+        # event stream that may rightly stay silent (the GET stream) sets it to None
+        self.idle: float | None = client.idle_timeout
         if self._done:
             self._release()
 
@@ -137,12 +140,23 @@ class Response:
             conn = self._conn
             if conn is None:
                 return
+            expiry = _Expiry(conn, self.idle)  # a timer, not wait_for: no task per read
             try:
                 data = await conn.reader.read(_READ)
             except (ConnectionError, OSError) as exc:
                 self.close()
-                raise UpstreamError("reset", f"the connection broke while reading the response "
-                                    f"body ({exc.__class__.__name__})") from None
+                if expiry.fired:
+                    data = b""
+                else:
+                    raise UpstreamError("reset", f"the connection broke while reading the response "
+                                        f"body ({exc.__class__.__name__})") from None
+            finally:
+                expiry.cancel()
+            if expiry.fired:
+                self.close()
+                raise UpstreamError("timeout", f"{self._client.endpoint.authority} sent nothing for "
+                                    f"{self.idle:g} s in the middle of its response "
+                                    "(quantity-guard-mcp --upstream-idle-timeout)")
             try:
                 events = conn.parser.feed(data) if data else conn.parser.eof()
             except ProtocolError as exc:
@@ -188,13 +202,15 @@ class Client:
 
     def __init__(self, url: str | Endpoint, *, ssl_context: ssl.SSLContext | None = None,
                  cafile: str | None = None, connect_timeout: float = 10.0,
-                 head_timeout: float | None = None, max_idle: int = 16) -> None:
+                 head_timeout: float | None = None, idle_timeout: float | None = None,
+                 max_idle: int = 16) -> None:
         self.endpoint = url if isinstance(url, Endpoint) else parse_url(url)
         if self.endpoint.tls and ssl_context is None:
             ssl_context = make_ssl_context(cafile)
         self.ssl_context = ssl_context if self.endpoint.tls else None
         self.connect_timeout = connect_timeout
-        self.head_timeout = head_timeout
+        self.head_timeout = head_timeout  # seconds from sending a request to its whole head
+        self.idle_timeout = idle_timeout  # seconds of silence allowed within a response body
         self.max_idle = max_idle
         self._idle: list[_Connection] = []
         self._all: set[_Connection] = set()
@@ -290,17 +306,20 @@ class Client:
                                 f"({exc.__class__.__name__})") from None
         got_any = False
         events: list = []
+        expiry = _Expiry(conn, self.head_timeout)  # one deadline for the whole head
         try:
             while True:
                 try:
-                    chunk = await asyncio.wait_for(conn.reader.read(_READ), self.head_timeout) \
-                        if self.head_timeout else await conn.reader.read(_READ)
-                except asyncio.TimeoutError:
-                    conn.close()
-                    self._all.discard(conn)
-                    raise UpstreamError("timeout", f"no response from {self.endpoint.authority} "
-                                        f"within {self.head_timeout:g} s") from None
+                    chunk = await conn.reader.read(_READ)
+                    if expiry.fired:
+                        raise ConnectionAbortedError
                 except (ConnectionError, OSError) as exc:
+                    if expiry.fired:
+                        conn.close()
+                        self._all.discard(conn)
+                        raise UpstreamError("timeout", f"no response from {self.endpoint.authority} "
+                                            f"within {self.head_timeout:g} s "
+                                            "(quantity-guard-mcp --upstream-timeout)") from None
                     if conn.reused and not got_any:
                         raise _Stale from None
                     conn.close()
@@ -336,6 +355,8 @@ class Client:
             conn.close()
             self._all.discard(conn)
             raise UpstreamError("protocol", f"{self.endpoint.authority} did not answer with HTTP/1.1: {exc}") from None
+        finally:
+            expiry.cancel()
 
     async def aclose(self) -> None:
         self.closed = True
@@ -343,6 +364,29 @@ class Client:
             conn.close()
         self._all.clear()
         self._idle.clear()
+
+
+class _Expiry:
+    """Aborts ``conn`` after ``seconds`` (``None``: never) unless cancelled first; ``fired``
+    tells a read that ended because of it."""
+
+    __slots__ = ("fired", "_timer")
+
+    def __init__(self, conn: _Connection, seconds: float | None) -> None:
+        self.fired = False
+        self._timer = None if seconds is None else \
+            asyncio.get_running_loop().call_later(seconds, self._fire, conn)
+
+    def _fire(self, conn: _Connection) -> None:
+        self.fired = True
+        transport = conn.writer.transport
+        if transport is not None:
+            transport.abort()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 class _Stale(Exception):

@@ -10,8 +10,13 @@ Security (2025-11-25 ``basic/transports.mdx`` "Security Warning"; 2026-07-28
       origins, plus each ``--allow-origin``); a ``Host`` that is not a loopback name while bound to
       loopback gets ``421`` (DNS rebinding);
     * request heads over 64 KiB get ``431``, bodies over ``max_body`` (16 MiB) ``413``; a
-      connection idle longer than ``idle_timeout`` between requests, or slower than
-      ``read_timeout`` to send one, is closed.
+      connection idle longer than ``idle_timeout`` between requests, or taking longer than
+      ``read_timeout`` in all to send one request (head and body: one deadline from its first
+      byte, however slowly the bytes trickle in), is closed;
+    * at most ``max_connections`` connections are open at once, and at most
+      ``max_connections_per_peer`` from one address; a connection beyond either gets ``503``
+      and is closed at once. When accepting fails (no file descriptors left), one line is
+      logged per ``_ACCEPT_LOG_EVERY`` seconds, not a traceback per attempt.
 
 Messages (2025: "Sending Messages to the Server"; 2026: "Sending Messages", "Receiving Messages")
     * one JSON-RPC message per ``POST``; notifications and responses get ``202``; a request gets
@@ -28,14 +33,17 @@ Sessions (2025: "Session Management"; issue 16 item 4)
       guard and policy, hence its own ledger, and its own upstream (a child process of the
       command, or a conversation with the remote server whose own session id stays private);
     * later requests must carry the id: unknown ids get ``404``, missing ones ``400``;
-      ``DELETE`` ends a session; at most ``max_sessions`` are kept (the least recently used is
-      ended beyond that), and sessions idle for ``session_idle`` seconds are ended;
+      ``DELETE`` ends a session; sessions idle for ``session_idle`` seconds are ended;
+    * at most ``max_sessions`` sessions of all kinds exist at once, at most
+      ``max_sessions_per_client`` per client (its credential, else its address): a new session
+      beyond either gets ``503`` and no live session is ended. A 2025 session counts against
+      the bounds from its ``initialize`` on, but is only registered (its id usable) once the
+      upstream answered that ``initialize`` with a result; refused, it is ended;
     * 2026-07-28 requests have no session. With ``--session-header NAME`` they are grouped by
       the value of that header (a conversation id the client sends): one guard, ledger and
       upstream per value, so a client spreading one conversation over pooled connections keeps
-      one ledger; at most ``max_sessions`` values are kept (the least recently used is ended
-      beyond that). Requests without the header, or without the option, are grouped per TCP
-      connection (ended when the connection closes), at most ``max_sessions`` connections.
+      one ledger. Requests without the header, or without the option, are grouped per TCP
+      connection (ended when the connection closes). Both count against the bounds above.
 
 The optional ``GET`` stream (2025: "Listening for Messages from the Server")
     * is offered to 2025 sessions: server-initiated messages that belong to no open request
@@ -87,7 +95,7 @@ from .upstream import Remote, Sent
 from .wire import (END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk,
                    response_head, sse_comment, sse_event)
 
-__all__ = ["parse_listen", "Listener", "run_listener"]
+__all__ = ["parse_listen", "Listener", "run_listener", "is_loopback_host"]
 
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _QUEUE_LIMIT = 1024
@@ -95,6 +103,7 @@ _REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
 _REPLAY_STREAMS = 32  # streams whose events are kept, per session
 _REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
 _PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
+_ACCEPT_LOG_EVERY = 10.0  # seconds between two log lines about failing accepts
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -115,7 +124,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
-def _is_loopback_host(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost":
         return True
@@ -267,6 +276,10 @@ class _Session:
         self.sid = sid
         self.group: str | None = None  # the --session-header value of a 2026-07-28 session
         self.legacy = legacy
+        self.client_key: str | None = None  # whose slot it takes (see Listener._client_key)
+        self.probation = False  # a 2025 session whose initialize the upstream has not accepted
+        self.init_key: tuple | None = None  # ... and that initialize's id
+        self.init_failed = False  # ... which the upstream answered with an error
         self.guard = Guard(listener.new_policy())
         self.last_used = time.monotonic()
         self.by_id: dict[tuple, _Stream] = {}  # open request streams by request id
@@ -319,8 +332,10 @@ class _Session:
     async def start(self) -> None:
         L = self.listener
         if L.upstream is not None:
-            self.client = Client(L.upstream, cafile=L.cafile)
-            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log)
+            self.client = Client(L.upstream, cafile=L.cafile, head_timeout=L.upstream_timeout,
+                                 idle_timeout=L.upstream_idle_timeout)
+            self.remote = Remote(self.client, headers=L.headers, catalogue=self.catalogue, log=L.log,
+                                 **({"max_message": L.max_message} if L.max_message else {}))
         else:
             assert L.command
             self.proc = await asyncio.create_subprocess_exec(
@@ -352,7 +367,7 @@ class _Session:
             self.dispatch(self.guard.receive(S2C, tail), None)
         if not self.closed:
             self.dispatch(self.guard.upstream_closed("the upstream MCP server exited"), None)
-            self.listener.log(f"the upstream of session {self.sid or '(connection)'} exited")
+            self.listener.log(f"the upstream of {self.label()} exited")
             await self.listener.end(self)
 
     def _write_child(self, line: bytes) -> None:
@@ -384,7 +399,7 @@ class _Session:
         answered: tuple | None = None
         token: tuple | None = None
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             obj = None
         if type(obj) is dict:
@@ -418,6 +433,13 @@ class _Session:
                 self.listener.log("a session's undelivered message queue is full; dropped the oldest")
             self.queue.append(data)
             return
+        if self.probation and answered is not None and answered == self.init_key and type(obj) is dict:
+            # the upstream answered initialize: a result admits the session (before the client
+            # can read the answer and send its next request), an error leaves it to be ended
+            if "result" in obj:
+                self.listener.confirm(self)
+            else:
+                self.init_failed = True
         target.send(data, answered)
         if answered is not None and answered == target.key:
             target.done.set()
@@ -434,6 +456,24 @@ class _Session:
         logs = self.guard.settle()
         if logs:
             self.dispatch(logs, None)
+
+    async def post_notice(self, line: bytes, extra: Sequence[tuple[str, str]]
+                          ) -> tuple[int | None, tuple[int, Any, bytes] | None]:
+        """Post a client notification or answer upstream and wait for the upstream's status;
+        returns it with the upstream's 401/403 answer, if it refused."""
+        assert self.remote is not None
+        refused: list[tuple[int, Any, bytes]] = []
+
+        def emit(message: bytes) -> None:
+            self.dispatch(self.guard.receive(S2C, message), None)
+
+        status = await self.remote.post(line, emit, extra, lambda st, h, b: refused.append((st, h, b)))
+        self._posted(Sent(line[:-1]), status)
+        return status, refused[0] if refused else None
+
+    def _posted(self, sent: Sent, status: int | None) -> None:
+        if sent.method == "notifications/initialized" and status == 202 and self.remote is not None:
+            self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
 
     async def _post_upstream(self, line: bytes, stream: _Stream | None) -> None:
         assert self.remote is not None
@@ -454,8 +494,7 @@ class _Session:
 
         status = await self.remote.post(line, emit, extra, auth_failure)
         sent = Sent(line[:-1])
-        if sent.method == "notifications/initialized" and status == 202:
-            self.remote.start_listening(lambda m: self.dispatch(self.guard.receive(S2C, m), None))
+        self._posted(sent, status)
         if sent.method == "tools/list" and self.guard.catalogue:
             self.listener.shared_catalogue.update(self.guard.catalogue)
         if stream is not None and sent.is_request:
@@ -500,7 +539,17 @@ class _Session:
             try:
                 close()
             except Exception as exc:
-                self.listener.log(f"policy.close() failed: {exc!r}")
+                self.listener.write_failed = True
+                what = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+                self.listener.log(f"the manifest of {self.label()} could not be written ({what}); "
+                                  "the previous one, if any, is left as it was")
+
+    def label(self) -> str:
+        """How the logs name this session: never its id, which is the client's credential."""
+        if self.sid is None:
+            return "a 2026-07-28 session" + (" (grouped)" if self.group is not None else "")
+        import hashlib
+        return "session #" + hashlib.sha256(self.sid.encode()).hexdigest()[:8]
 
 
 class Listener:
@@ -513,7 +562,12 @@ class Listener:
                  allow_origins: Sequence[str] = (), cafile: str | None = None, max_sessions: int = 64,
                  max_body: int = 16 << 20, idle_timeout: float = 120.0, read_timeout: float = 30.0,
                  session_idle: float = 3600.0, keepalive: float = 15.0,
-                 session_header: str | None = None,
+                 session_header: str | None = None, max_sessions_per_client: int | None = None,
+                 client_token: str | None = None, allow_hosts: Sequence[str] = (),
+                 max_message: int | None = None,
+                 max_connections: int = 512,
+                 max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
+                 upstream_idle_timeout: float | None = 300.0,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -526,19 +580,40 @@ class Listener:
         self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
         self.cafile = cafile
         self.max_sessions = max_sessions
-        self.max_body = max_body
+        # --max-message-size: the largest request body accepted and upstream message relayed
+        self.max_message = max_message
+        self.max_body = max_message or max_body
         self.idle_timeout = idle_timeout
         self.read_timeout = read_timeout
         self.session_idle = session_idle
         self.keepalive = keepalive
+        self.upstream_timeout = upstream_timeout
+        self.upstream_idle_timeout = upstream_idle_timeout
+        self.max_connections = max_connections
+        # per peer address: the whole budget on loopback (every local client is 127.0.0.1),
+        # an eighth of it for an exposed bind
+        self.max_connections_per_peer = max_connections_per_peer or (
+            max_connections if is_loopback_host(host) else max(1, max_connections // 8))
+        self._connections = 0
+        self._per_peer: dict[str, int] = {}
+        self._accept_logged = -_ACCEPT_LOG_EVERY
+        self._accept_failures = 0
+        self.write_failed = False  # a session's manifest could not be written
         self.log = log or (lambda text: None)
         self.path = path
         self.sessions: OrderedDict[str, _Session] = OrderedDict()
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
         self._stopped = asyncio.Event()
-        self.bound_loopback = _is_loopback_host(host)
+        self.bound_loopback = is_loopback_host(host)
         self._open: set[_Session] = set()  # 2026-07-28 sessions (one per connection)
+        self._probation: set[_Session] = set()  # 2025 sessions whose initialize is under way
+        self._per_client: dict[str, int] = {}  # sessions (of every kind) per client key
+        self.max_sessions_per_client = max_sessions_per_client
+        self.client_token = client_token  # what clients must send as Authorization: Bearer
+        self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
+        if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
+            self.allow_hosts.add(host.strip("[]").lower())
         self.shared_catalogue: dict[str, dict] = {}
         self.session_header = session_header.lower() if session_header else None
         self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
@@ -550,19 +625,53 @@ class Listener:
         return task
 
     async def start(self) -> tuple[str, int]:
+        loop = asyncio.get_running_loop()
+        default = loop.get_exception_handler()
+
+        def quiet_accept_errors(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+            # asyncio retries a failing accept after a second and reports each failure with a
+            # traceback: at the descriptor limit that is megabytes of stderr a minute
+            if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+                self._accept_failures += 1
+                now = time.monotonic()
+                if now - self._accept_logged >= _ACCEPT_LOG_EVERY:
+                    self._accept_logged = now
+                    self.log(f"cannot accept connections: {context.get('exception')} "
+                             f"({self._accept_failures} failed accept(s) so far); retrying each "
+                             f"second. Lower --max-connections or raise the open-file limit")
+                return
+            if default is not None:
+                default(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(quiet_accept_errors)
         self._server = await asyncio.start_server(self._connection, self.host, self.port,
                                                   limit=1 << 16, reuse_address=True)
         sock = self._server.sockets[0]
         addr = sock.getsockname()
         self.port = addr[1]
         self.spawn(self._reaper())
+        if self.command is not None and self.upstream_timeout is not None:
+            self.spawn(self._expirer(self.upstream_timeout))
         return addr[0], addr[1]
+
+    async def _expirer(self, limit: float) -> None:
+        """Requests a COMMAND upstream leaves unanswered (and without progress) for ``limit``
+        seconds get an error and are cancelled upstream (an HTTP upstream has its own limits)."""
+        while True:
+            await asyncio.sleep(min(1.0, limit / 4))
+            for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._open) \
+                    + list(self._probation):
+                if not s.closed and s.guard.pending:
+                    s.dispatch(s.guard.expire(limit), None)
 
     async def serve(self) -> None:
         await self._stopped.wait()
         if self._server is not None:
             self._server.close()
-        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()):
+        for s in list(self.sessions.values()) + list(self._open) + list(self.grouped.values()) \
+                + list(self._probation):
             await self.end(s)
         for t in list(self._tasks):
             t.cancel()
@@ -575,32 +684,112 @@ class Listener:
             del self.sessions[session.sid]
         if session.group is not None and self.grouped.get(session.group) is session:
             del self.grouped[session.group]
+        self._open.discard(session)
+        self.release(session)
         await session.close()
+
+    # ------------------------------------------------------------ admission
+
+    def _client_key(self, head: Head, writer: asyncio.StreamWriter) -> tuple[str, bool]:
+        """Whose session a request would open: its credential (``Authorization`` or a
+        forwarded header; hashed) if it carries one, else its peer address. Returns the key and
+        whether it tells clients apart (a credential, or a peer that is not loopback)."""
+        import hashlib
+        own = () if self.client_token is not None else ("authorization",)  # a shared token tells no one apart
+        for name in (*own, *(h for h in self.forward_headers if self.client_token is None or h != "authorization")):
+            value = head.headers.get(name)
+            if value:
+                return "credential:" + hashlib.sha256(value.encode("latin-1", "replace")).hexdigest()[:32], True
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
+        return "peer:" + peer, not is_loopback_host(peer)
+
+    def _refusal(self, key: str, distinct: bool) -> str | None:
+        """Why a new session for ``key`` is refused (the table is full, or this client has its
+        share), or ``None``. Live sessions are never ended to make room."""
+        used = len(self.sessions) + len(self._probation) + len(self.grouped) + len(self._open)
+        if used >= self.max_sessions:
+            return (f"Service Unavailable: all {self.max_sessions} sessions are in use "
+                    "(--max-sessions); end one (DELETE) or try again later")
+        share = self.max_sessions_per_client or (
+            max(1, self.max_sessions // 4) if distinct else self.max_sessions)
+        if self._per_client.get(key, 0) >= share:
+            return (f"Service Unavailable: this client already has {share} sessions "
+                    "(--max-sessions-per-client); end one (DELETE) or try again later")
+        return None
+
+    def hold(self, session: _Session, key: str) -> None:
+        session.client_key = key
+        self._per_client[key] = self._per_client.get(key, 0) + 1
+
+    def release(self, session: _Session) -> None:
+        self._probation.discard(session)
+        key, session.client_key = session.client_key, None
+        if key is not None:
+            left = self._per_client.get(key, 1) - 1
+            if left > 0:
+                self._per_client[key] = left
+            else:
+                self._per_client.pop(key, None)
+
+    def confirm(self, session: _Session) -> None:
+        """The upstream accepted the session's initialize: it takes its place in the table."""
+        session.probation = False
+        self._probation.discard(session)
+        if not session.closed and session.sid is not None:
+            self.sessions[session.sid] = session
 
     async def _reaper(self) -> None:
         while True:
             await asyncio.sleep(min(30.0, self.session_idle / 2))
             now = time.monotonic()
-            for s in list(self.sessions.values()) + list(self.grouped.values()):
+            for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._probation):
                 if now - s.last_used > self.session_idle and not s.by_id:
-                    self.log(f"session {s.sid} idle for {self.session_idle:g} s; ended")
+                    self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
 
-    async def _admit(self, session: _Session) -> None:
-        """Register a new session, ending the least recently used beyond the bound."""
-        while len(self.sessions) >= self.max_sessions:
-            _, old = self.sessions.popitem(last=False)
-            self.log(f"more than {self.max_sessions} sessions; ended the least recently used")
-            await old.close()
-        assert session.sid is not None
-        self.sessions[session.sid] = session
 
     # ------------------------------------------------------------ connections
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
+        if self._connections >= self.max_connections or \
+                self._per_peer.get(peer, 0) >= self.max_connections_per_peer:
+            which = (f"{self.max_connections} connections are open (--max-connections)"
+                     if self._connections >= self.max_connections else
+                     f"{self.max_connections_per_peer} connections from {peer} are open "
+                     "(--max-connections-per-peer)")
+            try:
+                writer.write(response_head(503, [
+                    ("Content-Type", "application/json"), ("Retry-After", "1"),
+                    ("Connection", "close"), ("Content-Length", str(len(body := _error_body(
+                        f"Service Unavailable: {which}; try again later"))))]) + body)
+                # half-close, and close a moment later: closing with the client's request
+                # unread would reset the connection before the client read the 503
+                writer.write_eof()
+                asyncio.get_running_loop().call_later(1.0, writer.close)
+            except Exception:
+                writer.close()
+            return
+        self._connections += 1
+        self._per_peer[peer] = self._per_peer.get(peer, 0) + 1
+        try:
+            await self._serve_connection(reader, writer)
+        finally:
+            self._connections -= 1
+            left = self._per_peer.get(peer, 1) - 1
+            if left > 0:
+                self._per_peer[peer] = left
+            else:
+                self._per_peer.pop(peer, None)
+
+    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = Reader(max_body=self.max_body)
         conn_session: list[_Session | None] = [None]  # the 2026-07-28 session of this connection
         events: list = []
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None  # of the request under way: head and body, in all
         try:
             while True:
                 head: Head | None = None
@@ -615,7 +804,12 @@ class Listener:
                         else:
                             body.append(ev)
                     else:
-                        timeout = self.idle_timeout if parser.idle and head is None else self.read_timeout
+                        if parser.idle and head is None:
+                            timeout = self.idle_timeout
+                        else:
+                            if deadline is None:
+                                deadline = loop.time() + self.read_timeout
+                            timeout = max(0.0, deadline - loop.time())
                         try:
                             data = await asyncio.wait_for(reader.read(1 << 16), timeout)
                         except asyncio.TimeoutError:
@@ -634,6 +828,7 @@ class Listener:
                         continue
                     break  # END reached
                 assert head is not None
+                deadline = None
                 keep = await self._request(head, b"".join(body), reader, writer, conn_session)
                 if not keep or not head.keep_alive:
                     return
@@ -642,9 +837,8 @@ class Listener:
         finally:
             s = conn_session[0]
             if s is not None:
-                self._open.discard(s)
                 try:
-                    await s.close()
+                    await self.end(s)
                 except asyncio.CancelledError:
                     pass
             try:
@@ -668,31 +862,56 @@ class Listener:
             pass
 
     def _origin_ok(self, head: Head) -> bool:
-        origin = head.headers.get("origin")
-        if origin is None:
+        origins = head.headers.get_all("origin")
+        if not origins:
             return True
-        origin = origin.strip().rstrip("/").lower()
+        if len(origins) != 1:
+            return False  # every Origin would have to be checked; one is all a browser sends
+        origin = origins[0].strip().rstrip("/").lower()
         if origin in self.allow_origins:
             return True
         try:
             parts = urlsplit(origin)
-            return parts.scheme in ("http", "https") and _is_loopback_host(parts.hostname or "")
+            return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
         except ValueError:
             return False
 
     def _host_ok(self, head: Head) -> bool:
-        if not self.bound_loopback:
+        hosts = head.headers.get_all("host")
+        if len(hosts) != 1:
+            return False
+        name = _host_of(hosts[0].strip()).strip("[]").lower()
+        if is_loopback_host(name):
             return True
-        host = head.headers.get("host")
-        return host is not None and _is_loopback_host(_host_of(host.strip()))
+        return not self.bound_loopback and name in self.allow_hosts
+
+    def _token_ok(self, head: Head) -> bool:
+        if self.client_token is None:
+            return True
+        import hmac
+        values = head.headers.get_all("authorization")
+        if len(values) != 1:
+            return False
+        scheme, _, token = values[0].strip().partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            token.strip().encode("utf-8", "replace"), self.client_token.encode("utf-8", "replace"))
 
     async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter, conn_session: list) -> bool:
         target = head.target or ""
         path = target.split("?", 1)[0]
         if not self._host_ok(head):
-            await self._simple(writer, 421, _error_body("the Host header is not a loopback name; "
-                                                        "this proxy serves loopback clients only"))
+            hosts = head.headers.get_all("host")
+            await self._simple(writer, 421 if len(hosts) == 1 else 400, _error_body(
+                f"the request has {len(hosts)} Host headers; send exactly one" if len(hosts) != 1 else
+                f"the Host {hosts[0]!r} is not one this proxy serves (loopback names"
+                + (", and each --allow-host" if not self.bound_loopback else "; it is bound to loopback")
+                + ")"))
+            return True
+        if not self._token_ok(head):
+            await self._simple(writer, 401, _error_body(
+                "Unauthorized: send Authorization: Bearer <token>, the token given to the proxy "
+                "with --client-token-env"), [("WWW-Authenticate", 'Bearer realm="quantity-guard-mcp"')])
             return True
         if not self._origin_ok(head):
             await self._simple(writer, 403, _error_body(
@@ -700,6 +919,11 @@ class Listener:
                 "(start the proxy with --allow-origin ORIGIN to accept it)"))
             return True
         if path.startswith("/.well-known/") and self.upstream is not None and head.method == "GET":
+            if not _discovery_path(target):
+                await self._simple(writer, 404, _error_body(
+                    "only the OAuth discovery documents are relayed under /.well-known/ "
+                    "(oauth-protected-resource, oauth-authorization-server, openid-configuration)"))
+                return True
             await self._well_known(target, writer)
             return True
         if path != self.path:
@@ -716,11 +940,27 @@ class Listener:
                 await self._simple(writer, 404 if sid else 400, _error_body(
                     "unknown session" if sid else "DELETE needs an Mcp-Session-Id header"))
                 return True
+            self._forwarded(head, session)
             await self.end(session)
+            refusal = session.remote.end_refusal if session.remote is not None else None
+            if refusal is not None:
+                await self._auth(writer, refusal)
+                return True
             await self._simple(writer, 204)
             return True
         await self._simple(writer, 405, b"", [("Allow", "GET, POST, DELETE")])
         return True
+
+    def _forwarded(self, head: Head, session: _Session) -> list[tuple[str, str]]:
+        """The client's --forward-header headers on this request; the session keeps the latest
+        for the requests the proxy sends upstream on its own (GET stream, DELETE, resumption,
+        notifications and answers posted for it)."""
+        if not self.forward_headers:
+            return []
+        found = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers]
+        if found and session.remote is not None:
+            session.remote.forwarded = found
+        return found
 
     async def _well_known(self, target: str, writer: asyncio.StreamWriter) -> None:
         assert self.upstream is not None
@@ -818,6 +1058,25 @@ class Listener:
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
+    def _ticker(self, stream: _Stream) -> Any:
+        """A keep-alive comment every ``keepalive`` seconds on ``stream`` until cancelled (the
+        first one writes the response head): returns an object with ``cancel()``."""
+        loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []
+
+        class _Cancel:
+            def cancel(self) -> None:
+                timer[0].cancel()
+
+        def tick() -> None:
+            if stream.done.is_set() or stream.closed or stream.finished:
+                return
+            stream.keepalive()
+            timer[0] = loop.call_later(self.keepalive, tick)
+
+        timer.append(loop.call_later(self.keepalive, tick))
+        return _Cancel()
+
     async def _hold(self, stream: _Stream, session: _Session, reader: asyncio.StreamReader | None) -> None:
         """Keep a stream open until it is done (or the session ends), with a keep-alive comment
         every ``keepalive`` seconds (a timer, so a quick answer costs no extra task)."""
@@ -861,35 +1120,43 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        opening = (group is not None and (self.grouped.get(group) is None or self.grouped[group].closed)) \
+            or (group is None and sent.modern and conn_session[0] is None) \
+            or (not sent.modern and sent.method == "initialize" and not sid)
+        client = ""
+        if opening:
+            client, distinct = self._client_key(head, writer)
+            refused = self._refusal(client, distinct)
+            if refused is not None:
+                await self._simple(writer, 503, _error_body(refused), [("Retry-After", "5")])
+                return True
         if group is not None:
             session = self.grouped.get(group)
             if session is None or session.closed:
-                while len(self.grouped) >= self.max_sessions:
-                    _, old = self.grouped.popitem(last=False)
-                    self.log(f"more than {self.max_sessions} {self.session_header} values; "
-                             "ended the least recently used")
-                    await old.close()
                 session = _Session(self, None, legacy=False)
                 session.group = group
-                await session.start()
+                self.hold(session, client)
                 self.grouped[group] = session
+                await session.start()
             else:
                 self.grouped.move_to_end(group)
         elif sent.modern:
             session = conn_session[0]
-            if session is None and len(self._open) >= self.max_sessions:
-                await self._simple(writer, 503, _error_body(
-                    f"more than {self.max_sessions} connections with 2026-07-28 traffic are open"))
-                return False
             if session is None:
                 session = _Session(self, None, legacy=False)
-                await session.start()
+                self.hold(session, client)
                 conn_session[0] = session
                 self._open.add(session)
+                await session.start()
         elif sent.method == "initialize" and not sid:
+            # the session takes a slot only once the upstream accepts its initialize (see
+            # _Session.deliver); until then it counts against the bounds, but ends no other
             session = _Session(self, secrets.token_urlsafe(24), legacy=True)
+            session.probation = True
+            session.init_key = rpc.id_key(sent.id)
+            self.hold(session, client)
+            self._probation.add(session)
             await session.start()
-            await self._admit(session)
         elif not sid:
             await self._simple(writer, 400, _error_body("missing Mcp-Session-Id: send initialize first"))
             return True
@@ -915,8 +1182,9 @@ class Listener:
             stream.head_extra = [("Mcp-Session-Id", session.sid)]
         if sent.is_request and stream.sse:
             session.number(stream)
-        stream.head_extra_upstream = [(n, v) for n, v in head.headers if n.lower() in self.forward_headers
-                                      or _passes_param(n, session, sent)]
+        forwarded = self._forwarded(head, session)
+        stream.head_extra_upstream = forwarded + [(n, v) for n, v in head.headers
+                                                  if _passes_param(n, session, sent)]
         token = None
         if sent.is_request:
             if key is not None:
@@ -930,7 +1198,19 @@ class Listener:
         try:
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
-                session.dispatch(outputs, None)
+                if session.remote is not None and len(outputs) == 1 and outputs[0][0] == C2S:
+                    # posted before the 202, so that the upstream's refusal reaches the client
+                    status, refusal = await session.post_notice(outputs[0][1], stream.head_extra_upstream)
+                    if refusal is not None:
+                        await self._auth(writer, refusal)
+                        return True
+                    if status is not None and status >= 400:
+                        await self._simple(writer, status if status < 500 else 502, _error_body(
+                            f"the upstream MCP server refused this {sent.method or 'message'} "
+                            f"with HTTP {status}"), stream.head_extra)
+                        return True
+                else:
+                    session.dispatch(outputs, None)
                 await self._simple(writer, 202, b"", stream.head_extra)
                 return True
             if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
@@ -942,7 +1222,13 @@ class Listener:
                 # The usual 2025 case with a remote upstream: relay in this task (no extra task
                 # or loop turn per call); the upstream's answer ends the stream. (2026-07-28
                 # requests keep a watcher for the client closing the stream: that cancels.)
-                await session._post_upstream(outputs[0][1], stream)
+                # An SSE client gets keep-alives while the upstream has not answered yet.
+                ticker = self._ticker(stream) if stream.sse else None
+                try:
+                    await session._post_upstream(outputs[0][1], stream)
+                finally:
+                    if ticker is not None:
+                        ticker.cancel()
             else:
                 session.dispatch(outputs, stream)
             if not stream.sse:
@@ -974,9 +1260,17 @@ class Listener:
                     self._cancel(session, sent)
                     return False
                 watcher.cancel()
-            if stream.auth is not None:
+            if stream.auth is not None and not stream.started:
                 await self._auth(writer, stream.auth)
                 return True
+            if stream.auth is not None and not stream.finished:
+                # the head (with keep-alives) went out before the upstream refused: the
+                # refusal can only be a JSON-RPC error now
+                status, headers, _ = stream.auth
+                challenge = headers.get("www-authenticate")
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR, (
+                    f"the upstream answered HTTP {status}" + (f" (WWW-Authenticate: {challenge})"
+                                                              if challenge else "")))[:-1], key)
             if not stream.finished and not stream.started and session.closed:
                 stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
                                            "the upstream session ended before answering")[:-1], key)
@@ -994,6 +1288,10 @@ class Listener:
                 stream.prime_timer.cancel()
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
+            if session.probation and (session.init_failed or stream.auth is not None or session.closed):
+                # the upstream refused the initialize (an error, 401/403) or went away: the
+                # session never took a slot; its upstream is ended
+                self.spawn(self.end(session))
 
     def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:
@@ -1048,6 +1346,21 @@ def _all_keys(tool: Any) -> list:
     return list(props) if type(props) is dict else []
 
 
+_DISCOVERY = ("oauth-protected-resource", "oauth-authorization-server", "openid-configuration")
+
+
+def _discovery_path(target: str) -> bool:
+    """``/.well-known/<an OAuth discovery document>[/<path of the resource>]``, without a
+    query, dot segments, escapes or anything but plain path characters."""
+    if "?" in target or "#" in target or "%" in target or "\\" in target:
+        return False
+    parts = target.split("/")
+    if len(parts) < 3 or parts[:2] != ["", ".well-known"] or parts[2] not in _DISCOVERY:
+        return False
+    rest = parts[3:]
+    return all(p not in (".", "..") and all(c.isalnum() or c in "-._~" for c in p) for p in rest)
+
+
 def _error_body(message: str) -> bytes:
     """A JSON-RPC error response without an id, for HTTP-level refusals."""
     return rpc.error_line(None, rpc.INVALID_REQUEST, message)[:-1]
@@ -1066,6 +1379,10 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
             log(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror or exc}")
             return 4
         log(f"serving MCP over Streamable HTTP at http://{_url_host(host)}:{port}{listener.path}")
+        if not listener.bound_loopback:
+            log(f"warning: listening on {host}, reachable beyond this machine: clients must send "
+                "the --client-token-env bearer token; Host must be a loopback name or one of "
+                f"{sorted(listener.allow_hosts)}; traffic is plain HTTP (put a TLS proxy in front)")
         if ready is not None:
             ready(host, port)
         loop = asyncio.get_running_loop()
@@ -1081,7 +1398,9 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()
-        return 128 + got[0] if got else 0
+        if got:
+            return 128 + got[0]
+        return 6 if listener.write_failed else 0
 
     return asyncio.run(main())
 

@@ -75,7 +75,7 @@ class Sent:
 
     def __init__(self, line: bytes) -> None:
         try:
-            obj = rpc.loads(line)
+            obj = rpc.loads_lenient(line)
         except rpc.ParseError:
             obj = None
         self.obj = obj
@@ -124,6 +124,11 @@ class Remote:
                  resume_attempts: int = 5) -> None:
         self.client = client
         self.static_headers = list(headers or [])
+        # the HTTP client's forwarded headers (--forward-header), kept for the session: sent on
+        # every request of it, including those the proxy makes on its own (GET stream,
+        # resumption, DELETE), unless a request carries its own
+        self.forwarded: list[tuple[str, str]] = []
+        self.end_refusal: tuple[int, Any, bytes] | None = None  # a 401/403 to the DELETE
         self.catalogue = catalogue or (lambda: {})
         self.log = log or (lambda text: None)
         self.max_message = max_message
@@ -146,8 +151,15 @@ class Remote:
             if self.protocol_version is not None and sent.method != "initialize":
                 h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded(extra)
         h += extra
         return h
+
+    def _forwarded(self, extra: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+        if not self.forwarded:
+            return []
+        own = {n.lower() for n, _ in extra}
+        return [(n, v) for n, v in self.forwarded if n.lower() not in own]
 
     def _errors(self, sent: Sent, message: str, data: Any = rpc.MISSING, ids: list | None = None) -> list[bytes]:
         """One JSON-RPC error per unanswered request (logged instead when nothing is owed)."""
@@ -177,10 +189,13 @@ class Remote:
             self._emit_error(sent, emit, f"the request could not be sent upstream: {exc}")
             return None
         except UpstreamError as exc:
-            self._emit_error(sent, emit, f"the upstream MCP server could not be reached: {exc}")
+            what = "did not answer in time" if exc.kind == "timeout" else "could not be reached"
+            self._emit_error(sent, emit, f"the upstream MCP server {what}: {exc}")
             return None
         if key is not None:
             self._streams.setdefault(key, []).append(resp)
+        if sent.method == "subscriptions/listen":
+            resp.idle = None  # a subscription stream may rightly stay silent
         try:
             return await self._handle(sent, resp, emit, auth_failure)
         finally:
@@ -230,9 +245,8 @@ class Remote:
         # Errors.
         if status == 404 and self.session_id is not None and not sent.modern:
             await self._drain(resp)
-            ended = self.session_id
             self.session_id = None
-            self._emit_error(sent, emit, f"the upstream MCP session {ended} has ended (HTTP 404); "
+            self._emit_error(sent, emit, "the upstream MCP session has ended (HTTP 404); "
                              "start a new session with initialize",
                              {"httpStatus": 404, "sessionExpired": True})
             return status
@@ -271,7 +285,7 @@ class Remote:
         """An error status whose body is a JSON-RPC error: give it to the client when it answers
         this request (or is id-less: then it is re-addressed to this request)."""
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             return False
         if isinstance(obj, list) and sent.kind == "batch" and obj:
@@ -304,7 +318,7 @@ class Remote:
             return
         data = data.strip()
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError as exc:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
@@ -364,7 +378,7 @@ class Remote:
     def _settle(data: bytes, remaining: set) -> None:
         """Remove from ``remaining`` the request ids that the message (or batch) answers."""
         try:
-            obj = rpc.loads(data)
+            obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             return
         for item in obj if isinstance(obj, list) else [obj]:
@@ -378,6 +392,7 @@ class Remote:
         if self.protocol_version is not None:
             h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded()
         try:
             resp = await self.client.request("GET", h)
         except (UpstreamError, HeaderError) as exc:
@@ -423,6 +438,7 @@ class Remote:
             if last:
                 h.append(("Last-Event-ID", last))
             h += self.static_headers
+            h += self._forwarded()
             try:
                 resp = await self.client.request("GET", h)
             except (UpstreamError, HeaderError) as exc:
@@ -431,6 +447,7 @@ class Remote:
                 await asyncio.sleep(min(retry_ms, 30_000) / 1000.0)
                 continue
             self.get_stream_status = resp.status
+            resp.idle = None  # the GET stream may rightly stay silent
             if resp.status != 200 or resp.content_type != "text/event-stream":
                 await self._drain(resp)
                 if resp.status not in (405, 404):
@@ -466,6 +483,7 @@ class Remote:
         if self.protocol_version is not None:
             h.append(("MCP-Protocol-Version", self.protocol_version))
         h += self.static_headers
+        h += self._forwarded()
         try:
             resp = await asyncio.wait_for(self.client.request("DELETE", h), timeout)
             await asyncio.wait_for(self._drain(resp), timeout)
@@ -473,6 +491,8 @@ class Remote:
             self.log(f"ending the upstream session failed: {exc}")
             return None
         self.session_id = None
+        if resp.status in (401, 403):
+            self.end_refusal = (resp.status, resp.headers, b"")
         return resp.status
 
 
@@ -488,15 +508,20 @@ class StdioBridge:
     def __init__(self, url: str, guard: Guard | None = None, *, client_in: int = 0,
                  client_out: int = 1, err_fd: int = 2, headers: list[tuple[str, str]] | None = None,
                  cafile: str | None = None, connect_timeout: float = 10.0, eof_grace: float = 0.5,
+                 drain_timeout: float = 30.0, upstream_timeout: float | None = 300.0,
+                 upstream_idle_timeout: float | None = 300.0, max_message: int | None = None,
                  handle_signals: bool = True) -> None:
         self.guard = guard if guard is not None else Guard()
-        self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout)
+        self.client = Client(url, cafile=cafile, connect_timeout=connect_timeout,
+                             head_timeout=upstream_timeout, idle_timeout=upstream_idle_timeout)
         self.remote = Remote(self.client, headers=headers, catalogue=lambda: self.guard.catalogue,
+                             max_message=max_message or _MAX_JSON,
                              log=self.log)
         self.client_in = client_in
         self.client_out = client_out
         self.err_fd = err_fd
         self.eof_grace = eof_grace
+        self.drain_timeout = drain_timeout
         self.handle_signals = handle_signals
         self._tasks: set[asyncio.Task] = set()
         self._ordered: asyncio.Task | None = None  # the last notification/response posted
@@ -656,7 +681,9 @@ class StdioBridge:
                 for line in lines:
                     self._dispatch(self.guard.receive(C2S, line))
             if self._signal is None and self._tasks:
-                # The client is gone: give answers already on their way a moment.
+                # The client's input ended: the requests still pending are answered first
+                # (at most drain_timeout seconds), then what is on its way gets a moment.
+                await self._drain(stop)
                 await asyncio.wait(set(self._tasks), timeout=self.eof_grace)
             for task in list(self._tasks):
                 task.cancel()
@@ -668,6 +695,18 @@ class StdioBridge:
             await self.client.aclose()
             self._close_output()
         return 0 if self._signal is None else 128 + self._signal
+
+    async def _drain(self, stop: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.drain_timeout
+        while self.guard.awaited_count() and not stop.is_set() and not self._out_dead:
+            left = deadline - loop.time()
+            if left <= 0:
+                self.log(f"the client's input ended; {self.guard.awaited_count()} request(s) still "
+                         f"unanswered after {self.drain_timeout:g} s (--drain-timeout); ending the "
+                         "upstream session")
+                return
+            await asyncio.sleep(min(0.05, left))
 
     def _on_signal(self, sig: int, stop: asyncio.Event) -> None:
         if self._signal is None:
