@@ -82,9 +82,10 @@ async def _steps(client, *, between=None):
     assert json.loads(_text(got))["received"]["discharge"] == pytest.approx(1250 * CFS)
     got = await client.call_tool("runoff", {"discharge": "5 m"})
     assert got.is_error and _code(got) == "dimensionality_error"
-    got = await client.call_tool("runoff", {"discharge": 1250})
-    assert got.is_error and _code(got) == "unconverted_carry_over"
-    assert "read_discharge.return returned 1250 cfs" in _text(got)
+    for _ in range(3):  # three requests in a row: one on each replica (round robin)
+        got = await client.call_tool("runoff", {"discharge": 1250})
+        assert got.is_error and _code(got) == "unconverted_carry_over", _text(got)
+        assert "read_discharge.return returned 1250 cfs" in _text(got)
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -134,15 +135,16 @@ def test_two_credentials_have_two_ledgers(gateway):
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async def call(token, name, arguments):
+    async def calls(token, *steps):
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
         async with http, Client(streamable_http_client(gateway.url, http_client=http)) as client:
-            return await client.call_tool(name, arguments)
+            return [await client.call_tool(name, arguments) for name, arguments in steps]
 
     async def main():
-        await call("alice", "read_discharge", {"site": "07374000"})
-        got = await call("bob", "runoff", {"discharge": 1250})
-        assert not got.is_error, _text(got)
-        got = await call("alice", "runoff", {"discharge": 1250})
-        assert got.is_error and _code(got) == "unconverted_carry_over"
+        await calls("alice", ("read_discharge", {"site": "07374000"}))
+        bare = ("runoff", {"discharge": 1250})
+        for got in await calls("bob", bare, bare, bare):  # on each replica: bob's ledger is empty
+            assert not got.is_error, _text(got)
+        for got in await calls("alice", bare, bare, bare):  # alice's holds 1250 cfs everywhere
+            assert got.is_error and _code(got) == "unconverted_carry_over"
     run(main())

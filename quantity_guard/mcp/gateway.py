@@ -17,6 +17,7 @@ from ..errors import StoreUnavailable
 from ..ledger import Ledger
 from . import jsonrpc as rpc
 from .identity import IdentityKey, credential_hash
+from .policy import MAX_CALLS, MAX_ENTRIES
 
 __all__ = ["Conversations", "Sessions", "REPLAY_ID", "replayed_initialize"]
 
@@ -28,8 +29,8 @@ class Conversations:
     """The ledgers of the conversations a replica serves, the least recently used dropped
     beyond ``max_kept`` (with a store, a dropped ledger is read back from it when needed)."""
 
-    def __init__(self, *, store: Any = None, max_kept: int = 256, max_entries: int | None = None,
-                 max_calls: int | None = None) -> None:
+    def __init__(self, *, store: Any = None, max_kept: int = 256,
+                 max_entries: int | None = MAX_ENTRIES, max_calls: int | None = MAX_CALLS) -> None:
         self.store = store
         self.max_kept = max_kept
         self.max_entries = max_entries
@@ -83,13 +84,14 @@ class Sessions:
         return found
 
     def alive(self, sids: list[str]) -> "set[str] | None":
-        """Which of ``sids`` are still recorded (None when the store cannot be asked)."""
+        """Which of ``sids`` are still recorded, their TTL renewed (a replica holding a session
+        keeps it alive in the store); None when the store cannot be asked."""
         if self.store is None or not sids:
             return set(sids)
         try:
             pipe = self.store.client.pipeline(transaction=False)
             for sid in sids:
-                pipe.exists(self.store.key("s", sid))
+                pipe.pexpire(self.store.key("s", sid), self.store._ttl_ms)
             found = pipe.execute()
         except self.store._errors:
             return None
