@@ -645,7 +645,7 @@ def _gateway(http: HTTPOptions, opts: Any) -> dict:
     from ..store import open_store
     from .gateway import Conversations
     from .identity import IdentityKey
-    from .policy import MAX_CALLS, MAX_ENTRIES
+    from .gateway import MAX_CALLS, MAX_ENTRIES
     assert http.store is not None
     try:
         store = open_store(http.store, ttl=http.store_ttl, prefix=http.store_prefix,

@@ -17,9 +17,14 @@ from ..errors import StoreUnavailable
 from ..ledger import Ledger
 from . import jsonrpc as rpc
 from .identity import IdentityKey, credential_hash
-from .policy import MAX_CALLS, MAX_ENTRIES
 
-__all__ = ["Conversations", "Sessions", "REPLAY_ID", "replayed_initialize"]
+__all__ = ["Conversations", "Sessions", "REPLAY_ID", "replayed_initialize", "MAX_ENTRIES",
+           "MAX_CALLS"]
+
+MAX_ENTRIES = 10_000
+"""Recorded quantities kept per conversation (the oldest evicted first)."""
+MAX_CALLS = 1_000
+"""Call records kept per conversation (the proxy's manifest counts them all)."""
 
 REPLAY_ID = "quantity-guard:initialize"
 """The id of an ``initialize`` a replica replays to its own upstream (its answer is not sent)."""

@@ -44,13 +44,12 @@ from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
+from .gateway import MAX_CALLS, MAX_ENTRIES  # the bounds of one conversation's ledger
 from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
-MAX_ENTRIES = 10_000
-MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 UNITS_META = "io.github.quantity-guard/units"
