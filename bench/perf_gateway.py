@@ -12,7 +12,7 @@ to start, so the figures are the gateway's) with ``read_discharge`` declared to 
 
 Each client is ``mcp.Client`` (``mode="auto"``, which ends in 2026-07-28 against this upstream,
 or ``mode="legacy"``, a 2025 session) with its own ``Authorization`` (one conversation per
-client). A client repeats one conversation until the time is up: ``read_discharge`` (1250 cfs),
+client). A client holds one conversation until the time is up, repeating: ``read_discharge`` (1250 cfs),
 ``runoff`` with ``"1250 cfs"`` (must arrive converted, 35.396... m3/s), ``runoff`` with ``"5 m"``
 (must be refused: a length for a flow) and ``runoff`` with a bare ``1250`` (must be refused as
 carry-over, with the repair text naming ``read_discharge``); through the load balancer each of
@@ -173,8 +173,9 @@ def _text(result) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
-async def conversation(url: str, mode: str, token: str, latencies: list[float]) -> tuple[int, list[str]]:
-    """One conversation of one client; returns (calls made, errors)."""
+async def conversation(url: str, mode: str, token: str, latencies: list[float],
+                       deadline: float) -> tuple[int, list[str]]:
+    """One client's conversation, repeated until ``deadline``; returns (calls made, errors)."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -192,18 +193,19 @@ async def conversation(url: str, mode: str, token: str, latencies: list[float]) 
                 calls += 1
                 return result
 
-            got = await timed("read_discharge", {"site": "07374000"})
-            if got.is_error or "1250" not in _text(got):
-                errors.append(f"read_discharge: {_text(got)[:120]}")
-            got = await timed("runoff", {"discharge": "1250 cfs", "area": 29000})
-            if got.is_error or "35.39" not in _text(got):
-                errors.append(f"converted: {_text(got)[:120]}")
-            got = await timed("runoff", {"discharge": "5 m", "area": 29000})
-            if not got.is_error:
-                errors.append(f"wrong dimension passed: {_text(got)[:120]}")
-            got = await timed("runoff", {"discharge": 1250, "area": 29000})
-            if not got.is_error or "read_discharge" not in _text(got):
-                errors.append(f"carry-over passed: {_text(got)[:120]}")
+            while time.monotonic() < deadline:
+                got = await timed("read_discharge", {"site": "07374000"})
+                if got.is_error or "1250" not in _text(got):
+                    errors.append(f"read_discharge: {_text(got)[:120]}")
+                got = await timed("runoff", {"discharge": "1250 cfs", "area": 29000})
+                if got.is_error or "35.39" not in _text(got):
+                    errors.append(f"converted: {_text(got)[:120]}")
+                got = await timed("runoff", {"discharge": "5 m", "area": 29000})
+                if not got.is_error:
+                    errors.append(f"wrong dimension passed: {_text(got)[:120]}")
+                got = await timed("runoff", {"discharge": 1250, "area": 29000})
+                if not got.is_error or "read_discharge" not in _text(got):
+                    errors.append(f"carry-over passed: {_text(got)[:120]}")
     return calls, errors
 
 
@@ -217,15 +219,15 @@ async def drive(url: str, mode: str, clients: int, seconds: float) -> dict:
     async def client(i: int) -> None:
         nonlocal conversations, calls
         n = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline:  # a failed conversation is an error; a new one starts
             n += 1
+            conversations += 1
             try:
-                made, errs = await conversation(url, mode, f"bench-{mode}-{i}-{n}", latencies)
+                made, errs = await conversation(url, mode, f"bench-{mode}-{i}-{n}", latencies, deadline)
                 calls += made
                 errors.extend(errs)
-            except Exception as exc:  # a failed conversation is an error, the run goes on
+            except Exception as exc:
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
-            conversations += 1
 
     started = time.monotonic()
     await asyncio.gather(*(client(i) for i in range(clients)))

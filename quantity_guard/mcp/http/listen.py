@@ -1169,6 +1169,14 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        if group is None and sent.modern:
+            # one session (guard and upstream) per conversation, whatever connection a call
+            # arrives on; a request whose id is in flight there gets this connection's own
+            group = self._conversation_group(head, sent)
+            held = self.grouped.get(group)
+            if sent.is_request and held is not None and not held.closed and \
+                    rpc.id_key(sent.id) in held.guard.pending:
+                group = None
         opening = (group is not None and (self.grouped.get(group) is None or self.grouped[group].closed)) \
             or (group is None and sent.modern and conn_session[0] is None) \
             or (not sent.modern and sent.method == "initialize" and not sid)
@@ -1350,6 +1358,14 @@ class Listener:
                 # the upstream refused the initialize (an error, 401/403) or went away: the
                 # session never took a slot; its upstream is ended
                 self.spawn(self.end(session))
+
+    def _conversation_group(self, head: Head, sent: Sent) -> str:
+        """The grouping key of a 2026-07-28 request without a --session-header value: its
+        conversation's (a NUL first: no header value can be one)."""
+        params = sent.obj.get("params") if type(sent.obj) is dict else None
+        meta = params.get("_meta") if type(params) is dict else None
+        return "\0" + conversation_of(meta=meta, authorization=head.headers.get("authorization"),
+                                       key=self.identity).key
 
     def _use_conversation(self, session: _Session, head: Head, sent: Sent) -> None:
         """Hand the session's policy the ledger of this request's conversation (the first of
