@@ -227,6 +227,8 @@ async def drive(url: str, mode: str, clients: int, seconds: float) -> dict:
                 calls += made
                 errors.extend(errs)
             except Exception as exc:
+                while getattr(exc, "exceptions", None):
+                    exc = exc.exceptions[0]  # the task group's first failure
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
 
     started = time.monotonic()

@@ -148,3 +148,48 @@ def test_two_credentials_have_two_ledgers(gateway):
         for got in await calls("alice", bare, bare, bare):  # alice's holds 1250 cfs everywhere
             assert got.is_error and _code(got) == "unconverted_carry_over"
     run(main())
+
+
+def test_store_usage_errors(tmp_path):
+    import subprocess
+    annotations = tmp_path / "water.toml"
+    annotations.write_text(WATER)
+    base = [sys.executable, "-m", "quantity_guard.mcp", "--annotations", str(annotations)]
+    for argv, status, text in [
+            (["--store", "redis://127.0.0.1:1/0", "--", "srv"], 2, "needs --listen"),
+            (["--listen", "0", "--store-ttl", "5", "--", "srv"], 2, "--store, which is not given"),
+            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--store-unavailable", "maybe",
+              "--", "srv"], 2, "refuse or proceed"),
+            (["--listen", "0", "--store", "memcached://x", "--", "srv"], 3, "redis://HOST:PORT/DB"),
+            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--", "srv"], 3, "could not be reached")]:
+        done = subprocess.run([*base, *argv], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+        assert done.returncode == status and text in done.stderr, (argv, done.returncode, done.stderr)
+
+
+def test_proceed_mode_forwards_with_a_warning(tmp_path):
+    from mcp import Client
+    require_redis()
+    (tmp_path / "redis").mkdir()
+    redis = RedisServer(str(tmp_path / "redis")).start()
+    stack = Stack(str(tmp_path))
+    try:
+        annotations = tmp_path / "water.toml"
+        annotations.write_text(WATER)
+        port = stack.replica(str(annotations), "--store", redis.url, "--store-unavailable", "proceed")
+        redis.stop()
+
+        async def main():
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                got = await client.call_tool("runoff", {"discharge": "1250 cfs"})
+                assert not got.is_error, _text(got)
+                assert json.loads(_text(got))["received"]["discharge"] == pytest.approx(1250 * CFS)
+        run(main())
+        import time
+        deadline = time.monotonic() + 10  # (the replica's stderr is read by a thread)
+        while not any("proceeding without" in line for line in stack.logs[port]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any("proceeding without the shared history" in line for line in stack.logs[port])
+    finally:
+        stack.stop()
+        redis.stop()

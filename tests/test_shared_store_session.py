@@ -159,3 +159,24 @@ def test_memory_per_conversation_stays_bounded_over_20000_calls(redis_server):
     after = conversation.memory()
     assert after <= 1_000 * MAX_RECORD_BYTES
     assert after <= at_bound * 1.05  # records of one size: the bound is reached and held
+
+
+def test_without_a_store_redis_is_never_imported():
+    code = ("import sys\n"
+            "from quantity_guard import quantity_tool, session\n"
+            "@quantity_tool(returns={'unit': 'cfs'})\n"
+            "def f(site: str):\n    return 1.0\n"
+            "with session():\n    f('x')\n"
+            "import quantity_guard.mcp.cli, quantity_guard.mcp.http.listen\n"
+            "assert 'redis' not in sys.modules, 'redis imported'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_shared_session_needs_both_store_and_conversation():
+    with pytest.raises(ValueError, match="conversation"):
+        with session(store="redis://127.0.0.1:1/0"):
+            pass
+    with pytest.raises(ValueError, match="redis://"):
+        with session(store="http://127.0.0.1:1/0", conversation="c"):
+            pass

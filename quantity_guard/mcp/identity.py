@@ -60,7 +60,7 @@ class IdentityKey:
         name = f"{store.prefix}identity-key"
         fresh = secrets.token_hex(32)
         try:
-            store.client.set(name, fresh, nx=True)
+            store.client.set(name, fresh, nx=True, px=store._ttl_ms)
             value = store.client.get(name)
         except store._errors as exc:
             raise StoreUnavailable(f"the shared store could not be reached to read the gateway's "
@@ -71,6 +71,18 @@ class IdentityKey:
 
     def credential(self, authorization: str | None) -> str:
         return credential_hash(authorization, self.secret)
+
+    def keep(self, store: Any) -> None:
+        """Renew the shared key's TTL in ``store`` (each replica does, while it runs), writing
+        it back if the store lost it; a store that cannot be reached is left for the next try."""
+        name = f"{store.prefix}identity-key"
+        try:
+            pipe = store.client.pipeline(transaction=False)
+            pipe.set(name, self.secret.hex(), nx=True, px=store._ttl_ms)
+            pipe.pexpire(name, store._ttl_ms)
+            pipe.execute()
+        except store._errors:
+            pass
 
 
 def credential_hash(authorization: str | None, secret: bytes) -> str:

@@ -773,6 +773,8 @@ class Listener:
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
+            if self.store is not None:
+                self.identity.keep(self.store)
             if self.store is not None and self.sessions:  # ended on another replica (DELETE)
                 sids = list(self.sessions)
                 alive = self.directory.alive(sids)
@@ -819,7 +821,9 @@ class Listener:
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = Reader(max_body=self.max_body)
-        conn_session: list[_Session | None] = [None]  # the 2026-07-28 session of this connection
+        # the 2026-07-28 session of this connection, and the bytes of the next request that a
+        # request's close watcher read ahead (given back to the parser once that request ends)
+        conn_session: list[Any] = [None, b""]
         events: list = []
         loop = asyncio.get_running_loop()
         deadline: float | None = None  # of the request under way: head and body, in all
@@ -863,6 +867,13 @@ class Listener:
                 assert head is not None
                 deadline = None
                 keep = await self._request(head, b"".join(body), reader, writer, conn_session)
+                ahead, conn_session[1] = conn_session[1], b""
+                if ahead and keep:
+                    try:
+                        events.extend(parser.feed(ahead))
+                    except ProtocolError as exc:
+                        await self._simple(writer, exc.status, _error_body(str(exc)), close=True)
+                        return
                 if not keep or not head.keep_alive:
                     return
         except asyncio.CancelledError:
@@ -1325,6 +1336,9 @@ class Listener:
                     stream.closed = True
                     self._cancel(session, sent)
                     return False
+                if watcher.done() and not watcher.cancelled() and watcher.exception() is None \
+                        and watcher.result():
+                    conn_session[1] = watcher.result()  # the next request began: not lost
                 watcher.cancel()
             if stream.auth is not None and not stream.started:
                 await self._auth(writer, stream.auth)
