@@ -19,6 +19,11 @@ carry-over, with the repair text naming ``read_discharge``); through the load ba
 these calls may reach another replica. An error is an exception or an answer other than the one
 expected. Printed per setup and era: conversations, calls, calls/s, p50 and p99 latency of one
 call, errors.
+
+    python bench/perf_gateway.py --memory 20000
+
+measures instead the Redis memory of one conversation over 20,000 guarded calls through one
+replica with a store (at the record bound and at the end) and the records kept.
 """
 from __future__ import annotations
 
@@ -243,13 +248,62 @@ async def drive(url: str, mode: str, clients: int, seconds: float) -> dict:
             "errors": len(errors), "first_errors": errors[:3]}
 
 
+def memory(calls: int) -> dict:
+    """One conversation of ``calls`` guarded calls (raw HTTP, one kept-alive connection) through
+    one replica with a store: the Redis memory of the conversation's key at the record bound
+    (1,000 calls) and at the end, and the records kept."""
+    import http.client
+
+    import redis
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+    with tempfile.TemporaryDirectory() as d:
+        annotations = os.path.join(d, "water.toml")
+        Path(annotations).write_text(ANNOTATIONS)
+        stack = Stack(d)
+        try:
+            store = stack.redis()
+            port = stack.replica(annotations, "--store", store)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            client = redis.Redis.from_url(store)
+            at_bound = None
+            for i in range(calls):
+                name, arguments = (("read_discharge", {"site": "07374000"}) if i % 2 == 0 else
+                                   ("runoff", {"discharge": f"{i % 500 + 1} cfs", "area": 29000}))
+                body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                   "params": {"name": name, "arguments": arguments, "_meta": meta}})
+                conn.request("POST", "/mcp", body=body, headers={
+                    "Content-Type": "application/json", "Accept": "application/json",
+                    "Authorization": "Bearer bench-memory", "MCP-Protocol-Version": "2026-07-28",
+                    "Mcp-Method": "tools/call", "Mcp-Name": name})
+                answer = json.loads(conn.getresponse().read())
+                if "result" not in answer or answer["result"].get("isError"):
+                    raise RuntimeError(f"call {i} failed: {answer}")
+                if i + 1 == 1_000:
+                    (key,) = client.keys("qg:c:*")
+                    at_bound = client.memory_usage(key, samples=0)
+            (key,) = client.keys("qg:c:*")
+            return {"calls": calls, "records_kept": client.xlen(key),
+                    "bytes_at_1000_calls": at_bound,
+                    "bytes_at_end": client.memory_usage(key, samples=0),
+                    "ttl_s": round(client.pttl(key) / 1000)}
+        finally:
+            stack.stop()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=50, help="concurrent clients (at most 200)")
     ap.add_argument("--seconds", type=float, default=30.0, help="per setup and era (at most 120)")
     ap.add_argument("--replicas", type=int, default=3, help="behind the load balancer (at most 8)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--memory", type=int, metavar="CALLS", default=0,
+                    help="instead: the Redis memory of one conversation over CALLS calls (at most 50,000)")
     args = ap.parse_args()
+    if args.memory:
+        print(json.dumps(memory(max(1_000, min(args.memory, 50_000)))))
+        return 0
     clients = max(1, min(args.clients, 200))
     seconds = max(1.0, min(args.seconds, 120.0))
     replicas = max(1, min(args.replicas, 8))
