@@ -25,8 +25,8 @@ Faults: an unreachable store raises :class:`~quantity_guard.errors.StoreUnavaila
 ``store_unavailable``) from the call (fail closed), or, with ``on_unavailable="proceed"``, warns
 (``RuntimeWarning``, or the ``warn`` callback) and goes on with the local ledger alone. Each
 command is retried once on a fresh connection, so a store that comes back is used again without
-a restart. ``redis`` (``pip install "quantity-guard[store]"``) is imported when a store is opened,
-never before.
+a restart. ``redis`` (the ``store`` extra: ``pip install ".[store]"`` in a checkout) is imported
+when a store is opened, never before.
 """
 from __future__ import annotations
 
@@ -93,7 +93,8 @@ class RedisStore:
             from redis.retry import Retry
         except ImportError:
             raise ImportError("a store needs the redis client library: "
-                              "pip install \"quantity-guard[store]\"") from None
+                              "install the store extra (pip install \".[store]\" in a checkout of "
+                              "quantity-guard) or the redis package") from None
         self.url = url
         self.ttl = float(ttl)
         self.prefix = prefix

@@ -23,7 +23,7 @@ def require_redis() -> str:
     try:
         import redis  # noqa: F401
     except ImportError:
-        message = 'the redis client library is not installed (pip install "quantity-guard[store]")'
+        message = 'the redis client library is not installed (pip install ".[store]")'
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -50,11 +50,20 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def socket(self) -> str:
+        return os.path.join(self.directory, "redis.sock")
+
+    @property
+    def unix_url(self) -> str:
+        return f"unix://{self.socket}?db=0"
+
     def start(self) -> "RedisServer":
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.directory,
              "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
-             "--protected-mode", "yes", "--daemonize", "no", "--logfile", "redis.log"],
+             "--protected-mode", "yes", "--daemonize", "no", "--logfile", "redis.log",
+             "--unixsocket", self.socket, "--unixsocketperm", "700"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

@@ -180,3 +180,11 @@ def test_a_shared_session_needs_both_store_and_conversation():
     with pytest.raises(ValueError, match="redis://"):
         with session(store="http://127.0.0.1:1/0", conversation="c"):
             pass
+
+
+def test_a_unix_socket_store_is_the_same_store(redis_server):
+    with session(store=redis_server.unix_url, conversation="run-u"):
+        read_discharge("07374000")
+    with session(store=redis_server.url, conversation="run-u"):
+        with pytest.raises(UnconvertedCarryOver):
+            route_flow(1250)

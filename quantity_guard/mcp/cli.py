@@ -586,7 +586,7 @@ Streamable HTTP (remote servers and HTTP clients):
   --store URL            (with --listen) share the conversations' ledgers and the 2025
                          sessions with every proxy started with the same --store and
                          annotations: redis://HOST:PORT/DB, rediss://HOST:PORT/DB or
-                         unix:///PATH?db=N (needs pip install "quantity-guard[store]"); any
+                         unix:///PATH?db=N (needs the store extra, the redis package); any
                          replica behind a load balancer serves any request (docs/gateway.md)
   --store-ttl SECONDS    (with --store) forget a conversation or session after SECONDS
                          without a read or a write (default 3600)
