@@ -113,12 +113,13 @@ class Stack:
         wait_port(port)
         return f"redis://127.0.0.1:{port}/0"
 
-    def replica(self, annotations: str, *extra: str) -> int:
+    def replica(self, annotations: str, *extra: str, upstream: str | None = None) -> int:
+        """A replica in front of its own children of UPSTREAM, or of the ``upstream`` URL."""
         env = {**os.environ, "PYTHONPATH": str(REPO)}
+        target = ["--upstream", upstream] if upstream else ["--", sys.executable, str(UPSTREAM)]
         proc = subprocess.Popen(
             [sys.executable, "-m", "quantity_guard.mcp", "--listen", "127.0.0.1:0",
-             "--annotations", annotations, "--max-sessions", "512", *extra, "--",
-             sys.executable, str(UPSTREAM)],
+             "--annotations", annotations, "--max-sessions", "512", *extra, *target],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
         self.procs.append(proc)
         assert proc.stderr is not None

@@ -33,7 +33,7 @@ def _need_nginx() -> None:
 
 
 class Gateway:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, upstream: str | None = None) -> None:
         require_redis()
         _need_nginx()
         (directory / "redis").mkdir()
@@ -41,7 +41,8 @@ class Gateway:
         self.stack = Stack(str(directory))
         annotations = directory / "water.toml"
         annotations.write_text(WATER)
-        self.ports = [self.stack.replica(str(annotations), "--store", self.redis.url) for _ in range(3)]
+        self.ports = [self.stack.replica(str(annotations), "--store", self.redis.url, upstream=upstream)
+                      for _ in range(3)]
         self.lb = self.stack.nginx(self.ports)
         self.url = f"http://127.0.0.1:{self.lb}/mcp"
 
@@ -98,6 +99,26 @@ def test_one_conversation_whichever_replica_each_call_reaches(gateway, mode):
             for _ in range(2):  # every call meets another replica than the one before
                 await _steps(client)
     run(main())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_replicas_in_front_of_a_remote_url(tmp_path, mode):
+    """--upstream URL behind each replica (an SDK server over Streamable HTTP): a 2025 session
+    another replica opened is adopted with a conversation of its own with the remote server."""
+    pytest.importorskip("uvicorn")
+    from test_mcp_http_upstream import HTTPServer
+    from mcp import Client
+    remote = HTTPServer()
+    g = Gateway(tmp_path, upstream=remote.url)
+    try:
+        async def main():
+            async with Client(g.url, mode=mode) as client:
+                for _ in range(2):
+                    await _steps(client)
+        run(main())
+    finally:
+        g.close()
+        remote.stop()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

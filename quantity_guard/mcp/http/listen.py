@@ -1446,6 +1446,7 @@ class Listener:
         session.private[("s", REPLAY_ID)] = answer
         try:
             await session.start()
+            self._forwarded(head, session)  # the client's --forward-header credentials, upstream too
             session.dispatch(session.guard.receive(C2S, init), None)
             got = await asyncio.wait_for(answer, self.upstream_timeout or 300.0)
         except (asyncio.TimeoutError, OSError) as exc:
