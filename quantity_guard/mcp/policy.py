@@ -39,18 +39,17 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..annotations import load
 from ..numeric import fmt_g
-from ..errors import VIOLATION_META, GuardViolation, InvalidArguments
+from ..errors import VIOLATION_META, GuardViolation, InvalidArguments, StoreUnavailable
 from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
+from .gateway import MAX_CALLS, MAX_ENTRIES  # the bounds of one conversation's ledger
 from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
-MAX_ENTRIES = 10_000
-MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 UNITS_META = "io.github.quantity-guard/units"
@@ -97,6 +96,7 @@ class QuantityPolicy:
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
+        self._bound: "Ledger | None" = None  # a conversation's ledger (see use_ledger)
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
         # per guarded tool, what check_call needs, worked out once per listing (see _Plan); shared
         # with the policies that share the listing, and cleared whenever a listing changes it
@@ -155,10 +155,28 @@ class QuantityPolicy:
             names = self._names = tuple(self.annotations)
         return names
 
+    def use_ledger(self, ledger: Ledger) -> None:
+        """Record the next calls in ``ledger``, a conversation's (``--listen`` hands each
+        request's policy the ledger of the request's conversation, see ``mcp/identity.py``;
+        with ``--store`` the ledger is shared by every replica). A new client session then
+        keeps it (``reset``)."""
+        if self._later:
+            self.settle()
+        self._bound = ledger
+        self._ledger = ledger
+
+    @property
+    def _stored(self) -> bool:
+        """The current ledger is a shared store's: each call is written before its answer."""
+        return self._ledger.store is not None
+
     def reset(self) -> None:
         if self._later:
             self.settle()
         with self._lock:
+            if self._bound is not None:  # the conversation's ledger, not this session's
+                self._ledger = self._bound
+                return
             if self._ledger.call_count:
                 self.sessions.append(self._ledger.manifest())
                 self._ended_calls += self._ledger.call_count
@@ -245,7 +263,16 @@ class QuantityPolicy:
             self.call_count += 1
             # the record keeps the guarded parameters only: other arguments (a key, a
             # password, a document) are none of the ledger's business and must not reach a file
-            call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
+            try:
+                call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
+            except StoreUnavailable as exc:  # the conversation's history cannot be read
+                unread: "StoreUnavailable | None" = exc
+            else:
+                unread = None
+        if unread is not None:
+            self._write_log("violation", tool_name, arguments, violation=unread)
+            return Decision.refuse(tool_error(unread.repair(), unread))
+        with self._lock:
             coerced = dict(arguments)
             try:
                 if plan.folded:
@@ -285,6 +312,8 @@ class QuantityPolicy:
                                 call.finish(ok=False)
                                 raise violation from None
                             forwarded[pname] = arguments[pname]
+                if ann.returns is None and self._stored:
+                    call.finish(ok=True)  # no answer of this tool is labelled: recorded now
             except GuardViolation as exc:
                 refused: "GuardViolation | None" = exc
             else:
@@ -383,8 +412,15 @@ class QuantityPolicy:
             self._write_log("violation", tool_name, arguments, violation=violation,
                             where="result", forwarded="unlabelled, as the upstream sent it")
             return result
-        # recorded in the ledger by settle(), once the labelled answer is on its way
+        # recorded in the ledger by settle(), once the labelled answer is on its way; with a
+        # shared store, before it is released (fail closed: an unrecorded answer is not sent)
         self._later.append((tool_name, arguments, out))
+        if self._stored:
+            try:
+                self.settle()
+            except StoreUnavailable as exc:
+                self._write_log("violation", tool_name, arguments, violation=exc, where="result")
+                return tool_error(exc.repair(), exc)
         labelled = tool_result(out)
         listed = self._listed.get(tool_name)
         if "structuredContent" in result and (listed is None or listed.output_schema):
