@@ -23,6 +23,7 @@ from .errors import (
     QualityViolation,
     RedefinitionError,
     SessionUnbound,
+    StoreUnavailable,
     TimezoneError,
     UnconvertedCarryOver,
     UnitParseError,
@@ -68,7 +69,7 @@ _RENAMED = {"current_session": "current"}
 __all__ = ["__version__", *sorted(_LAZY), "BelowAbsoluteZero", "CRSMismatch",
            "DatumConversionUnavailable", "DatumMismatch", "DimensionalityError", "GuardViolation",
            "InvalidArguments", "MissingUnit", "OffsetUnitError", "QualityViolation",
-           "RedefinitionError", "SessionUnbound", "TimezoneError", "UnconvertedCarryOver",
+           "RedefinitionError", "SessionUnbound", "StoreUnavailable", "TimezoneError", "UnconvertedCarryOver",
            "UnitParseError", "UnknownDatum", "UnsourcedInput"]
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "UnconvertedCarryOver",
     "UnsourcedInput",
     "SessionUnbound",
+    "StoreUnavailable",
     "RedefinitionError",
     "VIOLATION_META",
     "tool_error",
@@ -215,6 +216,14 @@ class SessionUnbound(GuardViolation, RuntimeError):
     session's checks apply cannot be known, so the call is refused rather than left unchecked."""
 
     code = "session_unbound"
+
+
+class StoreUnavailable(GuardViolation, RuntimeError):
+    """The shared store (``--store``, ``session(store=...)``) could not be read or written, so
+    the conversation's history is unknown here (or this call's record would be lost): the call
+    is refused rather than checked against an incomplete ledger (fail closed)."""
+
+    code = "store_unavailable"
 
 
 class RedefinitionError(ValueError):

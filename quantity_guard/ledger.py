@@ -135,10 +135,22 @@ _HOW_TO_BIND = ("bind the worker to its session: `with ledger.bind(): ...` insid
 
 
 @contextmanager
-def session(context: str | None = None, *, max_entries: int | None = None
-            ) -> "Iterator[Ledger]":
-    """Open a session; guarded tools called inside it record into the yielded ledger."""
+def session(context: str | None = None, *, max_entries: int | None = None,
+            store: Any = None, conversation: str | None = None) -> "Iterator[Ledger]":
+    """Open a session; guarded tools called inside it record into the yielded ledger.
+
+    With ``store`` (a ``redis://`` URL or ``store.open_store(...)``) and ``conversation`` (a
+    name every worker of the conversation uses), the ledger is shared through the store: each
+    call first sees what other processes recorded, and its own record is written before it
+    returns (see ``quantity_guard.store``)."""
     ledger = Ledger(context=context, max_entries=max_entries)
+    if store is not None or conversation is not None:
+        if store is None or not isinstance(conversation, str) or not conversation:
+            raise ValueError("a shared session needs both store= and conversation= (a non-empty "
+                             "name every worker of the conversation passes)")
+        from .store import open_store
+        opened = open_store(store) if isinstance(store, str) else store
+        opened.conversation(conversation).attach(ledger)
     global _OPEN
     with _OPEN_LOCK:
         _OPEN = (*_OPEN, ledger)
@@ -667,6 +679,9 @@ class CallRecord:
     def finish(self, ok: bool) -> None:
         self.ok = ok
         self.finished = _time()
+        store = self.ledger.store
+        if store is not None:  # written before the call's answer is released
+            store.record(self)
 
     def finish_with(self, result: Any) -> None:
         """``record_output(result)``, then ``finish(ok=True)``: a guarded call's last step."""
@@ -720,6 +735,9 @@ class CallRecord:
             self.record_output(result)
         self.ok = True
         self.finished = _time()
+        store = self.ledger.store
+        if store is not None:  # written before the call's answer is released
+            store.record(self)
 
     def as_dict(self) -> dict:
         return {"index": self.index, "tool": self.tool, "enforcement": self.enforcement,
@@ -766,9 +784,14 @@ class Ledger:
         # [start, end) (which lists the footing), its run and its dimension's window
         self._fast: tuple = _NO_FAST
         self._shape = 0  # counts the footings added to buckets (see check_input)
+        # a shared store's side of this conversation (``store.StoredConversation``): synced
+        # before each call begins, written when each call finishes; None keeps all in memory
+        self.store: "Any" = None
 
     # -- recording -------------------------------------------------------------------------
     def begin_call(self, tool: Any, arguments: dict) -> CallRecord:
+        if self.store is not None:  # what other processes recorded in this conversation
+            self.store.sync(self)
         try:  # CallRecord(self, 0, tool, arguments), inlined for a tool with a name and a mode
             name, enforcement = tool.name, tool.enforcement
         except AttributeError:

@@ -57,12 +57,31 @@ def test_carry_over_is_caught_across_connections_sharing_the_header(proxy):
     assert not bare.get("isError")
 
 
+TRACE = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def call_meta(port, ident, name, arguments, headers, meta):
+    body = {"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": {**META, **meta}}}
+    h = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name, **headers}
+    _, msgs = post(port, json.dumps(body).encode(), h)
+    return msgs[-1]["result"]
+
+
 @pytest.mark.parametrize("proxy", [()], indirect=True)
-def test_without_the_option_each_connection_has_its_own_ledger(proxy):
-    a = {"X-Conversation-Id": "conv-1"}
-    call(proxy.port, 1, "read_discharge", {}, a)
-    missed = call(proxy.port, 2, "runoff", {"discharge": 1250}, a)
-    assert not missed.get("isError")  # the gap the option closes
+def test_without_the_option_a_client_keeps_its_ledger_across_connections(proxy):
+    """No header option: the ledger is the trace's (params._meta traceparent), else the
+    credential's with its clientInfo (docs/gateway.md); every call here is a new connection."""
+    alice = {"Authorization": "Bearer alice"}
+    call(proxy.port, 1, "read_discharge", {}, alice)
+    caught = call(proxy.port, 2, "runoff", {"discharge": 1250}, alice)
+    assert caught["isError"] is True and "read_discharge.return returned 1250 cfs" in caught["content"][0]["text"]
+    # another credential, or a trace of its own, has a ledger of its own
+    assert not call(proxy.port, 3, "runoff", {"discharge": 1250}, {"Authorization": "Bearer bob"}).get("isError")
+    traced = {"traceparent": TRACE}
+    assert not call_meta(proxy.port, 4, "runoff", {"discharge": 1250}, alice, traced).get("isError")
+    call_meta(proxy.port, 5, "read_discharge", {}, alice, traced)
+    assert call_meta(proxy.port, 6, "runoff", {"discharge": 1250}, alice, traced)["isError"] is True
 
 
 @pytest.mark.parametrize("proxy", [(*GROUPED, "--max-sessions", "2")], indirect=True)

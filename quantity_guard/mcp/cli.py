@@ -593,8 +593,21 @@ Streamable HTTP (remote servers and HTTP clients):
                          it otherwise)
   --session-header NAME  (with --listen) group 2026-07-28 calls, which have no session, by the
                          value of the client's header NAME (e.g. X-Conversation-Id): one ledger
-                         per value, at most --max-sessions values; calls without it are
-                         grouped per connection
+                         per value, at most --max-sessions values. Calls without it keep the
+                         conversation's ledger by the trace id in params._meta (traceparent),
+                         else by the client's credential and clientInfo (docs/gateway.md)
+  --store URL            (with --listen) share the conversations' ledgers and the 2025
+                         sessions with every proxy started with the same --store and
+                         annotations: redis://HOST:PORT/DB, rediss://HOST:PORT/DB or
+                         unix:///PATH?db=N (needs the store extra, the redis package); any
+                         replica behind a load balancer serves any request (docs/gateway.md)
+  --store-ttl SECONDS    (with --store) forget a conversation or session after SECONDS
+                         without a read or a write (default 3600)
+  --store-prefix TEXT    (with --store) the prefix of every key written (default qg:)
+  --store-unavailable refuse|proceed
+                         (with --store) when the store cannot be reached: refuse guarded calls
+                         with the code store_unavailable (refuse, the default), or forward them
+                         checked against this replica's memory only, with a warning (proceed)
 """
 
 
@@ -620,6 +633,10 @@ class HTTPOptions:
         self.allow_remote = False
         self.client_token_env: str | None = None
         self.allow_hosts: list[str] = []
+        self.store: str | None = None
+        self.store_ttl = 3600.0
+        self.store_prefix = "qg:"
+        self.store_unavailable = "refuse"
 
     @property
     def active(self) -> bool:
@@ -630,7 +647,31 @@ class HTTPOptions:
 _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "--cafile",
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
                 "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
-                "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host"}
+                "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host",
+                "--store", "--store-ttl", "--store-prefix", "--store-unavailable"}
+
+
+def _gateway(http: HTTPOptions, opts: Any) -> dict:
+    """The store, the conversations' ledgers on it and the gateway's identity key, for
+    ``--store`` (a store that cannot be opened or reached is a configuration error)."""
+    from ..errors import StoreUnavailable
+    from ..store import open_store
+    from .gateway import Conversations
+    from .identity import IdentityKey
+    from .gateway import MAX_CALLS, MAX_ENTRIES
+    assert http.store is not None
+    try:
+        store = open_store(http.store, ttl=http.store_ttl, prefix=http.store_prefix,
+                           max_calls=MAX_CALLS, on_unavailable=http.store_unavailable, warn=_err)
+    except (ValueError, ImportError) as exc:
+        raise _ConfigError(f"error: --store: {exc}") from None
+    try:
+        identity = IdentityKey.shared(store)
+    except StoreUnavailable as exc:
+        raise _ConfigError(f"error: --store: {exc}") from None
+    conversations = Conversations(store=store, max_kept=4 * http.max_sessions,
+                                  max_entries=MAX_ENTRIES, max_calls=MAX_CALLS)
+    return {"store": store, "conversations": conversations, "identity": identity}
 
 
 def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
@@ -676,6 +717,20 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.cafile = value
         elif name == "--session-header":
             http.session_header = value
+        elif name == "--store":
+            http.store = value
+            http.explicit.add(name)
+        elif name == "--store-ttl":
+            http.store_ttl = parse_seconds(name, value, positive=True)
+            http.explicit.add(name)
+        elif name == "--store-prefix":
+            http.store_prefix = value
+            http.explicit.add(name)
+        elif name == "--store-unavailable":
+            if value not in ("refuse", "proceed"):
+                raise UsageError(f"--store-unavailable must be refuse or proceed, not {value!r}")
+            http.store_unavailable = value
+            http.explicit.add(name)
         elif name == "--client-token-env":
             http.client_token_env = value
             http.explicit.add(name)
@@ -749,6 +804,11 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                      "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
             if flag in http.explicit and not http.listen:
                 raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
+        for flag in ("--store", "--store-ttl", "--store-prefix", "--store-unavailable"):
+            if flag in http.explicit and flag != "--store" and http.store is None:
+                raise UsageError(f"{flag} configures --store, which is not given")
+            if flag in http.explicit and not http.listen:
+                raise UsageError(f"{flag} shares the ledgers of --listen's replicas; it needs --listen")
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
         for flag in ("--upstream-idle-timeout",):
@@ -839,6 +899,13 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         except _ConfigError as exc:
             _err(str(exc))
             return EXIT_CONFIG
+        gateway: dict[str, Any] = {}
+        if http.store is not None:
+            try:
+                gateway = _gateway(http, opts)
+            except _ConfigError as exc:
+                _err(str(exc))
+                return EXIT_CONFIG
         return run_listener(listen, new_policy, command=opts.command or None, upstream=http.upstream,
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
@@ -849,7 +916,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             max_connections_per_peer=http.max_connections_per_peer,
                             max_sessions_per_client=http.max_sessions_per_client,
                             session_idle=http.session_idle, client_token=client_token,
-                            allow_hosts=http.allow_hosts, max_message=opts.max_message_size, log=_err)
+                            allow_hosts=http.allow_hosts, max_message=opts.max_message_size, log=_err,
+                            **gateway)
 
     def bridge(policy: Any, wire: tuple[int, int]) -> int:
         from .guard import Guard

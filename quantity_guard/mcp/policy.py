@@ -39,19 +39,18 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..annotations import load
 from ..numeric import fmt_g
+from ..errors import VIOLATION_META, GuardViolation, InvalidArguments, StoreUnavailable
 from ..observe import log_refusal, verdict as _verdict
-from ..errors import VIOLATION_META, GuardViolation, InvalidArguments
 from ..ledger import Ledger
 from ..quantity import Q
 from ..spec import Spec
 from ..tool import guard_arguments, tool_error, tool_result, value_json
+from .gateway import MAX_CALLS, MAX_ENTRIES  # the bounds of one conversation's ledger
 from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
 
 __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
 
-MAX_ENTRIES = 10_000
-MAX_CALLS = 1_000     # call records kept per client session (the manifest counts them all)
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 UNITS_META = "io.github.quantity-guard/units"
@@ -98,6 +97,7 @@ class QuantityPolicy:
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed
         self._listed: dict[str, _Listed] = {}
+        self._bound: "Ledger | None" = None  # a conversation's ledger (see use_ledger)
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
         # per guarded tool, what check_call needs, worked out once per listing (see _Plan); shared
         # with the policies that share the listing, and cleared whenever a listing changes it
@@ -156,10 +156,28 @@ class QuantityPolicy:
             names = self._names = tuple(self.annotations)
         return names
 
+    def use_ledger(self, ledger: Ledger) -> None:
+        """Record the next calls in ``ledger``, a conversation's (``--listen`` hands each
+        request's policy the ledger of the request's conversation, see ``mcp/identity.py``;
+        with ``--store`` the ledger is shared by every replica). A new client session then
+        keeps it (``reset``)."""
+        if self._later:
+            self.settle()
+        self._bound = ledger
+        self._ledger = ledger
+
+    @property
+    def _stored(self) -> bool:
+        """The current ledger is a shared store's: each call is written before its answer."""
+        return self._ledger.store is not None
+
     def reset(self) -> None:
         if self._later:
             self.settle()
         with self._lock:
+            if self._bound is not None:  # the conversation's ledger, not this session's
+                self._ledger = self._bound
+                return
             if self._ledger.call_count:
                 self.sessions.append(self._ledger.manifest())
                 self._ended_calls += self._ledger.call_count
@@ -246,7 +264,16 @@ class QuantityPolicy:
             self.call_count += 1
             # the record keeps the guarded parameters only: other arguments (a key, a
             # password, a document) are none of the ledger's business and must not reach a file
-            call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
+            try:
+                call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
+            except StoreUnavailable as exc:  # the conversation's history cannot be read
+                unread: "StoreUnavailable | None" = exc
+            else:
+                unread = None
+        if unread is not None:
+            self._write_log("violation", tool_name, arguments, violation=unread)
+            return Decision.refuse(tool_error(unread.repair(), unread))
+        with self._lock:
             coerced = dict(arguments)
             try:
                 if plan.folded:
@@ -289,6 +316,8 @@ class QuantityPolicy:
                                 raise violation from None
                             log_refusal(violation, tool_name, False)
                             forwarded[pname] = arguments[pname]
+                if ann.returns is None and self._stored:
+                    call.finish(ok=True)  # no answer of this tool is labelled: recorded now
             except GuardViolation as exc:
                 refused: "GuardViolation | None" = exc
             else:
@@ -395,8 +424,15 @@ class QuantityPolicy:
             if verdict is not None:
                 verdict.violation(violation, False)
             return result
-        # recorded in the ledger by settle(), once the labelled answer is on its way
+        # recorded in the ledger by settle(), once the labelled answer is on its way; with a
+        # shared store, before it is released (fail closed: an unrecorded answer is not sent)
         self._later.append((tool_name, arguments, out))
+        if self._stored:
+            try:
+                self.settle()
+            except StoreUnavailable as exc:
+                self._write_log("violation", tool_name, arguments, violation=exc, where="result")
+                return tool_error(exc.repair(), exc)
         verdict = _verdict()
         if verdict is not None:
             verdict.result(value, out)
@@ -515,7 +551,10 @@ class QuantityPolicy:
         if self._later:
             self.settle()
         if self.enforcement == "warn":
-            self._warn_summary()
+            try:
+                self._warn_summary()
+            except Exception:  # (a shared store gone) the manifest is still written
+                pass
         if self.manifest_path and (self.write_empty_manifest or self.call_count):
             with self._lock:
                 sessions = list(self.sessions) + (
@@ -555,7 +594,8 @@ class QuantityPolicy:
         if not codes:
             log.warning("warn mode: none of the %d guarded call(s) would have been refused", calls)
             return
-        found = ", ".join(f"{n}x {code}" for code, n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0])))
+        found = ", ".join(f"{n}x {code}" for code, n in sorted(codes.items(),
+                                                                key=lambda kv: (-kv[1], kv[0])))
         log.warning("warn mode: %d of %d guarded call(s) would have been refused (%s); nothing was "
                     "refused", refused, calls, found)
 

@@ -87,8 +87,11 @@ from collections import OrderedDict, deque
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
+from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
+from ..gateway import REPLAY_ID, Conversations, Sessions, replayed_initialize, unavailable_error
 from ..guard import C2S, LOG, S2C, Guard
+from ..identity import IdentityKey, conversation_of
 from .client import Client, UpstreamError
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
 from .upstream import Remote, Sent
@@ -280,6 +283,9 @@ class _Session:
         self.probation = False  # a 2025 session whose initialize the upstream has not accepted
         self.init_key: tuple | None = None  # ... and that initialize's id
         self.init_failed = False  # ... which the upstream answered with an error
+        self.init_line: bytes | None = None  # ... and the initialize itself (for --store)
+        self.authorization: str | None = None  # the Authorization of the initialize
+        self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
         self.guard = Guard(listener.new_policy())
         self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
         self.last_used = time.monotonic()
@@ -406,6 +412,11 @@ class _Session:
         if type(obj) is dict:
             if "method" not in obj and ("result" in obj or "error" in obj):
                 answered = rpc.id_key(obj.get("id"))
+                if answered in self.private:  # the answer to the proxy's own request
+                    waiter = self.private.pop(answered)
+                    if not waiter.done():
+                        waiter.set_result(obj)
+                    return
             else:
                 params = obj.get("params")
                 if type(params) is dict and "progressToken" in params:
@@ -438,7 +449,11 @@ class _Session:
             # the upstream answered initialize: a result admits the session (before the client
             # can read the answer and send its next request), an error leaves it to be ended
             if "result" in obj:
-                self.listener.confirm(self)
+                try:
+                    self.listener.confirm(self)
+                except StoreUnavailable as exc:  # no replica could serve it: refused
+                    self.init_failed = True
+                    data = unavailable_error(obj.get("id"), exc)[:-1]
             else:
                 self.init_failed = True
         target.send(data, answered)
@@ -568,7 +583,8 @@ class Listener:
                  max_message: int | None = None,
                  max_connections: int = 512,
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
-                 upstream_idle_timeout: float | None = 300.0,
+                 upstream_idle_timeout: float | None = 300.0, store: Any = None,
+                 conversations: Conversations | None = None, identity: IdentityKey | None = None,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -618,6 +634,12 @@ class Listener:
         self.shared_catalogue: dict[str, dict] = {}
         self.session_header = session_header.lower() if session_header else None
         self.grouped: OrderedDict[str, _Session] = OrderedDict()  # 2026-07-28 sessions by header value
+        # conversations (mcp/identity.py): each request's ledger, shared through --store
+        self.store = store
+        self.identity = identity or IdentityKey()
+        self.conversations = conversations or Conversations(store=store, max_kept=4 * max_sessions)
+        self.directory = Sessions(store, self.identity)
+        self._adopting: dict[str, asyncio.Future] = {}
 
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -734,7 +756,11 @@ class Listener:
                 self._per_client.pop(key, None)
 
     def confirm(self, session: _Session) -> None:
-        """The upstream accepted the session's initialize: it takes its place in the table."""
+        """The upstream accepted the session's initialize: it takes its place in the table
+        (and, with --store, in the store, so any replica serves it: raises StoreUnavailable)."""
+        if self.store is not None and session.sid is not None and session.init_line is not None:
+            self.directory.opened(session.sid, session.init_line, session.authorization,
+                                  session.guard.protocol_version)
         session.probation = False
         self._probation.discard(session)
         if not session.closed and session.sid is not None:
@@ -742,12 +768,21 @@ class Listener:
 
     async def _reaper(self) -> None:
         while True:
-            await asyncio.sleep(min(30.0, self.session_idle / 2))
+            await asyncio.sleep(min(5.0 if self.store is not None else 30.0, self.session_idle / 2))
             now = time.monotonic()
             for s in list(self.sessions.values()) + list(self.grouped.values()) + list(self._probation):
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
+            if self.store is not None:
+                self.identity.keep(self.store)
+            if self.store is not None and self.sessions:  # ended on another replica (DELETE)
+                sids = list(self.sessions)
+                alive = self.directory.alive(sids)
+                for sid in sids if alive is not None else ():
+                    held = self.sessions.get(sid)
+                    if alive is not None and sid not in alive and held is not None and not held.by_id:
+                        await self.end(held)
 
 
     # ------------------------------------------------------------ connections
@@ -787,7 +822,9 @@ class Listener:
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = Reader(max_body=self.max_body)
-        conn_session: list[_Session | None] = [None]  # the 2026-07-28 session of this connection
+        # the 2026-07-28 session of this connection, and the bytes of the next request that a
+        # request's close watcher read ahead (given back to the parser once that request ends)
+        conn_session: list[Any] = [None, b""]
         events: list = []
         loop = asyncio.get_running_loop()
         deadline: float | None = None  # of the request under way: head and body, in all
@@ -831,6 +868,13 @@ class Listener:
                 assert head is not None
                 deadline = None
                 keep = await self._request(head, b"".join(body), reader, writer, conn_session)
+                ahead, conn_session[1] = conn_session[1], b""
+                if ahead and keep:
+                    try:
+                        events.extend(parser.feed(ahead))
+                    except ProtocolError as exc:
+                        await self._simple(writer, exc.status, _error_body(str(exc)), close=True)
+                        return
                 if not keep or not head.keep_alive:
                     return
         except asyncio.CancelledError:
@@ -937,6 +981,17 @@ class Listener:
         if head.method == "DELETE":
             sid = head.headers.get("mcp-session-id")
             session = self.sessions.get(sid) if sid else None
+            if sid and self.store is not None:  # ended for every replica
+                try:
+                    known = self.directory.find(sid, head.headers.get("authorization"))
+                except StoreUnavailable as exc:
+                    await self._simple(writer, 503, _error_body(exc.repair()), [("Retry-After", "5")])
+                    return True
+                if known is not None:
+                    self.directory.ended(sid)
+                    if session is None:
+                        await self._simple(writer, 204)
+                        return True
             if session is None:
                 await self._simple(writer, 404 if sid else 400, _error_body(
                     "unknown session" if sid else "DELETE needs an Mcp-Session-Id header"))
@@ -980,6 +1035,11 @@ class Listener:
     async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
         sid = head.headers.get("mcp-session-id")
         session = self.sessions.get(sid) if sid else None
+        if session is None and sid and self.store is not None:  # opened on another replica?
+            adopted = await self._adopt(sid, head, writer, None)
+            if adopted is False:
+                return True
+            session = adopted if isinstance(adopted, _Session) else None
         if session is None or not sid:  # (a session implies a sid: this only tells mypy so)
             await self._simple(writer, 405 if not sid else 404, b"" if not sid else _error_body("unknown session"),
                                [("Allow", "POST")] if not sid else [])
@@ -1121,6 +1181,14 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
+        if group is None and sent.modern:
+            # one session (guard and upstream) per conversation, whatever connection a call
+            # arrives on; a request whose id is in flight there gets this connection's own
+            group = self._conversation_group(head, sent)
+            held = self.grouped.get(group)
+            if sent.is_request and held is not None and not held.closed and \
+                    rpc.id_key(sent.id) in held.guard.pending:
+                group = None
         opening = (group is not None and (self.grouped.get(group) is None or self.grouped[group].closed)) \
             or (group is None and sent.modern and conn_session[0] is None) \
             or (not sent.modern and sent.method == "initialize" and not sid)
@@ -1155,6 +1223,8 @@ class Listener:
             session = _Session(self, secrets.token_urlsafe(24), legacy=True)
             session.probation = True
             session.init_key = rpc.id_key(sent.id)
+            session.init_line = body
+            session.authorization = head.headers.get("authorization")
             self.hold(session, client)
             self._probation.add(session)
             await session.start()
@@ -1163,6 +1233,11 @@ class Listener:
             return True
         else:
             session = self.sessions.get(sid)
+            if session is None and self.store is not None:  # opened on another replica?
+                adopted = await self._adopt(sid, head, writer, sent.id)
+                if adopted is False:
+                    return True  # answered (the store or the table refused)
+                session = adopted if isinstance(adopted, _Session) else None
             if session is None:
                 await self._simple(writer, 404, _error_body("the session has ended; send initialize"))
                 return True
@@ -1196,6 +1271,8 @@ class Listener:
             if token is not None:
                 session.by_token[token] = stream
                 stream.token = token
+        if sent.method == "tools/call":
+            self._use_conversation(session, head, sent)
         try:
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
@@ -1260,6 +1337,9 @@ class Listener:
                     stream.closed = True
                     self._cancel(session, sent)
                     return False
+                if watcher.done() and not watcher.cancelled() and watcher.exception() is None \
+                        and watcher.result():
+                    conn_session[1] = watcher.result()  # the next request began: not lost
                 watcher.cancel()
             if stream.auth is not None and not stream.started:
                 await self._auth(writer, stream.auth)
@@ -1293,6 +1373,95 @@ class Listener:
                 # the upstream refused the initialize (an error, 401/403) or went away: the
                 # session never took a slot; its upstream is ended
                 self.spawn(self.end(session))
+
+    def _conversation_group(self, head: Head, sent: Sent) -> str:
+        """The grouping key of a 2026-07-28 request without a --session-header value: its
+        conversation's (a NUL first: no header value can be one)."""
+        params = sent.obj.get("params") if type(sent.obj) is dict else None
+        meta = params.get("_meta") if type(params) is dict else None
+        return "\0" + conversation_of(meta=meta, authorization=head.headers.get("authorization"),
+                                       key=self.identity).key
+
+    def _use_conversation(self, session: _Session, head: Head, sent: Sent) -> None:
+        """Hand the session's policy the ledger of this request's conversation (the first of
+        the 2025 session, the --session-header value, the trace id in params._meta, the
+        credential with clientInfo: mcp/identity.py)."""
+        use = getattr(session.guard.policy, "use_ledger", None)
+        if use is None:
+            return
+        params = sent.obj.get("params") if type(sent.obj) is dict else None
+        meta = params.get("_meta") if type(params) is dict else None
+        conversation = conversation_of(
+            session_id=session.sid,
+            header=head.headers.get(self.session_header) if self.session_header else None,
+            meta=meta, authorization=head.headers.get("authorization"), key=self.identity)
+        use(self.conversations.ledger(conversation.key))
+
+    async def _adopt(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+                     ident: Any) -> "_Session | None | bool":
+        """Serve a 2025 session another replica opened: its record in the store (opened by this
+        credential), a new upstream here, the client's initialize replayed to it under a private
+        id (its answer is not forwarded) and notifications/initialized. Returns the session,
+        None (unknown here too), or False when the request was answered (the store cannot be
+        reached, the table is full, the upstream refused)."""
+        waiting = self._adopting.get(sid)
+        if waiting is not None:  # another request of the session is adopting it
+            return await asyncio.shield(waiting)
+        done: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._adopting[sid] = done
+        result: "_Session | None | bool" = None
+        try:
+            result = await self._adopt_once(sid, head, writer, ident)
+        finally:
+            del self._adopting[sid]
+            done.set_result(result if result is not False else None)
+        return result
+
+    async def _adopt_once(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+                          ident: Any) -> "_Session | None | bool":
+        authorization = head.headers.get("authorization")
+        try:
+            record = self.directory.find(sid, authorization)
+        except StoreUnavailable as exc:
+            if ident is not None:
+                await self._simple(writer, 503, unavailable_error(ident, exc)[:-1], [("Retry-After", "5")])
+            else:
+                await self._simple(writer, 503, _error_body(exc.repair()), [("Retry-After", "5")])
+            return False
+        if record is None:
+            return None
+        client, distinct = self._client_key(head, writer)
+        refused = self._refusal(client, distinct)
+        if refused is not None:
+            await self._simple(writer, 503, _error_body(refused), [("Retry-After", "5")])
+            return False
+        try:
+            init, note = replayed_initialize(record)
+        except (ValueError, TypeError):
+            return None
+        session = _Session(self, sid, legacy=True)
+        session.init_line = record["initialize"].encode("utf-8")
+        session.authorization = authorization
+        self.hold(session, client)
+        answer: asyncio.Future = asyncio.get_running_loop().create_future()
+        session.private[("s", REPLAY_ID)] = answer
+        try:
+            await session.start()
+            self._forwarded(head, session)  # the client's --forward-header credentials, upstream too
+            session.dispatch(session.guard.receive(C2S, init), None)
+            got = await asyncio.wait_for(answer, self.upstream_timeout or 300.0)
+        except (asyncio.TimeoutError, OSError) as exc:
+            got = {"error": {"message": f"{type(exc).__name__}: {exc}"}}
+        if type(got) is not dict or "result" not in got or session.closed:
+            self.log(f"{session.label()}: the upstream did not accept the replayed initialize")
+            await self.end(session)
+            await self._simple(writer, 502, _error_body(
+                "the upstream of this replica did not accept the session's initialize; send "
+                "initialize again"))
+            return False
+        session.dispatch(session.guard.receive(C2S, note), None)
+        self.sessions[sid] = session
+        return session
 
     def _cancel(self, session: _Session, sent: Sent) -> None:
         if session.remote is not None:
