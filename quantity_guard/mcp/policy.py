@@ -553,8 +553,10 @@ class QuantityPolicy:
         if self.enforcement == "warn":
             try:
                 self._warn_summary()
-            except Exception:  # (a shared store gone) the manifest is still written
-                pass
+            except Exception as exc:  # (a shared store gone) the manifest is still written
+                import logging
+                logging.getLogger("quantity_guard.mcp").warning(
+                    "the warn-mode summary could not be made: %r", exc)
         if self.manifest_path and (self.write_empty_manifest or self.call_count):
             with self._lock:
                 sessions = list(self.sessions) + (
