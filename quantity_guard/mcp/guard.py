@@ -18,8 +18,10 @@ Transparency
     ``policy.advertise(tool)``, every other byte of the page is kept: ``nextCursor``, ``ttlMs``,
     ``cacheScope``, ``resultType``, ``_meta`` and unguarded tools), the ``arguments`` of a
     ``tools/call`` request (only that value is replaced; ``name``, ``_meta``, ``task``,
-    ``inputResponses`` and ``requestState`` keep their bytes), and the ``result`` of a plain
-    complete ``tools/call`` result. A client message with a member name twice at its top level
+    ``inputResponses`` and ``requestState`` keep their bytes; while OpenTelemetry traces the
+    call, :mod:`quantity_guard.observe`, its ``_meta`` carries the proxy's span as the
+    ``traceparent`` instead of the client's and the request is re-serialised whole), and the
+    ``result`` of a plain complete ``tools/call`` result. A client message with a member name twice at its top level
     or in its ``params`` is refused (a request with its id), never forwarded: a reader that
     keeps the first member and one that keeps the last would route it differently. A response
     with duplicate member names on the path to the value being replaced is re-serialised
