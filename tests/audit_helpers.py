@@ -38,3 +38,27 @@ def flow_ledger():
         quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
                       name="runoff_depth")()
     return ledger
+
+
+def ledger_of(*outputs, context=None):
+    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
+    tools = []
+    for name, value, unit, *datum in outputs:
+        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
+        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
+    with session(context=context) as ledger:
+        for tool in tools:
+            tool()
+    return ledger
+
+
+def status_of(audit, literal):
+    """The status of the finding whose text starts with ``literal``."""
+    hits = [f for f in audit.findings if f.number.text.startswith(literal)]
+    assert hits, f"{literal!r} not read: {[f.number.text for f in audit.findings]}"
+    return hits[0].status
+
+
+def bad(audit):
+    """(text, status) of every finding that makes the audit fail."""
+    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]

@@ -5,36 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import datums, Q, quantity_tool, register_station, session
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def ledger_of(*outputs, context=None):
-    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
-    tools = []
-    for name, value, unit, *datum in outputs:
-        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
-        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
-    with session(context=context) as ledger:
-        for tool in tools:
-            tool()
-    return ledger
-
-
-def status_of(audit, literal):
-    """The status of the finding whose text starts with ``literal``."""
-    hits = [f for f in audit.findings if f.number.text.startswith(literal)]
-    assert hits, f"{literal!r} not read: {[f.number.text for f in audit.findings]}"
-    return hits[0].status
-
-
-def bad(audit):
-    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]
+from quantity_guard import Q, quantity_tool, register_station, session
+from audit_helpers import bad, ledger_of, status_of
 
 
 # -- 1. datum-blind derivations -----------------------------------------------------------------

@@ -2,27 +2,8 @@
 """
 from __future__ import annotations
 
-import pytest
 
-from quantity_guard import datums, quantity_tool, session
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def ledger_of(*outputs, context=None):
-    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
-    tools = []
-    for name, value, unit, *datum in outputs:
-        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
-        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
-    with session(context=context) as ledger:
-        for tool in tools:
-            tool()
-    return ledger
+from audit_helpers import ledger_of
 
 
 def test_a_different_dimension_is_never_a_mislabel():

@@ -8,16 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from quantity_guard import datums, quantity_tool, session
+from quantity_guard import quantity_tool, session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit_helpers import flow_ledger  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
 
 
 def levee_ledger():

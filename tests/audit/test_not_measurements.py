@@ -9,34 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from quantity_guard import datums, quantity_tool, session
+from quantity_guard import quantity_tool, session
 from quantity_guard.audit import extract_numbers
 from quantity_guard.audit.codes import Skip
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit_helpers import flagged, flow_ledger  # noqa: E402
+from audit_helpers import ledger_of, status_of
 
 
 def nums(text):
     return [(n.value, n.unit.symbol if n.unit else None) for n in extract_numbers(text)]
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def ledger_of(*outputs, context=None):
-    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
-    tools = []
-    for name, value, unit, *datum in outputs:
-        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
-        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
-    with session(context=context) as ledger:
-        for tool in tools:
-            tool()
-    return ledger
 
 
 FLOW = (("read_discharge", 1250.0, "cfs"),)
@@ -50,12 +33,6 @@ def session_with_nothing():
 
 def statuses(audit):
     return [(f.number.text, f.status) for f in audit.findings]
-
-
-def status_of(audit, literal):
-    hits = [f for f in audit.findings if f.number.text.startswith(literal)]
-    assert hits, f"{literal!r} not read: {[f.number.text for f in audit.findings]}"
-    return hits[0].status
 
 
 # -- 1. a discarded attempt -------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from quantity_guard import datums, quantity_tool, session
+from quantity_guard import quantity_tool, session
 from quantity_guard.audit import extract_numbers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -19,12 +19,6 @@ from audit_helpers import flow_ledger  # noqa: E402
 
 def nums(text):
     return [(n.value, n.unit.symbol if n.unit else None) for n in extract_numbers(text)]
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
 
 
 # -- outputs of a call that ran with a recorded violation are tainted -----------------------------

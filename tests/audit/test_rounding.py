@@ -5,26 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import datums, quantity_tool, session
+from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def ledger_of(*outputs, context=None):
-    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
-    tools = []
-    for name, value, unit, *datum in outputs:
-        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
-        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
-    with session(context=context) as ledger:
-        for tool in tools:
-            tool()
-    return ledger
+from audit_helpers import ledger_of
 
 
 FLOW = (("read_discharge", 1250.0, "cfs"),)

@@ -5,30 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import datums, Q, quantity_tool, session
+from quantity_guard import Q, quantity_tool, session
 from quantity_guard.audit.codes import Reason
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def ledger_of(*outputs, context=None):
-    """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
-    tools = []
-    for name, value, unit, *datum in outputs:
-        returns = {"unit": unit, "datum": datum[0]} if datum else {"unit": unit}
-        tools.append(quantity_tool(lambda v=value: v, returns=returns, name=name))
-    with session(context=context) as ledger:
-        for tool in tools:
-            tool()
-    return ledger
-
-
-def bad(audit):
-    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]
+from audit_helpers import bad, ledger_of
 
 
 FLOW = (("read_discharge", 1250.0, "cfs"),)

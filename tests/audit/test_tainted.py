@@ -7,24 +7,9 @@ import warnings
 
 import pytest
 
-from quantity_guard import datums, Q, quantity_tool, register_station, session
+from quantity_guard import Q, quantity_tool, register_station, session
 from quantity_guard.audit.codes import Reason
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
-
-def bad(audit):
-    return [(f.number.text, f.status) for f in audit.findings if f.status in audit.BAD]
-
-
-def status_of(audit, literal):
-    hits = [f for f in audit.findings if f.number.text.startswith(literal)]
-    assert hits, f"{literal!r} not read: {[f.number.text for f in audit.findings]}"
-    return hits[0].status
+from audit_helpers import bad, status_of
 
 
 # -- tools: a discharge, an area and a depth rate computed from them ---------------------------
