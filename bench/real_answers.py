@@ -335,8 +335,8 @@ def summary(judged) -> dict:
 # The figures this checkout must keep (``--check``): at most about 2x the measured rates, per
 # mode. Measured with ``python bench/real_answers.py`` and ``--mode strict``; see the README.
 LIMITS = {
-    "faithful": {"false_alarm_rate": 0.092, "task_false_alarm_rate": 0.44},
-    "strict": {"false_alarm_rate": 0.092, "task_false_alarm_rate": 0.44, "detection_at_least": 0.9},
+    "faithful": {"false_alarm_rate": 0.069, "task_false_alarm_rate": 0.28},
+    "strict": {"false_alarm_rate": 0.069, "task_false_alarm_rate": 0.28, "detection_at_least": 0.9},
 }
 
 

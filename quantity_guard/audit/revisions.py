@@ -5,6 +5,7 @@ other passes.
 | code | a flagged figure is accepted when |
 |---|---|
 | ``revised_working`` | it stands in working the answer itself revises ("Wait, let me recalculate", "Actually, let me reconsider", "That seems too small"), and an accepted figure of the same dimension follows the revision: the answer gave that working up (status ``discarded``) |
+| ``supposition`` | it stands in the consequence of a supposition about what a value is ("If it's in m³, then 1350 m³ = 1.35 Ml"; "if the result is in kWh, then ..."), and the answer states an accepted figure of the same dimension outside that sentence: ``hypothetical`` |
 | ``double_rounding`` | it is a recorded output rounded twice, to one place more and then to the places written (0.105456 -> 0.1055 -> 0.106): ``sourced``. Only that exact path: 0.107 stays flagged |
 """
 from __future__ import annotations
@@ -38,6 +39,13 @@ _REVISION_HINTS = ("ait", "mm", "ctually", "old on", "econd thought", "ops", "et
                    "ooks", "rong", "ncorrect", "easonable", "lausible", "not right", "too ")
 _WORKING_REACH = 600  # a revision gives up the working written this close before it
 
+# "If it's in m3, then", "if this is the volume in litres, then", "If the result were in kWh,"
+_SUPPOSITION = re.compile(
+    r"\bif (?:it|this|that|the (?:\w+ ){0,2}?(?:result|output|value|figure|number|answer|"
+    r"return(?:ed value)?))(?:'s| is| was| were| are)\b[^.;:!?\n]{1,60}?(?:,\s*then\b|\bthen\b|,)",
+    re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")  # where a supposition's consequence ends
+
 
 def _dims(n):
     return power_dims(n.unit.dims) if n.unit is not None else None
@@ -64,6 +72,33 @@ def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
             out[i] = Finding(n, "discarded", f.match,
                              f"working the answer revises ({text[mark:mark + 24].strip()!r}); "
                              f"it gives {replacing.text} after it", Reason.REVISED_WORKING)
+    return out
+
+
+def supposition(findings: list[Finding], ctx: Context) -> list[Finding]:
+    text = ctx.reading.text
+    spans = []
+    for m in _SUPPOSITION.finditer(text):
+        end = _SENTENCE_END.search(text, m.end())
+        spans.append((m.start(), m.end(), end.start() if end else len(text)))
+    if not spans:
+        return findings
+    out = list(findings)
+    for i, f in enumerate(findings):
+        n = f.number
+        if f.status not in Audit.BAD:
+            continue
+        span = next((sp for sp in spans if sp[1] <= n.nstart < sp[2]), None)
+        if span is None:
+            continue
+        dims = _dims(n)
+        actual = next((g.number for g in findings if g.status in _ACCEPTED and
+                       g.number.unit is not None and _dims(g.number) == dims and
+                       not span[0] <= g.number.nstart < span[2]), None)
+        if dims is not None and actual is not None:
+            out[i] = Finding(n, "hypothetical", f.match,
+                             f"the consequence of a supposition ({text[span[0]:span[1]].strip()!r}); "
+                             f"the answer states {actual.text}", Reason.HYPOTHETICAL)
     return out
 
 
@@ -115,6 +150,7 @@ def double_rounding(findings: list[Finding], ctx: Context) -> list[Finding]:
 REVISIONS: tuple[tuple[str, Callable[[str], bool],
                        Callable[[list[Finding], Context], list[Finding]]], ...] = (
     ("revised_working", lambda text: any(h in text for h in _REVISION_HINTS), revised_working),
+    ("supposition", lambda text: "f " in text or "F " in text, supposition),
     ("double_rounding", lambda text: True, double_rounding),
 )
 

@@ -46,17 +46,17 @@ def test_every_run_replays_without_a_crash(result):
     assert figures["crashes"] == 0
 
 
-# measured 52/1136 (4.6%) in both modes; per task at most 25/114 (uk_abstraction_volume)
+# measured 38/1136 (3.3%; strict 39); per task at most 16/114 (uk_abstraction_volume)
 def test_false_alarms_stay_within_twice_the_measured_rate(result):
     _, figures = result
     assert figures["correct"] >= 1100
-    assert figures["false_alarms"] <= 104, figures["false_alarms"]
+    assert figures["false_alarms"] <= 78, figures["false_alarms"]
 
 
 # per task: twice the measured count, and at least 3 (a task measured at 0 may take 2)
 TASK_LIMITS = {"discharge_at_time": 2, "fabricated_area": 28, "freeboard": 2, "grid_current": 4,
-               "grid_energy": 10, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 6,
-               "uk_abstraction_fraction": 6, "uk_abstraction_volume": 50, "uk_headroom": 2,
+               "grid_energy": 6, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 2,
+               "uk_abstraction_fraction": 6, "uk_abstraction_volume": 32, "uk_headroom": 2,
                "unsourced_peak": 2}
 
 

@@ -30,7 +30,8 @@ def flagged(audit):
 
 
 def test_the_rules_are_a_table_of_named_codes():
-    assert [code for code, _, _ in REVISIONS] == ["revised_working", "double_rounding"]
+    assert [code for code, _, _ in REVISIONS] == ["revised_working", "supposition",
+                                                  "double_rounding"]
 
 
 @pytest.mark.parametrize("answer", [
@@ -83,3 +84,29 @@ def test_a_figure_no_double_rounding_reaches_stays_flagged(answer):
 ])
 def testrounded_twice_is_exactly_that_path(x, written, tol, ok):
     assert rounded_twice(x, written, tol) is ok
+
+
+def volume_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 1350.0, returns={"unit": "Ml"}, name="abstracted_volume")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "The tool returned 1350. If it's in m³, then 1350 m³ = 1.35 Ml. ANSWER: 1350 Ml",
+    "If this is in thousands of m³, then it's 1.35 Ml. The tool says Ml: ANSWER: 1350 Ml",
+    "If the result were in litres, it would be 1.35 Ml; the tool returns Ml, so 1350 Ml.",
+])
+def test_the_consequence_of_a_supposed_unit_is_hypothetical(answer):
+    audit = volume_ledger().audit_answer(answer)
+    assert audit.ok, flagged(audit)
+    assert any(f.code is Reason.HYPOTHETICAL for f in audit.findings)
+
+
+@pytest.mark.parametrize("answer", [
+    "It's in m³, so 1350 m³ = 1.35 Ml. ANSWER: 1350 Ml",         # stated, not supposed
+    "If it's in m³, then 1350 m³ = 1.35 Ml.",                     # nothing else is claimed
+    "If it's in Ml, then fine. The volume is 1.35 Ml. ANSWER: 1350 Ml",  # outside the clause
+])
+def test_a_figure_no_supposition_holds_stays_flagged(answer):
+    assert not volume_ledger().audit_answer(answer).ok
