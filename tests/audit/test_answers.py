@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import quantity_tool, session
-from audit_helpers import ledger_of
+from audit_helpers import GRID, discharge_of, get_area, ledger_of, share_ledger, statuses
 
 
 @quantity_tool(returns={"unit": "cfs"})
@@ -24,29 +24,8 @@ def tank():
 
 
 # -- 2. formulas, identities, factors -------------------------------------------------------------
-GRID = (("read_apparent_power", 42.0, "MVA"), ("read_bus_voltage", 138.0, "kV"))
-
-
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
-
-
 # -- 1. a discarded attempt -------------------------------------------------------------------
-discharge_of = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
-get_area = quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")
-
-
 # -- classes found on the third held-out set (phrasings written here) --------------------------
-def share_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 45.0, returns={"unit": "ML/d"}, name="get_licence_rate")()
-        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="get_river_flow")()
-        quantity_tool(lambda: 1.0717, returns={"unit": "%"}, name="abstraction_share")()
-    return ledger
-
-
 def flow_ledger():
     with session() as ledger:
         discharge_of()

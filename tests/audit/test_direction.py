@@ -12,15 +12,11 @@ from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flow_ledger  # noqa: E402
+from audit_helpers import VERTCON, directed_ledger, energy_ledger, flow_ledger, statuses  # noqa: E402
 from audit_helpers import ledger_of
 
 
 # -- 3. magnitudes of negative outputs -------------------------------------------------------------
-VERTCON = (("vertcon_offset", -0.44, "ft"), ("pool_margin", -2.9, "ft"),
-           ("read_stage", 12.4, "ft"))
-
-
 # -- a direction in words against a tool that names its direction --------------------------------
 def margin_ledger(value):
     with session() as ledger:
@@ -29,29 +25,7 @@ def margin_ledger(value):
     return ledger
 
 
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
-
-
 # -- 2. a direction in words, either way round -----------------------------------------------
-def directed_ledger(value, name="level_below_threshold"):
-    with session() as ledger:
-        quantity_tool(lambda: value, returns={"unit": "m"}, name=name)()
-    return ledger
-
-
-def energy_ledger():
-    with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
-                         "does it deliver?") as ledger:
-        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
-                             name="get_feeder_load")(feeder_id="F-9")
-        quantity_tool(lambda power, duration: power * duration,
-                      params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
-                      returns={"unit": "kWh"}, name="energy_delivered")(
-            power={"value": 8400, "unit": "kW"}, duration={"value": 6, "unit": "h"})
-    return ledger
-
-
 def level_below_threshold_ledger():
     with session() as ledger:
         quantity_tool(lambda: 0.25, returns={"unit": "m"}, name="level_below_threshold")()

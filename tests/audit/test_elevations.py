@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import Q, quantity_tool, register_station, session
-from audit_helpers import bad, ledger_of, status_of
+from audit_helpers import bad, ledger_of, levee_ledger, status_of, statuses
 
 
 # -- 1. datum-blind derivations -----------------------------------------------------------------
@@ -25,10 +25,6 @@ def offset_ledger(*outputs, offset=-0.44):
     return ledger
 
 
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
-
-
 def level_ledger():
     from quantity_guard import Q, register_station
     register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
@@ -39,20 +35,6 @@ def level_ledger():
                       name="get_warning_threshold")(station_id="E21136")
         quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
                       name="get_station_datum")(station_id="E21136")
-    return ledger
-
-
-def levee_ledger():
-    """A river at 21.3 ft and a levee crest at 25.0 ft, both NAVD88; the crest was read on
-    NGVD29 (25.6 ft) and carried over by a recorded offset of -0.6 ft."""
-    with session() as ledger:
-        quantity_tool(lambda: 25.6, returns={"unit": "ft", "datum": "NGVD29"},
-                      name="read_crest")()
-        quantity_tool(lambda from_datum, to_datum: -0.6, returns={"unit": "ft"},
-                      name="datum_offset")(from_datum="NGVD29", to_datum="NAVD88")
-        quantity_tool(lambda: 21.3, returns={"unit": "ft", "datum": "NAVD88"},
-                      name="read_river")()
-        quantity_tool(lambda: 3.7, returns={"unit": "ft"}, name="freeboard")()
     return ledger
 
 

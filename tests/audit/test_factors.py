@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import quantity_tool, session
-from audit_helpers import bad, ledger_of
-
-
-FLOW = (("read_discharge", 1250.0, "cfs"),)
-
-
-def session_with_nothing():
-    with session() as ledger:
-        quantity_tool(lambda: 1.0, returns={"unit": "m"}, name="noop")()
-    return ledger
+from audit_helpers import FLOW, bad, ledger_of, session_with_nothing
 
 
 @pytest.mark.parametrize("answer", [

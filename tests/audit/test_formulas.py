@@ -12,14 +12,11 @@ from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Skip
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flow_ledger  # noqa: E402
+from audit_helpers import GRID, flow_ledger  # noqa: E402
 from audit_helpers import bad, ledger_of, status_of
 
 
 # -- 2. formulas, identities, factors -------------------------------------------------------------
-GRID = (("read_apparent_power", 42.0, "MVA"), ("read_bus_voltage", 138.0, "kV"))
-
-
 # -- tools: a discharge, an area and a depth rate computed from them ---------------------------
 read_discharge = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
 

@@ -8,6 +8,7 @@ import pytest
 
 from quantity_guard import Q, quantity_tool, session
 from quantity_guard.audit.codes import Reason
+from audit_helpers import statuses
 
 QUESTION = "A pump runs at 75% efficiency on a 40 kW motor. What hydraulic power does it deliver?"
 
@@ -20,10 +21,6 @@ def pump(efficiency, unit="1", question=QUESTION):
                       returns={"unit": "kW"}, name="hydraulic_power")(power=40,
                                                                       efficiency=efficiency)
     return ledger
-
-
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
 
 
 @pytest.mark.parametrize("efficiency,unit", [(0.75, "1"), (75, "%")])

@@ -11,21 +11,7 @@ import pytest
 from quantity_guard import quantity_tool, session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flow_ledger  # noqa: E402
-
-
-def levee_ledger():
-    """A river at 21.3 ft and a levee crest at 25.0 ft, both NAVD88; the crest was read on
-    NGVD29 (25.6 ft) and carried over by a recorded offset of -0.6 ft."""
-    with session() as ledger:
-        quantity_tool(lambda: 25.6, returns={"unit": "ft", "datum": "NGVD29"},
-                      name="read_crest")()
-        quantity_tool(lambda from_datum, to_datum: -0.6, returns={"unit": "ft"},
-                      name="datum_offset")(from_datum="NGVD29", to_datum="NAVD88")
-        quantity_tool(lambda: 21.3, returns={"unit": "ft", "datum": "NAVD88"},
-                      name="read_river")()
-        quantity_tool(lambda: 3.7, returns={"unit": "ft"}, name="freeboard")()
-    return ledger
+from audit_helpers import flow_ledger, levee_ledger  # noqa: E402
 
 
 @pytest.mark.parametrize("answer,ok", [

@@ -14,34 +14,11 @@ from quantity_guard.audit import extract_numbers
 from quantity_guard.audit.codes import Skip
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flagged, flow_ledger  # noqa: E402
+from audit_helpers import FLOW, current_ledger, discharge_of, flagged, flow_ledger, get_area, nums, session_with_nothing, statuses  # noqa: E402
 from audit_helpers import ledger_of, status_of
 
 
-def nums(text):
-    return [(n.value, n.unit.symbol if n.unit else None) for n in extract_numbers(text)]
-
-
-FLOW = (("read_discharge", 1250.0, "cfs"),)
-
-
-def session_with_nothing():
-    with session() as ledger:
-        quantity_tool(lambda: 1.0, returns={"unit": "m"}, name="noop")()
-    return ledger
-
-
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
-
-
 # -- 1. a discarded attempt -------------------------------------------------------------------
-discharge_of = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
-get_area = quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")
-
-
 # -- 4. numbers that are not measurements ------------------------------------------------------
 def runoff_ledger():
     with session() as ledger:
@@ -116,13 +93,6 @@ ACCEPTED = {
         "Q2: 0.102 mm/d.",
     ],
 }
-
-
-def current_ledger():
-    with session(context="A 90 MVA transformer on a 132 kV bus: what is its full-load "
-                         "current?") as ledger:
-        quantity_tool(lambda: 393.6479, returns={"unit": "A"}, name="full_load_current")()
-    return ledger
 
 
 COUNTS_POSITIONS_SCORES = {

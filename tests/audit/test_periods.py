@@ -11,24 +11,12 @@ import pytest
 from quantity_guard import quantity_tool, session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flow_ledger  # noqa: E402
+from audit_helpers import energy_ledger, flow_ledger  # noqa: E402
 
 
 def travel_ledger():
     with session() as ledger:
         quantity_tool(lambda: 2.5, returns={"unit": "h"}, name="travel_time")()
-    return ledger
-
-
-def energy_ledger():
-    with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
-                         "does it deliver?") as ledger:
-        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
-                             name="get_feeder_load")(feeder_id="F-9")
-        quantity_tool(lambda power, duration: power * duration,
-                      params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
-                      returns={"unit": "kWh"}, name="energy_delivered")(
-            power={"value": 8400, "unit": "kW"}, duration={"value": 6, "unit": "h"})
     return ledger
 
 

@@ -7,20 +7,10 @@ import pytest
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
-from audit_helpers import ledger_of
-
-
-FLOW = (("read_discharge", 1250.0, "cfs"),)
-
-
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
+from audit_helpers import FLOW, discharge_of, ledger_of, statuses
 
 
 # -- 1. a discarded attempt -------------------------------------------------------------------
-discharge_of = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
 # -- 3. a one-significant-figure rounding -------------------------------------------------------
 def one_ledger(value, unit, name="compute"):
     with session() as ledger:

@@ -7,29 +7,10 @@ import pytest
 
 from quantity_guard import Q, quantity_tool, session
 from quantity_guard.audit.codes import Reason
-from audit_helpers import bad, ledger_of
-
-
-FLOW = (("read_discharge", 1250.0, "cfs"),)
+from audit_helpers import FLOW, VERTCON, bad, energy_ledger, ledger_of
 
 
 # -- 3. magnitudes of negative outputs -------------------------------------------------------------
-VERTCON = (("vertcon_offset", -0.44, "ft"), ("pool_margin", -2.9, "ft"),
-           ("read_stage", 12.4, "ft"))
-
-
-def energy_ledger():
-    with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
-                         "does it deliver?") as ledger:
-        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
-                             name="get_feeder_load")(feeder_id="F-9")
-        quantity_tool(lambda power, duration: power * duration,
-                      params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
-                      returns={"unit": "kWh"}, name="energy_delivered")(
-            power={"value": 8400, "unit": "kW"}, duration={"value": 6, "unit": "h"})
-    return ledger
-
-
 @pytest.mark.parametrize("answer,literal", [
     ("The old datum overstated the freeboard by 0.44 ft.", "0.44"),
     ("A datum shift of 0.44 ft (NGVD29 sits higher).", "0.44"),

@@ -9,14 +9,11 @@ import pytest
 
 from quantity_guard import Q, quantity_tool, register_station, session
 from quantity_guard.audit.codes import Reason
-from audit_helpers import bad, status_of
+from audit_helpers import bad, carry_over_ledger, discharge_of, get_area, retried_ledger, status_of, statuses
 
 
 # -- tools: a discharge, an area and a depth rate computed from them ---------------------------
 read_discharge = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
-get_area = quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")
 
 
 def _depth(discharge, area):
@@ -46,55 +43,7 @@ def runoff_ledger(discharge_m3s, area_km2=None, enforcement="warn"):
 
 
 # -- outputs of a call that ran with a recorded violation are tainted -----------------------------
-def carry_over_ledger():
-    """The transformer call got 90 and 132 bare after 90 MVA and 132 kV were read: the
-    boundary (warn mode) recorded an unconverted carry-over, and the call ran anyway."""
-    rating = quantity_tool(lambda: 90.0, returns={"unit": "MVA"}, name="get_transformer_rating")
-    volts = quantity_tool(lambda: 132.0, returns={"unit": "kV"}, name="get_bus_voltage")
-    current = quantity_tool(lambda s, v: s.to("VA").magnitude / (3 ** 0.5 * v.to("V").magnitude),
-                            params={"s": {"unit": "VA"}, "v": {"unit": "V"}},
-                            returns={"unit": "A"}, name="full_load_current", enforcement="warn")
-    with session() as ledger:
-        rating()
-        volts()
-        current(s=90, v=132)
-    return ledger
-
-
-def statuses(audit):
-    return [(f.number.text, f.status) for f in audit.findings]
-
-
 # -- 1. a discarded attempt -------------------------------------------------------------------
-discharge_of = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
-def depth_of_quantities_tool(enforcement):
-    return quantity_tool(
-        lambda discharge, area: discharge.to("m3/s").magnitude / area.to("m2").magnitude
-        * 86400 * 1000,
-        params={"discharge": {"unit": "m3/s", "sourced": True},
-                "area": {"unit": "km2", "sourced": True}},
-        returns={"unit": "mm/d"}, name="runoff_depth", enforcement=enforcement)
-
-
-def retried_ledger(enforcement="warn"):
-    """read 1250 cfs and 29,940 km2; runoff_depth first called with a bare 1250 (an
-    unconverted carry-over: in warn mode it runs and returns 3.607 mm/d), then again with
-    35.396 m3/s (0.1021 mm/d)."""
-    with session() as ledger, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        discharge_of()
-        get_area()
-        try:
-            depth_of_quantities_tool(enforcement)(discharge=1250, area=29940)
-        except Exception:  # noqa: BLE001 - strict mode refuses it: the point of the test
-            pass
-        depth_of_quantities_tool(enforcement)(discharge="35.396 m3/s", area=29940)
-    assert ledger.violations
-    return ledger
-
-
 DISCARDED_OUTPUT = [
     "The first call returned 3.61 mm/d, which was wrong because the discharge had no unit. "
     "Rerunning with 35.4 m3/s gives 0.102 mm/d.",
