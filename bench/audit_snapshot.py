@@ -52,8 +52,11 @@ def describe(audit) -> dict:
         findings.append([n.start, n.end, n.text, n.value,
                          n.unit.symbol if n.unit is not None else None, f.status, _code(f),
                          f.note])
-    return {"ok": audit.ok, "findings": findings,
-            "skipped": [[t, str(r), _code(r)] for t, r in audit.skipped]}
+    out = {"ok": audit.ok, "findings": findings,
+           "skipped": [[t, str(r), _code(r)] for t, r in audit.skipped]}
+    if audit.abandoned:
+        out["abandoned"] = [[a.tool, a.call, a.violation["code"]] for a in audit.abandoned]
+    return out
 
 
 def _code(x):
@@ -139,7 +142,7 @@ def differences(old: dict, new: dict, most: int = 20) -> list[str]:
         if a is None or b is None:
             out.append(f"{key}: {'new' if a is None else 'gone'}")
         else:
-            for field in ("ok", "error", "findings", "skipped"):
+            for field in ("ok", "error", "findings", "skipped", "abandoned"):
                 if a.get(field) != b.get(field):
                     xa, xb = a.get(field), b.get(field)
                     if isinstance(xa, list) and isinstance(xb, list):

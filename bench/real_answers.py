@@ -21,7 +21,9 @@ context, every recorded call is sent in order, and the final answer is audited w
   reported in this mode (``python bench/real_answers.py --mode strict``).
 
 Printed: false alarms (answers graded ``correct`` whose audit is not ok) and detection (answers
-graded ``wrong`` that state a figure, whose audit is not ok) per task, model and condition; every flagged number of a
+graded ``wrong`` that state a figure, whose audit is not ok) per task, model and condition, and
+detection over all wrong answers (an answer stating no figure is caught only when it gave up on
+a refused call the session could have repeated: ``Audit.abandoned``); every flagged number of a
 false alarm with its excerpt, status and note (``--quiet`` leaves them out; ``--misses`` lists
 the wrong answers the audit passed); crashes (``audit_answer`` or a replay raising; none
 allowed). ``--check`` compares the figures with ``LIMITS`` below and exits 1 on a breach.
@@ -318,6 +320,9 @@ def describe(run: dict, res: dict) -> list[str]:
         n = f.number
         lines.append(f"  {f.status:<16} {n.text!r}: {excerpt(text, n.start, n.end)}")
         lines.append(f"  {'':<16} note: {f.note}")
+    for gap in res["audit"].abandoned:
+        lines.append(f"  {'abandoned':<16} {gap.tool} (call {gap.call}, {gap.violation['code']})")
+        lines.append(f"  {'':<16} note: {gap.note}")
     return lines
 
 
@@ -335,8 +340,9 @@ def summary(judged) -> dict:
 # The figures this checkout must keep (``--check``): at most about 2x the measured rates, per
 # mode. Measured with ``python bench/real_answers.py`` and ``--mode strict``; see the README.
 LIMITS = {
-    "faithful": {"false_alarm_rate": 0.069, "task_false_alarm_rate": 0.28},
-    "strict": {"false_alarm_rate": 0.069, "task_false_alarm_rate": 0.28, "detection_at_least": 0.9},
+    "faithful": {"false_alarm_rate": 0.055, "task_false_alarm_rate": 0.2},
+    "strict": {"false_alarm_rate": 0.055, "task_false_alarm_rate": 0.2, "detection_at_least": 0.96,
+               "all_detection_at_least": 0.63},
 }
 
 
@@ -355,6 +361,11 @@ def check(result: dict, mode: str) -> list[str]:
         rate = result["detected"] / result["wrong"]
         if rate < lim["detection_at_least"]:
             out.append(f"detection {rate:.3f} < {lim['detection_at_least']}")
+    if "all_detection_at_least" in lim and result["all_wrong"]:
+        rate = result["all_detected"] / result["all_wrong"]
+        if rate < lim["all_detection_at_least"]:
+            out.append(f"detection of all wrong answers {rate:.3f} < "
+                       f"{lim['all_detection_at_least']}")
     return out
 
 

@@ -764,6 +764,9 @@ class Ledger:
         self._entries: "deque[Entry | CallRecord]" = deque()
         self._held: "int | None" = None
         self.violations: list[dict] = []
+        # {tool name: the tool} for each tool called: its declared ``params`` and ``returns``
+        # tell the audit what a refused call needed (``audit.abandoned``)
+        self.declared: dict[str, Any] = {}
         self._near: dict[int, dict[tuple, None]] = {}  # magnitude bucket -> its footings
         self._by_footing: dict[tuple, SortedRun] = {}   # (unit, datum) -> outputs by magnitude
         self._by_dims: dict[tuple, dict] = {}       # dims -> the footings of that dimension
@@ -797,6 +800,8 @@ class Ledger:
         except AttributeError:
             call = CallRecord(self, 0, tool, arguments)
         else:
+            if name not in self.declared:
+                self.declared[name] = tool
             call = _new(CallRecord)
             call.ledger = self
             call.tool = name

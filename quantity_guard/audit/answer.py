@@ -8,6 +8,7 @@ from .findings import Audit, Finding
 from .context import Context, is_polyphase
 from .classify import classify
 from .passes import follow_up
+from .abandoned import abandoned
 
 
 def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
@@ -41,5 +42,5 @@ def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
         findings.append(known if known.number is num else
                         known.for_number(num))
     findings, skipped = follow_up(findings, ctx, reading.skipped)
-    return Audit(findings, skipped)
+    return Audit(findings, skipped, abandoned(findings, ctx))
 

@@ -45,6 +45,7 @@ class Reason(Enum):
     DISCARDED = "discarded"                      # an attempt the answer gives up
     RETRACTED = "retracted"                      # withdrawn by the answer itself
     REVISED_WORKING = "revised_working"          # working the answer itself revises
+    SUPERSEDED = "superseded"                    # working its final-answer line states aright
     # flagged
     UNSOURCED = "unsourced"                      # matches nothing
     SIGN_FLIPPED = "sign_flipped"                # a recorded output with its sign flipped
@@ -55,6 +56,8 @@ class Reason(Enum):
     MISLABELLED_SCALE = "mislabelled_scale"      # off by a power of ten: a prefix misstated
     TAINTED = "tainted"                          # an output of a call whose input was refused
     TAINTED_DERIVATION = "tainted_derivation"    # derived from such an output
+    # of the whole answer (``Audit.abandoned``)
+    ABANDONED_REFUSAL = "abandoned_refusal"      # no figure, though a refused call could be redone
 
 
 #: the code a finding carries when its maker names none: the plain rule of its status

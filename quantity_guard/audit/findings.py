@@ -67,28 +67,32 @@ def _match_dict(match):
 
 
 class Audit:
-    """The findings for one answer; ``ok`` is False if any is unsourced or unit_mislabelled.
-    ``skipped`` lists (text, reason) for the digits that are not quantities; each reason is
-    a sentence (a ``str``) whose ``code`` is a ``Skip``."""
+    """The findings for one answer; ``ok`` is False if any is unsourced, unit_mislabelled or
+    tainted, or if the answer gave up on a refused call it could have made again
+    (``abandoned``, see ``audit.abandoned``). ``skipped`` lists (text, reason) for the digits
+    that are not quantities; each reason is a sentence (a ``str``) whose ``code`` is a
+    ``Skip``."""
 
     # ``tainted``: the number is a recorded output (or derived from one) of a call that ran
     # although the ledger recorded a violation of its inputs (warn/off mode): the boundary
     # refused what it was computed from, so it is no source.
     BAD = ("unsourced", "unit_mislabelled", "tainted")
 
-    def __init__(self, findings: list[Finding], skipped=()) -> None:
+    def __init__(self, findings: list[Finding], skipped=(), abandoned=()) -> None:
         self.findings = findings
         self.skipped = [(t, said(r)) for t, r in skipped]
+        self.abandoned = list(abandoned)
 
     @property
     def ok(self) -> bool:
-        return not any(f.status in self.BAD for f in self.findings)
+        return not self.abandoned and not any(f.status in self.BAD for f in self.findings)
 
     def by_status(self, status: str) -> list[Finding]:
         return [f for f in self.findings if f.status == status]
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "findings": [f.as_dict() for f in self.findings],
+                "abandoned": [a.as_dict() for a in self.abandoned],
                 "skipped": [{"text": t, "reason": str(r), "code": getattr(r, "code", None) and r.code.name}
                             for t, r in self.skipped]}
 
@@ -96,6 +100,8 @@ class Audit:
         counts: dict[str, int] = {}
         for f in self.findings:
             counts[f.status] = counts.get(f.status, 0) + 1
+        if self.abandoned:
+            counts["abandoned"] = len(self.abandoned)
         return f"Audit(ok={self.ok}, {counts})"
 
 

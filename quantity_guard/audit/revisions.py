@@ -6,6 +6,7 @@ other passes.
 |---|---|
 | ``revised_working`` | it stands in working the answer itself revises ("Wait, let me recalculate", "Actually, let me reconsider", "That seems too small"), and an accepted figure of the same dimension follows the revision: the answer gave that working up (status ``discarded``) |
 | ``supposition`` | it stands in the consequence of a supposition about what a value is ("If it's in m³, then 1350 m³ = 1.35 Ml"; "if the result is in kWh, then ..."), and the answer states an accepted figure of the same dimension outside that sentence: ``hypothetical`` |
+| ``final_answer`` | it misstates a recorded output (a wrong unit, or the output of a call whose input was refused) in working before the answer's explicit final-answer line ("ANSWER: 1350 Ml", "**Final answer:** ..."), and that line states an accepted figure of the output's dimension: that very output, rightly written, or (for a refused call's output) another value, so the answer did not carry it: ``discarded`` |
 | ``double_rounding`` | it is a recorded output rounded twice, to one place more and then to the places written (0.105456 -> 0.1055 -> 0.106): ``sourced``. Only that exact path: 0.107 stays flagged |
 """
 from __future__ import annotations
@@ -14,9 +15,9 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from ..numeric import power_dims, same_datum
+from ..numeric import is_close, power_dims, same_datum
 from .codes import Reason
-from .findings import Audit, Finding
+from .findings import Audit, Finding, si_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ _SUPPOSITION = re.compile(
     r"\bif (?:it|this|that|the (?:\w+ ){0,2}?(?:result|output|value|figure|number|answer|"
     r"return(?:ed value)?))(?:'s| is| was| were| are)\b[^.;:!?\n]{1,60}?(?:,\s*then\b|\bthen\b|,)",
     re.I)
+# an explicit final-answer line: "ANSWER: 1350 Ml", "**Final answer:** 3.72 mm/day"
+_FINAL_LINE = re.compile(r"^[ \t>#*_]*(?:final[ \t]+)?answer[ \t*_]*[:：][^\n]*", re.I | re.M)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")  # where a supposition's consequence ends
 
 
@@ -102,6 +105,40 @@ def supposition(findings: list[Finding], ctx: Context) -> list[Finding]:
     return out
 
 
+def _entry_dims(e):
+    q = getattr(e, "q", None)
+    return power_dims(q.unit.dims) if q is not None else None
+
+
+def final_answer(findings: list[Finding], ctx: Context) -> list[Finding]:
+    lines = list(_FINAL_LINE.finditer(ctx.reading.text))
+    if not lines:
+        return findings
+    start, end = lines[-1].span()
+    final = [g for g in findings if g.status in _ACCEPTED and g.number.unit is not None and
+             start <= g.number.nstart < end]
+    if not final:
+        return findings
+    out = list(findings)
+    for i, f in enumerate(findings):
+        e = f.match
+        if f.status not in ("unit_mislabelled", "tainted") or f.number.nstart >= start or \
+                getattr(e, "si", None) is None:
+            continue
+        dims = _entry_dims(e)
+        for g in final:
+            if _dims(g.number) != dims:
+                continue
+            same = is_close(si_of(g.number.value, g.number.unit), e.si,
+                            g.number.tolerance * g.number.unit.scale)
+            if same if f.status == "unit_mislabelled" else not same:
+                out[i] = Finding(f.number, "discarded", e,
+                                 f"working its final-answer line supersedes: "
+                                 f"{lines[-1].group().strip()!r}", Reason.SUPERSEDED)
+                break
+    return out
+
+
 def _half_up(x: float, step: Decimal) -> Decimal:
     return (Decimal(repr(x)) / step).quantize(Decimal(1), ROUND_HALF_UP) * step
 
@@ -151,6 +188,7 @@ REVISIONS: tuple[tuple[str, Callable[[str], bool],
                        Callable[[list[Finding], Context], list[Finding]]], ...] = (
     ("revised_working", lambda text: any(h in text for h in _REVISION_HINTS), revised_working),
     ("supposition", lambda text: "f " in text or "F " in text, supposition),
+    ("final_answer", lambda text: "nswer" in text or "NSWER" in text, final_answer),
     ("double_rounding", lambda text: True, double_rounding),
 )
 

@@ -66,10 +66,11 @@ def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path
 class _ToolRef:
     """What the ledger records a call against."""
 
-    __slots__ = ("name", "enforcement")
+    __slots__ = ("name", "enforcement", "params", "returns")
 
-    def __init__(self, name: str, enforcement: str) -> None:
+    def __init__(self, name: str, enforcement: str, params=None, returns=None) -> None:
         self.name, self.enforcement = name, enforcement
+        self.params, self.returns = params, returns
 
 
 class QuantityPolicy:
@@ -92,7 +93,8 @@ class QuantityPolicy:
         self._log = _private_append(log_path) if log_path else None
         self.write_empty_manifest = True  # False: no manifest when no guarded call was made
         self._lock = threading.Lock()
-        self._refs = {name: _ToolRef(name, enforcement) for name in annotations}
+        self._refs = {name: _ToolRef(name, enforcement, ann.params, ann.returns)
+                      for name, ann in annotations.items()}
         self._names: tuple = tuple(annotations)
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
         # what the upstream's listing declared, per guarded tool: see _Listed

@@ -46,17 +46,17 @@ def test_every_run_replays_without_a_crash(result):
     assert figures["crashes"] == 0
 
 
-# measured 38/1136 (3.3%; strict 39); per task at most 16/114 (uk_abstraction_volume)
+# measured 31/1136 (2.7%, both modes); per task at most 14/140 (fabricated_area)
 def test_false_alarms_stay_within_twice_the_measured_rate(result):
     _, figures = result
     assert figures["correct"] >= 1100
-    assert figures["false_alarms"] <= 78, figures["false_alarms"]
+    assert figures["false_alarms"] <= 62, figures["false_alarms"]
 
 
 # per task: twice the measured count, and at least 3 (a task measured at 0 may take 2)
 TASK_LIMITS = {"discharge_at_time": 2, "fabricated_area": 28, "freeboard": 2, "grid_current": 4,
-               "grid_energy": 6, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 2,
-               "uk_abstraction_fraction": 6, "uk_abstraction_volume": 32, "uk_headroom": 2,
+               "grid_energy": 4, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 2,
+               "uk_abstraction_fraction": 6, "uk_abstraction_volume": 20, "uk_headroom": 2,
                "unsourced_peak": 2}
 
 
@@ -67,11 +67,19 @@ def test_false_alarms_per_task(result):
     assert not over, over
 
 
-# measured 118/120 of the wrong answers that state a figure (118/189 of all wrong answers)
-def test_detection_of_wrong_figures(result):
+# measured 118/120 of the wrong answers that state a figure; of all 189 wrong answers, 154
+# replayed strict and 134 faithfully (the unguarded conditions' calls run, none is abandoned).
+# At most twice the misses measured.
+MISSED = {"faithful": (2, 55), "strict": (2, 35)}
+
+
+def test_detection_of_wrong_answers(result):
     mode, figures = result
-    assert figures["wrong"] >= 110
-    assert figures["detected"] >= 0.9 * figures["wrong"], (mode, figures["detected"])
+    figure_misses, all_misses = MISSED[mode]
+    assert figures["wrong"] >= 110 and figures["all_wrong"] >= 180
+    assert figures["wrong"] - figures["detected"] <= 2 * figure_misses, figures["detected"]
+    assert figures["all_wrong"] - figures["all_detected"] <= 2 * all_misses, \
+        figures["all_detected"]
 
 
 def test_check_mode_reports_a_breached_limit(data, monkeypatch):

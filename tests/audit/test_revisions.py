@@ -3,6 +3,8 @@ answer revises itself, and a recorded output rounded twice. Each rule with answe
 and near ones it must not."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from quantity_guard import quantity_tool, session
@@ -31,7 +33,7 @@ def flagged(audit):
 
 def test_the_rules_are_a_table_of_named_codes():
     assert [code for code, _, _ in REVISIONS] == ["revised_working", "supposition",
-                                                  "double_rounding"]
+                                                  "final_answer", "double_rounding"]
 
 
 @pytest.mark.parametrize("answer", [
@@ -110,3 +112,58 @@ def test_the_consequence_of_a_supposed_unit_is_hypothetical(answer):
 ])
 def test_a_figure_no_supposition_holds_stays_flagged(answer):
     assert not volume_ledger().audit_answer(answer).ok
+
+
+def tainted_volume_ledger():
+    """The licence read 45 Ml/d; abstracted_volume ran on that 45 carried unconverted into its
+    m3/s rate (warn mode): 116.64 Ml, tainted. The right volume is 1350 Ml."""
+    licence = quantity_tool(lambda: 45.0, returns={"unit": "Ml/d"}, name="read_licence")
+    tool = quantity_tool(lambda rate, duration: rate * duration / 1000.0,
+                         params={"rate": {"unit": "m3/s"}, "duration": {"unit": "s"}},
+                         returns={"unit": "Ml"}, name="abstracted_volume", enforcement="warn")
+    with session(context="The licensed volume over 30 days, in Ml?") as ledger:
+        licence()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tool(rate=45, duration=2592000)
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "The volume is approximately 1350 m³, which equals 1.35 Ml.\n\nANSWER: 1350 Ml",
+    "The tool gave 1350 m³ = 1.35 Ml, which seems odd.\n**Final answer:** 1,350 Ml",
+    "1350 m³ in SI units.\n> Answer: 1350 megalitres",
+])
+def test_an_output_the_final_answer_line_states_aright_supersedes_its_misstatement(answer):
+    audit = volume_ledger().audit_answer(answer)
+    assert audit.ok, flagged(audit)
+    assert any(f.code is Reason.SUPERSEDED for f in audit.findings)
+
+
+def test_a_refused_calls_output_the_final_answer_does_not_carry_is_superseded():
+    answer = ("The tool returned 116.64 Ml, far too large: 45 Ml/d x 30 d = 1350 Ml."
+              "\nANSWER: 1350 Ml")
+    audit = tainted_volume_ledger().audit_answer(answer)
+    assert audit.ok, flagged(audit)
+    assert [f.number.text for f in audit.findings if f.code is Reason.SUPERSEDED] == ["116.64 Ml"]
+
+
+@pytest.mark.parametrize("answer", [
+    # no final-answer line of its own: the misstatement stands
+    "The volume is 1350 m³, which equals 1.35 Ml, so the answer is 1350 Ml",
+    "It's in m³, so 1350 m³ = 1.35 Ml. ANSWER: 1350 Ml",
+    # the final line states the misstatement
+    "The result is 1350 Ml.\nANSWER: 1350 m³",
+    # the final line states no accepted figure of that dimension
+    "The volume is 1350 m³.\nANSWER: unavailable",
+    "The volume is 1350 m³.\nANSWER: 30 days",
+    # the misstatement comes after the final line
+    "ANSWER: 1350 Ml\nNote: that is 1350 m³.",
+])
+def test_a_misstatement_no_final_answer_line_states_aright_stays_flagged(answer):
+    assert not volume_ledger().audit_answer(answer).ok
+
+
+def test_a_refused_calls_output_the_final_answer_carries_stays_flagged():
+    audit = tainted_volume_ledger().audit_answer("The tool returned 116.64 Ml.\nANSWER: 116.64 Ml")
+    assert not audit.ok

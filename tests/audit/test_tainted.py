@@ -168,7 +168,7 @@ def test_a_retried_call_makes_the_value_sound_again():
 
 
 def test_a_blocked_call_taints_nothing():
-    # strict mode: the call never ran, no output, no taint, nothing new in the audit
+    # strict mode: the call never ran, no output, no taint; the answer gives up on it
     rating = quantity_tool(lambda: 90.0, returns={"unit": "MVA"}, name="get_transformer_rating")
     current = quantity_tool(lambda s: 1.0, params={"s": {"unit": "VA"}}, returns={"unit": "A"},
                             name="full_load_current")
@@ -179,7 +179,9 @@ def test_a_blocked_call_taints_nothing():
         except Exception:  # noqa: BLE001 - the refusal is the point
             pass
     assert ledger.tainted_calls() == frozenset()
-    assert ledger.audit_answer("90 MVA").ok
+    audit = ledger.audit_answer("90 MVA")
+    assert [f.status for f in audit.findings] == ["sourced"]
+    assert [a.tool for a in audit.abandoned] == ["full_load_current"]  # (audit.abandoned)
 
 
 def test_station_ids_in_call_arguments_are_case_blind():
