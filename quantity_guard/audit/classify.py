@@ -295,9 +295,8 @@ RULES = (
          lambda c: c.num.sign is not None, _signed),
     Rule("sum_or_difference", (Reason.DERIVED, Reason.TAINTED_DERIVATION), _always,
          _sum_or_difference),
-    Rule("product_or_ratio", (Reason.DERIVED_PRODUCT, Reason.TAINTED_DERIVATION),
-         lambda c: c.mislabel is None or c.unit is None or
-         power_dims(c.mislabel.unit.dims) != power_dims(c.unit.dims), _product_or_ratio),
+    Rule("product_or_ratio", (Reason.DERIVED_PRODUCT, Reason.TAINTED_DERIVATION), _always,
+         _product_or_ratio),
     Rule("complement", (Reason.DERIVED_COMPLEMENT,),
          lambda c: c.num.percent and c.unit is None and not c.num.negated and
          0 < c.num.value < 100, _complement),

@@ -33,6 +33,25 @@ def test_shares_and_volumes_are_one_step_products_and_ratios(answer):
     assert any(op in note for op in ("×", "÷")), note
 
 
+# a figure that is the magnitude of an output in another unit (the mislabel reading) and also
+# the exact product of sound sources is true as written: derived
+LICENCE = (("read_licence", 45.0, "Ml/d"), ("abstracted_volume", 1350000.0, "Ml"))
+
+
+def test_a_true_product_is_derived_even_where_it_reads_as_a_mislabel():
+    audit = ledger_of(*LICENCE, context="The volume over 30 days, in Ml?").audit_answer(
+        "The volume is 1,350,000 m³, which equals 1,350 Ml.")
+    assert audit.ok, bad(audit)
+    assert [f.code for f in audit.findings if f.number.text == "1,350,000 m³"] == \
+        [Reason.DERIVED_PRODUCT]
+
+
+def test_a_mislabel_no_product_explains_stays_mislabelled():
+    audit = ledger_of(*LICENCE, context="The volume over 12 days, in Ml?").audit_answer(
+        "The volume is 1,350,000 m³.")
+    assert status_of(audit, "1,350,000 m³") == "unit_mislabelled"
+
+
 @pytest.mark.parametrize("answer", [
     "The abstraction is 25.0 % of the licence.",
     "45 Ml/d ÷ 224.6 Ml/d = 20.03 m",        # the right digits in a dimension no ratio has
