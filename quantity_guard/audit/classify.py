@@ -88,6 +88,21 @@ def _in_si_base(c: Case) -> Finding | None:
     return None
 
 
+def _share_as_fraction(c: Case) -> Finding | None:
+    """A recorded share in a scaled ratio unit (per cent, per mille, ppm) written as a bare
+    fraction: 20.0308 % as 0.20031, to the places written."""
+    num, tol = c.num, c.tol
+    view = c.ledger.si_view(_DIMENSIONLESS)
+    for v in c.values:
+        for e in _in_view(view, v, tol):
+            u = e.unit
+            if u.scale != 1 and not u.shift and is_close(e.si, v, tol) and \
+                    e.call not in c.ledger.unsound_calls():
+                return Finding(num, "sourced", e, lambda: f"{e.label} = {shown(e)}, as a fraction",
+                               Reason.SOURCED_AS_FRACTION)
+    return None
+
+
 def _magnitude(c: Case) -> Finding | None:
     """The magnitude of a negative output, written without its sign."""
     num = c.num
@@ -282,6 +297,8 @@ RULES = (
     Rule("recorded", (Reason.SOURCED, Reason.SOURCED_CONVERTED, Reason.SOURCED_AS_PERCENTAGE,
                       Reason.SOURCED_DATUM_CONVERSION, Reason.DIRECTION_REVERSED), _always,
          _recorded),
+    Rule("share_as_fraction", (Reason.SOURCED_AS_FRACTION,),
+         lambda c: c.unit is None and not c.num.percent, _share_as_fraction),
     Rule("in_si_base", (Reason.SOURCED_IN_SI_BASE,),
          lambda c: c.unit is None and not c.num.percent, _in_si_base),
     Rule("magnitude", (Reason.SOURCED_MAGNITUDE, Reason.DIRECTION_REVERSED, Reason.TAINTED),

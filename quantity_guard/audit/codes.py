@@ -16,6 +16,7 @@ class Reason(Enum):
     SOURCED = "sourced"                          # a recorded output, in its own unit (or none)
     SOURCED_CONVERTED = "sourced_converted"      # ... converted into the unit written
     SOURCED_AS_PERCENTAGE = "sourced_as_percentage"  # a recorded fraction written in per cent
+    SOURCED_AS_FRACTION = "sourced_as_fraction"  # a recorded share in per cent written as a fraction
     SOURCED_IN_SI_BASE = "sourced_in_si_base"    # re-expressed in SI base units, unit not written
     SOURCED_MAGNITUDE = "sourced_magnitude"      # a negative output written without its sign
     SOURCED_SIGNED_DIFFERENCE = "sourced_signed_difference"  # a signed difference, direction said

@@ -41,6 +41,13 @@ CASES = [
      ("unsourced", Reason.DIRECTION_REVERSED),
      "The level is 0.25 m above the threshold.", "0.25 m",
      ("sourced", Reason.SOURCED_MAGNITUDE)),
+    ("share_as_fraction", (("abstraction_fraction", 20.030769, "%"),), None,
+     "A fraction of 0.20031 of the flow.", "0.20031", ("sourced", Reason.SOURCED_AS_FRACTION),
+     "A fraction of 0.2004 of the flow.", "0.2004", ("unsourced", Reason.UNSOURCED)),
+    ("share_as_fraction", (("abstraction_fraction", 20.030769, "%"),), None,
+     "That is 0.2003 of the flow.", "0.2003", ("sourced", Reason.SOURCED_AS_FRACTION),
+     # a plain ratio (factor 1) is no share in per cent
+     "That is 20.03 times the flow.", "20.03", ("sourced", Reason.SOURCED)),
     ("in_si_base", POWER, None, "I = 42,000,000 / (\u221a3 \u00d7 11,000) = 2204 A.",
      "42,000,000", ("sourced", Reason.SOURCED_IN_SI_BASE),
      "I = 41,000,000 / (\u221a3 \u00d7 11,000) = 2152 A.", "41,000,000",
