@@ -84,9 +84,11 @@ def factor_note(numbers, i, ctx):
         name = _known_factor(abs(num.value), max(num.tolerance, 1e-9 * abs(num.value)), ctx)
         if name is not None:
             return f"{name}, written as a factor of the arithmetic"
-    # a factor in words: "the conversion divides the number by about 35", "multiply by 86,400"
+    # a factor in words: "the conversion divides the number by about 35", "multiply by 86,400",
+    # "off by a factor of 1000", "missing a factor of 1000"
     if unit is None and not num.percent and num.value > 0 and \
-            "by" in text[max(0, num.nstart - 60):num.nstart] and \
+            ("by" in text[max(0, num.nstart - 60):num.nstart] or
+             "factor of" in text[max(0, num.nstart - 24):num.nstart]) and \
             _BY_WORDS.search(text, max(0, num.nstart - 60), num.nstart):
         name = _known_factor(num.value, max(num.tolerance, 1e-9 * num.value), ctx)
         if name is not None:
@@ -141,7 +143,8 @@ def _one_unit_named(text: str, num: Number):
     return None
 
 
-_BY_WORDS = re.compile(r"\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?"
+_BY_WORDS = re.compile(r"(?:\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?|"
+                       r"\ba factor of\s+)"
                        r"(?:about|roughly|approximately|around|some|nearly|almost|~|\u2248)?\s*$",
                        re.I)
 _SHARE_IS = re.compile(r"\s+(?:is|=|equals|makes)\s+(?:about|roughly|approximately|around|nearly|"

@@ -39,6 +39,25 @@ def test_a_false_identity_or_factor_is_not_accepted(answer):
     assert not ledger_of(*FLOW).audit_answer(answer).ok
 
 
+@pytest.mark.parametrize("answer", [
+    "1250 m³/s would be wrong by a factor of 1000 for the volume; 1250 cfs is 35.4 m³/s.",
+    "The 35.4 m³/s differs from 1250 by a factor of about 35.3.",
+    "The tool's figure is missing a factor of 1000.",
+])
+def test_a_conversion_factor_named_as_a_factor_of_is_no_claim(answer):
+    audit = ledger_of(*FLOW).audit_answer(answer)
+    assert [f.status for f in audit.findings if f.number.text in ("1000", "35.3")] == ["factor"]
+
+
+@pytest.mark.parametrize("answer", [
+    "The tool's figure is missing a factor of 37.",       # no conversion factor
+    "The tool's figure is missing 1000.",                  # no "factor of"
+    "The flow grew by a factor of 1000 cfs.",              # a figure with a unit
+])
+def test_a_number_after_factor_of_that_is_no_conversion_factor_is_read(answer):
+    assert not ledger_of(*FLOW).audit_answer(answer).ok
+
+
 def test_pi_and_root_two_only_when_written():
     ledger = ledger_of(("read_diameter", 0.9, "m"), ("read_amplitude", 10.0, "kV"))
     assert ledger.audit_answer("circumference = π × 0.9 m = 2.83 m").ok
