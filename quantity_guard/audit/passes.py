@@ -570,7 +570,8 @@ def retracted(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A flagged figure the answer itself withdraws (see _RETRACT_BEFORE and _RETRACT_AFTER),
     nearest to the withdrawing words with no figure between, is ``discarded`` when the answer
     also states an accepted figure that replaces it: of the same dimension, or a bare number
-    within a factor of ten in the same sentence ("... a typo; the gauge reads 1,250"). A figure
+    within a factor of ten in the same sentence ("... a typo; the gauge reads 1,250"), or, for a
+    figure denied by "not", one before it in its sentence ("about 1350, not 1.35 million"). A figure
     withdrawn with nothing in its place stays flagged, and so does a figure the words do not
     point at ("the area is 29,490 km2 (not a typo)")."""
     findings = list(findings)
@@ -596,6 +597,7 @@ def retracted(findings: list[Finding], ctx: Context) -> list[Finding]:
                     marker = mk
         if marker is None:
             continue
+        contrast = marker.group().strip().lower() == "not"
         dims = power_dims(n.unit.dims) if n.unit is not None else None
         for g in findings:
             p = g.number
@@ -608,7 +610,11 @@ def retracted(findings: list[Finding], ctx: Context) -> list[Finding]:
             # gauge reads 1,250"; "the area is 29,940 km2, not 29,490")
             near = (pd is None or dims is None) and not p.percent and not n.percent and \
                 a <= p.nstart < b and n.value != 0 and 0.1 <= abs(p.value / n.value) <= 10.0
-            if same or near:
+            # "X, not Y": the figure it denies, set against the figure just before it in the
+            # sentence, whatever their ratio ("about 1350, not 1.35 million")
+            denied = contrast and a <= p.nstart < n.nstart and (pd == dims or pd is None) and \
+                p.percent == n.percent
+            if same or near or denied:
                 findings[i] = Finding(
                     n, "discarded", f.match,
                     f"withdrawn by the answer itself ({marker.group().strip()!r}); it gives "

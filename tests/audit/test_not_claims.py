@@ -57,6 +57,9 @@ def test_margins_counts_and_what_ifs_in_other_words(answer, ok):
     ("The discharge is 1,250 cfs (I first typed 1,520 by mistake).", True),
     ("The area is 29,940 km\u00b2, not 29,490 as I wrongly wrote above.", True),
     ("The area is 29,940 km\u00b2, not 29,049.", True),
+    # "X, not Y" denies Y, whatever the ratio of the two
+    ("The tool returned about 1250, not 1.25 million.", True),
+    ("The gauge gave 1250 (in cfs), not 35,396.", True),
     ("My draft said 1250 m\u00b3/s; the gauge reads 1250 cfs.", True),
     ("Depth 0.102 mm/d. 3.6 mm/d was wrong (the cfs were never converted).", True),
     ("A share of 2.4% \u2014 not the answer, it used the wrong flow; the depth is 0.102 mm/d.",
@@ -68,6 +71,8 @@ def test_margins_counts_and_what_ifs_in_other_words(answer, ok):
     ("Earlier I said 1.02 mm/d; that was wrong.", False),     # nothing replaces it
     ("Correction: the depth is 3.6 mm/d.", False),            # brings a figure, withdraws none
     ("The depth is 3.6 mm/d, not 0.102 mm/d.", False),
+    ("Not 1.25 million: the tool returned a figure.", False),  # no figure it is set against
+    ("The depth is not 3.6 mm/d.", False),                      # denied, nothing in its place
 ])
 def test_figures_the_answer_withdraws(answer, ok):
     audit = flow_ledger().audit_answer(answer)
