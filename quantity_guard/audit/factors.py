@@ -55,6 +55,13 @@ def factor_note(numbers, i, ctx):
             if _identity(a, b, text):
                 return (f"a unit identity ({a.text} = {b.text}): a conversion, not a "
                         f"measurement")
+    # a chain of them: "1 megalitre = 1,000,000 litres = 1,000 m3"
+    k = i - 1
+    while k >= 1 and _identity(numbers[k], numbers[k + 1], text, one=False):
+        if _identity(numbers[k - 1], numbers[k], text):
+            return (f"a unit identity ({numbers[k - 1].text} = ... = {num.text}): a "
+                    f"conversion, not a measurement")
+        k -= 1
     # a unit identity as a share: "1 cfs is about 2.8% of a cubic metre per second"
     for j in (i, i + 1):
         if 1 <= j < len(numbers) and _share_identity(numbers[j - 1], numbers[j], text):
@@ -220,10 +227,12 @@ def _one_common_unit(si: float, unit):
     return None
 
 
-def _identity(a: Number, b: Number, text: str) -> bool:
+def _identity(a: Number, b: Number, text: str, one: bool = True) -> bool:
+    """``a = b``, two units of one dimension equal as written; one side is 1 of its unit
+    unless ``one`` is False (a further link of a chain that starts with one)."""
     if a.unit is None or b.unit is None or a.unit.dims != b.unit.dims or a.unit == b.unit:
         return False
-    if a.unit.shift or b.unit.shift or not (a.value == 1.0 or b.value == 1.0):
+    if a.unit.shift or b.unit.shift or one and not (a.value == 1.0 or b.value == 1.0):
         return False
     if not re.fullmatch(r"\s*(?:=|\u2248|~|is|equals|is about)\s*", text[a.nend:b.nstart]):
         return False

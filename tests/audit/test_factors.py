@@ -58,6 +58,19 @@ def test_a_number_after_factor_of_that_is_no_conversion_factor_is_read(answer):
     assert not ledger_of(*FLOW).audit_answer(answer).ok
 
 
+def test_a_chain_of_unit_identities_is_no_claim():
+    audit = ledger_of(*FLOW).audit_answer("1 megalitre = 1,000,000 litres = 1,000 m³.")
+    assert [f.status for f in audit.findings] == ["factor"] * 3
+
+
+@pytest.mark.parametrize("answer", [
+    "1 megalitre = 1,000,000 litres = 100 m³.",     # a wrong link
+    "45 Ml = 45,000,000 litres = 45,000 m³.",       # no identity starts the chain
+])
+def test_a_chain_with_a_wrong_link_or_no_identity_is_read(answer):
+    assert not ledger_of(*FLOW).audit_answer(answer).ok
+
+
 def test_pi_and_root_two_only_when_written():
     ledger = ledger_of(("read_diameter", 0.9, "m"), ("read_amplitude", 10.0, "kV"))
     assert ledger.audit_answer("circumference = π × 0.9 m = 2.83 m").ok
