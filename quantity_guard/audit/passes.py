@@ -734,6 +734,9 @@ _RATING_BEFORE = re.compile(r"\b(?:rated(?: at)?|rating of|limit of|capacity of|
 
 
 # -- numbers explained by what is written around them ---------------------------------------------
+_STEPS_BACK = 4
+
+
 def explain_in_context(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A flagged number may be a conversion factor, a unit identity, a constant, one unit
     ("over 1 d") or an operand of a written-out formula whose result is accepted."""
@@ -756,7 +759,14 @@ def explain_in_context(findings: list[Finding], ctx: Context) -> list[Finding]:
                                       Reason.FACTOR_IN_ARITHMETIC)
     t = ctx.reading.text
     if "=" in t or "\u2248" in t or "(" in t and BRACKET_OP.search(t):
-        findings = _formula_operands(findings, ctx)
+        # a step's result accepted as the operand of a later step accepts that step's own
+        # operands in turn ("2,592,000 / 48 = 54,000"; "25 x 54,000 = 1,350,000"): to a fixed
+        # point, at most a few steps back
+        for _ in range(_STEPS_BACK):
+            before = [f.status for f in findings]
+            findings = _same_literal(_equal_expressions(_formula_operands(findings, ctx), ctx))
+            if [f.status for f in findings] == before or "unsourced" not in before:
+                break
     findings = _ranges(findings, ctx)
     for i, f in enumerate(findings):
         if f.status == "unsourced":
@@ -813,6 +823,104 @@ def _ranges(findings: list[Finding], ctx: Context) -> list[Finding]:
                                       f"an end of the range {a.text}-{b.text}, which brackets "
                                       f"{inside.note}", Reason.RANGE_END)
     return findings
+
+
+_PURE_ARITHMETIC = re.compile(r"[\d\s.,/\u00f7\u00d7*\u00b7()+\u2212^-]+")
+
+
+def _segments(text: str, a: int, b: int, at: dict):
+    """The rows of terms of ``text[a:b]`` written equal (``x = y = z``): [[(tokens, value)]].
+    A term of bare pure arithmetic continues a row; any other text between two marks ends the
+    row with its leading number (its magnitude as written, with or without a unit) and starts
+    the next with its trailing bare arithmetic."""
+    marks = [a + m.start() for m in re.finditer("[=\u2248]", text[a:b])]
+    if len(marks) < 2:
+        return []
+    bounds = [a - 1] + marks + [b]
+    runs, run = [], []
+    for j in range(len(bounds) - 1):
+        s, e = bounds[j] + 1, bounds[j + 1]
+        term = _bare_term(formula_tokens(text, e, at, s)) \
+            if 0 < j < len(bounds) - 2 and _PURE_ARITHMETIC.fullmatch(text, s, e) else None
+        if term is not None:
+            run.append(term)
+            continue
+        if j:  # this text's leading number ends the row
+            k = s
+            while k < e and text[k] in " \u00a0*_":
+                k += 1
+            hit = at.get(k)
+            if hit is not None and not hit[1].percent:
+                run.append(([("num", hit, k)], hit[1].value))
+            if len(run) > 1:
+                runs.append(run)
+        run = []
+        if j < len(bounds) - 2:  # its trailing arithmetic starts the next
+            term = _bare_term(formula_tokens(text, e, at, s))
+            if term is not None:
+                run.append(term)
+    return runs
+
+
+def _bare_term(tokens):
+    """(tokens, magnitude) of a run of bare arithmetic, or None."""
+    if not tokens or any(t[0] == "num" and (t[1][1].unit is not None or t[1][1].percent)
+                         for t in tokens):
+        return None
+    value = evaluate(tokens)
+    return (tokens, value[0]) if value is not None else None
+
+
+def _equal_expressions(findings: list[Finding], ctx: Context) -> list[Finding]:
+    """Bare terms written equal in a row, ``45000/86400 = 450/864 = 25/48 = 0.5208333``: when
+    every term has the same value (to 0.5% or the places of a lone number) and one lone-number
+    term is accepted, every unsourced number of the row is an ``operand``."""
+    reading = ctx.reading
+    text = reading.text
+    if text.count("=") + text.count("\u2248") < 2:
+        return findings
+    at = {n.nstart: (i, n) for i, n in enumerate(reading.numbers)}
+    out = list(findings)
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        for run in _segments(text, start, end, at):
+            lone = [t[0][1] for t, _ in run if len(t) == 1 and t[0][0] == "num"]
+            anchor = next((n for i, n in lone if out[i].status in _ACCEPTED), None)
+            if anchor is None:
+                continue
+            tol = max(0.005 * abs(anchor.value), anchor.tolerance)
+            if any(abs(v - anchor.value) > tol for _, v in run):
+                continue
+            for tokens, _ in run:
+                for kind, hit, _ in tokens:
+                    if kind == "num" and out[hit[0]].status == "unsourced":
+                        out[hit[0]] = Finding(hit[1], "operand", anchor,
+                                              f"a term of a row of equal expressions whose "
+                                              f"value {anchor.text} is accepted",
+                                              Reason.OPERAND)
+        start = end + 1
+    return out
+
+
+def _same_literal(findings: list[Finding]) -> list[Finding]:
+    """An unsourced figure written again as the operand of an accepted step (the result of
+    one step, the operand of the next) takes that reading."""
+    accepted = {}
+    for f in findings:
+        if f.code is Reason.OPERAND:
+            n = f.number
+            accepted.setdefault((n.value, n.unit, n.percent, n.tolerance), f)
+    if not accepted:
+        return findings
+    out = list(findings)
+    for i, f in enumerate(findings):
+        n = f.number
+        hit = accepted.get((n.value, n.unit, n.percent, n.tolerance)) \
+            if f.status == "unsourced" else None
+        if hit is not None:
+            out[i] = hit.for_number(n)
+    return out
 
 
 def _formula_operands(findings: list[Finding], ctx: Context) -> list[Finding]:

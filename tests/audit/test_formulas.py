@@ -158,3 +158,37 @@ def test_one_unit_defined_by_a_formula():
     assert any(r.code is Skip.ONE_UNIT_DEFINED for _, r in audit.skipped)
     audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 7,300 m\u00b3 / 86,400 s).")
     assert not audit.ok   # the right side is read: 7,300 m³ is no megalitre
+
+
+# -- rows of equal terms, and steps that feed one another ----------------------------------------
+RATE = (("convert_rate", 0.5208333333, "m3/s"),)
+
+
+@pytest.mark.parametrize("answer", [
+    "45000 ÷ 86400 = 45000/86400 = 450/864 = 225/432 = 75/144 = 25/48 = 0.5208333333...",
+    "So 45000/86400 = 25/48 ≈ 0.5208 m³/s is the rate, i.e. 45000/86400 = 25/48 = 0.5208.",
+])
+def test_a_row_of_equal_terms_ending_in_an_accepted_figure_is_working(answer):
+    audit = ledger_of(*RATE).audit_answer(answer)
+    assert audit.ok, bad(audit)
+
+
+@pytest.mark.parametrize("answer", [
+    "45000/86400 = 450/864 = 225/400 = 0.5208333333",   # a term of another value
+    "45000/86400 = 450/864 = 225/432 = 0.5308",          # ends in a figure nobody recorded
+])
+def test_a_row_with_an_unequal_term_or_no_accepted_figure_is_read(answer):
+    assert not ledger_of(*RATE).audit_answer(answer).ok
+
+
+def test_a_step_whose_result_feeds_an_accepted_step_is_working():
+    ledger = ledger_of(("read_period", 2592000.0, "s"), ("abstracted_volume", 1350000.0, "m3"))
+    audit = ledger.audit_answer("2,592,000 ÷ 48 = 54,000\n25 × 54,000 = 1,350,000")
+    assert audit.ok, bad(audit)
+    assert status_of(audit, "48") == "operand"
+
+
+def test_a_step_that_feeds_no_accepted_step_stays_flagged():
+    ledger = ledger_of(("read_period", 2592000.0, "s"), ("abstracted_volume", 1350000.0, "m3"))
+    audit = ledger.audit_answer("2,592,000 ÷ 48 = 54,000\n25 × 54,000 = 1,360,000")
+    assert status_of(audit, "48") == "unsourced"

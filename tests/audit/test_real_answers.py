@@ -46,17 +46,17 @@ def test_every_run_replays_without_a_crash(result):
     assert figures["crashes"] == 0
 
 
-# measured 25/1136 (2.2%; strict 26); per task at most 14/140 (fabricated_area)
+# measured 24/1136 (2.1%; strict 25); per task at most 14/140 (fabricated_area)
 def test_false_alarms_stay_within_twice_the_measured_rate(result):
     _, figures = result
     assert figures["correct"] >= 1100
-    assert figures["false_alarms"] <= 52, figures["false_alarms"]
+    assert figures["false_alarms"] <= 50, figures["false_alarms"]
 
 
 # per task: twice the measured count, and at least 3 (a task measured at 0 may take 2)
 TASK_LIMITS = {"discharge_at_time": 2, "fabricated_area": 28, "freeboard": 2, "grid_current": 2,
                "grid_energy": 4, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 2,
-               "uk_abstraction_fraction": 3, "uk_abstraction_volume": 14, "uk_headroom": 2,
+               "uk_abstraction_fraction": 3, "uk_abstraction_volume": 12, "uk_headroom": 2,
                "unsourced_peak": 2}
 
 
