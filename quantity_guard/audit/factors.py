@@ -100,6 +100,11 @@ def factor_note(numbers, i, ctx):
         name = _known_factor(num.value, max(num.tolerance, 1e-9 * num.value), ctx)
         if name is not None:
             return f"{name}, named in words as a factor of the arithmetic"
+    # the base of a ratio named in words: "parts per 100,000", "per 1000 people"
+    if unit is None and not num.percent and num.value >= 10 and \
+            _PARTS_PER.search(text, max(0, num.nstart - 16), num.nstart) and \
+            math.log10(num.value) % 1 == 0:
+        return f"parts per {num.text}: the base of a ratio, not a measurement"
     # one unit written in a smaller one, as an operand: "x 86,400 s" (one day), "/ 3600 s"
     if unit is not None and (num.op_before or num.op_after) and not unit.shift and \
             num.value > 1 and num.sign is None:
@@ -150,6 +155,7 @@ def _one_unit_named(text: str, num: Number):
     return None
 
 
+_PARTS_PER = re.compile(r"\bparts? per\s+$", re.I)
 _BY_WORDS = re.compile(r"(?:\b(?:divid|multipl|scal)\w*\s+(?:[\w-]+\s+){0,4}?by\s+(?:a factor of\s+)?|"
                        r"\ba factor of\s+)"
                        r"(?:about|roughly|approximately|around|some|nearly|almost|~|\u2248)?\s*$",

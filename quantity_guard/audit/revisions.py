@@ -5,7 +5,7 @@ other passes.
 | code | a flagged figure is accepted when |
 |---|---|
 | ``revised_working`` | it stands in working the answer itself revises ("Wait, let me recalculate", "Actually, let me reconsider", "That seems too small"), and an accepted figure of the same dimension follows the revision: the answer gave that working up (status ``discarded``) |
-| ``supposition`` | it stands in the consequence of a supposition about what a value is ("If it's in m³, then 1350 m³ = 1.35 Ml"; "if the result is in kWh, then ..."), and the answer states an accepted figure of the same dimension outside that sentence: ``hypothetical`` |
+| ``supposition`` | it stands in the consequence of a supposition about what a value is ("If it's in m³, then 1350 m³ = 1.35 Ml"; "if the result is in kWh, then ...") or of an operation supposed ("if we divide by 10,000, we get 17.31%"), and the answer states an accepted figure of the same dimension outside that sentence: ``hypothetical`` |
 | ``final_answer`` | it misstates a recorded output (a wrong unit, or the output of a call whose input was refused) in working before the answer's explicit final-answer line ("ANSWER: 1350 Ml", "**Final answer:** ..."), and that line states an accepted figure of the output's dimension: that very output, rightly written, or (for a refused call's output) another value, so the answer did not carry it: ``discarded`` |
 | ``double_rounding`` | it is a recorded output rounded twice, to one place more and then to the places written (0.105456 -> 0.1055 -> 0.106): ``sourced``. Only that exact path: 0.107 stays flagged |
 """
@@ -16,6 +16,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..numeric import is_close, power_dims, same_datum
+from ..units.dimension import DIMENSIONLESS
 from .codes import Reason
 from .findings import Audit, Finding, si_of
 
@@ -43,7 +44,11 @@ _WORKING_REACH = 600  # a revision gives up the working written this close befor
 # "If it's in m3, then", "if this is the volume in litres, then", "If the result were in kWh,"
 _SUPPOSITION = re.compile(
     r"\bif (?:it|this|that|the (?:\w+ ){0,2}?(?:result|output|value|figure|number|answer|"
-    r"return(?:ed value)?))(?:'s| is| was| were| are)\b[^.;:!?\n]{1,60}?(?:,\s*then\b|\bthen\b|,)",
+    r"return(?:ed value)?))(?:'s| is| was| were| are)\b[^.;:!?\n]{1,60}?(?:,\s*then\b|\bthen\b|,)|"
+    # an operation supposed: "if we divide by 10,000, we get", "if I multiply it by 1000, I'd get"
+    r"\bif (?:we|I|you|one) (?:divide|multiply|convert|scale|assume|take|treat|read|interpret)\w*"
+    r"\b(?:[^.;:!?\n]|\.(?=\d)){0,60}?,\s*(?:then\s+)?(?:we|I|you|one)(?:'d| would| will)? (?:get|obtain|have|"
+    r"arrive at|end up with)\b",
     re.I)
 # an explicit final-answer line: "ANSWER: 1350 Ml", "**Final answer:** 3.72 mm/day"
 _FINAL_LINE = re.compile(r"^[ \t>#*_]*(?:final[ \t]+)?answer[ \t*_]*[:：][^\n]*", re.I | re.M)
@@ -51,7 +56,9 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")  # where a supposition's cons
 
 
 def _dims(n):
-    return power_dims(n.unit.dims) if n.unit is not None else None
+    if n.unit is None:
+        return "%" if n.percent else None  # (a share in per cent: a kind of its own here)
+    return power_dims(n.unit.dims)
 
 
 def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
@@ -96,13 +103,23 @@ def supposition(findings: list[Finding], ctx: Context) -> list[Finding]:
             continue
         dims = _dims(n)
         actual = next((g.number for g in findings if g.status in _ACCEPTED and
-                       g.number.unit is not None and _dims(g.number) == dims and
+                       _dims(g.number) == dims and
                        not span[0] <= g.number.nstart < span[2]), None)
         if dims is not None and actual is not None:
             out[i] = Finding(n, "hypothetical", f.match,
                              f"the consequence of a supposition ({text[span[0]:span[1]].strip()!r}); "
                              f"the answer states {actual.text}", Reason.HYPOTHETICAL)
     return out
+
+
+_RATIO = power_dims(DIMENSIONLESS)
+
+
+def _si(n):
+    """(SI value, its tolerance) of a figure with a unit or in per cent; else None."""
+    if n.unit is not None:
+        return si_of(n.value, n.unit), n.tolerance * n.unit.scale
+    return (n.value / 100.0, n.tolerance / 100.0) if n.percent else None
 
 
 def _entry_dims(e):
@@ -115,7 +132,7 @@ def final_answer(findings: list[Finding], ctx: Context) -> list[Finding]:
     if not lines:
         return findings
     start, end = lines[-1].span()
-    final = [g for g in findings if g.status in _ACCEPTED and g.number.unit is not None and
+    final = [g for g in findings if g.status in _ACCEPTED and _si(g.number) is not None and
              start <= g.number.nstart < end]
     if not final:
         return findings
@@ -127,10 +144,10 @@ def final_answer(findings: list[Finding], ctx: Context) -> list[Finding]:
             continue
         dims = _entry_dims(e)
         for g in final:
-            if _dims(g.number) != dims:
+            (si, tol), n = _si(g.number), g.number
+            if (power_dims(n.unit.dims) if n.unit is not None else _RATIO) != dims:
                 continue
-            same = is_close(si_of(g.number.value, g.number.unit), e.si,
-                            g.number.tolerance * g.number.unit.scale)
+            same = is_close(si, e.si, tol)
             if same if f.status == "unit_mislabelled" else not same:
                 out[i] = Finding(f.number, "discarded", e,
                                  f"working its final-answer line supersedes: "

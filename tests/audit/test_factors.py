@@ -58,6 +58,15 @@ def test_a_number_after_factor_of_that_is_no_conversion_factor_is_read(answer):
     assert not ledger_of(*FLOW).audit_answer(answer).ok
 
 
+@pytest.mark.parametrize("answer,ok", [
+    ("The result reads like parts per 100,000 of the flow; 1250 cfs is 35.4 m³/s.", True),
+    ("The result reads like parts per 120,000 of the flow.", False),   # no power of ten
+    ("The result is 100,000 of the flow.", False),                     # no "parts per"
+])
+def test_the_base_of_parts_per_is_no_claim(answer, ok):
+    assert ledger_of(*FLOW).audit_answer(answer).ok is ok
+
+
 def test_a_chain_of_unit_identities_is_no_claim():
     audit = ledger_of(*FLOW).audit_answer("1 megalitre = 1,000,000 litres = 1,000 m³.")
     assert [f.status for f in audit.findings] == ["factor"] * 3

@@ -46,7 +46,7 @@ def test_every_run_replays_without_a_crash(result):
     assert figures["crashes"] == 0
 
 
-# measured 24/1136 (2.1%; strict 25); per task at most 14/140 (fabricated_area)
+# measured 23/1136 (2.0%; strict 25); per task at most 14/140 (fabricated_area)
 def test_false_alarms_stay_within_twice_the_measured_rate(result):
     _, figures = result
     assert figures["correct"] >= 1100
@@ -56,7 +56,7 @@ def test_false_alarms_stay_within_twice_the_measured_rate(result):
 # per task: twice the measured count, and at least 3 (a task measured at 0 may take 2)
 TASK_LIMITS = {"discharge_at_time": 2, "fabricated_area": 28, "freeboard": 2, "grid_current": 2,
                "grid_energy": 4, "hard_freeboard": 2, "levee_freeboard": 2, "runoff_depth": 2,
-               "uk_abstraction_fraction": 3, "uk_abstraction_volume": 12, "uk_headroom": 2,
+               "uk_abstraction_fraction": 2, "uk_abstraction_volume": 12, "uk_headroom": 2,
                "unsourced_peak": 2}
 
 

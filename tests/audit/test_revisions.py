@@ -167,3 +167,52 @@ def test_a_misstatement_no_final_answer_line_states_aright_stays_flagged(answer)
 def test_a_refused_calls_output_the_final_answer_carries_stays_flagged():
     audit = tainted_volume_ledger().audit_answer("The tool returned 116.64 Ml.\nANSWER: 116.64 Ml")
     assert not audit.ok
+
+
+def share_ledger():
+    with session() as ledger:
+        quantity_tool(lambda: 45.0, returns={"unit": "Ml/d"}, name="read_licence")()
+        quantity_tool(lambda: 2.6, returns={"unit": "m3/s"}, name="read_flow")()
+    return ledger
+
+
+@pytest.mark.parametrize("answer", [
+    "The share is 20.03%. If we divide the tool's 1730.77 by 100, we get 17.31%, which is off.",
+    "If I convert it differently, I'd get 17.31%; the share is 20.03%.",
+])
+def test_the_consequence_of_a_supposed_operation_is_hypothetical(answer):
+    audit = share_ledger().audit_answer(answer)
+    assert [f.code for f in audit.findings if f.number.text == "17.31%"] == [Reason.HYPOTHETICAL]
+
+
+@pytest.mark.parametrize("answer", [
+    "If we divide by 100, we get 17.31%.",                     # nothing else is claimed
+    "We divide by 100 and get 17.31%; the share is 20.03%.",   # stated, not supposed
+])
+def test_a_figure_no_supposed_operation_holds_stays_flagged(answer):
+    assert not share_ledger().audit_answer(answer).ok
+
+
+def tainted_share_ledger():
+    """abstraction_fraction ran on 45 (Ml/d) carried unconverted into an m3/s parameter."""
+    tool = quantity_tool(lambda abstraction, flow: abstraction / flow,
+                         params={"abstraction": {"unit": "m3/s"}, "flow": {"unit": "m3/s"}},
+                         returns={"unit": "%"}, name="abstraction_fraction", enforcement="warn")
+    ledger = share_ledger()
+    with ledger.bind(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tool(abstraction=45, flow=2.6)
+    return ledger
+
+
+def test_a_refused_calls_share_the_final_line_does_not_carry_is_superseded():
+    audit = tainted_share_ledger().audit_answer(
+        "The tool returned 1730.77 %, which cannot be right.\nANSWER: 20.03 %")
+    assert audit.ok, flagged(audit)
+    assert [f.code for f in audit.findings if f.number.text == "1730.77 %"] == \
+        [Reason.SUPERSEDED]
+
+
+def test_a_refused_calls_share_the_final_line_carries_stays_flagged():
+    audit = tainted_share_ledger().audit_answer("The tool returned 1730.77 %.\nANSWER: 1730.77 %")
+    assert not audit.ok
