@@ -286,7 +286,8 @@ class Observer:
             counts[f.status] = counts.get(f.status, 0) + 1
         if self.tracer is not None:
             attrs: dict = {"quantity_guard.audit.ok": audit.ok,
-                           "quantity_guard.audit.numbers": len(audit.findings)}
+                           "quantity_guard.audit.numbers": len(audit.findings),
+                           "quantity_guard.audit.abandoned": len(audit.abandoned)}
             for status, n in counts.items():
                 attrs[f"quantity_guard.audit.{status}"] = n
             span = self.tracer.start_span("quantity_guard.audit_answer", attributes=attrs,
@@ -297,8 +298,16 @@ class Observer:
                         "quantity_guard.audit.text": f.number.text,
                         "quantity_guard.audit.status": f.status,
                         "quantity_guard.audit.note": f.note or ""})
+            for a in audit.abandoned:
+                span.add_event("quantity_guard.audit.abandoned", {
+                    "gen_ai.tool.name": a.tool,
+                    "quantity_guard.refusal.code": a.violation["code"],
+                    "quantity_guard.audit.note": a.note})
             if not audit.ok:
-                span.set_status(self._error, "the answer states figures no tool call supports")
+                span.set_status(self._error, "the answer gives up on a refused call it could "
+                                "have repeated" if audit.abandoned and not counts.keys() &
+                                set(audit.BAD) else "the answer states figures no tool call "
+                                "supports")
             span.end()
         if self.debug:
             logger().debug("audit_answer: ok=%s %s", audit.ok, counts)

@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode  # noqa: E402
 
 from integration_tools import QUESTION, demo_tools, run_session  # noqa: E402
-from quantity_guard import observe, quantity_tool, session, toolbox  # noqa: E402
+from quantity_guard import GuardViolation, observe, quantity_tool, session, toolbox  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CARRY_OVER = ("runoff_depth.discharge: received the bare number 1250, which this tool reads as "
@@ -339,3 +339,20 @@ def test_a_fastmcp_servers_own_tools_guarded_by_the_transform_are_spans(otel):
                                     ("quantity_guard.where", "fastmcp")}): 1,
                          frozenset({("gen_ai.tool.name", "runoff_depth"),
                                     ("quantity_guard.where", "fastmcp")}): 2}
+
+
+def test_an_answer_that_gives_up_on_a_refused_call_is_an_error_span_naming_the_call(otel):
+    exporter, _ = otel
+    read_discharge, runoff_depth, _ = demo_tools()
+    with run_session(False) as ledger:
+        read_discharge("07374000")
+        with pytest.raises(GuardViolation):
+            runoff_depth(1250, 2915830.0)
+        audit = ledger.audit_answer("ANSWER: unavailable")
+    [span] = [s for s in exporter.get_finished_spans() if s.name == "quantity_guard.audit_answer"]
+    assert span.attributes["quantity_guard.audit.abandoned"] == len(audit.abandoned) == 1
+    assert span.status.status_code is StatusCode.ERROR
+    assert "gives up on a refused call" in span.status.description
+    [event] = events(span, "quantity_guard.audit.abandoned")
+    assert event["gen_ai.tool.name"] == "runoff_depth"
+    assert event["quantity_guard.refusal.code"] == audit.abandoned[0].violation["code"]

@@ -1,9 +1,10 @@
 """Answers that give up on a refused call which the session could have made again.
 
 A call the guard refused (strict) ran nothing. When no later call of that tool succeeded, the
-answer states no figure of the tool's result, and the session recorded a sound output for every
-physical parameter the tool declares, the refusal was of the call's form, not of missing data:
-an answer that reports the figure "unavailable" (or stops) misleads whoever reads it. Such a
+answer states no figure of the tool's result, and the session recorded a sound output (or the
+question stated a number) for every physical parameter the tool declares, the refusal was of
+the call's form, not of missing data: an answer that reports the figure "unavailable" (or
+stops) misleads whoever reads it. Such a
 call is ``Audit.abandoned`` (code ``abandoned_refusal``) and the audit is not ok.
 
 Nothing here is read from the answer's words: only which figures it states (the findings) and
@@ -26,7 +27,7 @@ _NO_CLAIM = ("hypothetical", "discarded")
 class Abandoned:
     """A refused call the answer gave up on: ``tool``, the ``call`` index, the refusal's
     ``violation`` (as recorded) and ``sources``, {parameter: the label of a sound recorded
-    output of its dimension}."""
+    output of its dimension, or "the question's <number>"}."""
 
     __slots__ = ("tool", "call", "violation", "sources")
     code = Reason.ABANDONED_REFUSAL
@@ -67,20 +68,25 @@ def _given_up(ledger) -> dict:
 
 
 def _sources(tool, ledger) -> dict[str, str] | None:
-    """{parameter: a sound output of its dimension} for each physical parameter of ``tool``;
-    None when one has none, or the tool declares none."""
+    """{parameter: a sound output of its dimension, or else a number of the question} for each
+    physical parameter of ``tool``; None when one has neither, or the tool declares none."""
     params = getattr(tool, "params", None)
     physical = {p: d for p, spec in (params or {}).items() if (d := _dims(spec)) is not None}
     if not physical:
         return None
     unsound = ledger.unsound_calls()
     outputs = [e for e in ledger.output_entries() if e.call not in unsound]
+    quoted = [n for n in ledger.context_numbers() if n.unit is not None]
     found = {}
     for p, dims in physical.items():
         e = next((e for e in reversed(outputs) if e.unit.dims == dims), None)
-        if e is None:
+        if e is not None:
+            found[p] = e.label
+            continue
+        n = next((n for n in quoted if n.unit.dims == dims), None)
+        if n is None:
             return None
-        found[p] = e.label
+        found[p] = f"the question's {n.text}"
     return found
 
 

@@ -104,3 +104,12 @@ def test_a_proxy_session_knows_what_a_refused_call_needed():
         "refuse"
     [gap] = policy.ledger.audit_answer("ANSWER: unavailable").abandoned
     assert gap.tool == "runoff_depth"
+
+
+def test_an_input_the_question_states_counts_as_at_hand():
+    with session(context="The runoff depth over the 29,000 km² drainage area?") as ledger:
+        read_discharge()
+        refused(runoff(), discharge="result_from_read_discharge", area="29000 km2")
+    [gap] = ledger.audit_answer("ANSWER: unavailable").abandoned
+    assert gap.sources == {"discharge": "read_discharge.return",
+                           "area": "the question's 29,000 km²"}
