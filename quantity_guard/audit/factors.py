@@ -44,10 +44,9 @@ def truncated(num: Number, ledger):
                    Reason.SOURCED_TRUNCATED)
 
 
-def factor_note(numbers, i, ctx):
+def _identity_note(numbers, i, text):
+    """Why ``numbers[i]`` is part of a unit identity, or None."""
     num = numbers[i]
-    text = ctx.reading.text
-    unit = num.unit
     # a unit identity: "1 cfs = 0.0283168 m3/s", "1 MWh is 3.6 GJ"
     for j in (i - 1, i + 1):
         if 0 <= j < len(numbers):
@@ -69,9 +68,17 @@ def factor_note(numbers, i, ctx):
             return f"a unit identity as a share ({a.text} is {b.text} of the other unit)"
     # a conversion table row: "| 1 ft³/s | m³/s | 0.028316846592 |" is 1 ft³/s = k m³/s
     if "|" in text:
-        note = _table_identity(numbers, i, text)
-        if note is not None:
-            return note
+        return _table_identity(numbers, i, text)
+    return None
+
+
+def factor_note(numbers, i, ctx):
+    num = numbers[i]
+    text = ctx.reading.text
+    unit = num.unit
+    note = _identity_note(numbers, i, text)
+    if note is not None:
+        return note
     # the value of a constant the answer names: "√3 ≈ 1.7320508", "π = 3.14159"
     if unit is None and not num.percent and ctx.reading.constants:
         m = _CONST_BEFORE.search(text, max(0, num.nstart - 24), num.nstart)

@@ -906,7 +906,7 @@ def _equal_expressions(findings: list[Finding], ctx: Context) -> list[Finding]:
 def _same_literal(findings: list[Finding]) -> list[Finding]:
     """An unsourced figure written again as the operand of an accepted step (the result of
     one step, the operand of the next) takes that reading."""
-    accepted = {}
+    accepted: dict[tuple, Finding] = {}
     for f in findings:
         if f.code is Reason.OPERAND:
             n = f.number
