@@ -65,6 +65,11 @@ Resumability (2025-11-25 and 2025-06-18 ``basic/transports.mdx`` "Resumability a
       sent, or whose successors were dropped, gets ``404``. A request stream whose client went
       away before the answer stays open for resumption: its later messages are kept for it,
       not sent elsewhere (the specification forbids replaying them on another stream);
+    * an answer goes only on its request's stream or that stream's resumption ("The server
+      MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated
+      with a previous client request"): the answer of a stream cut before its first event
+      (2025-06-18 streams have no priming event, so the client holds no id for it) is dropped
+      and logged, never sent on the GET stream, another request's stream or queued;
     * 2026-07-28 streams carry no ids ("Resumable SSE streams via Last-Event-ID are not
       supported").
 
@@ -428,6 +433,17 @@ class _Session:
             target = self.by_id.get(answered)
             if target is not None and not target.accepts():
                 target = None
+        if target is None and answered is not None:
+            # 2025-06-18 and 2025-11-25 "Listening for Messages from the Server": a response
+            # never goes on the GET stream (nor on another request's stream, nor queued for
+            # one) unless it resumes its own stream. Its stream ended before any event with an
+            # id (a 2025-06-18 stream has none before its first message), so no Last-Event-ID
+            # can ask for it: nobody can receive it.
+            self.listener.log(
+                f"{self.label()}: the answer to request {rpc.dumps(obj.get('id')) if type(obj) is dict else '?'} "
+                "arrived after its client's stream ended before any event it could resume from; "
+                "dropped (a response is never sent on another stream)")
+            return
         if target is None and token is not None:
             target = self.by_token.get(token)
             if target is not None and not target.accepts():
