@@ -287,3 +287,27 @@ def test_the_sdk_client_resumes_a_cut_stream_through_the_proxy(listening):
     assert resumes, "the SDK client did not resume"
     assert results["plain"].startswith("gathered ") and results["cut"].startswith("gathered ")
     assert results["cut"] != results["plain"]
+
+
+def test_an_event_larger_than_the_replay_budget_leaves_other_streams_resumable(listening):
+    """A 5 MiB answer (over the 4 MiB a session keeps) is relayed whole but not kept; the
+    answers kept for other streams stay, and a resumption from before it gets 404."""
+    sid = session(listening.port)
+    first = Raw(listening.port, "POST", sid, call(41, "gather", {"n": 2}))
+    priming = first.event()
+    first.close()  # 41's answer will be kept for a resumption
+    time.sleep(0.3)
+    _, msgs = post(listening.port, call(42, "gather", {"n": 2}), {"Mcp-Session-Id": sid})
+    assert [m["id"] for m in msgs] == [42]
+    big = Raw(listening.port, "POST", sid, call(43, "big", {"size": 5 << 20}))
+    big_priming = big.event()
+    events = big.rest()
+    big.close()
+    assert len(json.loads(events[-1]["data"])["result"]["content"][0]["text"]) == 5 << 20
+    resumed = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {priming['id']}"])
+    assert resumed.status == 200
+    assert [json.loads(e["data"])["id"] for e in resumed.rest()] == [41]
+    resumed.close()
+    again = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {big_priming['id']}"])
+    assert again.status == 404
+    again.close()

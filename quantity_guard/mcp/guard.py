@@ -326,6 +326,33 @@ def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) ->
         return None
 
 
+def _spliced_arguments(text: str, obj: dict, arguments: dict) -> str:
+    """The request ``text`` with the value of ``params.arguments`` replaced by ``arguments``
+    (added when absent), every other byte kept; re-serialised whole when the members on that
+    path are ambiguous (duplicates)."""
+    args_json = rpc.dumps(arguments)
+    try:
+        _, top = rpc.members(text)
+        if _has_duplicates(top):
+            raise _Ambiguous
+        pspan = rpc.unique_member(top, "params")
+        if type(pspan) is not tuple:
+            raise _Ambiguous
+        brace, inner = rpc.members(text, pspan[0])
+        if _has_duplicates(inner):
+            raise _Ambiguous
+        aspan = rpc.unique_member(inner, "arguments")
+        if aspan is None:
+            return (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
+                    + text[brace + 1:])
+        return rpc.splice(text, [(aspan[0], aspan[1], args_json)])
+    except (_Ambiguous, rpc.ParseError):
+        del args_json
+        whole = dict(obj)
+        whole["params"] = {**obj["params"], "arguments": arguments}
+        return rpc.dumps(whole)
+
+
 def _around(skeleton: Any) -> tuple[str, str] | None:
     """What ``dumps(skeleton)`` writes before and after :data:`_MARK`, which stands for the
     value to replace; ``None`` when it cannot be serialised or the mark occurs twice (the
@@ -726,7 +753,11 @@ class Guard:
             if msg.method == "tools/call":
                 if partial is not None:
                     return self._partial_tool_call(msg, raw, modern, partial)
-                return self._client_tool_call(msg, raw, text, modern)
+                out = self._client_tool_call(msg, raw, text, modern)
+                if out is not None:
+                    return out
+                del text, obj, msg  # forwarded as it came: the parsed copies go first
+                return [(C2S, raw + b"\n")]
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
                 params = msg.params
@@ -737,6 +768,7 @@ class Guard:
         elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
             self._cancel(msg.params)
         self.stats["forwarded"] += 1
+        del text, obj, msg  # the parsed copies go before the line is copied once more
         return [(C2S, raw + b"\n")]
 
     def _duplicate_member(self, msg: rpc.Message, twice: str) -> list[tuple[str, bytes]]:
@@ -815,13 +847,14 @@ class Guard:
             self._pop(rpc.id_key(params.get("requestId", MISSING)))
 
     def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str,
-                          modern: bool) -> list[tuple[str, bytes]]:
+                          modern: bool) -> list[tuple[str, bytes]] | None:
+        """What to send for a tools/call request; ``None``: forward it unchanged (counted)."""
         params = msg.params
         name = params.get("name") if type(params) is dict else None
         if not isinstance(name, str):
             self._track(msg, modern)
             self.stats["forwarded"] += 1
-            return [(C2S, raw + b"\n")]
+            return None
         if not self._guards(name):
             near = self._near_guarded(name)
             if near is not None:
@@ -832,7 +865,7 @@ class Guard:
                     f"count). Call {near!r}", code="unknown_tool", field=name))
             self._track(msg, modern, tool=name)
             self.stats["forwarded"] += 1
-            return [(C2S, raw + b"\n")]
+            return None
         task = "task" in params
         arguments = params.get("arguments", MISSING)
         if arguments is MISSING or arguments is None:
@@ -916,28 +949,10 @@ class Guard:
             return rpc.dumps(whole).encode("utf-8") + b"\n"
         new = _replace_canonical(text, _call_around(obj), arguments)
         if new is None:
-            whole = dict(obj)
-            whole["params"] = {**obj["params"], "arguments": arguments}
-            args_json = rpc.dumps(arguments)
-            try:
-                _, top = rpc.members(text)
-                if _has_duplicates(top):
-                    raise _Ambiguous
-                pspan = rpc.unique_member(top, "params")
-                if type(pspan) is not tuple:
-                    raise _Ambiguous
-                brace, inner = rpc.members(text, pspan[0])
-                if _has_duplicates(inner):
-                    raise _Ambiguous
-                aspan = rpc.unique_member(inner, "arguments")
-                if aspan is None:
-                    new = (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
-                           + text[brace + 1:])
-                else:
-                    new = rpc.splice(text, [(aspan[0], aspan[1], args_json)])
-            except (_Ambiguous, rpc.ParseError):
-                new = rpc.dumps(whole)
-        return new.encode("utf-8") + b"\n"
+            new = _spliced_arguments(text, obj, arguments)
+        data = new.encode("utf-8")
+        del new  # one copy of the new line at a time
+        return data + b"\n"
 
     def _client_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
         if not batch:
@@ -1059,6 +1074,7 @@ class Guard:
             if waiting is not None:
                 waiting.since = _now()  # the request is alive: its timeout starts again
         self.stats["forwarded"] += 1
+        del text, obj, msg  # the parsed copies go before the line is copied once more
         return [(S2C, raw + b"\n")]
 
     def _cached_listing(self, raw: bytes) -> list[tuple[str, bytes]] | None:
