@@ -39,10 +39,11 @@ def listening():
 class Relay:
     """A TCP relay in front of the proxy that records, per connection, the client's bytes and
     the proxy's bytes, and cuts once the connection whose request contains ``marker`` right
-    after the proxy's first bytes carrying an SSE event id reach the client."""
+    after the proxy's first bytes holding ``trigger`` (by default an SSE event id) reach the
+    client."""
 
-    def __init__(self, port: int, marker: bytes) -> None:
-        self.target, self.marker = port, marker
+    def __init__(self, port: int, marker: bytes, trigger: bytes = b"id: ") -> None:
+        self.target, self.marker, self.trigger = port, marker, trigger
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         self.cut = 0
@@ -76,7 +77,7 @@ class Relay:
             while data := src.recv(65536):
                 conn["down"] += data
                 dst.sendall(data)
-                if conn["marked"] and b"id: " in data:
+                if conn["marked"] and self.trigger in data:
                     self.cut += 1
                     conn["marked"] = False
                     for s in (src, dst):
@@ -185,9 +186,11 @@ def _cut_before_any_event(port: int, sid: str, ident: int) -> None:
     """POST a held call and go away when the response head arrived, before any event (a
     2025-06-18 stream has no priming event); then give the proxy a few keep-alive periods to
     notice."""
+    import struct
     first = Raw(port, "POST", sid, call(ident, "gather", {"n": 2}))
     assert first.status == 200
-    first.close()
+    first.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    first.close()  # a reset: the proxy's next keep-alive write fails
     time.sleep(1.0)
 
 
@@ -234,10 +237,11 @@ def test_the_answer_of_a_stream_cut_before_any_event_is_not_queued_for_a_later_g
 def test_the_answer_of_a_stream_cut_before_any_event_does_not_go_on_another_request_stream(served):
     sid = session(served.port, VERSION)
     _cut_before_any_event(served.port, sid, 27)
-    # 28 is open (its progress comes after 1 s) when 29 releases 27: 28's stream carries only
-    # its own messages.
+    # 28's event stream is open (its progress comes after 1 s) when 29, answered as plain JSON,
+    # releases 27: 28's stream carries only its own messages.
     other = Raw(served.port, "POST", sid, call(28, "progress", {"steps": 1, "delay": 1.0}, progressToken="p"))
-    _, msgs = post(served.port, call(29, "gather", {"n": 2}), {"Mcp-Session-Id": sid})
+    _, msgs = post(served.port, call(29, "gather", {"n": 2}),
+                   {"Mcp-Session-Id": sid, "Accept": "application/json"})
     assert [m["id"] for m in msgs] == [29]
     carried = [json.loads(e["data"]) for e in other.rest() if e.get("data")]
     other.close()
@@ -255,3 +259,37 @@ def test_a_stream_cut_after_its_first_event_is_replayed_to_its_last_event_id(ser
     carried = [json.loads(e["data"]) for e in resumed.rest() if e.get("data")]
     resumed.close()
     assert [(m.get("method"), m.get("id")) for m in carried] == [("notifications/progress", None), (None, 37)]
+
+
+def test_the_sdk_client_fails_a_call_whose_2025_06_18_stream_is_cut_before_any_event(served):
+    """Cut after a keep-alive comment, before any event: the SDK client has no id to resume
+    from and fails the call at once ("SSE stream ended without a response"); the proxy sends
+    the answer nowhere else, and the session goes on."""
+    mcp = pytest.importorskip("mcp")
+    anyio = pytest.importorskip("anyio")
+    relay = Relay(served.port, b'"cut"', trigger=b":\n\n")
+    url = f"http://127.0.0.1:{relay.port}/mcp"
+    seen: dict = {}
+
+    async def main():
+        async with mcp.Client(url, mode="legacy", read_timeout_seconds=30) as client:
+            with anyio.fail_after(60):
+                try:
+                    await client.call_tool("progress", {"steps": 1, "delay": 1.0, "cut": True})
+                except Exception as exc:  # the SDK's MCPError
+                    seen["error"] = str(exc)
+                await anyio.sleep(1.5)  # the upstream answers the cut call meanwhile
+                r = await client.call_tool("echo", {"after": 1})
+                seen["after"] = r.content[0].text
+
+    try:
+        anyio.run(main)
+    finally:
+        relay.close()
+    assert relay.cut == 1
+    assert "SSE stream ended without a response" in seen["error"]
+    assert json.loads(seen["after"]) == {"after": 1}
+    assert not [c for c in relay.connections if b"last-event-id" in c["up"].lower()]
+    plain_get = [m for c in relay.connections if c["up"].startswith(b"GET ") for m in _data(c["down"])]
+    assert all("method" in m for m in plain_get), plain_get
+    assert any("arrived after its client's stream ended" in line for line in served.logs), served.logs
