@@ -311,3 +311,18 @@ def test_an_event_larger_than_the_replay_budget_leaves_other_streams_resumable(l
     again = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {big_priming['id']}"])
     assert again.status == 404
     again.close()
+
+
+def test_a_large_event_within_the_replay_budget_is_replayed_whole(listening):
+    """A 2 MiB answer (written in pieces, not copied) is kept and replayed byte for byte."""
+    sid = session(listening.port)
+    first = Raw(listening.port, "POST", sid, call(51, "big", {"size": 2 << 20}))
+    priming = first.event()
+    events = first.rest()
+    first.close()
+    resumed = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {priming['id']}"])
+    assert resumed.status == 200
+    again = resumed.rest()
+    resumed.close()
+    assert again == events and len(events) == 1
+    assert len(json.loads(events[0]["data"])["result"]["content"][0]["text"]) == 2 << 20
