@@ -1342,15 +1342,14 @@ class Listener:
         if sent.is_request:
             if key is not None:
                 session.by_id[key] = stream
-            params = sent.obj.get("params") if type(sent.obj) is dict else None
-            meta = params.get("_meta") if type(params) is dict else None
-            token = rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
+            token = _progress_token(sent.obj)
             if token is not None:
                 session.by_token[token] = stream
                 stream.token = token
         if sent.method == "tools/call":
             self._use_conversation(session, head, sent)
         try:
+            sent.obj = None  # read what was needed of it: not kept while the guard reads the body
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
                 if session.remote is not None and len(outputs) == 1 and outputs[0][0] == C2S:
@@ -1555,6 +1554,13 @@ class Listener:
         extra = [(n, v) for n, v in headers if n.lower() == "www-authenticate"]
         ctype = headers.get("content-type") or "application/json"
         await self._simple(writer, status, body, extra, ctype=ctype)
+
+
+def _progress_token(obj: Any) -> tuple | None:
+    """The id key of a request's ``params._meta.progressToken``, if it has one."""
+    params = obj.get("params") if type(obj) is dict else None
+    meta = params.get("_meta") if type(params) is dict else None
+    return rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
 
 
 def _passes_param(name: str, session: _Session, sent: Sent) -> bool:
