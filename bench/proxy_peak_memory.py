@@ -51,8 +51,10 @@ def _init(version: str = "2025-11-25") -> bytes:
 
 
 def call_line(name: str, arguments: dict) -> bytes:
+    """A tools/call request in compact JSON, as the SDK clients write it."""
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments}}).encode()
+                       "params": {"name": name, "arguments": arguments}},
+                      separators=(",", ":")).encode()
 
 
 def _policy_factory(tmp: str):

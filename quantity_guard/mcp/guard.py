@@ -299,11 +299,13 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_LARGE_LINE = 1 << 20  # a guarded request this long is rewritten from its bytes, its text let go
+
 _MARK = "\ue000quantity-guard:the-replaced-value\ue001"
 _MARK_JSON = '"' + _MARK + '"'
 
 
-def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) -> str | None:
+def _replace_canonical(text: str | bytes, around: tuple[str, str] | None, value: Any) -> str | None:
     """``text`` with one value replaced by ``dumps(value)``, when everything outside that value
     is written exactly as Python writes it; ``None`` otherwise (then the caller locates spans).
 
@@ -312,12 +314,18 @@ def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) ->
     message, and equals what splicing the value's span gives; the old value (the bulk of the
     message) is never serialised. This is the common case (peers write compact JSON): one
     serialisation of the rest and one of the new value, instead of the old and the new message
-    whole.
+    whole. ``text`` may be the line's UTF-8 bytes instead (the same test: UTF-8 keeps prefixes
+    and suffixes), so that a large line's decoded text need not be kept.
     """
     if around is None:
         return None
     head, tail = around
-    if len(text) <= len(head) + len(tail) or not text.startswith(head) or \
+    if isinstance(text, bytes):
+        head_b, tail_b = head.encode("utf-8"), tail.encode("utf-8")
+        if len(text) <= len(head_b) + len(tail_b) or not text.startswith(head_b) or \
+                not text.endswith(tail_b):
+            return None  # written otherwise
+    elif len(text) <= len(head) + len(tail) or not text.startswith(head) or \
             not text.endswith(tail):
         return None  # written otherwise
     try:
@@ -753,7 +761,9 @@ class Guard:
             if msg.method == "tools/call":
                 if partial is not None:
                     return self._partial_tool_call(msg, raw, modern, partial)
-                out = self._client_tool_call(msg, raw, text, modern)
+                if len(raw) >= _LARGE_LINE:
+                    text = ""  # the guarded path reads the bytes: the decoded text is let go
+                out = self._client_tool_call(msg, raw, text or None, modern)
                 if out is not None:
                     return out
                 del text, obj, msg  # forwarded as it came: the parsed copies go first
@@ -846,9 +856,10 @@ class Guard:
         if type(params) is dict:
             self._pop(rpc.id_key(params.get("requestId", MISSING)))
 
-    def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str,
+    def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str | None,
                           modern: bool) -> list[tuple[str, bytes]] | None:
-        """What to send for a tools/call request; ``None``: forward it unchanged (counted)."""
+        """What to send for a tools/call request; ``None``: forward it unchanged (counted).
+        ``text`` is the decoded line, or None for a large one (read from ``raw`` if need be)."""
         params = msg.params
         name = params.get("name") if type(params) is dict else None
         if not isinstance(name, str):
@@ -895,7 +906,7 @@ class Guard:
                 f"{name}: the unit guard gave no usable decision; the call was not sent",
                 code="guard_internal_error", field=name))
         try:
-            line = self._with_arguments(text, msg.obj, payload, verdict.forward_meta(
+            line = self._with_arguments(raw if text is None else text, msg.obj, payload, verdict.forward_meta(
                 params.get("_meta")))
         except (ValueError, TypeError) as exc:
             verdict.end("error", error_type="guard_internal_error")
@@ -939,7 +950,7 @@ class Guard:
         return [(S2C, rpc.response_line(msg.id, text))]
 
     @staticmethod
-    def _with_arguments(text: str, obj: dict, arguments: dict, meta: dict | None = None) -> bytes:
+    def _with_arguments(text: str | bytes, obj: dict, arguments: dict, meta: dict | None = None) -> bytes:
         """The request line with ``params.arguments`` replaced and every other byte kept; with
         ``meta`` (an observed call's trace context for the upstream), re-serialised whole with
         ``params._meta`` replaced too."""
@@ -949,7 +960,8 @@ class Guard:
             return rpc.dumps(whole).encode("utf-8") + b"\n"
         new = _replace_canonical(text, _call_around(obj), arguments)
         if new is None:
-            new = _spliced_arguments(text, obj, arguments)
+            new = _spliced_arguments(text.decode("utf-8") if isinstance(text, bytes) else text,
+                                     obj, arguments)
         data = new.encode("utf-8")
         del new  # one copy of the new line at a time
         return data + b"\n"

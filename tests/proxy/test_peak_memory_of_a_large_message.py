@@ -1,7 +1,7 @@
 """The proxy relays one large message with a bounded peak of memory, as a multiple of the
 message's size (tracemalloc, the proxy in this process, its upstream a child process): a
 tools/call result of 8 MiB through the stdio proxy and through --listen. The bound, 3.5x, is
-above the measured 3.0x and below the 4.0x (stdio) and 7.0x (--listen) the proxy used before
+above the measured 3.0x and below the 4.0x (stdio) and about 7x (--listen) the proxy used before
 its avoidable copies were removed; bench/proxy_memory.py peak prints the figures per path."""
 from __future__ import annotations
 
