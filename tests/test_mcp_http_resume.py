@@ -242,8 +242,12 @@ class CuttingRelay:
     def _down(self, src, dst, state) -> None:
         try:
             while data := src.recv(65536):
+                at = data.find(b"id: ") if state["marked"] else -1
+                if at >= 0:  # up to the end of that event only, then the cut
+                    end = data.find(b"\n\n", at)
+                    data = data[:end + 2] if end >= 0 else data
                 dst.sendall(data)
-                if state["marked"] and b"id: " in data:
+                if at >= 0:
                     self.cut += 1
                     state["marked"] = False
                     for s in (src, dst):

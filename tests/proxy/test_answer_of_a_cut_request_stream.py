@@ -75,9 +75,13 @@ class Relay:
     def _down(self, src, dst, conn) -> None:
         try:
             while data := src.recv(65536):
+                at = data.find(self.trigger) if conn["marked"] else -1
+                if at >= 0:  # up to the end of that event (or comment) only, then the cut
+                    end = data.find(b"\n\n", at)
+                    data = data[:end + 2] if end >= 0 else data
                 conn["down"] += data
                 dst.sendall(data)
-                if conn["marked"] and self.trigger in data:
+                if at >= 0:
                     self.cut += 1
                     conn["marked"] = False
                     for s in (src, dst):
