@@ -1,6 +1,9 @@
 """The guarding proxy's memory over a long life: RSS growth over the second half of a run.
 
     python bench/proxy_memory.py [--calls 20000] [--sessions 500] [--per-session 20] [--json]
+    python bench/proxy_memory.py peak [--result-mib 20] [--request-mib 16] [--json]
+
+(``peak``: the peak while relaying one large message, see bench/proxy_peak_memory.py.)
 
 Runs ``quantity-guard-mcp --annotations ...`` as a real process in front of the stdlib fault
 server (tests/mcp_peers/fault_server.py) and drives it with a raw JSON-lines client over pipes,
@@ -33,6 +36,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 FAULT_SERVER = ROOT / "tests" / "mcp_peers" / "fault_server.py"
 ANNOTATIONS = """
 [tools.read_discharge]
@@ -141,6 +146,10 @@ def scenario_sessions(sessions: int, per_session: int, annotations: str,
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["peak"]:  # the peak while relaying one large message: proxy_peak_memory.py
+        from bench import proxy_peak_memory
+        return proxy_peak_memory.main(argv[1:])
+
     def opt(name: str, default: int) -> int:
         return int(argv[argv.index(name) + 1]) if name in argv else default
 

@@ -242,8 +242,12 @@ class CuttingRelay:
     def _down(self, src, dst, state) -> None:
         try:
             while data := src.recv(65536):
+                at = data.find(b"id: ") if state["marked"] else -1
+                if at >= 0:  # up to the end of that event only, then the cut
+                    end = data.find(b"\n\n", at)
+                    data = data[:end + 2] if end >= 0 else data
                 dst.sendall(data)
-                if state["marked"] and b"id: " in data:
+                if at >= 0:
                     self.cut += 1
                     state["marked"] = False
                     for s in (src, dst):
@@ -287,3 +291,42 @@ def test_the_sdk_client_resumes_a_cut_stream_through_the_proxy(listening):
     assert resumes, "the SDK client did not resume"
     assert results["plain"].startswith("gathered ") and results["cut"].startswith("gathered ")
     assert results["cut"] != results["plain"]
+
+
+def test_an_event_larger_than_the_replay_budget_leaves_other_streams_resumable(listening):
+    """A 5 MiB answer (over the 4 MiB a session keeps) is relayed whole but not kept; the
+    answers kept for other streams stay, and a resumption from before it gets 404."""
+    sid = session(listening.port)
+    first = Raw(listening.port, "POST", sid, call(41, "gather", {"n": 2}))
+    priming = first.event()
+    first.close()  # 41's answer will be kept for a resumption
+    time.sleep(0.3)
+    _, msgs = post(listening.port, call(42, "gather", {"n": 2}), {"Mcp-Session-Id": sid})
+    assert [m["id"] for m in msgs] == [42]
+    big = Raw(listening.port, "POST", sid, call(43, "big", {"size": 5 << 20}))
+    big_priming = big.event()
+    events = big.rest()
+    big.close()
+    assert len(json.loads(events[-1]["data"])["result"]["content"][0]["text"]) == 5 << 20
+    resumed = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {priming['id']}"])
+    assert resumed.status == 200
+    assert [json.loads(e["data"])["id"] for e in resumed.rest()] == [41]
+    resumed.close()
+    again = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {big_priming['id']}"])
+    assert again.status == 404
+    again.close()
+
+
+def test_a_large_event_within_the_replay_budget_is_replayed_whole(listening):
+    """A 2 MiB answer (written in pieces, not copied) is kept and replayed byte for byte."""
+    sid = session(listening.port)
+    first = Raw(listening.port, "POST", sid, call(51, "big", {"size": 2 << 20}))
+    priming = first.event()
+    events = first.rest()
+    first.close()
+    resumed = Raw(listening.port, "GET", sid, headers=[f"Last-Event-ID: {priming['id']}"])
+    assert resumed.status == 200
+    again = resumed.rest()
+    resumed.close()
+    assert again == events and len(events) == 1
+    assert len(json.loads(events[0]["data"])["result"]["content"][0]["text"]) == 2 << 20

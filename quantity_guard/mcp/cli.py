@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["main", "parse_args", "fetch_tools", "Options", "UsageError", "USAGE",
            "EXIT_OK", "EXIT_UPSTREAM", "EXIT_USAGE", "EXIT_CONFIG", "EXIT_START", "EXIT_CHECK",
@@ -44,6 +44,11 @@ options:
   --log FILE             append a JSON line for every guarded call and violation: the
                          guarded parameters, their conversions and violations (other
                          arguments by name only); created readable by its owner only (0600)
+  --log-max-bytes N      rotate the --log file before it would pass N bytes (or KiB, MiB,
+                         GiB): FILE becomes FILE.1, FILE.1 FILE.2 and so on; default 64MiB,
+                         0 never rotates. A record is never split between files
+  --log-backups N        rotated --log files kept (FILE.1 the newest ... FILE.N); the oldest
+                         beyond N is deleted; default 4, 0 keeps none
   --manifest FILE        write the session ledger to FILE on exit, atomically (a temporary
                          file, fsync, rename) and readable by its owner only (0600)
   --max-message-size N   the largest JSON-RPC message (line) read from the client or the
@@ -103,6 +108,8 @@ class Options:
         self.log: str | None = None
         self.manifest: str | None = None
         self.max_message_size: int | None = None
+        self.log_max_bytes: Any = None  # --log-max-bytes (None: the default, 64 MiB)
+        self.log_backups: Any = None  # --log-backups (None: the default, 4)
         self.drain_timeout: Any = 30.0
         self.log_level = "INFO"
         self.check = False
@@ -113,19 +120,23 @@ class Options:
 
 _VALUED = {"--annotations": "annotations", "--enforcement": "enforcement", "--log": "log",
            "--manifest": "manifest", "--max-message-size": "max_message_size",
-           "--drain-timeout": "drain_timeout", "--log-level": "log_level"}
+           "--drain-timeout": "drain_timeout", "--log-level": "log_level",
+           "--log-max-bytes": "log_max_bytes", "--log-backups": "log_backups"}
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MIB": 1 << 20,
                "G": 1 << 30, "GIB": 1 << 30}
 
 
-def parse_size(text: str) -> int:
-    """``"65536"``, ``"64MiB"``, ``"1 GiB"``, ``"512K"``: a positive number of bytes."""
+def parse_size(text: str, flag: str = "--max-message-size", *, zero: bool = False) -> int:
+    """``"65536"``, ``"64MiB"``, ``"1 GiB"``, ``"512K"``: a positive number of bytes (or 0,
+    when ``zero`` allows it)."""
     t = text.strip()
     digits = len(t) - len(t.lstrip("0123456789"))
     number, unit = t[:digits], t[digits:].strip().upper()
+    if zero and number and unit in _SIZE_UNITS and int(number) == 0:
+        return 0
     if not number or unit not in _SIZE_UNITS or int(number) * _SIZE_UNITS[unit] <= 0:
-        raise UsageError(f"--max-message-size must be a positive number of bytes, optionally "
-                         f"with KiB, MiB or GiB (e.g. 64MiB), not {text!r}")
+        raise UsageError(f"{flag} must be a positive number of bytes{' (or 0)' if zero else ''}, "
+                         f"optionally with KiB, MiB or GiB (e.g. 64MiB), not {text!r}")
     return int(number) * _SIZE_UNITS[unit]
 
 
@@ -188,6 +199,16 @@ def parse_args(argv: list[str]) -> Options:
         opts.max_message_size = parse_size(opts.max_message_size)
     if isinstance(opts.drain_timeout, str):
         opts.drain_timeout = parse_seconds("--drain-timeout", opts.drain_timeout)
+    if isinstance(opts.log_max_bytes, str):
+        opts.log_max_bytes = parse_size(opts.log_max_bytes, "--log-max-bytes", zero=True)
+    if isinstance(opts.log_backups, str):
+        if not opts.log_backups.isdigit() or int(opts.log_backups) > 1000:
+            raise UsageError(f"--log-backups must be a whole number from 0 to 1000, not "
+                             f"{opts.log_backups!r}")
+        opts.log_backups = int(opts.log_backups)
+    for flag in ("log_max_bytes", "log_backups"):
+        if getattr(opts, flag) is not None and not opts.log:
+            raise UsageError(f"--{flag.replace('_', '-')} bounds the --log file, which is not given")
     if not opts.command:
         raise UsageError("no server command given")
     if not opts.annotations:
@@ -227,8 +248,10 @@ def _build_policy(opts: Options) -> Any:
     except Exception as exc:
         raise _ConfigError(f"cannot import quantity_guard.mcp.policy: {exc!r}") from None
     try:
+        limits = {k: v for k, v in (("log_max_bytes", opts.log_max_bytes),
+                                     ("log_backups", opts.log_backups)) if v is not None}
         return policy_module.build_policy(opts.annotations, enforcement=opts.enforcement,
-                                          log_path=opts.log, manifest_path=opts.manifest)
+                                          log_path=opts.log, manifest_path=opts.manifest, **limits)
     except Exception as exc:
         raise _ConfigError(f"cannot load {opts.annotations}: {exc}") from None
 
@@ -577,6 +600,9 @@ Streamable HTTP (remote servers and HTTP clients):
                          the upstream accepted its initialize; when all are in use a new one
                          gets 503 and no live session is ended. With --manifest FILE, session
                          N writes FILE with -N before its extension, if it made a guarded call
+  --max-manifests N      (with --listen and --manifest FILE) keep the newest N per-session
+                         manifests (FILE-N...), deleting older ones as sessions end; never
+                         one of a session still open; default 1000, 0 keeps them all
   --session-idle SECONDS (with --listen) end a session with nothing in flight after SECONDS
                          without a request (default 3600), freeing its place
   --max-sessions-per-client N
@@ -622,6 +648,7 @@ class HTTPOptions:
         self.allow_origins: list[str] = []
         self.cafile: str | None = None
         self.max_sessions = 64
+        self.max_manifests = 1000  # --max-manifests: per-session manifests kept (0: all)
         self.session_header: str | None = None
         self.upstream_timeout: float | None = 300.0
         self.upstream_idle_timeout: float | None = 300.0
@@ -648,7 +675,57 @@ _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "-
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
                 "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
                 "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host",
-                "--store", "--store-ttl", "--store-prefix", "--store-unavailable"}
+                "--store", "--store-ttl", "--store-prefix", "--store-unavailable", "--max-manifests"}
+
+
+class ManifestRetention:
+    """``--listen --manifest FILE --max-manifests N``: the per-session manifests
+    (``FILE-<n><ext>`` beside FILE) are kept to the newest ``N`` (by modification time; ``0``
+    keeps them all). Pruned each time a session has closed (and written its manifest); a file
+    of a session still open is never deleted, nor counted."""
+
+    def __init__(self, manifest: str, keep: int) -> None:
+        root, self.ext = os.path.splitext(os.path.abspath(manifest))
+        self.folder, self.stem = os.path.dirname(root), os.path.basename(root) + "-"
+        self.keep = keep
+        self.live: set[str] = set()
+
+    def opened(self, path: str) -> Callable[[], None]:
+        """A session that will write ``path`` began; returns what to call once it closed."""
+        path = os.path.abspath(path)
+        self.live.add(path)
+
+        def closed() -> None:
+            self.live.discard(path)
+            self.prune()
+        return closed
+
+    def prune(self) -> None:
+        if not self.keep:
+            return
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return
+        found = []
+        for name in names:
+            if not (name.startswith(self.stem) and name.endswith(self.ext)):
+                continue
+            number = name[len(self.stem):len(name) - len(self.ext)]
+            path = os.path.join(self.folder, name)
+            if not number.isdigit() or path in self.live:
+                continue
+            try:
+                found.append((os.stat(path).st_mtime_ns, int(number), path))
+            except OSError:
+                continue
+        found.sort(reverse=True)
+        for _, _, path in found[self.keep:]:
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                _err(f"could not delete the old manifest {path!r} beyond --max-manifests "
+                     f"{self.keep} ({exc.strerror or exc})")
 
 
 def _gateway(http: HTTPOptions, opts: Any) -> dict:
@@ -749,6 +826,12 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
                 raise UsageError(f"{name} must be a positive integer, not {value!r}")
             setattr(http, name[2:].replace("-", "_"), int(value))
             http.explicit.add(name)
+        elif name == "--max-manifests":
+            if not value.isdigit():
+                raise UsageError(f"--max-manifests must be a whole number (0 keeps every manifest), "
+                                 f"not {value!r}")
+            http.max_manifests = int(value)
+            http.explicit.add(name)
         elif name == "--max-sessions":
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"--max-sessions must be a positive integer, not {value!r}")
@@ -800,6 +883,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                                  "its conversation (e.g. X-Conversation-Id)")
         if http.allow_origins and not http.listen:
             raise UsageError("--allow-origin needs --listen")
+        if "--max-manifests" in http.explicit and not (http.listen and opts.manifest):
+            raise UsageError("--max-manifests bounds the per-session manifests of --listen "
+                             "--manifest FILE; it needs both")
         for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client",
                      "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
             if flag in http.explicit and not http.listen:
@@ -862,9 +948,12 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         import itertools
         numbers = itertools.count(1)
 
+        retention = ManifestRetention(opts.manifest, http.max_manifests) if opts.manifest else None
+
         def new_policy() -> Any:
             """A policy (and so a ledger) per session; with --manifest, session N writes
-            FILE with ``-N`` before its extension (``manifest-3.json``)."""
+            FILE with ``-N`` before its extension (``manifest-3.json``), and once it has, the
+            oldest of those beyond --max-manifests are deleted (never a live session's)."""
             if not opts.annotations:
                 return None
             session_opts = copy.copy(opts)
@@ -872,6 +961,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 root, ext = os.path.splitext(opts.manifest)
                 session_opts.manifest = f"{root}-{next(numbers)}{ext}"
             policy = _build_policy(session_opts)
+            if retention is not None and session_opts.manifest:
+                policy.on_close = retention.opened(session_opts.manifest)
             if hasattr(policy, "write_empty_manifest"):
                 policy.write_empty_manifest = False  # one file per session that made a guarded call
             # what the upstream's listing declared is shared by every session: a listing

@@ -299,11 +299,13 @@ def _canonical_rewrite(text: str, original: Any, modified: Any) -> str | None:
     return None
 
 
+_LARGE_LINE = 1 << 20  # a guarded request this long is rewritten from its bytes, its text let go
+
 _MARK = "\ue000quantity-guard:the-replaced-value\ue001"
 _MARK_JSON = '"' + _MARK + '"'
 
 
-def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) -> str | None:
+def _replace_canonical(text: str | bytes, around: tuple[str, str] | None, value: Any) -> str | None:
     """``text`` with one value replaced by ``dumps(value)``, when everything outside that value
     is written exactly as Python writes it; ``None`` otherwise (then the caller locates spans).
 
@@ -312,18 +314,51 @@ def _replace_canonical(text: str, around: tuple[str, str] | None, value: Any) ->
     message, and equals what splicing the value's span gives; the old value (the bulk of the
     message) is never serialised. This is the common case (peers write compact JSON): one
     serialisation of the rest and one of the new value, instead of the old and the new message
-    whole.
+    whole. ``text`` may be the line's UTF-8 bytes instead (the same test: UTF-8 keeps prefixes
+    and suffixes), so that a large line's decoded text need not be kept.
     """
     if around is None:
         return None
     head, tail = around
-    if len(text) <= len(head) + len(tail) or not text.startswith(head) or \
+    if isinstance(text, bytes):
+        head_b, tail_b = head.encode("utf-8"), tail.encode("utf-8")
+        if len(text) <= len(head_b) + len(tail_b) or not text.startswith(head_b) or \
+                not text.endswith(tail_b):
+            return None  # written otherwise
+    elif len(text) <= len(head) + len(tail) or not text.startswith(head) or \
             not text.endswith(tail):
         return None  # written otherwise
     try:
         return head + rpc.dumps(value) + tail
     except (ValueError, TypeError):
         return None
+
+
+def _spliced_arguments(text: str, obj: dict, arguments: dict) -> str:
+    """The request ``text`` with the value of ``params.arguments`` replaced by ``arguments``
+    (added when absent), every other byte kept; re-serialised whole when the members on that
+    path are ambiguous (duplicates)."""
+    args_json = rpc.dumps(arguments)
+    try:
+        _, top = rpc.members(text)
+        if _has_duplicates(top):
+            raise _Ambiguous
+        pspan = rpc.unique_member(top, "params")
+        if type(pspan) is not tuple:
+            raise _Ambiguous
+        brace, inner = rpc.members(text, pspan[0])
+        if _has_duplicates(inner):
+            raise _Ambiguous
+        aspan = rpc.unique_member(inner, "arguments")
+        if aspan is None:
+            return (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
+                    + text[brace + 1:])
+        return rpc.splice(text, [(aspan[0], aspan[1], args_json)])
+    except (_Ambiguous, rpc.ParseError):
+        del args_json
+        whole = dict(obj)
+        whole["params"] = {**obj["params"], "arguments": arguments}
+        return rpc.dumps(whole)
 
 
 def _around(skeleton: Any) -> tuple[str, str] | None:
@@ -726,7 +761,13 @@ class Guard:
             if msg.method == "tools/call":
                 if partial is not None:
                     return self._partial_tool_call(msg, raw, modern, partial)
-                return self._client_tool_call(msg, raw, text, modern)
+                if len(raw) >= _LARGE_LINE:
+                    text = ""  # the guarded path reads the bytes: the decoded text is let go
+                out = self._client_tool_call(msg, raw, text or None, modern)
+                if out is not None:
+                    return out
+                del text, obj, msg  # forwarded as it came: the parsed copies go first
+                return [(C2S, raw + b"\n")]
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
                 params = msg.params
@@ -737,6 +778,7 @@ class Guard:
         elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
             self._cancel(msg.params)
         self.stats["forwarded"] += 1
+        del text, obj, msg  # the parsed copies go before the line is copied once more
         return [(C2S, raw + b"\n")]
 
     def _duplicate_member(self, msg: rpc.Message, twice: str) -> list[tuple[str, bytes]]:
@@ -814,14 +856,16 @@ class Guard:
         if type(params) is dict:
             self._pop(rpc.id_key(params.get("requestId", MISSING)))
 
-    def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str,
-                          modern: bool) -> list[tuple[str, bytes]]:
+    def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str | None,
+                          modern: bool) -> list[tuple[str, bytes]] | None:
+        """What to send for a tools/call request; ``None``: forward it unchanged (counted).
+        ``text`` is the decoded line, or None for a large one (read from ``raw`` if need be)."""
         params = msg.params
         name = params.get("name") if type(params) is dict else None
         if not isinstance(name, str):
             self._track(msg, modern)
             self.stats["forwarded"] += 1
-            return [(C2S, raw + b"\n")]
+            return None
         if not self._guards(name):
             near = self._near_guarded(name)
             if near is not None:
@@ -832,7 +876,7 @@ class Guard:
                     f"count). Call {near!r}", code="unknown_tool", field=name))
             self._track(msg, modern, tool=name)
             self.stats["forwarded"] += 1
-            return [(C2S, raw + b"\n")]
+            return None
         task = "task" in params
         arguments = params.get("arguments", MISSING)
         if arguments is MISSING or arguments is None:
@@ -862,7 +906,7 @@ class Guard:
                 f"{name}: the unit guard gave no usable decision; the call was not sent",
                 code="guard_internal_error", field=name))
         try:
-            line = self._with_arguments(text, msg.obj, payload, verdict.forward_meta(
+            line = self._with_arguments(raw if text is None else text, msg.obj, payload, verdict.forward_meta(
                 params.get("_meta")))
         except (ValueError, TypeError) as exc:
             verdict.end("error", error_type="guard_internal_error")
@@ -906,7 +950,7 @@ class Guard:
         return [(S2C, rpc.response_line(msg.id, text))]
 
     @staticmethod
-    def _with_arguments(text: str, obj: dict, arguments: dict, meta: dict | None = None) -> bytes:
+    def _with_arguments(text: str | bytes, obj: dict, arguments: dict, meta: dict | None = None) -> bytes:
         """The request line with ``params.arguments`` replaced and every other byte kept; with
         ``meta`` (an observed call's trace context for the upstream), re-serialised whole with
         ``params._meta`` replaced too."""
@@ -916,28 +960,11 @@ class Guard:
             return rpc.dumps(whole).encode("utf-8") + b"\n"
         new = _replace_canonical(text, _call_around(obj), arguments)
         if new is None:
-            whole = dict(obj)
-            whole["params"] = {**obj["params"], "arguments": arguments}
-            args_json = rpc.dumps(arguments)
-            try:
-                _, top = rpc.members(text)
-                if _has_duplicates(top):
-                    raise _Ambiguous
-                pspan = rpc.unique_member(top, "params")
-                if type(pspan) is not tuple:
-                    raise _Ambiguous
-                brace, inner = rpc.members(text, pspan[0])
-                if _has_duplicates(inner):
-                    raise _Ambiguous
-                aspan = rpc.unique_member(inner, "arguments")
-                if aspan is None:
-                    new = (text[:brace + 1] + '"arguments":' + args_json + ("," if inner else "")
-                           + text[brace + 1:])
-                else:
-                    new = rpc.splice(text, [(aspan[0], aspan[1], args_json)])
-            except (_Ambiguous, rpc.ParseError):
-                new = rpc.dumps(whole)
-        return new.encode("utf-8") + b"\n"
+            new = _spliced_arguments(text.decode("utf-8") if isinstance(text, bytes) else text,
+                                     obj, arguments)
+        data = new.encode("utf-8")
+        del new  # one copy of the new line at a time
+        return data + b"\n"
 
     def _client_batch(self, raw: bytes, batch: list) -> list[tuple[str, bytes]]:
         if not batch:
@@ -1059,6 +1086,7 @@ class Guard:
             if waiting is not None:
                 waiting.since = _now()  # the request is alive: its timeout starts again
         self.stats["forwarded"] += 1
+        del text, obj, msg  # the parsed copies go before the line is copied once more
         return [(S2C, raw + b"\n")]
 
     def _cached_listing(self, raw: bytes) -> list[tuple[str, bytes]] | None:

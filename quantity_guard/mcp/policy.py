@@ -35,7 +35,7 @@ from collections import deque
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from typing import Any
+    from typing import Any, Callable
 
 from ..annotations import load
 from ..numeric import fmt_g
@@ -57,10 +57,18 @@ UNITS_META = "io.github.quantity-guard/units"
 _RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
+LOG_MAX_BYTES = 64 << 20
+"""``--log-max-bytes``' default: the log is rotated before it would pass 64 MiB."""
+LOG_BACKUPS = 4
+"""``--log-backups``' default: rotated logs kept (``FILE.1`` newest ... ``FILE.4``)."""
+
+
 def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path: str | None = None,
-                 manifest_path: str | None = None) -> "QuantityPolicy":
+                 manifest_path: str | None = None, log_max_bytes: int = LOG_MAX_BYTES,
+                 log_backups: int = LOG_BACKUPS) -> "QuantityPolicy":
     return QuantityPolicy(load(annotations_path), enforcement=enforcement, log_path=log_path,
-                          manifest_path=manifest_path)
+                          manifest_path=manifest_path, log_max_bytes=log_max_bytes,
+                          log_backups=log_backups)
 
 
 class _ToolRef:
@@ -76,7 +84,8 @@ class _ToolRef:
 class QuantityPolicy:
     def __init__(self, annotations, *, enforcement: str = "strict", log_path: str | None = None,
                  manifest_path: str | None = None, max_entries: int = MAX_ENTRIES,
-                 max_calls: int = MAX_CALLS, max_sessions: int = MAX_SESSIONS) -> None:
+                 max_calls: int = MAX_CALLS, max_sessions: int = MAX_SESSIONS,
+                 log_max_bytes: int = LOG_MAX_BYTES, log_backups: int = LOG_BACKUPS) -> None:
         if enforcement not in ("strict", "warn"):
             raise ValueError(f"enforcement must be strict or warn, not {enforcement!r}")
         self.annotations = annotations
@@ -90,8 +99,9 @@ class QuantityPolicy:
         self.session_count = 1  # client sessions seen (the current one included)
         self.call_count = 0  # guarded calls over every session
         self._ended_calls = 0  # calls in sessions already ended
-        self._log = _private_append(log_path) if log_path else None
+        self._log = LogFile.acquire(log_path, log_max_bytes, log_backups) if log_path else None
         self.write_empty_manifest = True  # False: no manifest when no guarded call was made
+        self.on_close: "Callable[[], None] | None" = None  # called once close() is done
         self._lock = threading.Lock()
         self._refs = {name: _ToolRef(name, enforcement, ann.params, ann.returns)
                       for name, ann in annotations.items()}
@@ -575,9 +585,15 @@ class QuantityPolicy:
                 if self._log is not None:
                     self._log.close()
                     self._log = None
+                if self.on_close is not None:
+                    done, self.on_close = self.on_close, None
+                    done()
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self.on_close is not None:
+            done, self.on_close = self.on_close, None
+            done()
 
     def _warn_summary(self) -> None:
         """Warn mode refuses nothing: what it would have refused, logged (WARNING, logger
@@ -617,9 +633,7 @@ class QuantityPolicy:
         if violation is not None:
             record["violation"] = violation.as_dict()
         record.update(extra)
-        with self._lock:
-            self._log.write(json.dumps(record, default=str) + "\n")
-            self._log.flush()
+        self._log.write(json.dumps(record, default=str) + "\n")
 
 
 def _guarded_only(arguments, guarded) -> dict:
@@ -629,16 +643,84 @@ def _guarded_only(arguments, guarded) -> dict:
     return {k: v for k, v in arguments.items() if k in guarded}
 
 
-def _private_append(path: str):
-    """``path`` opened for appending text, created readable by its owner only (0600); an
-    existing file is made so too."""
-    import os
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-    except OSError:
-        pass
-    return os.fdopen(fd, "a", encoding="utf-8")
+class LogFile:
+    """``--log FILE``: JSON lines appended, the file readable by its owner only (0600; an
+    existing file is made so too). Before a record would take it past ``max_bytes`` (0: never)
+    it is rotated: ``FILE.1`` becomes ``FILE.2`` and so on up to ``FILE.<backups>`` (the oldest
+    beyond that is deleted), ``FILE`` becomes ``FILE.1`` and a new ``FILE`` is begun, so the log
+    takes at most ``(backups + 1) * max_bytes`` bytes (a record larger than ``max_bytes`` is
+    written whole, alone in its file). A record is never split between two files.
+
+    One object per file and process, shared by the policies that log to it (``--listen``: one
+    per session) through :meth:`acquire` and :meth:`close`, so that they rotate it together.
+    Several processes must not share one log file (their rotations would race)."""
+
+    _open: "dict[str, LogFile]" = {}
+    _registry = threading.Lock()
+
+    def __init__(self, path: str, max_bytes: int, backups: int) -> None:
+        self.path, self.max_bytes, self.backups = path, max_bytes, backups
+        self.users = 0
+        self.lock = threading.Lock()
+        self.fd = self._open_file()
+        import os
+        self.size = os.fstat(self.fd).st_size
+
+    @classmethod
+    def acquire(cls, path: str, max_bytes: int = LOG_MAX_BYTES, backups: int = LOG_BACKUPS) -> "LogFile":
+        import os
+        key = os.path.abspath(path)
+        with cls._registry:
+            log = cls._open.get(key)
+            if log is None:
+                log = cls._open[key] = cls(key, max_bytes, backups)
+            log.users += 1
+            return log
+
+    def _open_file(self) -> int:
+        import os
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+        except OSError:
+            pass
+        return fd
+
+    def write(self, text: str) -> None:
+        import os
+        data = text.encode("utf-8")
+        with self.lock:
+            if self.max_bytes and self.size and self.size + len(data) > self.max_bytes:
+                self._rotate()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+            self.size += len(data)
+
+    def _rotate(self) -> None:
+        import os
+        os.close(self.fd)
+        try:
+            if self.backups == 0:
+                os.unlink(self.path)
+            else:
+                for n in range(self.backups, 0, -1):
+                    older = f"{self.path}.{n - 1}" if n > 1 else self.path
+                    if os.path.exists(older):
+                        os.replace(older, f"{self.path}.{n}")
+        finally:
+            self.fd = self._open_file()
+            self.size = os.fstat(self.fd).st_size
+
+    def close(self) -> None:
+        import os
+        with LogFile._registry:
+            self.users -= 1
+            if self.users > 0:
+                return
+            if LogFile._open.get(self.path) is self:
+                del LogFile._open[self.path]
+        os.close(self.fd)
 
 
 def _write_atomically(path: str, text: str) -> None:

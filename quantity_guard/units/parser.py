@@ -38,8 +38,9 @@ The common shape (names and exponents joined by ``*``, ``/``, ``.`` or one space
 Before tokenizing, characters are normalised one by one (NFKC, so superscripts become digits),
 ``µ``/``μ`` -> ``u``, ``°C``/``℃``/``ºC`` -> ``degC``, ``°`` alone -> ``deg``, ``Δ`` ->
 ``delta_``, ``·×⋅`` -> ``*``, ``−`` -> ``-``. Any other character outside
-``[A-Za-z0-9_*/^().%+- []]`` is refused with its position (a quote or a UCUM annotation
-``{...}`` with a reason). Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH``
+``[A-Za-z0-9_*/^().%+- []]`` is refused with its position (a UCUM annotation ``{...}`` with a
+reason; a prime mark ``'`` ``''`` ``"`` ``′`` ``″`` ``’`` as ambiguous: a foot or an inch in US
+usage, an arc minute or an arc second in UCUM, which ``vocabulary="ucum"`` reads). Input longer than ``MAX_LENGTH`` or nested deeper than ``MAX_DEPTH``
 is refused.
 """
 from __future__ import annotations
@@ -64,6 +65,7 @@ MAX_DEPTH = 12
 MAX_WRITTEN_EXPONENT = MAX_EXPONENT
 
 _CHARS = {
+    "\u2019": "'", "\u2032": "'", '"': "''", "\u2033": "''",   # prime marks (refused, see _PRIME_SINGLE)
     "\u00b7": "*", "\u22c5": "*", "\u00d7": "*", "\u2219": "*",   # middle dots, times
     "\u2212": "-", "\u2010": "-", "\u2011": "-",                   # minus sign, hyphens
     "\u00b5": "u", "\u03bc": "u",                                  # micro sign, Greek mu
@@ -405,10 +407,14 @@ class _Parser:
             elif c == "{":
                 raise self.error("a UCUM annotation {...} carries no meaning in a unit and is not "
                                  "read; keep the note beside the value", i)
-            elif c == "'":
-                raise self.error("a quote character is not a unit; for an angle write arcmin or "
-                                 "arcsec (UCUM's ' and '' are read with vocabulary='ucum')", i,
-                                 suggestions=("arcmin", "arcsec"))
+            elif c == "'":  # (every prime mark is normalised to ' or '')
+                double = i + 1 < n and s[i + 1] == "'"
+                message, suggestions, hint = _PRIME_DOUBLE if double else _PRIME_SINGLE
+                at = self.where[i] if i < len(self.where) else 0
+                mark = self.original[at:at + 1]
+                if double and mark in ("'", "\u2019"):
+                    mark = self.original[at:at + 2]
+                raise self.error(message.format(mark=mark), i, suggestions=suggestions, hint=hint)
             else:
                 raise self.error(f"unexpected character {c!r}", i)
         if " " not in s:
@@ -700,6 +706,18 @@ def _refuse_since(text: str) -> None:
 
 #: "Mm3" (or Mm**3): a cubic megametre by the SI's rules, a million cubic metres in water
 #: supply and hydrology (0.5 Mm3/d is 500,000 m3/d, not 5.8e12 m3/s): never guessed
+# Prime marks: a foot and an inch in US usage (5' 10''), an arc minute and an arc second in
+# UCUM and in coordinates (40°26'46''). Nothing tells them apart, so none is read as a unit.
+_PRIME_WHAT = ("; a length in feet and inches is one value in one unit (5' 10'' is '70 in'), "
+               "and UCUM's ' and '' are read as arc minute and arc second with "
+               "parse_unit(text, vocabulary='ucum')")
+_PRIME_SINGLE = ("{mark!r} is ambiguous: a foot in US usage (5' is 5 ft), an arc minute in UCUM "
+                 "and in coordinates (1/60 of a degree)", ("ft", "arcmin"),
+                 "; write ft for a length or arcmin for an angle" + _PRIME_WHAT)
+_PRIME_DOUBLE = ("{mark!r} is ambiguous: an inch in US usage (10'' is 10 in), an arc second in "
+                 "UCUM and in coordinates (1/3600 of a degree)", ("in", "arcsec"),
+                 "; write in for a length or arcsec for an angle" + _PRIME_WHAT)
+
 _CUBIC_MEGAMETRE = ("'Mm3' is ambiguous: a million cubic metres (1e6 m3) in water supply and "
                     "hydrology, a cubic megametre (1e18 m3) by the SI's prefix rules")
 _CUBIC_MEGAMETRE_HINT = ("; for a million cubic metres write the value in m3 (0.5 Mm3/d is "

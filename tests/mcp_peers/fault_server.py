@@ -2,7 +2,7 @@
 
     python fault_server.py [--tag T] [--junk-banner] [--stderr-flood BYTES] [--ignore-eof]
                            [--ignore-term] [--spawn-child] [--wire-log FILE] [--page-size N]
-                           [--legacy-only] [--big-ints]
+                           [--legacy-only] [--big-ints] [--protocol-version V]
 
 Answers `initialize`, `server/discover` (dual era), `ping`, `tools/list` (paginated when
 --page-size is given; lists carry ttlMs/cacheScope/resultType/_meta on modern requests) and
@@ -21,7 +21,8 @@ Answers `initialize`, `server/discover` (dual era), `ping`, `tools/list` (pagina
   emit        sends the notifications in arguments.methods and, if arguments.ping_id is set,
               a server->client ping request with that id; then the answer
   raw         writes arguments.line verbatim with "ID" replaced by the request's JSON id
-Every received line is appended to --wire-log FILE, byte for byte.
+Every received line is appended to --wire-log FILE, byte for byte. With --protocol-version V,
+``initialize`` is answered with V whatever the client asked for.
 """
 from __future__ import annotations
 
@@ -187,7 +188,8 @@ def handle(line: bytes) -> None:
                                                        "was_hanging": json.dumps(rid) in hanging}}})
         return
     if method == "initialize":
-        respond(ident, {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+        respond(ident, {"protocolVersion": option("--protocol-version")
+                        or params.get("protocolVersion", "2025-11-25"),
                         "capabilities": {"tools": {"listChanged": True}},
                         "serverInfo": {"name": "fault-server", "version": "1"}})
     elif method == "server/discover" and flag("--legacy-only"):

@@ -59,12 +59,19 @@ Resumability (2025-11-25 and 2025-06-18 ``basic/transports.mdx`` "Resumability a
       (so a quick call costs one write, as before);
     * the proxy keeps the events it sent, per stream, for replay: at most ``_REPLAY_EVENTS``
       (256) events per stream, ``_REPLAY_STREAMS`` (32) streams and ``_REPLAY_BYTES`` (4 MiB)
-      per session, the oldest dropped first;
+      per session, the oldest dropped first; an event larger than the byte budget is relayed
+      but not kept (nor does it push out the events kept for other streams), and the stream's
+      earlier events go, so a resumption from before it gets ``404``;
     * a ``GET`` with ``Last-Event-ID`` replays the events that followed it on that stream only,
       then continues that stream (the answer to its request ends it); an id the proxy never
       sent, or whose successors were dropped, gets ``404``. A request stream whose client went
       away before the answer stays open for resumption: its later messages are kept for it,
       not sent elsewhere (the specification forbids replaying them on another stream);
+    * an answer goes only on its request's stream or that stream's resumption ("The server
+      MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated
+      with a previous client request"): the answer of a stream cut before its first event
+      (2025-06-18 streams have no priming event, so the client holds no id for it) is dropped
+      and logged, never sent on the GET stream, another request's stream or queued;
     * 2026-07-28 streams carry no ids ("Resumable SSE streams via Last-Event-ID are not
       supported").
 
@@ -105,6 +112,7 @@ _QUEUE_LIMIT = 1024
 _REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
 _REPLAY_STREAMS = 32  # streams whose events are kept, per session
 _REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
+_LARGE = 1 << 20  # a message this long is written in pieces, its bytes not copied
 _PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
 _ACCEPT_LOG_EVERY = 10.0  # seconds between two log lines about failing accepts
 
@@ -182,10 +190,16 @@ class _Stream:
         return f"{self.number}-{self.seq}"
 
     def send(self, data: bytes, answers: tuple | None = None) -> bool:
-        """Write one message (bytes without newline). False if the client has gone (the event is
-        still kept for a resumption when the stream has ids). A JSON (not SSE) response keeps
-        only the answer to its request. The answer to the stream's own request also ends the
-        stream, in the same write (one send for a quick call)."""
+        """Write one message (bytes, a trailing newline ignored). False if the client has gone
+        (the event is still kept for a resumption when the stream has ids). A JSON (not SSE)
+        response keeps only the answer to its request. The answer to the stream's own request
+        also ends the stream, in the same write (one send for a quick call)."""
+        if len(data) >= _LARGE and self.sse:
+            end = len(data) - 1 if data.endswith(b"\n") else len(data)
+            if data.find(b"\n", 0, end) < 0 and data.find(b"\r", 0, end) < 0:
+                return self._send_large(data, end, answers)
+        if data.endswith(b"\n"):
+            data = data[:-1]
         if not self.sse:
             if self.closed:
                 return False
@@ -217,6 +231,44 @@ class _Stream:
                 out += LAST_CHUNK
                 self.finished = True
             self.writer.write(out)
+        except (ConnectionError, RuntimeError, OSError):
+            self.closed = True
+            return False
+        return not self.writer.is_closing()
+
+    def _send_large(self, data: bytes, end: int, answers: tuple | None) -> bool:
+        """:meth:`send` for a message of ``_LARGE`` bytes or more with no line break before
+        ``end``: written in three pieces, its own bytes not copied. An event
+        larger than the session's replay budget is not kept: a resumption from before it gets
+        ``404`` (see _Session.keep)."""
+        body = memoryview(data)[:end]
+        is_answer = answers is not None and answers == self.key
+        if self.number is not None:
+            if self.closed and not self.pending():
+                return False
+            head = b"" if self.closed else self._head()
+            prefix, self.prefix = self.prefix, b""
+            field = b"id: %s\ndata: " % self._next_id().encode()
+            assert self.session is not None
+            if len(body) + len(field) + 2 <= _REPLAY_BYTES:
+                self.session.keep(self, self.seq, field + body + b"\n\n")
+            else:
+                self.session.forgo(self)
+        elif self.closed:
+            return False
+        else:
+            head, prefix, field = self._head(), b"", b"data: "
+        if is_answer:
+            self.answered = True
+        if self.closed:
+            return False
+        size = len(prefix) + len(field) + len(body) + 2
+        try:
+            self.writer.write(head + b"%x\r\n" % size + prefix + field)
+            self.writer.write(body)
+            self.writer.write(b"\n\n\r\n" + (LAST_CHUNK if is_answer else b""))
+            if is_answer:
+                self.finished = True
         except (ConnectionError, RuntimeError, OSError):
             self.closed = True
             return False
@@ -319,6 +371,12 @@ class _Session:
             self.replay_bytes -= sum(len(ev) for _, ev in old.replay)
             old.replay.clear()
 
+    def forgo(self, stream: _Stream) -> None:
+        """An event too large to keep was sent on ``stream``: what it kept before goes too, so
+        that a resumption from before that event gets ``404`` rather than a replay with a gap."""
+        self.replay_bytes -= sum(len(ev) for _, ev in stream.replay)
+        stream.replay.clear()
+
     def keep(self, stream: _Stream, seq: int, ev: bytes) -> None:
         """Keep one sent event for replay, within the bounds (oldest dropped first)."""
         if stream.number is not None and stream.number in self.replays:
@@ -366,8 +424,10 @@ class _Session:
                 data = b""
             if not data:
                 break
-            for line in buf.feed(data):
-                self.dispatch(self.guard.receive(S2C, line), None)
+            lines = buf.feed(data)
+            lines.reverse()
+            while lines:  # each line let go of as soon as the guard has read it
+                self.dispatch(self.guard.receive(S2C, lines.pop()), None)
             self._settle()  # the answers are written: the policy's bookkeeping (Guard.settle)
         tail = buf.flush()
         if tail:
@@ -393,7 +453,7 @@ class _Session:
         upstream response belong to the POST that asked), else routed by id / progress token."""
         for direction, data in outputs:
             if direction == S2C:
-                self.deliver(data[:-1] if data.endswith(b"\n") else data, stream)
+                self.deliver(data, stream)
             elif direction == C2S:
                 if self.remote is not None:
                     self.listener.spawn(self._post_upstream(data, stream))
@@ -405,13 +465,16 @@ class _Session:
     def deliver(self, data: bytes, stream: _Stream | None) -> None:
         answered: tuple | None = None
         token: tuple | None = None
+        ident: Any = None
+        result = False
         try:
             obj = rpc.loads_lenient(data)
         except rpc.ParseError:
             obj = None
         if type(obj) is dict:
             if "method" not in obj and ("result" in obj or "error" in obj):
-                answered = rpc.id_key(obj.get("id"))
+                ident, result = obj.get("id"), "result" in obj
+                answered = rpc.id_key(ident)
                 if answered in self.private:  # the answer to the proxy's own request
                     waiter = self.private.pop(answered)
                     if not waiter.done():
@@ -421,6 +484,7 @@ class _Session:
                 params = obj.get("params")
                 if type(params) is dict and "progressToken" in params:
                     token = rpc.id_key(params["progressToken"])
+        del obj  # the parsed copy is not kept while the message is written
         target = stream if stream is not None and stream.accepts() else None
         if target is not None and not target.sse and answered != target.key:
             target = None  # a JSON response carries only its answer: route the rest elsewhere
@@ -428,6 +492,17 @@ class _Session:
             target = self.by_id.get(answered)
             if target is not None and not target.accepts():
                 target = None
+        if target is None and answered is not None:
+            # 2025-06-18 and 2025-11-25 "Listening for Messages from the Server": a response
+            # never goes on the GET stream (nor on another request's stream, nor queued for
+            # one) unless it resumes its own stream. Its stream ended before any event with an
+            # id (a 2025-06-18 stream has none before its first message), so no Last-Event-ID
+            # can ask for it: nobody can receive it.
+            self.listener.log(
+                f"{self.label()}: the answer to request {rpc.dumps(ident)} "
+                "arrived after its client's stream ended before any event it could resume from; "
+                "dropped (a response is never sent on another stream)")
+            return
         if target is None and token is not None:
             target = self.by_token.get(token)
             if target is not None and not target.accepts():
@@ -445,15 +520,15 @@ class _Session:
                 self.listener.log("a session's undelivered message queue is full; dropped the oldest")
             self.queue.append(data)
             return
-        if self.probation and answered is not None and answered == self.init_key and type(obj) is dict:
+        if self.probation and answered is not None and answered == self.init_key:
             # the upstream answered initialize: a result admits the session (before the client
             # can read the answer and send its next request), an error leaves it to be ended
-            if "result" in obj:
+            if result:
                 try:
                     self.listener.confirm(self)
                 except StoreUnavailable as exc:  # no replica could serve it: refused
                     self.init_failed = True
-                    data = unavailable_error(obj.get("id"), exc)[:-1]
+                    data = unavailable_error(ident, exc)[:-1]
             else:
                 self.init_failed = True
         target.send(data, answered)
@@ -867,7 +942,9 @@ class Listener:
                     break  # END reached
                 assert head is not None
                 deadline = None
-                keep = await self._request(head, b"".join(body), reader, writer, conn_session)
+                whole, body = b"".join(body), []  # the pieces go once joined
+                keep = await self._request(head, whole, reader, writer, conn_session)
+                del whole
                 ahead, conn_session[1] = conn_session[1], b""
                 if ahead and keep:
                     try:
@@ -1265,15 +1342,14 @@ class Listener:
         if sent.is_request:
             if key is not None:
                 session.by_id[key] = stream
-            params = sent.obj.get("params") if type(sent.obj) is dict else None
-            meta = params.get("_meta") if type(params) is dict else None
-            token = rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
+            token = _progress_token(sent.obj)
             if token is not None:
                 session.by_token[token] = stream
                 stream.token = token
         if sent.method == "tools/call":
             self._use_conversation(session, head, sent)
         try:
+            sent.obj = None  # read what was needed of it: not kept while the guard reads the body
             outputs = session.guard.receive(C2S, body)
             if not sent.is_request:
                 if session.remote is not None and len(outputs) == 1 and outputs[0][0] == C2S:
@@ -1478,6 +1554,13 @@ class Listener:
         extra = [(n, v) for n, v in headers if n.lower() == "www-authenticate"]
         ctype = headers.get("content-type") or "application/json"
         await self._simple(writer, status, body, extra, ctype=ctype)
+
+
+def _progress_token(obj: Any) -> tuple | None:
+    """The id key of a request's ``params._meta.progressToken``, if it has one."""
+    params = obj.get("params") if type(obj) is dict else None
+    meta = params.get("_meta") if type(params) is dict else None
+    return rpc.id_key(meta.get("progressToken")) if type(meta) is dict else None
 
 
 def _passes_param(name: str, session: _Session, sent: Sent) -> bool:

@@ -324,8 +324,9 @@ class Remote:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
             return
-        emit(data)
         missing = sent.missing(obj)
+        del obj  # not kept while the message is relayed
+        emit(data)
         if missing:
             self._emit_error(sent, emit, "the upstream's JSON response did not answer this request",
                              ids=missing)
