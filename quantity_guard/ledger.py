@@ -64,8 +64,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from .spec import Accepted, Spec
     from .units import Unit
 
-from .audit import audit_answer
-from .audit.reading import extract_numbers, written_tolerance
+from .reading import extract_numbers, written_tolerance
 from .conversions import combinable
 from .numeric import (share_matches, canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok,
                       power_dims, relative_cap)
@@ -1566,6 +1565,7 @@ class Ledger:
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
         from . import observe
+        from .audit.answer import audit_answer
         observer = observe.current()
         if observer is None:
             return audit_answer(self, answer, context if context is not None else self.context)

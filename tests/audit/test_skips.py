@@ -1,4 +1,4 @@
-"""What is not a measurement: the ordered rules of ``audit.skips.SKIP_RULES``, each seen
+"""What is not a measurement: the ordered rules of ``reading.skips.SKIP_RULES``, each seen
 skipping a number (with its code) and reading a near one it must not skip."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Skip
-from quantity_guard.audit.skips import SKIP_RULES
+from quantity_guard.reading.skips import SKIP_RULES
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import re
 
 from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, significant_figures,
     tolerance_of_digits)
-from .cache import CACHE
+from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
@@ -158,7 +158,7 @@ def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
     if not text:
         return []
-    CACHE.fresh()
+    READS.fresh()
     return scan(text).numbers
 
 
