@@ -12,7 +12,7 @@ from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (clock_spans, discrete_count, file_names, id_hints, identifier_at, is_marker,
+from .skips import (clock_spans, file_names, id_hints, identifier_at, is_marker,
     not_a_measurement, SERVICE_NUMBER)
 
 
@@ -253,6 +253,15 @@ class _Scan:
         self.last_skip = -1  # where the last identifier or label read ended
         self.counts_ok = None  # whether counts of discrete things may be passed over
 
+    def counts_skipped(self) -> bool:
+        """Whether a count of discrete things may be passed over (asked of the audit once per
+        text, when such a count is first read)."""
+        if self.counts is None:
+            return True
+        if self.counts_ok is None:
+            self.counts_ok = self.counts()
+        return self.counts_ok
+
 
 def _read_literal(st: _Scan, m) -> None:
     """One numeric literal: skipped (with its code) at the first stage that says it is no
@@ -475,17 +484,8 @@ def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, v
     of ``skips.SKIP_RULES``, a count of discrete things, one unit defined by what follows, a
     distance to a place, the base of a per-unit system, a precision), or None."""
     text = st.text
-    why = not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
-                            exp, factor, rev) if (
-        unit is None or percent or st.plus_minus or unit.dims == TIME) else None
-    if why is None and unit is None and integer and not percent and \
-            not sign and not exp and factor is None and len(digits) <= 7:
-        why = discrete_count(text, s, e, raw, digits)
-        if why is not None and st.counts is not None:
-            if st.counts_ok is None:
-                st.counts_ok = st.counts()
-            if not st.counts_ok:
-                why = None
+    why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                            factor, rev, value, datum)
     if why is not None or unit is None:
         return why
     if value == 1.0 and not exp and factor is None and _DEFINED_AS.match(text, end):

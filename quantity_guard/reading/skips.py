@@ -451,36 +451,41 @@ def is_marker(text: str, s: int, e: int, close: str) -> bool:
 class Candidate:
     """A number read in an answer, as the rules below see it: its span (``s``..``e``, the
     unit read up to ``end``), the digits written (``raw``; ``digits`` without separators),
-    what was read with it, the words before it reversed (``rev``) and ``k``, the position of
-    the last character before it that is not a space (-1 if none)."""
+    its value and what was read with it, the words before it reversed (``rev``), ``k``, the
+    position of the last character before it that is not a space (-1 if none), and ``page``,
+    what the reader knows of the whole text (``plus_minus``, ``base_hint``, ``precise_hint``
+    and ``counts_skipped()``: whether a count of discrete things may be passed over)."""
 
     __slots__ = ("text", "s", "e", "end", "raw", "digits", "integer", "unit", "percent", "sign",
-                 "exp", "factor", "rev", "k")
+                 "exp", "factor", "rev", "k", "value", "datum", "page")
 
     def __init__(self, text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                 rev) -> None:
+                 rev, value=None, datum=None, page=None) -> None:
         self.text, self.s, self.e, self.end, self.raw, self.digits = text, s, e, end, raw, digits
         self.integer, self.unit, self.percent, self.sign = integer, unit, percent, sign
         self.exp, self.factor, self.rev = exp, factor, rev
+        self.value, self.datum, self.page = value, datum, page
         k = s - 1
         while k >= 0 and text[k] in " \u00a0":
             k -= 1
         self.k = k
 
 
-#: what a rule returns to end the look-up: the number is a measurement (no later rule applies)
+#: what a rule returns to end its stage: the number is a measurement as far as the rules of its
+#: stage go (no later rule of the stage is tried; the next stage is)
 MEASUREMENT = object()
 
 
 class SkipRule:
     """One rule of what is not a measurement: ``decide(candidate)`` returns one of ``codes``
-    (the number is skipped), ``MEASUREMENT`` (it is read, and no later rule is tried) or None
+    (the number is skipped), ``MEASUREMENT`` (no later rule of its ``stage`` is tried) or None
     (the next rule decides); it is tried only when ``gate(candidate)`` (cheap) holds."""
 
-    __slots__ = ("name", "codes", "gate", "decide")
+    __slots__ = ("name", "codes", "gate", "decide", "stage")
 
-    def __init__(self, name: str, codes: tuple, gate, decide) -> None:
+    def __init__(self, name: str, codes: tuple, gate, decide, stage: str = "words") -> None:
         self.name, self.codes, self.gate, self.decide = name, codes, gate, decide
+        self.stage = stage
 
     def __repr__(self) -> str:
         return f"SkipRule({self.name})"
@@ -644,6 +649,18 @@ def _count(c: Candidate):
     return Skip.COUNT
 
 
+def _count_of_things(c: Candidate):
+    """"1,240 customers", "one of 3 USGS gauges"; passed over only where no tool returned a
+    plain count (``page.counts_skipped()``): there a wrong count is a wrong tool figure."""
+    code = discrete_count(c.text, c.s, c.e, c.raw, c.digits)
+    return code if code is not None and c.page.counts_skipped() else None
+
+
+def _may_be_a_count_of_things(c: Candidate) -> bool:
+    return c.unit is None and c.integer and not c.percent and not c.sign and not c.exp and \
+        c.factor is None and len(c.digits) <= 7
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -686,20 +703,52 @@ SKIP_RULES = (
     SkipRule("n_equals", (Skip.COUNT_N_EQUALS,), _always, _n_equals),
     SkipRule("of_them", (Skip.COUNT_OF_THEM,), _always, _of_them),
     SkipRule("count", (Skip.COUNT,), _always, _count),
+    SkipRule("count_of_things", (Skip.COUNT_OF_THINGS,), _may_be_a_count_of_things,
+             _count_of_things, stage="things"),
 )
 
 
-_SKIP_ORDER = tuple((None if r.gate is _always else r.gate, r.decide) for r in SKIP_RULES)
+#: the stages of ``SKIP_RULES``, in the order they are tried: the words around a number with no
+#: unit, a percentage, a time or any number of a text with a "±" ("words"); a whole number
+#: with no unit that may count things ("things")
+STAGES = ("words", "things")
 
 
-def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                      rev):
-    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
-    probability): the code of the first rule of ``SKIP_RULES`` that decides, or None."""
-    c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor, rev)
-    for gate, decide in _SKIP_ORDER:
+def _stage(name: str) -> tuple:
+    return tuple((None if r.gate is _always else r.gate, r.decide) for r in SKIP_RULES
+                 if r.stage == name)
+
+
+_WORDS, _THINGS = (_stage(name) for name in STAGES)
+
+
+def _first(rules: tuple, c: Candidate):
+    for gate, decide in rules:
         if gate is None or gate(c):
             code = decide(c)
             if code is not None:
                 return None if code is MEASUREMENT else code
+    return None
+
+
+def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                      factor, rev, value, datum):
+    """Why a number read in an answer is no measurement (a count, a precision, a period, an
+    uncertainty, a probability): the code of the first rule of ``SKIP_RULES`` that decides, or
+    None. Each stage is entered only when its cheap test holds (the candidate is built then)."""
+    c = None
+    if unit is None or percent or page.plus_minus or unit.dims == TIME:
+        c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                      rev, value, datum, page)
+        code = _first(_WORDS, c)
+        if code is not None:
+            return code
+    if unit is None:
+        if integer and not percent and not sign and not exp and factor is None and \
+                len(digits) <= 7:
+            if c is None:
+                c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                              factor, rev, value, datum, page)
+            return _first(_THINGS, c)
+        return None
     return None

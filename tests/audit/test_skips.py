@@ -72,6 +72,8 @@ CASES = [
      "After 3 the flow is 1250 cfs.", "3"),
     ("count", "After 3 tool calls the flow is 1250 cfs.", "3", Skip.COUNT,
      "The flow is 1250 cfs, 35 times too large.", "35"),
+    ("count_of_things", "The outage hit 1,240 customers at 1250 cfs.", "1,240",
+     Skip.COUNT_OF_THINGS, "The outage hit 1,240 at 1250 cfs.", "1,240"),
 ]
 
 
