@@ -133,8 +133,6 @@ _LANDMARK_AFTER = re.compile(
     r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
 # a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
 # is a convention
-_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
-                         r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
 _PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
                     "known to", "nearest", "resolution")
 _LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
@@ -488,10 +486,6 @@ def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, v
                             factor, rev, value, datum)
     if why is not None or unit is None:
         return why
-    if value == 1.0 and not exp and factor is None and _DEFINED_AS.match(text, end):
-        # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
-        # side is read, and must hold)
-        return Skip.ONE_UNIT_DEFINED
     if datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
             _LANDMARK_AFTER.match(text, end):
         return Skip.DISTANCE_TO_PLACE

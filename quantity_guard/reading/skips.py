@@ -661,6 +661,16 @@ def _may_be_a_count_of_things(c: Candidate) -> bool:
         c.factor is None and len(c.digits) <= 7
 
 
+# one unit defined by a formula after it: "1 Ml/d = 1,000 m\u00b3 / 86,400 s" (its right side is
+# read, and must hold; "1 kV = 1000 V" is no formula, and is read)
+_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
+                         r"\s[/\u00d7*\u00f7]\s*\d")
+
+
+def _one_unit_defined(c: Candidate):
+    return Skip.ONE_UNIT_DEFINED if _DEFINED_AS.match(c.text, c.end) else None
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -705,13 +715,16 @@ SKIP_RULES = (
     SkipRule("count", (Skip.COUNT,), _always, _count),
     SkipRule("count_of_things", (Skip.COUNT_OF_THINGS,), _may_be_a_count_of_things,
              _count_of_things, stage="things"),
+    SkipRule("one_unit_defined", (Skip.ONE_UNIT_DEFINED,),
+             lambda c: c.value == 1.0 and not c.exp and c.factor is None, _one_unit_defined,
+             stage="unit"),
 )
 
 
 #: the stages of ``SKIP_RULES``, in the order they are tried: the words around a number with no
 #: unit, a percentage, a time or any number of a text with a "±" ("words"); a whole number
-#: with no unit that may count things ("things")
-STAGES = ("words", "things")
+#: with no unit that may count things ("things"); a number read with its unit ("unit")
+STAGES = ("words", "things", "unit")
 
 
 def _stage(name: str) -> tuple:
@@ -719,7 +732,7 @@ def _stage(name: str) -> tuple:
                  if r.stage == name)
 
 
-_WORDS, _THINGS = (_stage(name) for name in STAGES)
+_WORDS, _THINGS, _UNIT = (_stage(name) for name in STAGES)
 
 
 def _first(rules: tuple, c: Candidate):
@@ -751,4 +764,9 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                               factor, rev, value, datum, page)
             return _first(_THINGS, c)
         return None
+    if value == 1.0:  # (the rows of the stage "unit" apply to these only)
+        if c is None:
+            c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                          rev, value, datum, page)
+        return _first(_UNIT, c)
     return None

@@ -74,6 +74,8 @@ CASES = [
      "The flow is 1250 cfs, 35 times too large.", "35"),
     ("count_of_things", "The outage hit 1,240 customers at 1250 cfs.", "1,240",
      Skip.COUNT_OF_THINGS, "The outage hit 1,240 at 1250 cfs.", "1,240"),
+    ("one_unit_defined", "As 1 cfs = 86400 ft3 / 86400 s, the flow is 1250 cfs.", "1",
+     Skip.ONE_UNIT_DEFINED, "As 1 cfs = 86400 ft3, the flow is 1250 cfs.", "1 cfs"),
 ]
 
 
