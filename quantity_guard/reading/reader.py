@@ -10,7 +10,7 @@ from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, sig
     tolerance_of_digits)
 from .cache import READS
 from .codes import Said, Skip
-from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
+from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
 from .skips import (clock_spans, file_names, id_hints, identifier_at, is_marker,
     not_a_measurement, SERVICE_NUMBER)
@@ -121,21 +121,10 @@ _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
-# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
-# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
-# threshold", "below the gauge datum" are claims)
-_LANDMARK_AFTER = re.compile(
-    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
-    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
-    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
-    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
-    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
-    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
 # a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
 # is a convention
 _PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
                     "known to", "nearest", "resolution")
-_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
 _PU_AFTER = re.compile(r"\s+base\b", re.I)
 _PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
 
@@ -486,9 +475,6 @@ def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, v
                             factor, rev, value, datum)
     if why is not None or unit is None:
         return why
-    if datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
-            _LANDMARK_AFTER.match(text, end):
-        return Skip.DISTANCE_TO_PLACE
     if st.base_hint and (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
         return Skip.PER_UNIT_BASE
     if st.precise_hint and not percent and \

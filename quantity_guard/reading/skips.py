@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from .codes import Skip
-from .text import (code_before, counted_noun, counted_noun_any, NOT_COUNTED, one_noun, read_phrase,
-    read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
+from .text import (code_before, counted_noun, counted_noun_any, LENGTH, NOT_COUNTED, one_noun,
+    read_phrase, read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
 
 
 _DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}(?:-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)|"
@@ -671,6 +671,25 @@ def _one_unit_defined(c: Candidate):
     return Skip.ONE_UNIT_DEFINED if _DEFINED_AS.match(c.text, c.end) else None
 
 
+# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
+# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
+# threshold", "below the gauge datum" are claims)
+_LANDMARK_AFTER = re.compile(
+    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
+    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
+    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
+    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
+    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
+    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
+_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
+
+
+def _distance_to_place(c: Candidate):
+    if c.text[c.end + 1:c.end + 2] in _LANDMARK_FIRST and _LANDMARK_AFTER.match(c.text, c.end):
+        return Skip.DISTANCE_TO_PLACE
+    return None
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -718,6 +737,8 @@ SKIP_RULES = (
     SkipRule("one_unit_defined", (Skip.ONE_UNIT_DEFINED,),
              lambda c: c.value == 1.0 and not c.exp and c.factor is None, _one_unit_defined,
              stage="unit"),
+    SkipRule("distance_to_place", (Skip.DISTANCE_TO_PLACE,),
+             lambda c: c.datum is None and c.unit.dims == LENGTH, _distance_to_place, stage="unit"),
 )
 
 
@@ -764,7 +785,7 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                               factor, rev, value, datum, page)
             return _first(_THINGS, c)
         return None
-    if value == 1.0:  # (the rows of the stage "unit" apply to these only)
+    if value == 1.0 or unit.dims == LENGTH:  # (the rows of the stage "unit" apply to these only)
         if c is None:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)

@@ -76,6 +76,8 @@ CASES = [
      Skip.COUNT_OF_THINGS, "The outage hit 1,240 at 1250 cfs.", "1,240"),
     ("one_unit_defined", "As 1 cfs = 86400 ft3 / 86400 s, the flow is 1250 cfs.", "1",
      Skip.ONE_UNIT_DEFINED, "As 1 cfs = 86400 ft3, the flow is 1250 cfs.", "1 cfs"),
+    ("distance_to_place", "At 150 m below the bridge the flow is 1250 cfs.", "150",
+     Skip.DISTANCE_TO_PLACE, "At 150 m below the bridge soffit the flow is 1250 cfs.", "150 m"),
 ]
 
 
