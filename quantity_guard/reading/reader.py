@@ -12,7 +12,7 @@ from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (clock_spans, file_names, id_hints, identifier_at, is_marker,
+from .skips import (base_hint, clock_spans, file_names, id_hints, identifier_at, is_marker,
     not_a_measurement, SERVICE_NUMBER)
 
 
@@ -121,12 +121,8 @@ _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
-# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
-# is a convention
 _PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
                     "known to", "nearest", "resolution")
-_PU_AFTER = re.compile(r"\s+base\b", re.I)
-_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
 
 
 # a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
@@ -233,7 +229,7 @@ class _Scan:
                 self.constants.add("pi")
         self.hints = id_hints(low_text) if answer else (False, False)
         self.precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
-        self.base_hint = answer and "base" in low_text
+        self.base_hint = answer and base_hint(low_text)
         self.sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
         self.plus_minus = "\u00b1" in text or "+/-" in text
         self.ids: list[tuple[int, int, Skip]] = []  # identifier spans read so far, with the code
@@ -475,8 +471,6 @@ def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, v
                             factor, rev, value, datum)
     if why is not None or unit is None:
         return why
-    if st.base_hint and (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
-        return Skip.PER_UNIT_BASE
     if st.precise_hint and not percent and \
             ("to " in text[max(0, s - 20):s] or "resolution" in before or
              "precision" in before) and \

@@ -690,6 +690,24 @@ def _distance_to_place(c: Candidate):
     return None
 
 
+# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
+# is a convention
+_PU_AFTER = re.compile(r"\s+base\b", re.I)
+_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
+
+
+def base_hint(low: str) -> bool:
+    """Whether the rule per_unit_base can apply to a text at all (its lower-case form)."""
+    return "base" in low
+
+
+def _per_unit_base(c: Candidate):
+    text, s = c.text, c.s
+    if _PU_AFTER.match(text, c.end) or _PU_BASE.search(text, max(0, s - 12), s):
+        return Skip.PER_UNIT_BASE
+    return None
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -739,6 +757,8 @@ SKIP_RULES = (
              stage="unit"),
     SkipRule("distance_to_place", (Skip.DISTANCE_TO_PLACE,),
              lambda c: c.datum is None and c.unit.dims == LENGTH, _distance_to_place, stage="unit"),
+    SkipRule("per_unit_base", (Skip.PER_UNIT_BASE,), lambda c: c.page.base_hint, _per_unit_base,
+             stage="unit"),
 )
 
 
@@ -785,7 +805,8 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                               factor, rev, value, datum, page)
             return _first(_THINGS, c)
         return None
-    if value == 1.0 or unit.dims == LENGTH:  # (the rows of the stage "unit" apply to these only)
+    # (the rows of the stage "unit" apply to these numbers only)
+    if value == 1.0 or unit.dims == LENGTH or page.base_hint:
         if c is None:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)

@@ -78,6 +78,8 @@ CASES = [
      Skip.ONE_UNIT_DEFINED, "As 1 cfs = 86400 ft3, the flow is 1250 cfs.", "1 cfs"),
     ("distance_to_place", "At 150 m below the bridge the flow is 1250 cfs.", "150",
      Skip.DISTANCE_TO_PLACE, "At 150 m below the bridge soffit the flow is 1250 cfs.", "150 m"),
+    ("per_unit_base", "On a 100 MVA base the flow is 1250 cfs.", "100", Skip.PER_UNIT_BASE,
+     "The 100 MVA feeder is the base case; the flow is 1250 cfs.", "100 MVA"),
 ]
 
 
