@@ -12,7 +12,7 @@ from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (base_hint, clock_spans, file_names, id_hints, identifier_at, is_marker,
+from .skips import (base_hint, clock_spans, file_names, id_hints, precision_hint, identifier_at, is_marker,
     not_a_measurement, SERVICE_NUMBER)
 
 
@@ -121,14 +121,7 @@ _SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
-_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
-                    "known to", "nearest", "resolution")
 
-
-# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
-_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
-                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
-                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
 
 
 _ID_NEXT = frozenset("-+])/_\u2013")       # a character after the number that starts one
@@ -228,22 +221,23 @@ class _Scan:
             if _PI.search(text):
                 self.constants.add("pi")
         self.hints = id_hints(low_text) if answer else (False, False)
-        self.precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
+        self.precise_hint = answer and precision_hint(low_text)
         self.base_hint = answer and base_hint(low_text)
         self.sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
         self.plus_minus = "\u00b1" in text or "+/-" in text
         self.ids: list[tuple[int, int, Skip]] = []  # identifier spans read so far, with the code
         self.last_skip = -1  # where the last identifier or label read ended
-        self.counts_ok = None  # whether counts of discrete things may be passed over
+        self.counts_ok: "bool | None" = None  # whether counts of discrete things may be passed over
 
     def counts_skipped(self) -> bool:
         """Whether a count of discrete things may be passed over (asked of the audit once per
         text, when such a count is first read)."""
         if self.counts is None:
             return True
-        if self.counts_ok is None:
-            self.counts_ok = self.counts()
-        return self.counts_ok
+        ok = self.counts_ok
+        if ok is None:
+            ok = self.counts_ok = bool(self.counts())
+        return ok
 
 
 def _read_literal(st: _Scan, m) -> None:
@@ -271,8 +265,7 @@ def _read_literal(st: _Scan, m) -> None:
     if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
         st.skipped.append((m.group(), Skip.OUT_OF_RANGE))
         return
-    _read_value(st, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct, gexp10, gpow,
-                gsup10)
+    _read_value(st, m, s, e, nxt, raw, digits, integer, rev, exp, sign, pct, gexp10, gpow, gsup10)
 
 
 def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
@@ -384,10 +377,10 @@ def _exponent(raw: str, gexp, gexp10, gsup10) -> int:
     return exp
 
 
-def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct,
+def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, pct,
                 gexp10, gpow, gsup10) -> None:
     """The value, its written precision and the unit after it; then what that makes of the
-    number (``_measurement_skip``), or the Number."""
+    number (``skips.not_a_measurement``, in an answer), or the Number."""
     text, answer = st.text, st.answer
     base = float(digits)
     value = base * 10.0 ** exp if exp else base
@@ -446,8 +439,8 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp,
                 per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
                 if per is not None:
                     unit, end = per[0], rate.end()
-    why = _measurement_skip(st, s, e, end, raw, digits, integer, before, rev, value, unit,
-                            datum, percent, sign, exp, factor) if answer else None
+    why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                            factor, rev, value, datum) if answer else None
     if why is not None and value not in st.stated:
         st.skipped.append((m.group(), why))
         if why.identifier:
@@ -459,24 +452,6 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp,
         return
     _emit(st, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1, negated,
           percent, unit, datum, factor, sign, gexp10, gpow, gsup10)
-
-
-def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, value, unit, datum,
-                      percent, sign, exp, factor):
-    """In an answer, what the number read with its unit is when not a measurement (the rules
-    of ``skips.SKIP_RULES``, a count of discrete things, one unit defined by what follows, a
-    distance to a place, the base of a per-unit system, a precision), or None."""
-    text = st.text
-    why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
-                            factor, rev, value, datum)
-    if why is not None or unit is None:
-        return why
-    if st.precise_hint and not percent and \
-            ("to " in text[max(0, s - 20):s] or "resolution" in before or
-             "precision" in before) and \
-            _PRECISION_BEFORE.search(text, max(0, s - 28), s):
-        return Skip.PRECISION_TO
-    return None
 
 
 def _emit(st: _Scan, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1,

@@ -708,6 +708,28 @@ def _per_unit_base(c: Candidate):
     return None
 
 
+# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
+_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
+                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
+                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
+                    "known to", "nearest", "resolution")
+
+
+def precision_hint(low: str) -> bool:
+    """Whether the rule precision_to can apply to a text at all (its lower-case form)."""
+    return any(w in low for w in _PRECISION_HINTS)
+
+
+def _precision_to(c: Candidate):
+    text, s = c.text, c.s
+    before = text[max(0, s - 24):s].lower()
+    if ("to " in text[max(0, s - 20):s] or "resolution" in before or "precision" in before) and \
+            _PRECISION_BEFORE.search(text, max(0, s - 28), s):
+        return Skip.PRECISION_TO
+    return None
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -759,6 +781,8 @@ SKIP_RULES = (
              lambda c: c.datum is None and c.unit.dims == LENGTH, _distance_to_place, stage="unit"),
     SkipRule("per_unit_base", (Skip.PER_UNIT_BASE,), lambda c: c.page.base_hint, _per_unit_base,
              stage="unit"),
+    SkipRule("precision_to", (Skip.PRECISION_TO,), lambda c: c.page.precise_hint and not c.percent,
+             _precision_to, stage="unit"),
 )
 
 
@@ -806,7 +830,7 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
             return _first(_THINGS, c)
         return None
     # (the rows of the stage "unit" apply to these numbers only)
-    if value == 1.0 or unit.dims == LENGTH or page.base_hint:
+    if value == 1.0 or unit.dims == LENGTH or page.base_hint or page.precise_hint:
         if c is None:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)

@@ -80,6 +80,8 @@ CASES = [
      Skip.DISTANCE_TO_PLACE, "At 150 m below the bridge soffit the flow is 1250 cfs.", "150 m"),
     ("per_unit_base", "On a 100 MVA base the flow is 1250 cfs.", "100", Skip.PER_UNIT_BASE,
      "The 100 MVA feeder is the base case; the flow is 1250 cfs.", "100 MVA"),
+    ("precision_to", "Given to the nearest 10 cfs, the flow is 1250 cfs.", "10", Skip.PRECISION_TO,
+     "Given the nearest 10 cfs, the flow is 1250 cfs.", "10 cfs"),
 ]
 
 
