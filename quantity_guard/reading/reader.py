@@ -441,7 +441,7 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, p
                     unit, end = per[0], rate.end()
     why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
                             factor, rev, value, datum) if answer else None
-    if why is not None and value not in st.stated:
+    if why is not None:
         st.skipped.append((m.group(), why))
         if why.identifier:
             st.last_skip = e

@@ -813,7 +813,16 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                       factor, rev, value, datum):
     """Why a number read in an answer is no measurement (a count, a precision, a period, an
     uncertainty, a probability): the code of the first rule of ``SKIP_RULES`` that decides, or
-    None. Each stage is entered only when its cheap test holds (the candidate is built then)."""
+    None; None too for a value the question states (``page.stated``: it is quoted, and read)."""
+    code = _first_of_stages(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                            factor, rev, value, datum)
+    return None if code is not None and value in page.stated else code
+
+
+def _first_of_stages(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                     factor, rev, value, datum):
+    """The first code of the stages of ``SKIP_RULES``, each entered only when its cheap test
+    holds (the candidate is built then)."""
     c = None
     if unit is None or percent or page.plus_minus or unit.dims == TIME:
         c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,

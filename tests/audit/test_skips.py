@@ -109,3 +109,12 @@ def test_a_skipped_reason_is_its_sentence_and_carries_its_code(ledger):
     assert reason == Skip.CONFIDENCE_SCORE.value and reason.code is Skip.CONFIDENCE_SCORE
     assert audit.as_dict()["skipped"] == [{"text": "0.9", "reason": reason,
                                            "code": "CONFIDENCE_SCORE"}]
+
+
+def test_a_number_the_question_states_is_read_whatever_the_rules_say(ledger):
+    answer = "After 3 tool calls the flow is 1250 cfs."
+    assert _skipped(ledger.audit_answer(answer, context="What is the flow?")) == {"3": Skip.COUNT}
+    audit = ledger.audit_answer(answer, context="Make 3 tool calls. What is the flow?")
+    assert _skipped(audit) == {}
+    assert [(f.number.text, f.status) for f in audit.findings] == [("3", "quoted"),
+                                                                   ("1250 cfs", "sourced")]
