@@ -685,9 +685,11 @@ _LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of,
 
 
 def _distance_to_place(c: Candidate):
-    if c.text[c.end + 1:c.end + 2] in _LANDMARK_FIRST and _LANDMARK_AFTER.match(c.text, c.end):
-        return Skip.DISTANCE_TO_PLACE
-    return None
+    return Skip.DISTANCE_TO_PLACE if _LANDMARK_AFTER.match(c.text, c.end) else None
+
+
+def _may_be_a_distance(unit, datum, text: str, end: int) -> bool:
+    return datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST
 
 
 # a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
@@ -778,7 +780,8 @@ SKIP_RULES = (
              lambda c: c.value == 1.0 and not c.exp and c.factor is None, _one_unit_defined,
              stage="unit"),
     SkipRule("distance_to_place", (Skip.DISTANCE_TO_PLACE,),
-             lambda c: c.datum is None and c.unit.dims == LENGTH, _distance_to_place, stage="unit"),
+             lambda c: _may_be_a_distance(c.unit, c.datum, c.text, c.end), _distance_to_place,
+             stage="unit"),
     SkipRule("per_unit_base", (Skip.PER_UNIT_BASE,), lambda c: c.page.base_hint, _per_unit_base,
              stage="unit"),
     SkipRule("precision_to", (Skip.PRECISION_TO,), lambda c: c.page.precise_hint and not c.percent,
@@ -813,35 +816,30 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                       factor, rev, value, datum):
     """Why a number read in an answer is no measurement (a count, a precision, a period, an
     uncertainty, a probability): the code of the first rule of ``SKIP_RULES`` that decides, or
-    None; None too for a value the question states (``page.stated``: it is quoted, and read)."""
-    code = _first_of_stages(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
-                            factor, rev, value, datum)
-    return None if code is not None and value in page.stated else code
-
-
-def _first_of_stages(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
-                     factor, rev, value, datum):
-    """The first code of the stages of ``SKIP_RULES``, each entered only when its cheap test
-    holds (the candidate is built then)."""
+    None; None too for a value the question states (``page.stated``: it is quoted, and read).
+    Each stage is entered only when its cheap test holds (the candidate is built then)."""
     c = None
     if unit is None or percent or page.plus_minus or unit.dims == TIME:
         c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                       rev, value, datum, page)
         code = _first(_WORDS, c)
         if code is not None:
-            return code
+            return None if value in page.stated else code
     if unit is None:
         if integer and not percent and not sign and not exp and factor is None and \
                 len(digits) <= 7:
             if c is None:
                 c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
                               factor, rev, value, datum, page)
-            return _first(_THINGS, c)
+            code = _first(_THINGS, c)
+            return None if code is None or value in page.stated else code
         return None
     # (the rows of the stage "unit" apply to these numbers only)
-    if value == 1.0 or unit.dims == LENGTH or page.base_hint or page.precise_hint:
+    if value == 1.0 or page.base_hint or page.precise_hint or \
+            _may_be_a_distance(unit, datum, text, end):
         if c is None:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)
-        return _first(_UNIT, c)
+        code = _first(_UNIT, c)
+        return None if code is None or value in page.stated else code
     return None
