@@ -390,7 +390,8 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, p
         value, tol = value + frac, 0.125
         e += 1
         nxt = text[e:e + 1]
-    btol = tolerance_of_digits(raw, exp, 3)
+    # (with a decimal point the cap on trailing zeros changes nothing: the same tolerance)
+    btol = tol if "." in raw else tolerance_of_digits(raw, exp, 3)
     if gsup10 and raw == "10":
         value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
     elif gpow:
