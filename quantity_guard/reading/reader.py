@@ -12,8 +12,8 @@ from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (base_hint, clock_spans, file_names, id_hints, precision_hint, identifier_at, is_marker,
-    not_a_measurement, SERVICE_NUMBER)
+from .skips import (base_hint, clock_spans, file_names, id_hints, precision_hint, identifier_at,
+    not_a_measurement, SERVICE_NUMBER, whole_number_skip)
 
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
@@ -342,9 +342,9 @@ def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, si
 def _whole_number_skip(st: _Scan, s, e, raw, digits, before, nxt):
     """A whole number that is a list marker, a year, a day of a month or under a root."""
     text = st.text
-    if len(digits) <= 2 and nxt in ".)" and nxt and \
-            text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, s, e, nxt):
-        return Skip.LIST_MARKER
+    why = whole_number_skip(st, text, s, e, raw, digits, before[::-1])
+    if why is not None:
+        return why
     if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
         unit, _, _ = read_unit(text, e)
         if unit is None:

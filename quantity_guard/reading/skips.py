@@ -732,6 +732,18 @@ def _precision_to(c: Candidate):
     return None
 
 
+def _list_marker(c: Candidate):
+    text, e = c.text, c.e
+    nxt = text[e:e + 1]
+    if text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, c.s, e, nxt):
+        return Skip.LIST_MARKER
+    return None
+
+
+def _may_be_a_marker(digits: str, nxt: str) -> bool:
+    return len(digits) <= 2 and nxt in ".)" and nxt != ""
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -786,13 +798,18 @@ SKIP_RULES = (
              stage="unit"),
     SkipRule("precision_to", (Skip.PRECISION_TO,), lambda c: c.page.precise_hint and not c.percent,
              _precision_to, stage="unit"),
+    SkipRule("list_marker", (Skip.LIST_MARKER,),
+             lambda c: _may_be_a_marker(c.digits, c.text[c.e:c.e + 1]), _list_marker,
+             stage="whole"),
 )
 
 
 #: the stages of ``SKIP_RULES``, in the order they are tried: the words around a number with no
 #: unit, a percentage, a time or any number of a text with a "±" ("words"); a whole number
-#: with no unit that may count things ("things"); a number read with its unit ("unit")
-STAGES = ("words", "things", "unit")
+#: with no unit that may count things ("things"); a number read with its unit ("unit"); and,
+#: before any of these and in a question too, a whole number written without a percent sign,
+#: whatever follows it ("whole")
+STAGES = ("words", "things", "unit", "whole")
 
 
 def _stage(name: str) -> tuple:
@@ -800,7 +817,7 @@ def _stage(name: str) -> tuple:
                  if r.stage == name)
 
 
-_WORDS, _THINGS, _UNIT = (_stage(name) for name in STAGES)
+_WORDS, _THINGS, _UNIT, _WHOLE = (_stage(name) for name in STAGES)
 
 
 def _first(rules: tuple, c: Candidate):
@@ -842,4 +859,14 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
                           rev, value, datum, page)
         code = _first(_UNIT, c)
         return None if code is None or value in page.stated else code
+    return None
+
+
+def whole_number_skip(page, text, s, e, raw, digits, rev):
+    """Why a whole number written without a percent sign is no quantity, whatever follows it
+    (a list marker): the code of the first rule of the stage "whole" of ``SKIP_RULES``, or
+    None. In a question too; its candidate has no unit read yet."""
+    if _may_be_a_marker(digits, text[e:e + 1]):
+        return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
+                                        None, rev, None, None, page))
     return None

@@ -82,6 +82,8 @@ CASES = [
      "The 100 MVA feeder is the base case; the flow is 1250 cfs.", "100 MVA"),
     ("precision_to", "Given to the nearest 10 cfs, the flow is 1250 cfs.", "10", Skip.PRECISION_TO,
      "Given the nearest 10 cfs, the flow is 1250 cfs.", "10 cfs"),
+    ("list_marker", "Steps:\n1. Read the gauge.\n2. The flow is 1250 cfs.", "1", Skip.LIST_MARKER,
+     "Steps: read 1. The flow is 1250 cfs.", "1"),
 ]
 
 
