@@ -345,10 +345,6 @@ def _whole_number_skip(st: _Scan, s, e, raw, digits, before, nxt):
     why = whole_number_skip(st, text, s, e, raw, digits, before[::-1])
     if why is not None:
         return why
-    if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
-        unit, _, _ = read_unit(text, e)
-        if unit is None:
-            return Skip.YEAR
     if len(digits) <= 2 and int(digits) <= 31:
         words_before = before.split()
         word_after = text[e:e + 12].strip().lower()

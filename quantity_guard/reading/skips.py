@@ -744,6 +744,14 @@ def _may_be_a_marker(digits: str, nxt: str) -> bool:
     return len(digits) <= 2 and nxt in ".)" and nxt != ""
 
 
+def _year(c: Candidate):
+    return Skip.YEAR if read_unit(c.text, c.e)[0] is None else None
+
+
+def _may_be_a_year(raw: str, digits: str) -> bool:
+    return raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -800,6 +808,8 @@ SKIP_RULES = (
              _precision_to, stage="unit"),
     SkipRule("list_marker", (Skip.LIST_MARKER,),
              lambda c: _may_be_a_marker(c.digits, c.text[c.e:c.e + 1]), _list_marker,
+             stage="whole"),
+    SkipRule("year", (Skip.YEAR,), lambda c: _may_be_a_year(c.raw, c.digits), _year,
              stage="whole"),
 )
 
@@ -864,9 +874,9 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
 
 def whole_number_skip(page, text, s, e, raw, digits, rev):
     """Why a whole number written without a percent sign is no quantity, whatever follows it
-    (a list marker): the code of the first rule of the stage "whole" of ``SKIP_RULES``, or
-    None. In a question too; its candidate has no unit read yet."""
-    if _may_be_a_marker(digits, text[e:e + 1]):
+    (a list marker, a year): the code of the first rule of the stage "whole" of
+    ``SKIP_RULES``, or None. In a question too; its candidate has no unit read yet."""
+    if _may_be_a_marker(digits, text[e:e + 1]) or _may_be_a_year(raw, digits):
         return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
                                         None, rev, None, None, page))
     return None

@@ -84,6 +84,8 @@ CASES = [
      "Given the nearest 10 cfs, the flow is 1250 cfs.", "10 cfs"),
     ("list_marker", "Steps:\n1. Read the gauge.\n2. The flow is 1250 cfs.", "1", Skip.LIST_MARKER,
      "Steps: read 1. The flow is 1250 cfs.", "1"),
+    ("year", "In 2024 the flow was 1250 cfs.", "2024", Skip.YEAR,
+     "In 2024 m of reach the flow was 1250 cfs.", "2024 m"),
 ]
 
 
