@@ -72,7 +72,6 @@ _DOTTED_LABEL_WORDS = ("cc by", "cc-by", "cc by-sa", "cc by-nc",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
                        "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
                        "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
 
@@ -117,7 +116,6 @@ _SCI_COMMA = re.compile(r",(?<=\d,)(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5
 _POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
-_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
@@ -254,9 +252,9 @@ def _read_literal(st: _Scan, m) -> None:
     nxt = text[e:e + 1]
     digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else plain_digits(raw)
     integer = digits.isdigit()
-    before = text[max(0, s - 24):s].lower()
-    rev = before[::-1]  # the words before, read backwards: one anchored match each
-    why = _written_skip(st, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
+    # the words before, read backwards: one anchored match each
+    rev = text[max(0, s - 24):s].lower()[::-1]
+    why = _written_skip(st, m, s, e, raw, digits, integer, rev, sign, pct,
                         gexp or gexp10 or gpow or gsup10)
     if why is not None:
         st.skipped.append((m.group(), why))
@@ -304,10 +302,10 @@ def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
     return None
 
 
-def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
-                  powered):
+def _written_skip(st: _Scan, m, s, e, raw, digits, integer, rev, sign, pct, powered):
     """What the words and marks around the digits make them: a string in code, an identifier,
-    a step or section label, a list marker, a year, a day of a month, the root of a constant."""
+    a step or section label; then, for a whole number, the rules of the stage "whole" of
+    ``skips.SKIP_RULES`` (a list marker, a year, a day of a month, the root of a constant)."""
     text, answer = st.text, st.answer
     # station and site numbers, codes, list markers, years, dates written with a month name
     id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
@@ -335,25 +333,7 @@ def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, si
         st.last_skip = e
         return Skip.LABEL
     if integer and not pct:
-        return _whole_number_skip(st, s, e, raw, digits, before, nxt)
-    return None
-
-
-def _whole_number_skip(st: _Scan, s, e, raw, digits, before, nxt):
-    """A whole number that is a list marker, a year, a day of a month or under a root."""
-    text = st.text
-    why = whole_number_skip(st, text, s, e, raw, digits, before[::-1])
-    if why is not None:
-        return why
-    if len(digits) <= 2 and int(digits) <= 31:
-        words_before = before.split()
-        word_after = text[e:e + 12].strip().lower()
-        if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
-            return Skip.DAY_OF_MONTH
-        if st.sqrt_written and int(digits) <= 10 and \
-                _SQRT_BEFORE.search(text, max(0, s - 8), s):
-            st.constants.add(f"sqrt{int(digits)}")
-            return Said(Skip.CONSTANT_ROOT, f"the constant \u221a{int(digits)}")
+        return whole_number_skip(st, text, s, e, raw, digits, rev)
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .codes import Skip
+from .codes import Said, Skip
 from .text import (code_before, counted_noun, counted_noun_any, LENGTH, NOT_COUNTED, one_noun,
     read_phrase, read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
 
@@ -752,6 +752,32 @@ def _may_be_a_year(raw: str, digits: str) -> bool:
     return raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
+
+
+def _day_of_month(c: Candidate):
+    words_before = c.rev[::-1].split()
+    word_after = c.text[c.e:c.e + 12].strip().lower()
+    if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
+        return Skip.DAY_OF_MONTH
+    return None
+
+
+def _constant_root(c: Candidate):
+    """The number under a root ("\u221a3", "sqrt(2)"): a constant of the text, recorded on its
+    page (``page.constants``)."""
+    if _SQRT_BEFORE.search(c.text, max(0, c.s - 8), c.s):
+        n = int(c.digits)
+        c.page.constants.add(f"sqrt{n}")
+        return Said(Skip.CONSTANT_ROOT, f"the constant \u221a{n}")
+    return None
+
+
+def _may_be_a_day(digits: str) -> bool:
+    return len(digits) <= 2 and int(digits) <= 31
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -811,6 +837,11 @@ SKIP_RULES = (
              stage="whole"),
     SkipRule("year", (Skip.YEAR,), lambda c: _may_be_a_year(c.raw, c.digits), _year,
              stage="whole"),
+    SkipRule("day_of_month", (Skip.DAY_OF_MONTH,), lambda c: _may_be_a_day(c.digits),
+             _day_of_month, stage="whole"),
+    SkipRule("constant_root", (Skip.CONSTANT_ROOT,),
+             lambda c: c.page.sqrt_written and _may_be_a_day(c.digits) and int(c.digits) <= 10,
+             _constant_root, stage="whole"),
 )
 
 
@@ -874,9 +905,11 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
 
 def whole_number_skip(page, text, s, e, raw, digits, rev):
     """Why a whole number written without a percent sign is no quantity, whatever follows it
-    (a list marker, a year): the code of the first rule of the stage "whole" of
-    ``SKIP_RULES``, or None. In a question too; its candidate has no unit read yet."""
-    if _may_be_a_marker(digits, text[e:e + 1]) or _may_be_a_year(raw, digits):
+    (a list marker, a year, a day of a month, the number under a root): the code of the
+    first rule of the stage "whole" of ``SKIP_RULES``, or None. In a question too; its
+    candidate has no unit read yet."""
+    if _may_be_a_marker(digits, text[e:e + 1]) or _may_be_a_year(raw, digits) or \
+            _may_be_a_day(digits):
         return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
                                         None, rev, None, None, page))
     return None

@@ -86,6 +86,10 @@ CASES = [
      "Steps: read 1. The flow is 1250 cfs.", "1"),
     ("year", "In 2024 the flow was 1250 cfs.", "2024", Skip.YEAR,
      "In 2024 m of reach the flow was 1250 cfs.", "2024 m"),
+    ("day_of_month", "On 3 March the flow was 1250 cfs.", "3", Skip.DAY_OF_MONTH,
+     "On 3 the flow was 1250 cfs.", "3"),
+    ("constant_root", "With \u221a3 the flow is 1250 cfs.", "3", Skip.CONSTANT_ROOT,
+     "With 3 the flow is 1250 cfs, a root.", "3"),
 ]
 
 
