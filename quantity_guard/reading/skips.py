@@ -892,9 +892,9 @@ def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent
             code = _first(_THINGS, c)
             return None if code is None or value in page.stated else code
         return None
-    # (the rows of the stage "unit" apply to these numbers only)
-    if value == 1.0 or page.base_hint or page.precise_hint or \
-            _may_be_a_distance(unit, datum, text, end):
+    # (the rows of the stage "unit" apply to these numbers only; their gates, inline)
+    if value == 1.0 or page.base_hint or page.precise_hint or datum is None and \
+            unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST:
         if c is None:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)
@@ -908,8 +908,9 @@ def whole_number_skip(page, text, s, e, raw, digits, rev):
     (a list marker, a year, a day of a month, the number under a root): the code of the
     first rule of the stage "whole" of ``SKIP_RULES``, or None. In a question too; its
     candidate has no unit read yet."""
-    if _may_be_a_marker(digits, text[e:e + 1]) or _may_be_a_year(raw, digits) or \
-            _may_be_a_day(digits):
+    n = len(digits)  # (the gates of its rows, inline: this runs on every whole number)
+    if n <= 2 and (text[e:e + 1] in (".", ")") or int(digits) <= 31) or \
+            n == 4 and raw == digits and 1800 <= int(digits) <= 2100:
         return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
                                         None, rev, None, None, page))
     return None
