@@ -13,7 +13,7 @@ from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
     Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
 from .skips import (base_hint, clock_spans, file_names, id_hints, precision_hint, identifier_at,
-    not_a_measurement, SERVICE_NUMBER, whole_number_skip)
+    marked_skip, not_a_measurement, SERVICE_NUMBER, whole_number_skip)
 
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
@@ -254,8 +254,10 @@ def _read_literal(st: _Scan, m) -> None:
     integer = digits.isdigit()
     # the words before, read backwards: one anchored match each
     rev = text[max(0, s - 24):s].lower()[::-1]
-    why = _written_skip(st, m, s, e, raw, digits, integer, rev, sign, pct,
-                        gexp or gexp10 or gpow or gsup10)
+    why = marked_skip(st, text, s, e, raw, digits, integer, rev, sign, pct)
+    if why is None:
+        why = _written_skip(st, m, s, e, raw, digits, integer, rev, sign, pct,
+                            gexp or gexp10 or gpow or gsup10)
     if why is not None:
         st.skipped.append((m.group(), why))
         return
@@ -268,7 +270,7 @@ def _read_literal(st: _Scan, m) -> None:
 
 def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
     """Digits inside what was read already: the unit before, a date, time or address span, an
-    identifier (read here, then its span kept), or an ordinal."""
+    identifier (read here, then its span kept)."""
     text, out = st.text, st.out
     if out and s < out[-1].nend:
         return Skip.PART_OF_UNIT
@@ -296,16 +298,13 @@ def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
             st.ids.append(span)
             st.last_skip = e
             return span[2]
-    if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
-            not text[e + 2:e + 3].isalnum():
-        return Skip.ORDINAL  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
     return None
 
 
 def _written_skip(st: _Scan, m, s, e, raw, digits, integer, rev, sign, pct, powered):
-    """What the words and marks around the digits make them: a string in code, an identifier,
-    a step or section label; then, for a whole number, the rules of the stage "whole" of
-    ``skips.SKIP_RULES`` (a list marker, a year, a day of a month, the root of a constant)."""
+    """What the words around the digits make them: an identifier, a step or section label;
+    then, for a whole number, the rules of the stage "whole" of ``skips.SKIP_RULES`` (a list
+    marker, a year, a day of a month, the root of a constant)."""
     text, answer = st.text, st.answer
     # station and site numbers, codes, list markers, years, dates written with a month name
     id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
@@ -313,9 +312,6 @@ def _written_skip(st: _Scan, m, s, e, raw, digits, integer, rev, sign, pct, powe
         t = id_rev.lstrip()
         if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
             id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
-    if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
-            not pct and not sign:
-        return Skip.CODE_STRING
     if _ID_RX.match(id_rev) or (
             integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
             s >= 3 and text[s - 1] == "-" and code_before(text, s - 1)):  # RRL-12

@@ -778,6 +778,19 @@ def _may_be_a_day(digits: str) -> bool:
     return len(digits) <= 2 and int(digits) <= 31
 
 
+def _ordinal(c: Candidate):
+    """"1st", "2nd": an ordinal; but "1250cfs" is a number with a unit."""
+    text, e = c.text, c.e
+    if text[e:e + 2] in ("st", "nd", "rd", "th") and not text[e + 2:e + 3].isalnum():
+        return Skip.ORDINAL
+    return None
+
+
+def _code_string(c: Candidate):
+    """A number quoted as a string in code or JSON: "7374000", `42`."""
+    return Skip.CODE_STRING if c.text[c.e:c.e + 1] == c.text[c.s - 1] else None
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -842,15 +855,21 @@ SKIP_RULES = (
     SkipRule("constant_root", (Skip.CONSTANT_ROOT,),
              lambda c: c.page.sqrt_written and _may_be_a_day(c.digits) and int(c.digits) <= 10,
              _constant_root, stage="whole"),
+    SkipRule("ordinal", (Skip.ORDINAL,), lambda c: c.text[c.e:c.e + 1].isalpha() and not c.percent,
+             _ordinal, stage="marks"),
+    SkipRule("code_string", (Skip.CODE_STRING,),
+             lambda c: c.page.answer and c.s > 0 and c.text[c.s - 1] in "\"'`" and
+             not c.percent and not c.sign, _code_string, stage="marks"),
 )
 
 
 #: the stages of ``SKIP_RULES``, in the order they are tried: the words around a number with no
 #: unit, a percentage, a time or any number of a text with a "±" ("words"); a whole number
 #: with no unit that may count things ("things"); a number read with its unit ("unit"); and,
-#: before any of these and in a question too, a whole number written without a percent sign,
-#: whatever follows it ("whole")
-STAGES = ("words", "things", "unit", "whole")
+#: before any of these and in a question too, the marks around a number, before any word is
+#: read ("marks"), and a whole number written without a percent sign, whatever follows it
+#: ("whole")
+STAGES = ("words", "things", "unit", "whole", "marks")
 
 
 def _stage(name: str) -> tuple:
@@ -858,7 +877,7 @@ def _stage(name: str) -> tuple:
                  if r.stage == name)
 
 
-_WORDS, _THINGS, _UNIT, _WHOLE = (_stage(name) for name in STAGES)
+_WORDS, _THINGS, _UNIT, _WHOLE, _MARKS = (_stage(name) for name in STAGES)
 
 
 def _first(rules: tuple, c: Candidate):
@@ -913,4 +932,16 @@ def whole_number_skip(page, text, s, e, raw, digits, rev):
             n == 4 and raw == digits and 1800 <= int(digits) <= 2100:
         return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
                                         None, rev, None, None, page))
+    return None
+
+
+def marked_skip(page, text, s, e, raw, digits, integer, rev, sign, pct):
+    """Why a number is no quantity by the marks around it (an ordinal, a string in code): the
+    code of the first rule of the stage "marks" of ``SKIP_RULES``, or None. In a question too
+    (a string in code only in an answer); its candidate has no unit read yet."""
+    # (the gates of its rows, inline: this runs on every number)
+    if text[e:e + 1].isalpha() and not pct or \
+            page.answer and s > 0 and text[s - 1] in "\"'`" and not pct and not sign:
+        return _first(_MARKS, Candidate(text, s, e, e, raw, digits, integer, None, bool(pct),
+                                        sign, 0, None, rev, None, None, page))
     return None

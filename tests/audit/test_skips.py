@@ -90,6 +90,10 @@ CASES = [
      "On 3 the flow was 1250 cfs.", "3"),
     ("constant_root", "With \u221a3 the flow is 1250 cfs.", "3", Skip.CONSTANT_ROOT,
      "With 3 the flow is 1250 cfs, a root.", "3"),
+    ("ordinal", "The 2nd reading gave 1250 cfs.", "2", Skip.ORDINAL,
+     "The 2 readings gave 1250 cfs, then 2m.", "2m"),
+    ("code_string", 'The record {"site": "7374"} gave 1250 cfs.', "7374", Skip.CODE_STRING,
+     "The record {site: 7374} gave 1250 cfs.", "7374"),
 ]
 
 
