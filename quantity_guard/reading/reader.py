@@ -413,15 +413,15 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, p
                 if per is not None:
                     unit, end = per[0], rate.end()
     why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
-                            factor, rev, value, datum) if answer else None
+                            factor, rev, value, datum)
+    if why is Skip.DIGITS_INTO_LETTERS:  # (recorded with the letters its digits run into)
+        st.skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
+                           m.group(), why))
+        return
     if why is not None:
         st.skipped.append((m.group(), why))
         if why.identifier:
             st.last_skip = e
-        return
-    if unit is None and not percent and nxt.isalpha() and factor is None:
-        st.skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
-                           m.group(), Skip.DIGITS_INTO_LETTERS))
         return
     _emit(st, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1, negated,
           percent, unit, datum, factor, sign, gexp10, gpow, gsup10)

@@ -791,6 +791,11 @@ def _code_string(c: Candidate):
     return Skip.CODE_STRING if c.text[c.e:c.e + 1] == c.text[c.s - 1] else None
 
 
+def _digits_into_letters(c: Candidate):
+    """Digits run into letters that are no unit ("5a", "12b"): part of an identifier."""
+    return Skip.DIGITS_INTO_LETTERS
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -860,6 +865,9 @@ SKIP_RULES = (
     SkipRule("code_string", (Skip.CODE_STRING,),
              lambda c: c.page.answer and c.s > 0 and c.text[c.s - 1] in "\"'`" and
              not c.percent and not c.sign, _code_string, stage="marks"),
+    SkipRule("digits_into_letters", (Skip.DIGITS_INTO_LETTERS,),
+             lambda c: c.unit is None and not c.percent and c.factor is None and
+             c.text[c.e:c.e + 1].isalpha(), _digits_into_letters, stage="letters"),
 )
 
 
@@ -868,8 +876,9 @@ SKIP_RULES = (
 #: with no unit that may count things ("things"); a number read with its unit ("unit"); and,
 #: before any of these and in a question too, the marks around a number, before any word is
 #: read ("marks"), and a whole number written without a percent sign, whatever follows it
-#: ("whole")
-STAGES = ("words", "things", "unit", "whole", "marks")
+#: ("whole"); after all of them, in a question too, digits run into letters that are no unit
+#: ("letters")
+STAGES = ("words", "things", "unit", "whole", "marks", "letters")
 
 
 def _stage(name: str) -> tuple:
@@ -877,7 +886,7 @@ def _stage(name: str) -> tuple:
                  if r.stage == name)
 
 
-_WORDS, _THINGS, _UNIT, _WHOLE, _MARKS = (_stage(name) for name in STAGES)
+_WORDS, _THINGS, _UNIT, _WHOLE, _MARKS, _LETTERS = (_stage(name) for name in STAGES)
 
 
 def _first(rules: tuple, c: Candidate):
@@ -891,34 +900,35 @@ def _first(rules: tuple, c: Candidate):
 
 def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
                       factor, rev, value, datum):
-    """Why a number read in an answer is no measurement (a count, a precision, a period, an
-    uncertainty, a probability): the code of the first rule of ``SKIP_RULES`` that decides, or
-    None; None too for a value the question states (``page.stated``: it is quoted, and read).
-    Each stage is entered only when its cheap test holds (the candidate is built then)."""
-    c = None
-    if unit is None or percent or page.plus_minus or unit.dims == TIME:
-        c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                      rev, value, datum, page)
-        code = _first(_WORDS, c)
-        if code is not None:
-            return None if value in page.stated else code
-    if unit is None:
-        if integer and not percent and not sign and not exp and factor is None and \
-                len(digits) <= 7:
-            if c is None:
-                c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
-                              factor, rev, value, datum, page)
-            code = _first(_THINGS, c)
-            return None if code is None or value in page.stated else code
-        return None
-    # (the rows of the stage "unit" apply to these numbers only; their gates, inline)
-    if value == 1.0 or page.base_hint or page.precise_hint or datum is None and \
-            unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST:
-        if c is None:
+    """Why a number read (with its unit) is no measurement: in an answer (``page.answer``) the
+    code of the first rule of the stages "words", "things" and "unit" of ``SKIP_RULES`` that
+    decides (a count, a precision, a period, an uncertainty, a probability), unless the
+    question states the value (``page.stated``: it is quoted, and read); then, in a question
+    too, of the stage "letters"; or None. Each stage is entered only when its cheap test (its
+    rows' gates, inline: this runs on every number) holds; the candidate is built then."""
+    c = code = None
+    if page.answer:
+        if unit is None or percent or page.plus_minus or unit.dims == TIME:
             c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
                           rev, value, datum, page)
-        code = _first(_UNIT, c)
-        return None if code is None or value in page.stated else code
+            code = _first(_WORDS, c)
+        if code is None:
+            if unit is None:
+                if integer and not percent and not sign and not exp and factor is None and \
+                        len(digits) <= 7:
+                    c = c or Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign,
+                                       exp, factor, rev, value, datum, page)
+                    code = _first(_THINGS, c)
+            elif value == 1.0 or page.base_hint or page.precise_hint or datum is None and \
+                    unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST:
+                c = c or Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                                   factor, rev, value, datum, page)
+                code = _first(_UNIT, c)
+        if code is not None and value not in page.stated:
+            return code
+    if unit is None and not percent and factor is None and text[e:e + 1].isalpha():
+        return _first(_LETTERS, c or Candidate(text, s, e, end, raw, digits, integer, unit,
+                                               percent, sign, exp, factor, rev, value, datum, page))
     return None
 
 

@@ -94,6 +94,8 @@ CASES = [
      "The 2 readings gave 1250 cfs, then 2m.", "2m"),
     ("code_string", 'The record {"site": "7374"} gave 1250 cfs.', "7374", Skip.CODE_STRING,
      "The record {site: 7374} gave 1250 cfs.", "7374"),
+    ("digits_into_letters", "Pump 5a gave 1250 cfs.", "5a", Skip.DIGITS_INTO_LETTERS,
+     "Pump 5 gave 1250 cfs.", "5"),
 ]
 
 
