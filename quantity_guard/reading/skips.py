@@ -1,6 +1,7 @@
 """What is not a measurement: the predicates the reading pass consults before it records a
-number (clock times, identifiers, list markers, counts, positions, codes, scores). Each returns
-the reason a run of digits is skipped, or None.
+number (clock times, identifiers, list markers, counts, positions, codes, scores), and
+``SKIP_RULES``, the ordered rows that decide, stage by stage, which numbers read are no
+quantities. Each returns the reason a run of digits is skipped, or None.
 """
 from __future__ import annotations
 
@@ -804,8 +805,23 @@ _WORK_CODES = (Skip.COUNT_OF_WORK, Skip.POSITION_IN_PROCEDURE, Skip.TOTAL_OF_POS
                Skip.POSITION_OUT_OF_TOTAL, Skip.COUNT_OUT_OF_TOTAL, Skip.SCORE_ON_SCALE,
                Skip.SELF_SCORE)
 
-#: what is not a measurement, in the order the rules are tried (``not_a_measurement``)
+#: what is not a measurement, in the order the rules are tried, stage by stage (``STAGES``)
 SKIP_RULES = (
+    SkipRule("ordinal", (Skip.ORDINAL,), lambda c: c.text[c.e:c.e + 1].isalpha() and not c.percent,
+             _ordinal, stage="marks"),
+    SkipRule("code_string", (Skip.CODE_STRING,),
+             lambda c: c.page.answer and c.s > 0 and c.text[c.s - 1] in "\"'`" and
+             not c.percent and not c.sign, _code_string, stage="marks"),
+    SkipRule("list_marker", (Skip.LIST_MARKER,),
+             lambda c: _may_be_a_marker(c.digits, c.text[c.e:c.e + 1]), _list_marker,
+             stage="whole"),
+    SkipRule("year", (Skip.YEAR,), lambda c: _may_be_a_year(c.raw, c.digits), _year,
+             stage="whole"),
+    SkipRule("day_of_month", (Skip.DAY_OF_MONTH,), lambda c: _may_be_a_day(c.digits),
+             _day_of_month, stage="whole"),
+    SkipRule("constant_root", (Skip.CONSTANT_ROOT,),
+             lambda c: c.page.sqrt_written and _may_be_a_day(c.digits) and int(c.digits) <= 10,
+             _constant_root, stage="whole"),
     SkipRule("uncertainty", (Skip.UNCERTAINTY,), lambda c: c.k >= 0, _uncertainty),
     SkipRule("citation_bracketed", (Skip.CITATION_BRACKETED,), lambda c: c.integer,
              _citation_bracketed),
@@ -850,35 +866,22 @@ SKIP_RULES = (
              stage="unit"),
     SkipRule("precision_to", (Skip.PRECISION_TO,), lambda c: c.page.precise_hint and not c.percent,
              _precision_to, stage="unit"),
-    SkipRule("list_marker", (Skip.LIST_MARKER,),
-             lambda c: _may_be_a_marker(c.digits, c.text[c.e:c.e + 1]), _list_marker,
-             stage="whole"),
-    SkipRule("year", (Skip.YEAR,), lambda c: _may_be_a_year(c.raw, c.digits), _year,
-             stage="whole"),
-    SkipRule("day_of_month", (Skip.DAY_OF_MONTH,), lambda c: _may_be_a_day(c.digits),
-             _day_of_month, stage="whole"),
-    SkipRule("constant_root", (Skip.CONSTANT_ROOT,),
-             lambda c: c.page.sqrt_written and _may_be_a_day(c.digits) and int(c.digits) <= 10,
-             _constant_root, stage="whole"),
-    SkipRule("ordinal", (Skip.ORDINAL,), lambda c: c.text[c.e:c.e + 1].isalpha() and not c.percent,
-             _ordinal, stage="marks"),
-    SkipRule("code_string", (Skip.CODE_STRING,),
-             lambda c: c.page.answer and c.s > 0 and c.text[c.s - 1] in "\"'`" and
-             not c.percent and not c.sign, _code_string, stage="marks"),
     SkipRule("digits_into_letters", (Skip.DIGITS_INTO_LETTERS,),
              lambda c: c.unit is None and not c.percent and c.factor is None and
              c.text[c.e:c.e + 1].isalpha(), _digits_into_letters, stage="letters"),
 )
 
 
-#: the stages of ``SKIP_RULES``, in the order they are tried: the words around a number with no
-#: unit, a percentage, a time or any number of a text with a "±" ("words"); a whole number
-#: with no unit that may count things ("things"); a number read with its unit ("unit"); and,
-#: before any of these and in a question too, the marks around a number, before any word is
-#: read ("marks"), and a whole number written without a percent sign, whatever follows it
-#: ("whole"); after all of them, in a question too, digits run into letters that are no unit
-#: ("letters")
-STAGES = ("words", "things", "unit", "whole", "marks", "letters")
+#: the stages of ``SKIP_RULES``, in the order they are tried (``SKIP_RULES`` lists its rows in
+#: that order): in a question too, the marks around a number before any word is read
+#: ("marks") and a whole number written without a percent sign, whatever follows it
+#: ("whole"); in an answer only, once the unit after it is read, the words around a number
+#: with no unit, a percentage, a time or any number of a text with a "\u00b1" ("words"), a
+#: whole number with no unit that may count things ("things") and a number read with its
+#: unit ("unit"); last, in a question too, digits run into letters that are no unit
+#: ("letters"). Before "marks" the reader passes over the digits inside a span it read (a
+#: date, a time, an address, an identifier), and before "whole" an identifier or a label.
+STAGES = ("marks", "whole", "words", "things", "unit", "letters")
 
 
 def _stage(name: str) -> tuple:
@@ -886,7 +889,7 @@ def _stage(name: str) -> tuple:
                  if r.stage == name)
 
 
-_WORDS, _THINGS, _UNIT, _WHOLE, _MARKS, _LETTERS = (_stage(name) for name in STAGES)
+_MARKS, _WHOLE, _WORDS, _THINGS, _UNIT, _LETTERS = (_stage(name) for name in STAGES)
 
 
 def _first(rules: tuple, c: Candidate):

@@ -6,7 +6,7 @@ import pytest
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Skip
-from quantity_guard.reading.skips import SKIP_RULES
+from quantity_guard.reading.skips import SKIP_RULES, STAGES
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +115,12 @@ def test_every_skip_rule_is_named_once_and_tested():
     names = [r.name for r in SKIP_RULES]
     assert len(set(names)) == len(names)
     assert set(names) == {c[0] for c in CASES}
+
+
+def test_the_rules_are_listed_stage_by_stage_in_the_order_the_stages_are_tried():
+    stages = [r.stage for r in SKIP_RULES]
+    assert set(stages) == set(STAGES)
+    assert stages == sorted(stages, key=STAGES.index)
 
 
 def test_a_skipped_reason_is_its_sentence_and_carries_its_code(ledger):
