@@ -357,13 +357,14 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, p
     base = float(digits)
     value = base * 10.0 ** exp if exp else base
     tol = tolerance_of_digits(raw, exp)
+    # the boundary's reading counts at most three trailing zeros of a whole number as rounding:
+    # the same tolerance, unless the digits end in four zeros or more
+    btol = tol if "." in raw or digits[-4:] != "0000" else tolerance_of_digits(raw, exp, 3)
     frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
     if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
         value, tol = value + frac, 0.125
         e += 1
         nxt = text[e:e + 1]
-    # (with a decimal point the cap on trailing zeros changes nothing: the same tolerance)
-    btol = tol if "." in raw else tolerance_of_digits(raw, exp, 3)
     if gsup10 and raw == "10":
         value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
     elif gpow:
