@@ -1019,7 +1019,7 @@ class Ledger:
     def context_numbers(self) -> list:
         """The numbers the question (``context``) states (``reading.extract_numbers``), read
         again after a unit or datum is registered."""
-        if _units._REG.generation != self._units_seen or _datums._STATE is not self._datums_seen:
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         if self._context_numbers is None:
             self._context_numbers = extract_numbers(self.context or "")
@@ -1056,8 +1056,8 @@ class Ledger:
         question's numbers, the datum conversions and what they support are read again. Each
         accessor whose view reads a registry compares its generation first (the views of
         recorded elevations read the datum registry only; the readings of text both), as
-        ``datums.generation()`` and ``units.table.generation()`` return them but read without
-        the call: the audit looks its views up some two hundred times an answer."""
+        ``GENERATION`` (``generation()`` without the call: the audit looks its views up some
+        two hundred times an answer)."""
         self._units_seen, self._datums_seen = _units.generation(), _datums.generation()
         self._views = {}
         self._unsound = None
@@ -1080,7 +1080,7 @@ class Ledger:
     def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
         """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si`` (and,
         for elevations, the same point on another datum through a recorded offset)."""
-        if _datums._STATE is not self._datums_seen:
+        if _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         view = self._views.get(("si", dims, self._count))
         if view is None:
@@ -1093,7 +1093,7 @@ class Ledger:
 
     def si_view(self, dims) -> tuple:
         """(sorted SI values, outputs) of ``dims``, as ``outputs_in_si_range`` searches them."""
-        if _datums._STATE is not self._datums_seen:
+        if _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         view = self._views.get(("si", dims, self._count))
         if view is None:
@@ -1103,7 +1103,7 @@ class Ledger:
 
     def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
-        if _datums._STATE is not self._datums_seen:
+        if _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         view = self._views.get(("m", role, self._count))
         if view is None:
@@ -1135,7 +1135,7 @@ class Ledger:
         (``conversions.RULES``: a recorded offset, a station datum's height or gauge zero, the
         datums registry). These are the same points, like a unit conversion; the audit reads
         them as sourced and a tool input that is one is supported."""
-        if _datums._STATE is not self._datums_seen:
+        if _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         key = ("converted", self._count)
         view = self._views.get(key)
@@ -1195,7 +1195,7 @@ class Ledger:
         outputs are computed from a value of unknown provenance (a slipped factor, a hand
         conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
         check: the audit does not count them as a source (status ``tainted``)."""
-        if _units._REG.generation != self._units_seen or _datums._STATE is not self._datums_seen:
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         key = ("unsupported", self._count)
         view = self._views.get(key)
@@ -1252,7 +1252,7 @@ class Ledger:
     def unsound_calls(self) -> frozenset:
         """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
         source for the audit."""
-        if _units._REG.generation != self._units_seen or _datums._STATE is not self._datums_seen:
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         key = (self._count, self.violation_count)
         held = self._unsound
@@ -1576,7 +1576,7 @@ class Ledger:
         """For the audit's products and ratios: {dimension: (sorted log10 |SI value|,
         [(SI value, entry)])} of the recorded outputs that are not elevations and not zero
         (powers in VA and var counted as watts). Built once per change."""
-        if _datums._STATE is not self._datums_seen:
+        if _datums.GENERATION is not self._datums_seen:
             self._registries_changed()
         key = ("products", self._count)
         view = self._views.get(key)

@@ -91,3 +91,15 @@ def test_an_offset_registered_after_an_audit_carries_the_recorded_elevation_the_
         assert [f.status for f in ledger.audit_answer(answer).findings] == ["sourced"]
         assert sorted((c.magnitude, c.datum) for c in ledger.converted_elevations()) == [
             (3.0, a), (12.0, b)]
+
+
+def test_the_generations_read_without_a_call_are_the_ones_generation_returns():
+    from quantity_guard.units import table
+    units, held = table.GENERATION, datums.generation()
+    assert units == table.generation() and datums.GENERATION is held
+    define(_fresh("qgmark"), "3 m")
+    assert table.GENERATION == table.generation() > units
+    with datums.isolated():
+        datums.register(_fresh("QGM").upper(), kind="local", description="a test datum")
+        assert datums.GENERATION is datums.generation() and datums.GENERATION is not held
+    assert datums.GENERATION is datums.generation() is held
