@@ -11,9 +11,9 @@ from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, sig
 from .cache import READS
 from .codes import Said, Skip
 from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
-    Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (base_hint, clock_spans, file_names, id_hints, precision_hint, identifier_at,
-    marked_skip, not_a_measurement, SERVICE_NUMBER, whole_number_skip)
+    Number, paren_datum, read_phrase, read_unit, reversed_words, WORD)
+from .skips import (base_hint, clock_spans, file_names, id_hints, identifier_at, marked_skip,
+    not_a_measurement, precision_hint, SERVICE_NUMBER, whole_number_skip)
 
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
@@ -352,8 +352,8 @@ def _exponent(raw: str, gexp, gexp10, gsup10) -> int:
 def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, pct,
                 gexp10, gpow, gsup10) -> None:
     """The value, its written precision and the unit after it; then what that makes of the
-    number (``skips.not_a_measurement``, in an answer), or the Number."""
-    text, answer = st.text, st.answer
+    number (``skips.not_a_measurement``), or the Number."""
+    text = st.text
     base = float(digits)
     value = base * 10.0 ** exp if exp else base
     tol = tolerance_of_digits(raw, exp)
