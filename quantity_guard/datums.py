@@ -190,6 +190,9 @@ class _State:
 
 _LOCK = threading.RLock()
 _STATE: _State | None = None
+#: what ``generation()`` returns, readable without a call (for a reader that compares it on
+#: every look-up)
+GENERATION: _State | None = None
 _SYNTHETIC: dict[str, Datum] = {}  # cache of well-formed but unregistered PREFIX:ID datums
 
 
@@ -201,7 +204,7 @@ def _state() -> _State:
 
 
 def _load() -> _State:
-    global _STATE
+    global _STATE, GENERATION
     with _LOCK:
         if _STATE is not None:
             return _STATE
@@ -221,7 +224,7 @@ def _load() -> _State:
             except (KeyError, TypeError, ValueError) as exc:  # a broken data file, not user input
                 raise RuntimeError(f"quantity_guard/data/datums.json: bad entry "
                                    f"{entry.get('name')!r}: {exc}") from exc
-        _STATE = st
+        _STATE = GENERATION = st
         return st
 
 
@@ -424,7 +427,7 @@ def register(name: str, *, kind: str = "local", epsg: int | None = None,
     datum = Datum(name=datum_name, kind=kind, epsg=epsg, region=region,
                   description=description or "", aliases=tuple(a.strip() for a in aliases),
                   source=source)
-    global _STATE
+    global _STATE, GENERATION
     with _LOCK:
         st = _state()
         existing = st.datums.get(datum_name)
@@ -433,7 +436,7 @@ def register(name: str, *, kind: str = "local", epsg: int | None = None,
             return existing                              # nothing new: publish nothing
         new = st.copy()
         result = _add_datum(new, datum)
-        _STATE = new
+        _STATE = GENERATION = new
         return result
 
 
@@ -559,7 +562,7 @@ def register_offset(from_datum: str, to_datum: str, metres, *,
     session confined to one place; prefer station-specific datums (``GAGE:X``, ``MLLW:X``).
     """
     value = _to_fraction(metres)
-    global _STATE
+    global _STATE, GENERATION
     with _LOCK:
         st = _state()
         a = _resolve(st, from_datum)
@@ -577,7 +580,7 @@ def register_offset(from_datum: str, to_datum: str, metres, *,
                 if len(chain) > 2:      # agrees with a chain: keep it as a direct pair too
                     new = st.copy()
                     _add_edge(new, a.name, b.name, value, source)
-                    _STATE = new
+                    _STATE = GENERATION = new
                 return value
             via = "" if len(chain) == 2 else " through " + " -> ".join(chain)
             raise RedefinitionError(
@@ -590,7 +593,7 @@ def register_offset(from_datum: str, to_datum: str, metres, *,
         _ensure_registered(new, a)
         _ensure_registered(new, b)
         _add_edge(new, a.name, b.name, value, source)
-        _STATE = new
+        _STATE = GENERATION = new
         return value
 
 
@@ -634,7 +637,7 @@ def register_station(station_id: str, elevation, *, prefix: str = "GAGE",
         raise _unknown(st, f"{prefix}:{ident}")
     name = f"{found[0]}:{ident}"
     metres, on = _elevation_metres(st, elevation, name, ident, prefix)
-    global _STATE
+    global _STATE, GENERATION
     with _LOCK:
         st = _state()
         station = _resolve(st, name)
@@ -665,7 +668,7 @@ def register_station(station_id: str, elevation, *, prefix: str = "GAGE",
         if chain is None or len(chain[0]) > 2:
             _add_edge(new, station.name, target.name, metres, source)
         new.stations[station.name] = (target.name, metres)
-        _STATE = new
+        _STATE = GENERATION = new
         return station.name
 
 
@@ -906,6 +909,6 @@ def isolated():
     try:
         yield
     finally:
-        global _STATE
+        global _STATE, GENERATION
         with _LOCK:
-            _STATE = saved
+            _STATE = GENERATION = saved

@@ -64,8 +64,9 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from .spec import Accepted, Spec
     from .units import Unit
 
-from .audit import audit_answer
-from .audit.reading import extract_numbers, written_tolerance
+from . import datums as _datums
+from .reading import extract_numbers, written_tolerance
+from .units import table as _units
 from .conversions import combinable
 from .numeric import (share_matches, canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok,
                       power_dims, relative_cap)
@@ -774,6 +775,10 @@ class Ledger:
         self._context_numbers: "list | None" = None
         self._unsound: "tuple | None" = None  # ((count, violations), unsound_calls())
         self._views: dict = {}  # sorted views of outputs, rebuilt after each change
+        # the registries the views and the question's numbers were read under (see
+        # ``_registries_changed``)
+        self._units_seen = _units.generation()
+        self._datums_seen = _datums.generation()
         self._lock = threading.Lock()
         self._count = 0
         self._last: "tuple[Unit, str | None, tuple, SortedRun, deque[Entry]] | None" = None
@@ -1017,7 +1022,10 @@ class Ledger:
         return [e for e in self.entries if e.role == "output"]
 
     def context_numbers(self) -> list:
-        """The numbers the question (``context``) states, read once (``audit.extract_numbers``)."""
+        """The numbers the question (``context``) states (``reading.extract_numbers``), read
+        again after a unit or datum is registered."""
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         if self._context_numbers is None:
             self._context_numbers = extract_numbers(self.context or "")
         return self._context_numbers
@@ -1048,6 +1056,18 @@ class Ledger:
         return out
 
     # -- sorted views, for the answer audit: one sort per change, then bisection ---------------
+    def _registries_changed(self) -> None:
+        """A unit or datum was registered (or forgotten) since the views were built: the
+        question's numbers, the datum conversions and what they support are read again. Each
+        accessor whose view reads a registry compares its generation first (the views of
+        recorded elevations read the datum registry only; the readings of text both), as
+        ``GENERATION`` (``generation()`` without the call: the audit looks its views up some
+        two hundred times an answer)."""
+        self._units_seen, self._datums_seen = _units.generation(), _datums.generation()
+        self._views = {}
+        self._unsound = None
+        self._context_numbers = None
+
     def _sorted_view(self, key: tuple, entries, value_of):
         cache_key = (*key, self._count)
         view = self._views.get(cache_key)
@@ -1065,6 +1085,8 @@ class Ledger:
     def outputs_in_si_range(self, dims, si: float, tol: float) -> list:
         """Every recorded output of ``dims`` whose SI value is within ``tol`` of ``si`` (and,
         for elevations, the same point on another datum through a recorded offset)."""
+        if _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         view = self._views.get(("si", dims, self._count))
         if view is None:
             view = self._sorted_view(("si", dims), chain(
@@ -1076,6 +1098,8 @@ class Ledger:
 
     def si_view(self, dims) -> tuple:
         """(sorted SI values, outputs) of ``dims``, as ``outputs_in_si_range`` searches them."""
+        if _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         view = self._views.get(("si", dims, self._count))
         if view is None:
             self.outputs_in_si_range(dims, 0.0, 0.0)
@@ -1084,6 +1108,8 @@ class Ledger:
 
     def outputs_in_range(self, magnitude: float, tol: float, role: str = "output") -> list:
         """Every recorded output (or input) whose own-unit magnitude is within ``tol``."""
+        if _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         view = self._views.get(("m", role, self._count))
         if view is None:
             view = self._sorted_view(("m", role), chain(
@@ -1114,6 +1140,8 @@ class Ledger:
         (``conversions.RULES``: a recorded offset, a station datum's height or gauge zero, the
         datums registry). These are the same points, like a unit conversion; the audit reads
         them as sourced and a tool input that is one is supported."""
+        if _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         key = ("converted", self._count)
         view = self._views.get(key)
         if view is None:
@@ -1172,6 +1200,8 @@ class Ledger:
         outputs are computed from a value of unknown provenance (a slipped factor, a hand
         conversion gone wrong, a remembered figure) where the tool declared no ``sourced``
         check: the audit does not count them as a source (status ``tainted``)."""
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         key = ("unsupported", self._count)
         view = self._views.get(key)
         if view is None:
@@ -1227,6 +1257,8 @@ class Ledger:
     def unsound_calls(self) -> frozenset:
         """``tainted_calls()`` and the ``unsupported_calls()``: calls whose outputs are no
         source for the audit."""
+        if _units.GENERATION != self._units_seen or _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         key = (self._count, self.violation_count)
         held = self._unsound
         if held is not None and held[0] == key:
@@ -1549,6 +1581,8 @@ class Ledger:
         """For the audit's products and ratios: {dimension: (sorted log10 |SI value|,
         [(SI value, entry)])} of the recorded outputs that are not elevations and not zero
         (powers in VA and var counted as watts). Built once per change."""
+        if _datums.GENERATION is not self._datums_seen:
+            self._registries_changed()
         key = ("products", self._count)
         view = self._views.get(key)
         if view is None:
@@ -1571,6 +1605,7 @@ class Ledger:
     # -- reports ----------------------------------------------------------------------------
     def audit_answer(self, answer: str, context: str | None = None) -> Audit:
         from . import observe
+        from .audit.answer import audit_answer
         observer = observe.current()
         if observer is None:
             return audit_answer(self, answer, context if context is not None else self.context)

@@ -42,7 +42,7 @@ from ..numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_o
                        relative_cap)
 from .answer import audit_answer
 from .findings import Audit, Finding
-from .reading import extract_numbers, written_tolerance
-from .text import Number
+from ..reading.reader import extract_numbers, written_tolerance
+from ..reading.text import Number
 
 __all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cache import CACHE
-from .reading import extract_numbers, scan
+from ..reading.reader import extract_numbers, scan
 from .findings import Audit, Finding
 from .context import Context, is_polyphase
 from .classify import classify

@@ -1,41 +1,27 @@
-"""The answer audit's memory, in one object: what a unit phrase means, what a tool name says of
-a direction, the common conversion factors, and the operand views of products and ratios.
+"""The answer audit's memory, in one object: what a tool name says of a direction, the common
+conversion factors and the operand views of products and ratios, with the reading layer's
+readings of unit phrases (``reading.cache.READS``).
 
-The readings depend on the unit table and the datum registry, so ``fresh()`` (called when an
-audit or a reading starts) compares their generations with the ones the readings were made
-under and forgets everything when either changed: a unit defined, or a datum, alias, offset or
-station registered (or forgotten at the end of ``datums.isolated()``), is read the next time.
+The memos depend on the unit table and the datum registry, so ``fresh()`` (called when an
+audit starts) forgets everything when either changed since they were filled: a unit defined,
+or a datum, alias, offset or station registered (or forgotten at the end of
+``datums.isolated()``), is read the next time.
 """
 from __future__ import annotations
 
-import sys
 from weakref import WeakKeyDictionary
 
-from ..units import table
-
-# the datum registry, by its name in this copy of the package (vendored copies are renamed);
-# a registry never imported holds no registration, and is not imported just to ask
-_DATUMS = __name__.rpartition(".")[0].rpartition(".")[0] + ".datums"
-
-
-def _datum_generation():
-    module = sys.modules.get(_DATUMS)
-    return None if module is None else module.generation()
+from ..reading.cache import generation, READS
 
 
 class AuditCache:
     """Every cache of the audit. Each dict is bounded (``LIMIT`` entries, then no more are
-    kept); ``clear()`` empties them all."""
+    kept); ``clear()`` empties them all, the readings of unit phrases too."""
 
     LIMIT = 8192
-    __slots__ = ("unit_reads", "phrases", "tool_sides", "factors", "reach", "operands",
-                 "_units", "_datums")
+    __slots__ = ("tool_sides", "factors", "reach", "operands", "_generation")
 
     def __init__(self) -> None:
-        #: text up to the next punctuation -> (unit, datum, end) read at its start
-        self.unit_reads: dict = {}
-        #: a phrase -> (unit, datum), or None when it is no unit
-        self.phrases: dict = {}
         #: (tool, field) -> (direction, subject words, reference words) its name states
         self.tool_sides: dict = {}
         #: "units" -> the common units parsed, "common" -> their factor table
@@ -44,20 +30,31 @@ class AuditCache:
         self.reach: dict = {}
         #: ledger -> (its operand view, {the question's extra operands: the merged view})
         self.operands: WeakKeyDictionary = WeakKeyDictionary()
-        self._units = table.generation()
-        self._datums = _datum_generation()
+        self._generation = generation()
+
+    @property
+    def unit_reads(self) -> dict:
+        return READS.unit_reads
+
+    @property
+    def phrases(self) -> dict:
+        return READS.phrases
 
     def fresh(self) -> AuditCache:
         """This cache, emptied first if a unit or datum was registered since it was filled."""
-        units, datums = table.generation(), _datum_generation()
-        if units != self._units or datums is not self._datums:
-            self.clear()
-            self._units, self._datums = units, datums
+        READS.fresh()
+        now = generation()
+        if now != self._generation:
+            self._clear_own()
+            self._generation = now
         return self
 
     def clear(self) -> None:
-        for memo in (self.unit_reads, self.phrases, self.tool_sides, self.factors, self.reach,
-                     self.operands):
+        READS.clear()
+        self._clear_own()
+
+    def _clear_own(self) -> None:
+        for memo in (self.tool_sides, self.factors, self.reach, self.operands):
             memo.clear()
 
     def merged_operands(self, ledger, base: dict, extra_key, build):

@@ -8,7 +8,7 @@ import re
 from ..numeric import is_close, plain_digits
 from .cache import CACHE
 from .codes import Reason
-from .text import cell_unit, is_ratio_unit, Number, read_phrase, read_unit
+from ..reading.text import cell_unit, is_ratio_unit, Number, read_phrase, read_unit
 from .findings import Finding, shown
 from .context import CONSTANT_TEXT, CONSTANTS, Context
 from .classify import sourced

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..numeric import fmt_g, is_close
 from .codes import BY_STATUS, Reason, said
-from .text import Number
+from ..reading.text import Number
 
 
 class Finding:

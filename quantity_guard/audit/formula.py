@@ -7,7 +7,7 @@ import re
 
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
 from ..numeric import power_dims
-from .text import Number
+from ..reading.text import Number
 from .findings import si_of
 
 

@@ -107,8 +107,13 @@ class _Registry:
         self.heads: set[str] = set()             # first words of long names with a space
         self.loaded = False
         self.generation += 1
+        global GENERATION
+        GENERATION = self.generation
 
 
+#: what ``generation()`` returns, readable without a call (for a reader that compares it on
+#: every look-up)
+GENERATION = 0
 _REG = _Registry()
 
 
@@ -176,7 +181,9 @@ def _add_row(entry: dict) -> Row:
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
+    global GENERATION
     _REG.generation += 1
+    GENERATION = _REG.generation
     _Above.row_added()
     return row
 

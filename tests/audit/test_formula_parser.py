@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard.audit.formula import formula_dims, evaluate, formula_tokens, parse_formula
-from quantity_guard.audit.reading import scan
+from quantity_guard.reading import scan
 from quantity_guard.units.dimension import DIMENSIONLESS
 
 

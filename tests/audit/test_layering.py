@@ -1,6 +1,8 @@
 """Where the audit sits, read from the source (the AST): the ledger and the MCP policy take
-their number helpers from ``quantity_guard.numeric``, which imports nothing above the unit
-kernel and the datum registry, and the audit reads no private attribute of a ledger."""
+their number helpers from ``quantity_guard.numeric`` and their readings of text from
+``quantity_guard.reading``, which import nothing above the unit kernel and the datum registry;
+the audit, above the ledger, is imported by it only when ``Ledger.audit_answer`` runs, and reads
+no private attribute of a ledger."""
 from __future__ import annotations
 
 import ast
@@ -16,14 +18,20 @@ def _tree(rel: str) -> ast.Module:
 def _imports(tree: ast.Module, *, nested_only: bool = False) -> list[tuple[str, str]]:
     """(module as written, name) of every ``from ... import``; with ``nested_only`` only those
     inside a function."""
-    scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] \
-        if nested_only else [tree]
-    found = []
-    for scope in scopes:
-        for node in ast.walk(scope):
-            if isinstance(node, ast.ImportFrom):
-                found += [("." * node.level + (node.module or ""), a.name) for a in node.names]
-    return found
+    return [(m, name) for m, name, where, _ in _located_imports(tree) if where or not nested_only]
+
+
+def _located_imports(tree: ast.Module) -> list[tuple[str, str, str, bool]]:
+    """(module as written, name, the function it is in or "", whether it is under ``if
+    TYPE_CHECKING:``, never run) of every ``from ... import``."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    inner = {id(node): f.name for f in functions for node in ast.walk(f)}
+    typing_only = {id(node) for n in ast.walk(tree) if isinstance(n, ast.If) and
+                   isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING"
+                   for node in ast.walk(n)}
+    return [("." * node.level + (node.module or ""), a.name, inner.get(id(node), ""),
+             id(node) in typing_only)
+            for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names]
 
 
 NUMBER_HELPERS = {"fmt_g", "fmt_exact", "is_close", "relative_cap", "power_dims",
@@ -36,7 +44,31 @@ def test_the_ledger_and_the_policy_take_their_number_helpers_from_numeric():
         for module, name in _imports(tree):
             if name in NUMBER_HELPERS:
                 assert module.lstrip(".") == "numeric", (rel, module, name)
-        assert not [m for m, _ in _imports(tree, nested_only=True) if "audit" in m], rel
+
+
+def test_the_ledger_imports_the_audit_only_when_it_audits_an_answer():
+    assert _located_imports(ast.parse(
+        "if TYPE_CHECKING:\n    from .a import T\ndef f():\n    from .b import g\n")) == [
+        (".a", "T", "", True), (".b", "g", "f", False)]
+    run = {(module, where) for module, _, where, typing_only in _located_imports(_tree("ledger.py"))
+           if "audit" in module and not typing_only}
+    assert run == {(".audit.answer", "audit_answer")}
+    assert not [m for m, _ in _imports(_tree("mcp/policy.py")) if "audit" in m]
+
+
+def test_the_reading_layer_imports_nothing_above_the_registries():
+    allowed = {"errors", "datums", "units", "units.dimension", "units.table", "numeric",
+               "__future__", "enum", "re", "math", "sys"}
+    for path in sorted((PACKAGE / "reading").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for module, name in _imports(tree):
+            if module.startswith(".") and module.lstrip(".") and module[1:2] != ".":
+                continue  # a module of the reading layer itself
+            target = module.lstrip(".") or name
+            assert target in allowed, (path.name, module, name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert {a.name for a in node.names} <= allowed, (path.name, node.lineno)
 
 
 def test_numeric_imports_nothing_above_the_registries():
@@ -70,7 +102,8 @@ def _long_functions(tree: ast.Module, most: int) -> list[str]:
             n.end_lineno - n.lineno + 1 > most]
 
 
-def test_no_function_of_the_audit_is_over_80_lines():
+def test_no_function_of_the_audit_or_the_reading_layer_is_over_80_lines():
     assert _long_functions(ast.parse("def f():\n" + "    x = 1\n" * 80), 80) == ["f (81 lines)"]
-    for path in sorted((PACKAGE / "audit").glob("*.py")) + [PACKAGE / "numeric.py"]:
+    for path in sorted((PACKAGE / "audit").glob("*.py")) + \
+            sorted((PACKAGE / "reading").glob("*.py")) + [PACKAGE / "numeric.py"]:
         assert _long_functions(ast.parse(path.read_text(encoding="utf-8")), 80) == [], path.name

@@ -9,7 +9,7 @@ from quantity_guard.audit.answer import audit_answer
 from quantity_guard.audit.classify import classify
 from quantity_guard.audit.context import Context
 from quantity_guard.audit.passes import PASSES
-from quantity_guard.audit.reading import scan
+from quantity_guard.reading import scan
 
 ANSWERS = [
     # a factor and a formula (explain_in_context), a what-if (hypothetical), a duration

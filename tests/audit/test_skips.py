@@ -1,4 +1,4 @@
-"""What is not a measurement: the ordered rules of ``audit.skips.SKIP_RULES``, each seen
+"""What is not a measurement: the ordered rules of ``reading.skips.SKIP_RULES``, each seen
 skipping a number (with its code) and reading a near one it must not skip."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Skip
-from quantity_guard.audit.skips import SKIP_RULES
+from quantity_guard.reading.skips import SKIP_RULES, STAGES
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,30 @@ CASES = [
      "After 3 the flow is 1250 cfs.", "3"),
     ("count", "After 3 tool calls the flow is 1250 cfs.", "3", Skip.COUNT,
      "The flow is 1250 cfs, 35 times too large.", "35"),
+    ("count_of_things", "The outage hit 1,240 customers at 1250 cfs.", "1,240",
+     Skip.COUNT_OF_THINGS, "The outage hit 1,240 at 1250 cfs.", "1,240"),
+    ("one_unit_defined", "As 1 cfs = 86400 ft3 / 86400 s, the flow is 1250 cfs.", "1",
+     Skip.ONE_UNIT_DEFINED, "As 1 cfs = 86400 ft3, the flow is 1250 cfs.", "1 cfs"),
+    ("distance_to_place", "At 150 m below the bridge the flow is 1250 cfs.", "150",
+     Skip.DISTANCE_TO_PLACE, "At 150 m below the bridge soffit the flow is 1250 cfs.", "150 m"),
+    ("per_unit_base", "On a 100 MVA base the flow is 1250 cfs.", "100", Skip.PER_UNIT_BASE,
+     "The 100 MVA feeder is the base case; the flow is 1250 cfs.", "100 MVA"),
+    ("precision_to", "Given to the nearest 10 cfs, the flow is 1250 cfs.", "10", Skip.PRECISION_TO,
+     "Given the nearest 10 cfs, the flow is 1250 cfs.", "10 cfs"),
+    ("list_marker", "Steps:\n1. Read the gauge.\n2. The flow is 1250 cfs.", "1", Skip.LIST_MARKER,
+     "Steps: read 1. The flow is 1250 cfs.", "1"),
+    ("year", "In 2024 the flow was 1250 cfs.", "2024", Skip.YEAR,
+     "In 2024 m of reach the flow was 1250 cfs.", "2024 m"),
+    ("day_of_month", "On 3 March the flow was 1250 cfs.", "3", Skip.DAY_OF_MONTH,
+     "On 3 the flow was 1250 cfs.", "3"),
+    ("constant_root", "With \u221a3 the flow is 1250 cfs.", "3", Skip.CONSTANT_ROOT,
+     "With 3 the flow is 1250 cfs, a root.", "3"),
+    ("ordinal", "The 2nd reading gave 1250 cfs.", "2", Skip.ORDINAL,
+     "The 2 readings gave 1250 cfs, then 2m.", "2m"),
+    ("code_string", 'The record {"site": "7374"} gave 1250 cfs.', "7374", Skip.CODE_STRING,
+     "The record {site: 7374} gave 1250 cfs.", "7374"),
+    ("digits_into_letters", "Pump 5a gave 1250 cfs.", "5a", Skip.DIGITS_INTO_LETTERS,
+     "Pump 5 gave 1250 cfs.", "5"),
 ]
 
 
@@ -93,9 +117,24 @@ def test_every_skip_rule_is_named_once_and_tested():
     assert set(names) == {c[0] for c in CASES}
 
 
+def test_the_rules_are_listed_stage_by_stage_in_the_order_the_stages_are_tried():
+    stages = [r.stage for r in SKIP_RULES]
+    assert set(stages) == set(STAGES)
+    assert stages == sorted(stages, key=STAGES.index)
+
+
 def test_a_skipped_reason_is_its_sentence_and_carries_its_code(ledger):
     audit = ledger.audit_answer("Confidence: 0.9. The flow is 1250 cfs.")
     (text, reason), = audit.skipped
     assert reason == Skip.CONFIDENCE_SCORE.value and reason.code is Skip.CONFIDENCE_SCORE
     assert audit.as_dict()["skipped"] == [{"text": "0.9", "reason": reason,
                                            "code": "CONFIDENCE_SCORE"}]
+
+
+def test_a_number_the_question_states_is_read_whatever_the_rules_say(ledger):
+    answer = "After 3 tool calls the flow is 1250 cfs."
+    assert _skipped(ledger.audit_answer(answer, context="What is the flow?")) == {"3": Skip.COUNT}
+    audit = ledger.audit_answer(answer, context="Make 3 tool calls. What is the flow?")
+    assert _skipped(audit) == {}
+    assert [(f.number.text, f.status) for f in audit.findings] == [("3", "quoted"),
+                                                                   ("1250 cfs", "sourced")]

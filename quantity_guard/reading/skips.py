@@ -1,14 +1,15 @@
 """What is not a measurement: the predicates the reading pass consults before it records a
-number (clock times, identifiers, list markers, counts, positions, codes, scores). Each returns
-the reason a run of digits is skipped, or None.
+number (clock times, identifiers, list markers, counts, positions, codes, scores), and
+``SKIP_RULES``, the ordered rows that decide, stage by stage, which numbers read are no
+quantities. Each returns the reason a run of digits is skipped, or None.
 """
 from __future__ import annotations
 
 import re
 
-from .codes import Skip
-from .text import (code_before, counted_noun, counted_noun_any, NOT_COUNTED, one_noun, read_phrase,
-    read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
+from .codes import Said, Skip
+from .text import (code_before, counted_noun, counted_noun_any, LENGTH, NOT_COUNTED, one_noun,
+    read_phrase, read_unit, sentence_start, sentence_start_at, TIME, UNIT_STOP, WORD)
 
 
 _DATE = re.compile(r"(?=\d)(?:\b(?:19|20)\d{2}(?:-(?:[0-3]\d{2}\b(?![-.,]\d)|W[0-5]\d(?:-[1-7])?\b)|"
@@ -451,36 +452,41 @@ def is_marker(text: str, s: int, e: int, close: str) -> bool:
 class Candidate:
     """A number read in an answer, as the rules below see it: its span (``s``..``e``, the
     unit read up to ``end``), the digits written (``raw``; ``digits`` without separators),
-    what was read with it, the words before it reversed (``rev``) and ``k``, the position of
-    the last character before it that is not a space (-1 if none)."""
+    its value and what was read with it, the words before it reversed (``rev``), ``k``, the
+    position of the last character before it that is not a space (-1 if none), and ``page``,
+    what the reader knows of the whole text (``plus_minus``, ``base_hint``, ``precise_hint``
+    and ``counts_skipped()``: whether a count of discrete things may be passed over)."""
 
     __slots__ = ("text", "s", "e", "end", "raw", "digits", "integer", "unit", "percent", "sign",
-                 "exp", "factor", "rev", "k")
+                 "exp", "factor", "rev", "k", "value", "datum", "page")
 
     def __init__(self, text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                 rev) -> None:
+                 rev, value=None, datum=None, page=None) -> None:
         self.text, self.s, self.e, self.end, self.raw, self.digits = text, s, e, end, raw, digits
         self.integer, self.unit, self.percent, self.sign = integer, unit, percent, sign
         self.exp, self.factor, self.rev = exp, factor, rev
+        self.value, self.datum, self.page = value, datum, page
         k = s - 1
         while k >= 0 and text[k] in " \u00a0":
             k -= 1
         self.k = k
 
 
-#: what a rule returns to end the look-up: the number is a measurement (no later rule applies)
+#: what a rule returns to end its stage: the number is a measurement as far as the rules of its
+#: stage go (no later rule of the stage is tried; the next stage is)
 MEASUREMENT = object()
 
 
 class SkipRule:
     """One rule of what is not a measurement: ``decide(candidate)`` returns one of ``codes``
-    (the number is skipped), ``MEASUREMENT`` (it is read, and no later rule is tried) or None
+    (the number is skipped), ``MEASUREMENT`` (no later rule of its ``stage`` is tried) or None
     (the next rule decides); it is tried only when ``gate(candidate)`` (cheap) holds."""
 
-    __slots__ = ("name", "codes", "gate", "decide")
+    __slots__ = ("name", "codes", "gate", "decide", "stage")
 
-    def __init__(self, name: str, codes: tuple, gate, decide) -> None:
+    def __init__(self, name: str, codes: tuple, gate, decide, stage: str = "words") -> None:
         self.name, self.codes, self.gate, self.decide = name, codes, gate, decide
+        self.stage = stage
 
     def __repr__(self) -> str:
         return f"SkipRule({self.name})"
@@ -644,6 +650,153 @@ def _count(c: Candidate):
     return Skip.COUNT
 
 
+def _count_of_things(c: Candidate):
+    """"1,240 customers", "one of 3 USGS gauges"; passed over only where no tool returned a
+    plain count (``page.counts_skipped()``): there a wrong count is a wrong tool figure."""
+    code = discrete_count(c.text, c.s, c.e, c.raw, c.digits)
+    return code if code is not None and c.page.counts_skipped() else None
+
+
+def _may_be_a_count_of_things(c: Candidate) -> bool:
+    return c.unit is None and c.integer and not c.percent and not c.sign and not c.exp and \
+        c.factor is None and len(c.digits) <= 7
+
+
+# one unit defined by a formula after it: "1 Ml/d = 1,000 m\u00b3 / 86,400 s" (its right side is
+# read, and must hold; "1 kV = 1000 V" is no formula, and is read)
+_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
+                         r"\s[/\u00d7*\u00f7]\s*\d")
+
+
+def _one_unit_defined(c: Candidate):
+    return Skip.ONE_UNIT_DEFINED if _DEFINED_AS.match(c.text, c.end) else None
+
+
+# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
+# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
+# threshold", "below the gauge datum" are claims)
+_LANDMARK_AFTER = re.compile(
+    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
+    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
+    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
+    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
+    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
+    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
+_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
+
+
+def _distance_to_place(c: Candidate):
+    return Skip.DISTANCE_TO_PLACE if _LANDMARK_AFTER.match(c.text, c.end) else None
+
+
+def _may_be_a_distance(unit, datum, text: str, end: int) -> bool:
+    return datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST
+
+
+# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
+# is a convention
+_PU_AFTER = re.compile(r"\s+base\b", re.I)
+_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
+
+
+def base_hint(low: str) -> bool:
+    """Whether the rule per_unit_base can apply to a text at all (its lower-case form)."""
+    return "base" in low
+
+
+def _per_unit_base(c: Candidate):
+    text, s = c.text, c.s
+    if _PU_AFTER.match(text, c.end) or _PU_BASE.search(text, max(0, s - 12), s):
+        return Skip.PER_UNIT_BASE
+    return None
+
+
+# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
+_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
+                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
+                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
+_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
+                    "known to", "nearest", "resolution")
+
+
+def precision_hint(low: str) -> bool:
+    """Whether the rule precision_to can apply to a text at all (its lower-case form)."""
+    return any(w in low for w in _PRECISION_HINTS)
+
+
+def _precision_to(c: Candidate):
+    text, s = c.text, c.s
+    before = text[max(0, s - 24):s].lower()
+    if ("to " in text[max(0, s - 20):s] or "resolution" in before or "precision" in before) and \
+            _PRECISION_BEFORE.search(text, max(0, s - 28), s):
+        return Skip.PRECISION_TO
+    return None
+
+
+def _list_marker(c: Candidate):
+    text, e = c.text, c.e
+    nxt = text[e:e + 1]
+    if text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, c.s, e, nxt):
+        return Skip.LIST_MARKER
+    return None
+
+
+def _may_be_a_marker(digits: str, nxt: str) -> bool:
+    return len(digits) <= 2 and nxt in ".)" and nxt != ""
+
+
+def _year(c: Candidate):
+    return Skip.YEAR if read_unit(c.text, c.e)[0] is None else None
+
+
+def _may_be_a_year(raw: str, digits: str) -> bool:
+    return raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
+
+
+def _day_of_month(c: Candidate):
+    words_before = c.rev[::-1].split()
+    word_after = c.text[c.e:c.e + 12].strip().lower()
+    if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
+        return Skip.DAY_OF_MONTH
+    return None
+
+
+def _constant_root(c: Candidate):
+    """The number under a root ("\u221a3", "sqrt(2)"): a constant of the text, recorded on its
+    page (``page.constants``)."""
+    if _SQRT_BEFORE.search(c.text, max(0, c.s - 8), c.s):
+        n = int(c.digits)
+        c.page.constants.add(f"sqrt{n}")
+        return Said(Skip.CONSTANT_ROOT, f"the constant \u221a{n}")
+    return None
+
+
+def _may_be_a_day(digits: str) -> bool:
+    return len(digits) <= 2 and int(digits) <= 31
+
+
+def _ordinal(c: Candidate):
+    """"1st", "2nd": an ordinal; but "1250cfs" is a number with a unit."""
+    text, e = c.text, c.e
+    if text[e:e + 2] in ("st", "nd", "rd", "th") and not text[e + 2:e + 3].isalnum():
+        return Skip.ORDINAL
+    return None
+
+
+def _code_string(c: Candidate):
+    """A number quoted as a string in code or JSON: "7374000", `42`."""
+    return Skip.CODE_STRING if c.text[c.e:c.e + 1] == c.text[c.s - 1] else None
+
+
+def _digits_into_letters(c: Candidate):
+    """Digits run into letters that are no unit ("5a", "12b"): part of an identifier."""
+    return Skip.DIGITS_INTO_LETTERS
+
+
 def _always(c: Candidate) -> bool:
     return True
 
@@ -652,8 +805,23 @@ _WORK_CODES = (Skip.COUNT_OF_WORK, Skip.POSITION_IN_PROCEDURE, Skip.TOTAL_OF_POS
                Skip.POSITION_OUT_OF_TOTAL, Skip.COUNT_OUT_OF_TOTAL, Skip.SCORE_ON_SCALE,
                Skip.SELF_SCORE)
 
-#: what is not a measurement, in the order the rules are tried (``not_a_measurement``)
+#: what is not a measurement, in the order the rules are tried, stage by stage (``STAGES``)
 SKIP_RULES = (
+    SkipRule("ordinal", (Skip.ORDINAL,), lambda c: c.text[c.e:c.e + 1].isalpha() and not c.percent,
+             _ordinal, stage="marks"),
+    SkipRule("code_string", (Skip.CODE_STRING,),
+             lambda c: c.page.answer and c.s > 0 and c.text[c.s - 1] in "\"'`" and
+             not c.percent and not c.sign, _code_string, stage="marks"),
+    SkipRule("list_marker", (Skip.LIST_MARKER,),
+             lambda c: _may_be_a_marker(c.digits, c.text[c.e:c.e + 1]), _list_marker,
+             stage="whole"),
+    SkipRule("year", (Skip.YEAR,), lambda c: _may_be_a_year(c.raw, c.digits), _year,
+             stage="whole"),
+    SkipRule("day_of_month", (Skip.DAY_OF_MONTH,), lambda c: _may_be_a_day(c.digits),
+             _day_of_month, stage="whole"),
+    SkipRule("constant_root", (Skip.CONSTANT_ROOT,),
+             lambda c: c.page.sqrt_written and _may_be_a_day(c.digits) and int(c.digits) <= 10,
+             _constant_root, stage="whole"),
     SkipRule("uncertainty", (Skip.UNCERTAINTY,), lambda c: c.k >= 0, _uncertainty),
     SkipRule("citation_bracketed", (Skip.CITATION_BRACKETED,), lambda c: c.integer,
              _citation_bracketed),
@@ -686,20 +854,107 @@ SKIP_RULES = (
     SkipRule("n_equals", (Skip.COUNT_N_EQUALS,), _always, _n_equals),
     SkipRule("of_them", (Skip.COUNT_OF_THEM,), _always, _of_them),
     SkipRule("count", (Skip.COUNT,), _always, _count),
+    SkipRule("count_of_things", (Skip.COUNT_OF_THINGS,), _may_be_a_count_of_things,
+             _count_of_things, stage="things"),
+    SkipRule("one_unit_defined", (Skip.ONE_UNIT_DEFINED,),
+             lambda c: c.value == 1.0 and not c.exp and c.factor is None, _one_unit_defined,
+             stage="unit"),
+    SkipRule("distance_to_place", (Skip.DISTANCE_TO_PLACE,),
+             lambda c: _may_be_a_distance(c.unit, c.datum, c.text, c.end), _distance_to_place,
+             stage="unit"),
+    SkipRule("per_unit_base", (Skip.PER_UNIT_BASE,), lambda c: c.page.base_hint, _per_unit_base,
+             stage="unit"),
+    SkipRule("precision_to", (Skip.PRECISION_TO,), lambda c: c.page.precise_hint and not c.percent,
+             _precision_to, stage="unit"),
+    SkipRule("digits_into_letters", (Skip.DIGITS_INTO_LETTERS,),
+             lambda c: c.unit is None and not c.percent and c.factor is None and
+             c.text[c.e:c.e + 1].isalpha(), _digits_into_letters, stage="letters"),
 )
 
 
-_SKIP_ORDER = tuple((None if r.gate is _always else r.gate, r.decide) for r in SKIP_RULES)
+#: the stages of ``SKIP_RULES``, in the order they are tried (``SKIP_RULES`` lists its rows in
+#: that order): in a question too, the marks around a number before any word is read
+#: ("marks") and a whole number written without a percent sign, whatever follows it
+#: ("whole"); in an answer only, once the unit after it is read, the words around a number
+#: with no unit, a percentage, a time or any number of a text with a "\u00b1" ("words"), a
+#: whole number with no unit that may count things ("things") and a number read with its
+#: unit ("unit"); last, in a question too, digits run into letters that are no unit
+#: ("letters"). Before "marks" the reader passes over the digits inside a span it read (a
+#: date, a time, an address, an identifier), and before "whole" an identifier or a label.
+STAGES = ("marks", "whole", "words", "things", "unit", "letters")
 
 
-def not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
-                      rev):
-    """Why a number read is no measurement (a count, a precision, a period, an uncertainty, a
-    probability): the code of the first rule of ``SKIP_RULES`` that decides, or None."""
-    c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor, rev)
-    for gate, decide in _SKIP_ORDER:
+def _stage(name: str) -> tuple:
+    return tuple((None if r.gate is _always else r.gate, r.decide) for r in SKIP_RULES
+                 if r.stage == name)
+
+
+_MARKS, _WHOLE, _WORDS, _THINGS, _UNIT, _LETTERS = (_stage(name) for name in STAGES)
+
+
+def _first(rules: tuple, c: Candidate):
+    for gate, decide in rules:
         if gate is None or gate(c):
             code = decide(c)
             if code is not None:
                 return None if code is MEASUREMENT else code
+    return None
+
+
+def not_a_measurement(page, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                      factor, rev, value, datum):
+    """Why a number read (with its unit) is no measurement: in an answer (``page.answer``) the
+    code of the first rule of the stages "words", "things" and "unit" of ``SKIP_RULES`` that
+    decides (a count, a precision, a period, an uncertainty, a probability), unless the
+    question states the value (``page.stated``: it is quoted, and read); then, in a question
+    too, of the stage "letters"; or None. Each stage is entered only when its cheap test (its
+    rows' gates, inline: this runs on every number) holds; the candidate is built then."""
+    c = code = None
+    if page.answer:
+        if unit is None or percent or page.plus_minus or unit.dims == TIME:
+            c = Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp, factor,
+                          rev, value, datum, page)
+            code = _first(_WORDS, c)
+        if code is None:
+            if unit is None:
+                if integer and not percent and not sign and not exp and factor is None and \
+                        len(digits) <= 7:
+                    c = c or Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign,
+                                       exp, factor, rev, value, datum, page)
+                    code = _first(_THINGS, c)
+            elif value == 1.0 or page.base_hint or page.precise_hint or datum is None and \
+                    unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST:
+                c = c or Candidate(text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                                   factor, rev, value, datum, page)
+                code = _first(_UNIT, c)
+        if code is not None and value not in page.stated:
+            return code
+    if unit is None and not percent and factor is None and text[e:e + 1].isalpha():
+        return _first(_LETTERS, c or Candidate(text, s, e, end, raw, digits, integer, unit,
+                                               percent, sign, exp, factor, rev, value, datum, page))
+    return None
+
+
+def whole_number_skip(page, text, s, e, raw, digits, rev):
+    """Why a whole number written without a percent sign is no quantity, whatever follows it
+    (a list marker, a year, a day of a month, the number under a root): the code of the
+    first rule of the stage "whole" of ``SKIP_RULES``, or None. In a question too; its
+    candidate has no unit read yet."""
+    n = len(digits)  # (the gates of its rows, inline: this runs on every whole number)
+    if n <= 2 and (text[e:e + 1] in (".", ")") or int(digits) <= 31) or \
+            n == 4 and raw == digits and 1800 <= int(digits) <= 2100:
+        return _first(_WHOLE, Candidate(text, s, e, e, raw, digits, True, None, False, None, 0,
+                                        None, rev, None, None, page))
+    return None
+
+
+def marked_skip(page, text, s, e, raw, digits, integer, rev, sign, pct):
+    """Why a number is no quantity by the marks around it (an ordinal, a string in code): the
+    code of the first rule of the stage "marks" of ``SKIP_RULES``, or None. In a question too
+    (a string in code only in an answer); its candidate has no unit read yet."""
+    # (the gates of its rows, inline: this runs on every number)
+    if text[e:e + 1].isalpha() and not pct or \
+            page.answer and s > 0 and text[s - 1] in "\"'`" and not pct and not sign:
+        return _first(_MARKS, Candidate(text, s, e, e, raw, digits, integer, None, bool(pct),
+                                        sign, 0, None, rev, None, None, page))
     return None

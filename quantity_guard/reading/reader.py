@@ -8,12 +8,12 @@ import re
 
 from ..numeric import (canonical_datum, is_close, known_datum, plain_digits, significant_figures,
     tolerance_of_digits)
-from .cache import CACHE
+from .cache import READS
 from .codes import Said, Skip
-from .text import (cell_unit, code_before, is_ratio_unit, LENGTH, needs_normalising, normalise,
-    Number, paren_datum, read_phrase, read_unit, reversed_words, TIME, WORD)
-from .skips import (clock_spans, discrete_count, file_names, id_hints, identifier_at, is_marker,
-    not_a_measurement, SERVICE_NUMBER)
+from .text import (cell_unit, code_before, is_ratio_unit, needs_normalising, normalise,
+    Number, paren_datum, read_phrase, read_unit, reversed_words, WORD)
+from .skips import (base_hint, clock_spans, file_names, id_hints, identifier_at, marked_skip,
+    not_a_measurement, precision_hint, SERVICE_NUMBER, whole_number_skip)
 
 
 _SEP_GROUPS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+|\d{1,3}(?: \d{3})+(?![\d,])"
@@ -72,7 +72,6 @@ _DOTTED_LABEL_WORDS = ("cc by", "cc-by", "cc by-sa", "cc by-nc",
                        "version", "release", "chapter", "clause", "paragraph", "step", "library",
                        "build", "ver.", "ver", "rev", "rev.", "revision", "python", "schema",
                        "api", "sdk", "firmware", "protocol", "spec", "specification", "v.")
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NEGATIVE_WORDS = ("deficit of", "shortfall of", "below", "short by", "lower by", "drop of",
                    "decrease of", "decline of", "down by", "fell by", "minus", "negative")
 
@@ -117,35 +116,10 @@ _SCI_COMMA = re.compile(r",(?<=\d,)(?:\d{1,2}|\d{4,})(?=\s?[\u00d7x*\u00b7\u22c5
 _POINT_DECIMAL = re.compile(r"(?<![\w.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d,]|\.\d)")
 _DOT_GROUP = re.compile(r"(?<![\w.,])[1-9]\d{0,2}\.\d{3}(?![\d]|[.,]\d)")
 _OFFSET = re.compile(r"(?<![\w.])[-+\u2212]\d{1,2}:\d{2}\b")
-_SQRT_BEFORE = re.compile(r"(?:\u221a|sqrt|root)\s*\(?\s*$", re.I)
 _PI = re.compile(r"\u03c0|\bpi\b", re.I)
 
 
-# A distance to a place: "150 m below the A33 bridge", "2 km downstream of the intake" (a
-# structure or a place, never a level: "below the bridge soffit" is a clearance, and "below the
-# threshold", "below the gauge datum" are claims)
-_LANDMARK_AFTER = re.compile(
-    r"\s+(?:(?:up|down)stream\b(?!\s+(?:level|stage|flow|water))|(?:(?:up|down)stream\s+|north\s+|"
-    r"south\s+|east\s+|west\s+)?(?:of|from|below|above|past|beyond|before|after)\s+(?:the\s+)?"
-    r"(?:[A-Z][\w-]*\s+){0,3}(?:bridge|intake|weir|confluence|outfall|dam|lock|crossing|road|"
-    r"mouth|junction|village|town|mill|culvert|sluice|footbridge|viaduct|ford|barrage|"
-    r"substation|railway|motorway|highway|outlet)s?\b(?!\s+(?:crest|top|deck|level|height|soffit|"
-    r"invert|datum|zero|threshold|sill|spill|apron|floor)))")
-# a per-unit value ("0.9 pu") is read on a base the answer picks; the base ("on a 100 MVA base")
-# is a convention
-_DEFINED_AS = re.compile(r"\s*(?:=|\u2261|:=|equals|is equal to|is defined as)\s*\(?\d[^=;\n]{0,40}?"
-                         r"\s[/\u00d7*\u00f7]\s*\d")  # (a formula: "1 kV = 1000 V" is read as before)
-_PRECISION_HINTS = ("exact", "accura", "precis", "correct to", "good to", "given to", "resolved",
-                    "known to", "nearest", "resolution")
-_LANDMARK_FIRST = frozenset("udnsewofbpaUDNSEWOFBPA")  # up, down, north ... of, from, below ...
-_PU_AFTER = re.compile(r"\s+base\b", re.I)
-_PU_BASE = re.compile(r"\bbase\s+(?:of\s+)?$", re.I)
 
-
-# a precision written with a unit: "exact to 0.1 A", "given to the nearest 0.1 ft"
-_PRECISION_BEFORE = re.compile(r"\b(?:(?:exact|accurate|precise|correct|good|given|resolved|known)"
-                               r"\s+to(?:\s+within)?(?:\s+the\s+nearest)?|"
-                               r"to\s+the\s+nearest|resolution(?:\s+of)?|precision(?:\s+of)?)\s*$", re.I)
 
 
 _ID_NEXT = frozenset("-+])/_\u2013")       # a character after the number that starts one
@@ -158,7 +132,7 @@ def extract_numbers(text: str) -> list[Number]:
     """Every quantity-like number in ``text``, with the unit written after it if any."""
     if not text:
         return []
-    CACHE.fresh()
+    READS.fresh()
     return scan(text).numbers
 
 
@@ -245,13 +219,23 @@ class _Scan:
             if _PI.search(text):
                 self.constants.add("pi")
         self.hints = id_hints(low_text) if answer else (False, False)
-        self.precise_hint = answer and any(w in low_text for w in _PRECISION_HINTS)
-        self.base_hint = answer and "base" in low_text
+        self.precise_hint = answer and precision_hint(low_text)
+        self.base_hint = answer and base_hint(low_text)
         self.sqrt_written = "\u221a" in text or "sqrt" in text or "root" in text
         self.plus_minus = "\u00b1" in text or "+/-" in text
         self.ids: list[tuple[int, int, Skip]] = []  # identifier spans read so far, with the code
         self.last_skip = -1  # where the last identifier or label read ended
-        self.counts_ok = None  # whether counts of discrete things may be passed over
+        self.counts_ok: "bool | None" = None  # whether counts of discrete things may be passed over
+
+    def counts_skipped(self) -> bool:
+        """Whether a count of discrete things may be passed over (asked of the audit once per
+        text, when such a count is first read)."""
+        if self.counts is None:
+            return True
+        ok = self.counts_ok
+        if ok is None:
+            ok = self.counts_ok = bool(self.counts())
+        return ok
 
 
 def _read_literal(st: _Scan, m) -> None:
@@ -268,10 +252,12 @@ def _read_literal(st: _Scan, m) -> None:
     nxt = text[e:e + 1]
     digits = raw if raw.isdigit() or raw.replace(".", "", 1).isdigit() else plain_digits(raw)
     integer = digits.isdigit()
-    before = text[max(0, s - 24):s].lower()
-    rev = before[::-1]  # the words before, read backwards: one anchored match each
-    why = _written_skip(st, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
-                        gexp or gexp10 or gpow or gsup10)
+    # the words before, read backwards: one anchored match each
+    rev = text[max(0, s - 24):s].lower()[::-1]
+    why = marked_skip(st, text, s, e, raw, digits, integer, rev, sign, pct)
+    if why is None:
+        why = _written_skip(st, m, s, e, raw, digits, integer, rev, sign, pct,
+                            gexp or gexp10 or gpow or gsup10)
     if why is not None:
         st.skipped.append((m.group(), why))
         return
@@ -279,13 +265,12 @@ def _read_literal(st: _Scan, m) -> None:
     if abs(exp) > _MAX_EXP or len(digits) > _MAX_EXP:
         st.skipped.append((m.group(), Skip.OUT_OF_RANGE))
         return
-    _read_value(st, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct, gexp10, gpow,
-                gsup10)
+    _read_value(st, m, s, e, nxt, raw, digits, integer, rev, exp, sign, pct, gexp10, gpow, gsup10)
 
 
 def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
     """Digits inside what was read already: the unit before, a date, time or address span, an
-    identifier (read here, then its span kept), or an ordinal."""
+    identifier (read here, then its span kept)."""
     text, out = st.text, st.out
     if out and s < out[-1].nend:
         return Skip.PART_OF_UNIT
@@ -313,16 +298,13 @@ def _span_skip(st: _Scan, m, s: int, e: int, raw: str, sign, pct):
             st.ids.append(span)
             st.last_skip = e
             return span[2]
-    if nxt.isalpha() and not pct and text[e:e + 2] in ("st", "nd", "rd", "th") and \
-            not text[e + 2:e + 3].isalnum():
-        return Skip.ORDINAL  # "1st", "2nd": ordinals; but "1250cfs" is a number with a unit
     return None
 
 
-def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, sign, pct,
-                  powered):
-    """What the words and marks around the digits make them: a string in code, an identifier,
-    a step or section label, a list marker, a year, a day of a month, the root of a constant."""
+def _written_skip(st: _Scan, m, s, e, raw, digits, integer, rev, sign, pct, powered):
+    """What the words around the digits make them: an identifier, a step or section label;
+    then, for a whole number, the rules of the stage "whole" of ``skips.SKIP_RULES`` (a list
+    marker, a year, a day of a month, the root of a constant)."""
     text, answer = st.text, st.answer
     # station and site numbers, codes, list markers, years, dates written with a month name
     id_rev = rev[1:] if rev[:1] in ("+", "-", "\u2212") else rev
@@ -330,9 +312,6 @@ def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, si
         t = id_rev.lstrip()
         if t[:1] == "=" or t[:1] == ":" and (len(t) == len(id_rev) or t[1:2] in "\"'"):
             id_rev = t.lstrip(" \t\"'=:#-_")  # "station": 7374000, EPSG:4326, site=..
-    if answer and s > 0 and text[s - 1] in "\"'`" and text[e:e + 1] == text[s - 1] and \
-            not pct and not sign:
-        return Skip.CODE_STRING
     if _ID_RX.match(id_rev) or (
             integer and len(digits) >= 3 and digits[0] == "0" and raw == digits) or (
             s >= 3 and text[s - 1] == "-" and code_before(text, s - 1)):  # RRL-12
@@ -350,29 +329,7 @@ def _written_skip(st: _Scan, m, s, e, raw, digits, integer, before, rev, nxt, si
         st.last_skip = e
         return Skip.LABEL
     if integer and not pct:
-        return _whole_number_skip(st, s, e, raw, digits, before, nxt)
-    return None
-
-
-def _whole_number_skip(st: _Scan, s, e, raw, digits, before, nxt):
-    """A whole number that is a list marker, a year, a day of a month or under a root."""
-    text = st.text
-    if len(digits) <= 2 and nxt in ".)" and nxt and \
-            text[e + 1:e + 4].lstrip("*_")[:1].isspace() and is_marker(text, s, e, nxt):
-        return Skip.LIST_MARKER
-    if raw == digits and len(digits) == 4 and 1800 <= int(digits) <= 2100:
-        unit, _, _ = read_unit(text, e)
-        if unit is None:
-            return Skip.YEAR
-    if len(digits) <= 2 and int(digits) <= 31:
-        words_before = before.split()
-        word_after = text[e:e + 12].strip().lower()
-        if (words_before and words_before[-1][:3] in _MONTHS) or word_after[:3] in _MONTHS:
-            return Skip.DAY_OF_MONTH
-        if st.sqrt_written and int(digits) <= 10 and \
-                _SQRT_BEFORE.search(text, max(0, s - 8), s):
-            st.constants.add(f"sqrt{int(digits)}")
-            return Said(Skip.CONSTANT_ROOT, f"the constant \u221a{int(digits)}")
+        return whole_number_skip(st, text, s, e, raw, digits, rev)
     return None
 
 
@@ -392,20 +349,22 @@ def _exponent(raw: str, gexp, gexp10, gsup10) -> int:
     return exp
 
 
-def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp, sign, pct,
+def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, rev, exp, sign, pct,
                 gexp10, gpow, gsup10) -> None:
     """The value, its written precision and the unit after it; then what that makes of the
-    number (``_measurement_skip``), or the Number."""
-    text, answer = st.text, st.answer
+    number (``skips.not_a_measurement``), or the Number."""
+    text = st.text
     base = float(digits)
     value = base * 10.0 ** exp if exp else base
     tol = tolerance_of_digits(raw, exp)
+    # the boundary's reading counts at most three trailing zeros of a whole number as rounding:
+    # the same tolerance, unless the digits end in four zeros or more
+    btol = tol if "." in raw or digits[-4:] != "0000" else tolerance_of_digits(raw, exp, 3)
     frac = _FRACTIONS.get(text[e:e + 1]) if integer and not exp else None
     if frac is not None:  # "48\u00be inches": a whole number and a vulgar fraction
         value, tol = value + frac, 0.125
         e += 1
         nxt = text[e:e + 1]
-    btol = tolerance_of_digits(raw, exp, 3)
     if gsup10 and raw == "10":
         value, tol = 10.0 ** (exp + 1), 0.005 * 10.0 ** (exp + 1)
     elif gpow:
@@ -454,55 +413,19 @@ def _read_value(st: _Scan, m, s, e, nxt, raw, digits, integer, before, rev, exp,
                 per = read_phrase(f"{unit.symbol}/{rate.group(1).lower()}")
                 if per is not None:
                     unit, end = per[0], rate.end()
-    why = _measurement_skip(st, s, e, end, raw, digits, integer, before, rev, value, unit,
-                            datum, percent, sign, exp, factor) if answer else None
-    if why is not None and value not in st.stated:
+    why = not_a_measurement(st, text, s, e, end, raw, digits, integer, unit, percent, sign, exp,
+                            factor, rev, value, datum)
+    if why is Skip.DIGITS_INTO_LETTERS:  # (recorded with the letters its digits run into)
+        st.skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
+                           m.group(), why))
+        return
+    if why is not None:
         st.skipped.append((m.group(), why))
         if why.identifier:
             st.last_skip = e
         return
-    if unit is None and not percent and nxt.isalpha() and factor is None:
-        st.skipped.append((m.group() + text[e:e + 8].split()[0] if text[e:e + 1].strip() else
-                           m.group(), Skip.DIGITS_INTO_LETTERS))
-        return
     _emit(st, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1, negated,
           percent, unit, datum, factor, sign, gexp10, gpow, gsup10)
-
-
-def _measurement_skip(st: _Scan, s, e, end, raw, digits, integer, before, rev, value, unit, datum,
-                      percent, sign, exp, factor):
-    """In an answer, what the number read with its unit is when not a measurement (the rules
-    of ``skips.SKIP_RULES``, a count of discrete things, one unit defined by what follows, a
-    distance to a place, the base of a per-unit system, a precision), or None."""
-    text = st.text
-    why = not_a_measurement(text, s, e, end, raw, digits, integer, unit, percent, sign,
-                            exp, factor, rev) if (
-        unit is None or percent or st.plus_minus or unit.dims == TIME) else None
-    if why is None and unit is None and integer and not percent and \
-            not sign and not exp and factor is None and len(digits) <= 7:
-        why = discrete_count(text, s, e, raw, digits)
-        if why is not None and st.counts is not None:
-            if st.counts_ok is None:
-                st.counts_ok = st.counts()
-            if not st.counts_ok:
-                why = None
-    if why is not None or unit is None:
-        return why
-    if value == 1.0 and not exp and factor is None and _DEFINED_AS.match(text, end):
-        # "1 Ml/d = 1,000 m\u00b3 / 86,400 s": one unit defined by what follows (its right
-        # side is read, and must hold)
-        return Skip.ONE_UNIT_DEFINED
-    if datum is None and unit.dims == LENGTH and text[end + 1:end + 2] in _LANDMARK_FIRST and \
-            _LANDMARK_AFTER.match(text, end):
-        return Skip.DISTANCE_TO_PLACE
-    if st.base_hint and (_PU_AFTER.match(text, end) or _PU_BASE.search(text, max(0, s - 12), s)):
-        return Skip.PER_UNIT_BASE
-    if st.precise_hint and not percent and \
-            ("to " in text[max(0, s - 20):s] or "resolution" in before or
-             "precision" in before) and \
-            _PRECISION_BEFORE.search(text, max(0, s - 28), s):
-        return Skip.PRECISION_TO
-    return None
 
 
 def _emit(st: _Scan, m, s, end, raw, digits, integer, rev, base, value, tol, btol, exp, sig1,
