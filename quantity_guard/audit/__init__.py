@@ -1,9 +1,11 @@
 """The answer audit: every numeric literal in a final answer, classified against the ledger.
 
     audit = ledger.audit_answer(answer, context=question)
-    audit.ok            # False only if something is unsourced or unit_mislabelled
+    audit.ok            # False if a figure is unsourced, unit_mislabelled or tainted, or
+                        # the answer gave up on a refused call it could have repeated
     audit.findings      # one Finding per number: text, value, unit, status, match, note (why)
     audit.skipped       # (text, reason) for each run of digits that is not a quantity
+    audit.abandoned     # an Abandoned per refused call given up on (audit/abandoned.py)
 
 Statuses:
 
@@ -40,9 +42,10 @@ from __future__ import annotations
 
 from ..numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
                        relative_cap)
+from .abandoned import Abandoned
 from .answer import audit_answer
 from .findings import Audit, Finding
 from ..reading.reader import extract_numbers, written_tolerance
 from ..reading.text import Number
 
-__all__ = ["Number", "Finding", "Audit", "extract_numbers", "audit_answer"]
+__all__ = ["Number", "Finding", "Audit", "Abandoned", "extract_numbers", "audit_answer"]

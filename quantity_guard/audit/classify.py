@@ -17,7 +17,7 @@ from ..conversions import Conversion
 from ..numeric import is_close, pair_datum_ok, power_dims, same_datum, share_matches
 from .cache import CACHE
 from .codes import Reason
-from .text import Number
+from ..reading.text import Number
 from .findings import entry_name, Finding, note_text, shown, si_of
 from .context import Context
 from .formula import entry_has_kind, has_kind_axis, in_formula

@@ -11,7 +11,7 @@ from itertools import chain
 from ..units.dimension import DIMENSIONLESS as _DIMENSIONLESS
 from ..numeric import fmt_g, is_close, power_dims
 from .codes import Reason, Skip
-from .text import LENGTH, Number, read_phrase, TIME
+from ..reading.text import LENGTH, Number, read_phrase, TIME
 from .findings import Audit, entry_name, Finding, matching_input, shown, si_of, violating_inputs
 from .context import Context
 from .formula import (bracket_after, BRACKET_OP, chain_checks, evaluate, formula_matches,
