@@ -56,9 +56,13 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")  # where a supposition's cons
 
 
 def _dims(n):
-    if n.unit is None:
-        return "%" if n.percent else None  # (a share in per cent: a kind of its own here)
-    return power_dims(n.unit.dims)
+    return power_dims(n.unit.dims) if n.unit is not None else None
+
+
+def _kind(n):
+    """What a supposition's consequence is set against: its dimension, or a share in per cent
+    (a kind of its own)."""
+    return "%" if n.unit is None and n.percent else _dims(n)
 
 
 def revised_working(findings: list[Finding], ctx: Context) -> list[Finding]:
@@ -101,9 +105,9 @@ def supposition(findings: list[Finding], ctx: Context) -> list[Finding]:
         span = next((sp for sp in spans if sp[1] <= n.nstart < sp[2]), None)
         if span is None:
             continue
-        dims = _dims(n)
+        dims = _kind(n)
         actual = next((g.number for g in findings if g.status in _ACCEPTED and
-                       _dims(g.number) == dims and
+                       _kind(g.number) == dims and
                        not span[0] <= g.number.nstart < span[2]), None)
         if dims is not None and actual is not None:
             out[i] = Finding(n, "hypothetical", f.match,
