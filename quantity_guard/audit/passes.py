@@ -762,9 +762,11 @@ def explain_in_context(findings: list[Finding], ctx: Context) -> list[Finding]:
         # a step's result accepted as the operand of a later step accepts that step's own
         # operands in turn ("2,592,000 / 48 = 54,000"; "25 x 54,000 = 1,350,000"): to a fixed
         # point, at most a few steps back
+        at = {n.nstart: (i, n) for i, n in enumerate(numbers)}  # (where each number starts)
         for _ in range(_STEPS_BACK):
             before = [f.status for f in findings]
-            findings = _same_literal(_equal_expressions(_formula_operands(findings, ctx), ctx))
+            findings = _same_literal(_equal_expressions(_formula_operands(findings, ctx, at),
+                                                        ctx, at))
             if [f.status for f in findings] == before or "unsourced" not in before:
                 break
     findings = _ranges(findings, ctx)
@@ -871,15 +873,14 @@ def _bare_term(tokens):
     return (tokens, value[0]) if value is not None else None
 
 
-def _equal_expressions(findings: list[Finding], ctx: Context) -> list[Finding]:
+def _equal_expressions(findings: list[Finding], ctx: Context, at: dict) -> list[Finding]:
     """Bare terms written equal in a row, ``45000/86400 = 450/864 = 25/48 = 0.5208333``: when
     every term has the same value (to 0.5% or the places of a lone number) and one lone-number
-    term is accepted, every unsourced number of the row is an ``operand``."""
-    reading = ctx.reading
-    text = reading.text
+    term is accepted, every unsourced number of the row is an ``operand``. ``at``: {where a
+    number starts: (its index, the number)}."""
+    text = ctx.reading.text
     if text.count("=") + text.count("\u2248") < 2:
         return findings
-    at = {n.nstart: (i, n) for i, n in enumerate(reading.numbers)}
     out = list(findings)
     start = 0
     for line in text.split("\n"):
@@ -923,7 +924,7 @@ def _same_literal(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def _formula_operands(findings: list[Finding], ctx: Context) -> list[Finding]:
+def _formula_operands(findings: list[Finding], ctx: Context, at: dict) -> list[Finding]:
     """Written-out formulas ``a op b ... = r``: when the arithmetic checks out, a result
     computed from rounded operands is looked up again within the precision of those operands,
     and a flagged operand of an accepted result is an ``operand``."""
@@ -931,7 +932,6 @@ def _formula_operands(findings: list[Finding], ctx: Context) -> list[Finding]:
     reading = ctx.reading
     text = reading.text
     numbers = reading.numbers
-    at = {n.nstart: (i, n) for i, n in enumerate(numbers)}
     for ri, r in enumerate(numbers):
         k = r.nstart - 1
         while k >= 0 and text[k] in " *_~\u00a0\u2009":
