@@ -10,25 +10,15 @@ import pytest
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
 from quantity_guard.audit.revisions import REVISIONS, rounded_twice
-
-BAD = ("unsourced", "unit_mislabelled", "tainted")
+from audit_helpers import bad, ledger_of
 
 
 def energy_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 23.4, returns={"unit": "MWh"}, name="energy_delivered")()
-    return ledger
+    return ledger_of(("energy_delivered", 23.4, "MWh"))
 
 
 def runoff_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 0.10545566896551724, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-    return ledger
-
-
-def flagged(audit):
-    return [f.number.text for f in audit.findings if f.status in BAD]
+    return ledger_of(("runoff_depth", 0.10545566896551724, "mm/d"))
 
 
 def test_the_rules_are_a_table_of_named_codes():
@@ -45,7 +35,7 @@ def test_the_rules_are_a_table_of_named_codes():
 ])
 def test_working_the_answer_revises_is_given_up(answer):
     audit = energy_ledger().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert any(f.code is Reason.REVISED_WORKING for f in audit.findings)
 
 
@@ -66,7 +56,7 @@ def test_a_figure_no_revision_gives_up_stays_flagged(answer):
 @pytest.mark.parametrize("answer", ["ANSWER: 0.106 mm/day", "about 0.1055 mm/d, i.e. 0.106 mm/d"])
 def test_an_outputrounded_twice_is_sourced(answer):
     audit = runoff_ledger().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert audit.findings[-1].code is Reason.SOURCED_ROUNDED_TWICE
 
 
@@ -89,9 +79,7 @@ def testrounded_twice_is_exactly_that_path(x, written, tol, ok):
 
 
 def volume_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 1350.0, returns={"unit": "Ml"}, name="abstracted_volume")()
-    return ledger
+    return ledger_of(("abstracted_volume", 1350.0, "Ml"))
 
 
 @pytest.mark.parametrize("answer", [
@@ -101,7 +89,7 @@ def volume_ledger():
 ])
 def test_the_consequence_of_a_supposed_unit_is_hypothetical(answer):
     audit = volume_ledger().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert any(f.code is Reason.HYPOTHETICAL for f in audit.findings)
 
 
@@ -141,7 +129,7 @@ def tainted_volume_ledger():
 ])
 def test_an_output_the_final_answer_line_states_aright_supersedes_its_misstatement(answer):
     audit = volume_ledger().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert any(f.code is Reason.SUPERSEDED for f in audit.findings)
 
 
@@ -149,7 +137,7 @@ def test_a_refused_calls_output_the_final_answer_does_not_carry_is_superseded():
     answer = ("The tool returned 116.64 Ml, far too large: 45 Ml/d x 30 d = 1350 Ml."
               "\nANSWER: 1350 Ml")
     audit = tainted_volume_ledger().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert [f.number.text for f in audit.findings if f.code is Reason.SUPERSEDED] == ["116.64 Ml"]
 
 
@@ -175,10 +163,7 @@ def test_a_refused_calls_output_the_final_answer_carries_stays_flagged():
 
 
 def share_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 45.0, returns={"unit": "Ml/d"}, name="read_licence")()
-        quantity_tool(lambda: 2.6, returns={"unit": "m3/s"}, name="read_flow")()
-    return ledger
+    return ledger_of(("read_licence", 45.0, "Ml/d"), ("read_flow", 2.6, "m3/s"))
 
 
 @pytest.mark.parametrize("answer", [
@@ -212,7 +197,7 @@ def tainted_share_ledger():
 def test_a_refused_calls_share_the_final_line_does_not_carry_is_superseded():
     audit = tainted_share_ledger().audit_answer(
         "The tool returned 1730.77 %, which cannot be right.\nANSWER: 20.03 %")
-    assert audit.ok, flagged(audit)
+    assert audit.ok, bad(audit)
     assert [f.code for f in audit.findings if f.number.text == "1730.77 %"] == \
         [Reason.SUPERSEDED]
 
