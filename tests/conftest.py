@@ -17,3 +17,21 @@ else:
                               print_blob=True)
     settings.register_profile("explore", deadline=None, print_blob=True)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+# Suites by folder: a test under one of these folders carries the marker of the same name. The
+# default run (pyproject's addopts) leaves them out; `python -m pytest -m NAME` runs one of them.
+SUITE_FOLDERS = ("integrations", "gateway", "typecheck")
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    root = config.rootpath / "tests"
+    for item in items:
+        try:
+            top = item.path.relative_to(root).parts[0]
+        except ValueError:
+            continue
+        if top in SUITE_FOLDERS:
+            item.add_marker(getattr(pytest.mark, top))

@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 from quantity_guard import quantity_tool, toolbox
 from quantity_guard.adapters import GEMINI_KEYWORDS
 
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 ALLOWED = {"type", "format", "title", "description", "nullable", "enum", "items", "minItems",
            "maxItems", "properties", "required", "minProperties", "maxProperties", "minLength",
            "maxLength", "pattern", "minimum", "maximum", "anyOf", "propertyOrdering", "default",
