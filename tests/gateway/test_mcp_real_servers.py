@@ -26,7 +26,6 @@ import pytest
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import PEERS, env  # noqa: E402
 
 from mcp import Client, StdioServerParameters  # noqa: E402

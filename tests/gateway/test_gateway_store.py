@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("mcp")
-sys.path.insert(0, str(Path(__file__).parent))
 from redis_server import RedisServer, require_redis  # noqa: E402
 
 from bench.perf_gateway import Stack  # noqa: E402
@@ -184,7 +183,7 @@ def test_store_usage_errors(tmp_path):
             (["--listen", "0", "--store", "memcached://x", "--", "srv"], 3, "redis://HOST:PORT/DB"),
             (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--", "srv"], 3, "could not be reached")]:
         done = subprocess.run([*base, *argv], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
         assert done.returncode == status and text in done.stderr, (argv, done.returncode, done.stderr)
 
 

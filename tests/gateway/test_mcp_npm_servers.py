@@ -38,7 +38,6 @@ import pytest
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import env  # noqa: E402
 
 from mcp import Client, StdioServerParameters, types  # noqa: E402
@@ -48,7 +47,7 @@ NODE = shutil.which("node")
 NPM_ROOT = os.environ.get("QG_NPM_SERVERS")
 # the versions .ci/run installs (npm ci of tests/mcp_peers/npm, which its lock file pins)
 PACKAGES = {name.split("/")[1]: version for name, version in json.loads(
-    (Path(__file__).parent / "mcp_peers" / "npm" / "package.json").read_text())
+    (Path(__file__).parents[1] / "mcp_peers" / "npm" / "package.json").read_text())
     ["dependencies"].items()}
 
 # the client warns that logging and resources/subscribe are gone from 2026-07-28; these servers
@@ -751,7 +750,7 @@ def test_check_declares_what_a_full_client_declares_and_answers_honestly(tmp_pat
     ann = tmp_path / "cap.toml"
     ann.write_text('[tools.ask_model.params]\nn = "m"\n[tools.show_roots.params]\nn = "s"\n')
     answers = tmp_path / "answers.jsonl"
-    server = [sys.executable, str(Path(__file__).parent / "mcp_peers" / "capability_server.py"),
+    server = [sys.executable, str(Path(__file__).parents[1] / "mcp_peers" / "capability_server.py"),
               str(answers)]
     r = subprocess.run(proxy("--annotations", str(ann), "--check", "--", *server),
                        capture_output=True, text=True, env=env(), timeout=TIMEOUT)

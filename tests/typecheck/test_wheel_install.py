@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist", ".venv*",
                                  "results", "site", ".pytest_cache", ".hypothesis")
 
