@@ -20,8 +20,30 @@ else:
 
 
 # Suites by folder: a test under one of these folders carries the marker of the same name. The
-# default run (pyproject's addopts) leaves them out; `python -m pytest -m NAME` runs one of them.
+# default run (pyproject's addopts) leaves them out, and a folder whose marker the run's `-m`
+# expression cannot select is not even imported (the frameworks cost seconds to import);
+# `python -m pytest -m NAME` runs one of them.
 SUITE_FOLDERS = ("integrations", "gateway", "typecheck")
+
+
+def _selectable(config, marker: str) -> bool:
+    """Whether a test carrying only ``marker`` passes the run's ``-m`` expression."""
+    from _pytest.mark.expression import Expression
+
+    expression = config.getoption("markexpr")
+    if not expression:
+        return True
+    return Expression.compile(expression).evaluate(lambda name, **_: name == marker)
+
+
+def pytest_ignore_collect(collection_path, config):
+    try:
+        top = collection_path.relative_to(config.rootpath / "tests").parts[0]
+    except (ValueError, IndexError):
+        return None
+    if top in SUITE_FOLDERS and not _selectable(config, top):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(config, items):

@@ -53,16 +53,34 @@ def test_readme_demo_command_runs_offline_and_shows_the_refusals():
     assert "stated in the question" not in out.stdout
 
 
-def test_readme_test_command_is_the_one_ci_runs():
-    assert 'pip install -e ".[dev,integrations]" && python -m pytest' in COMMANDS
+def test_readme_test_command_is_the_one_ci_runs_on_every_python():
+    assert 'pip install -e ".[test]" && python -m pytest' in COMMANDS
     ci = (ROOT / ".ci" / "run").read_text()
-    # CI installs exactly what that command installs: the dev and integrations extras' requirements,
-    # then the project itself, editable
-    assert 'extras["dev"] + extras["integrations"]' in ci
+    # CI installs what that command installs: the test extra's requirements, then the project
+    # itself, editable; and runs the default suite on each supported Python
+    assert "start_venv 3.12 3.12 test" in ci and "start_venv 3.10 3.10 test" in ci
     assert 'pip install -q --disable-pip-version-check --no-deps -e "$root"' in ci
     assert "python -m pytest" in ci
+    for version in ("3.10", "3.11", "3.12", "3.13"):
+        assert f'part "default suite, Python {version}"' in ci
+    for marker in ("integrations", "gateway", "typecheck"):  # every suite the README names
+        assert f"-m {marker}" in README and f"suite full -m {marker}" in ci
     assert "not found" in ci and "exit 1" in ci  # a missing Python fails CI, never skipped
     assert "pip uninstall -q -y numpy" in ci  # the no-numpy pass
+
+
+def test_the_default_run_leaves_out_exactly_the_suites_the_readme_names():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    for marker in ("integrations", "gateway", "typecheck", "live"):
+        assert f"not {marker}" in options["addopts"]
+        assert any(line.startswith(f"{marker}:") for line in options["markers"])
+        if marker != "live":
+            assert (ROOT / "tests" / marker).is_dir()
+    assert "-n auto" in options["addopts"]  # parallel by default
 
 
 def test_readme_install_lines_install_the_checkout():

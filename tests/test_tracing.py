@@ -138,7 +138,7 @@ def test_a_langgraph_agent_run_is_one_span_per_tool_call_with_its_verdict(otel):
 
 ADK_RUN = """
 import asyncio, json, sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{tests!r}, {tests!r} + '/integrations']
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -166,6 +166,7 @@ print(json.dumps([{{"name": s.name, "attributes": dict(s.attributes),
 """
 
 
+@pytest.mark.integrations
 def test_an_adk_run_carries_the_verdict_on_adks_own_execute_tool_spans():
     """ADK opens an ``execute_tool <name>`` span per call (GenAI conventions): the guard adds
     its attributes and events to it rather than opening a second span."""
