@@ -1,6 +1,6 @@
 """The answer audit on real model answers: an external study's recorded runs, replayed.
 
-The folder (``--data``; default ``$QG_REAL_ANSWERS``, else ``bench/data/real_answers``, the copy in
+The folder (``--data``; default ``$QG_REAL_ANSWERS``, else ``evaluation/real_answers``, the copy in
 this repository: its README gives the source and licence) holds ``tasks.json`` (the study's tasks as data: prompt, tools with their
 declarations and bodies, conditions, gauge zeros, an hourly record) and ``runs.jsonl`` (one run a
 line: task, condition, model, the grade, every tool call the model made with its arguments
@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:
 from quantity_guard import Q, datums, session  # noqa: E402
 from quantity_guard.tool import GuardedTool  # noqa: E402
 
-DATA = HERE / "data" / "real_answers"  # the study's runs, copied (README.md there)
+DATA = ROOT / "evaluation" / "real_answers"  # the study's runs, copied (README.md there)
 GUARDED = frozenset({"guarded", "guarded_repair"})
 GRADED = ("correct", "wrong")
 

@@ -1,5 +1,5 @@
 """The audit on real model answers: an external study's recorded runs (five models), replayed by
-``bench/real_answers.py``. The folder is the copy in the repository (``bench/data/real_answers``,
+``bench/real_answers.py``. The folder is the copy in the repository (``evaluation/real_answers``,
 source and licence in its README) unless ``$QG_REAL_ANSWERS`` names another. Replaying all 1,920
 runs takes about two seconds in each mode, so these tests replay them all.
 
