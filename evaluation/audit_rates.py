@@ -4,11 +4,11 @@
     python evaluation/audit_rates.py --by-style --by-task --by-error --examples 2
 
 Prints
-- the hand-written labelled corpus (evaluation/answers/audit_corpus.json): scenarios, answers, correct
-  and wrong;
+- the hand-written labelled corpus (evaluation/answers/audit_corpus.json): scenarios, answers,
+  correct and wrong;
 - the generated corpus (evaluation/answers/audit_corpus_generated.json, built once: see
-  evaluation/README.md): every task of every bench suite, replayed through the real bench tools, answers in many
-  styles labelled by construction. Per style, per modifier, per task, per error kind and
+  evaluation/README.md): every task of every bench suite, replayed through the real bench
+  tools, answers in many styles labelled by construction. Per style, per modifier, per task, per error kind and
   overall: false alarms (correct answers with ``audit.ok`` False), detection (incorrect
   answers with ``audit.ok`` False), and exceptions raised by ``audit_answer`` (counted
   separately, never in a rate's denominator);

@@ -1,8 +1,8 @@
 """The answer audit measured on the third held-out set (``evaluation/answers/audit_holdout3.json``
 and the files after it; built once: see evaluation/README.md).
 
-``python evaluation/holdout3_rates.py`` replays every record's tool calls through the bench tools in a
-fresh session, audits the answer with ``ledger.audit_answer(answer, context=question)`` and
+``python evaluation/holdout3_rates.py`` replays every record's tool calls through the bench tools
+in a fresh session, audits the answer with ``ledger.audit_answer(answer, context=question)`` and
 prints:
 
 - false alarms: correct answers whose audit is not ok; detection: incorrect answers whose audit
