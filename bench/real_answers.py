@@ -1,7 +1,7 @@
 """The answer audit on real model answers: an external study's recorded runs, replayed.
 
-The folder (``--data``; default ``$QG_REAL_ANSWERS``, else ``../shared/data/real_answers`` beside
-the repository) holds ``tasks.json`` (the study's tasks as data: prompt, tools with their
+The folder (``--data``; default ``$QG_REAL_ANSWERS``, else ``evaluation/real_answers``, the copy in
+this repository: its README gives the source and licence) holds ``tasks.json`` (the study's tasks as data: prompt, tools with their
 declarations and bodies, conditions, gauge zeros, an hourly record) and ``runs.jsonl`` (one run a
 line: task, condition, model, the grade, every tool call the model made with its arguments
 exactly as sent, and the final answer). Nobody on this project wrote them.
@@ -48,13 +48,14 @@ if str(ROOT) not in sys.path:
 from quantity_guard import Q, datums, session  # noqa: E402
 from quantity_guard.tool import GuardedTool  # noqa: E402
 
+DATA = ROOT / "evaluation" / "real_answers"  # the study's runs, copied (README.md there)
 GUARDED = frozenset({"guarded", "guarded_repair"})
 GRADED = ("correct", "wrong")
 
 
 def default_data() -> Path:
     env = os.environ.get("QG_REAL_ANSWERS")
-    return Path(env) if env else ROOT.parent / "shared" / "data" / "real_answers"
+    return Path(env) if env else DATA
 
 
 def load(data: Path) -> tuple[dict, list[dict]]:

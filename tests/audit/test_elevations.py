@@ -222,9 +222,9 @@ def test_shares_of_an_elevation_named_by_the_sentence(answer, ok):
 
 
 def test_random_percentages_against_elevations_are_measured():
-    # bench/audit_rates.py: the cost of reading shares of elevations, measured (not a bound
+    # evaluation/audit_rates.py: the cost of reading shares of elevations, measured (not a bound
     # with slack: the figure is deterministic; with 300 ledgers 1.82% / 7.68% at 3 / 6 outputs,
     # main 2.15% / 5.48%; with these 100, 2.1%)
-    import bench.audit_rates as rates
+    from evaluation import audit_rates as rates
     r3 = rates.random_percent_acceptance(3, ledgers=100)
     assert r3["probes"] == 2000 and r3["rate"] < 0.03

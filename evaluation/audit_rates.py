@@ -1,14 +1,14 @@
 """The answer audit's own error rates: a script, not a test.
 
-    python bench/audit_rates.py          (or: python -m bench.audit_rates)
-    python bench/audit_rates.py --by-style --by-task --by-error --examples 2
+    python evaluation/audit_rates.py          (or: python -m evaluation.audit_rates)
+    python evaluation/audit_rates.py --by-style --by-task --by-error --examples 2
 
 Prints
-- the hand-written labelled corpus (tests/data/audit_corpus.json): scenarios, answers, correct
-  and wrong;
-- the generated corpus (tests/data/audit_corpus_generated.json, ``python -m bench.corpus``):
-  every task of every bench suite, replayed through the real bench tools, answers in many
-  styles labelled by construction. Per style, per modifier, per task, per error kind and
+- the hand-written labelled corpus (evaluation/answers/audit_corpus.json): scenarios, answers,
+  correct and wrong;
+- the generated corpus (evaluation/answers/audit_corpus_generated.json, built once: see
+  evaluation/README.md): every task of every bench suite, replayed through the real bench
+  tools, answers in many styles labelled by construction. Per style, per modifier, per task, per error kind and
   overall: false alarms (correct answers with ``audit.ok`` False), detection (incorrect
   answers with ``audit.ok`` False), and exceptions raised by ``audit_answer`` (counted
   separately, never in a rate's denominator);
@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CORPUS = ROOT / "tests" / "data" / "audit_corpus.json"
-GENERATED = ROOT / "tests" / "data" / "audit_corpus_generated.json"
+from evaluation.answer_sets import CORPUS, GENERATED  # noqa: E402
 RANDOM_SIZES = (1, 3, 6, 10, 20)
 ACCEPTED = ("sourced", "derived", "factor", "operand")  # every status audit.ok accepts but quoted
 COMMON_UNITS = ("cfs", "m3/s", "ML/d", "ft", "m", "km2")
@@ -203,11 +202,11 @@ def load_generated(path: Path = GENERATED) -> dict:
 def run_generated(corpus: dict | None = None) -> list[dict]:
     """Audit every generated answer against its scenario's replayed ledger. One row per
     answer; ``audit_ok`` is None when ``audit_answer`` raised (``exception`` says what)."""
-    from bench.corpus.tasks import build_ledger
+    from evaluation.answer_sets import scenario_ledger
     corpus = corpus or load_generated()
     rows = []
     for sc in corpus["scenarios"]:
-        ledger = build_ledger(sc["suite"], sc["task"], [tuple(c) for c in sc["calls"]])
+        ledger = scenario_ledger(sc)
         for ans in sc["answers"]:
             row = {"id": ans["id"], "scenario": sc["id"], "suite": sc["suite"],
                    "task": f"{sc['suite']}/{sc['task']}", "variant": sc["variant"],
@@ -363,7 +362,7 @@ def figures(*, generated: bool = True, sizes=RANDOM_SIZES, generated_path: Path 
 def main(argv=None) -> None:
     import argparse
     import time
-    ap = argparse.ArgumentParser(prog="python bench/audit_rates.py")
+    ap = argparse.ArgumentParser(prog="python evaluation/audit_rates.py")
     ap.add_argument("--by-style", action="store_true", help="rates per style and modifier")
     ap.add_argument("--by-task", action="store_true", help="rates per task and ledger variant")
     ap.add_argument("--by-error", action="store_true", help="detection per error kind")
@@ -371,8 +370,7 @@ def main(argv=None) -> None:
     ap.add_argument("--by-figure", action="store_true",
                     help="false-alarm causes: flagged figures per class in correct answers")
     ap.add_argument("--corpus", metavar="PATH", default=str(GENERATED.relative_to(ROOT)),
-                    help="the generated corpus to measure (default %(default)s); a held-out "
-                         "one: python -m bench.corpus --seed 7 --out /tmp/heldout.json")
+                    help="the generated corpus to measure (default %(default)s)")
     ap.add_argument("--json", metavar="PATH",
                     help="also write every rate (not the per-answer rows) as JSON")
     ap.add_argument("--examples", type=int, default=0,

@@ -1,7 +1,8 @@
-"""The answer audit measured on the third held-out set (``tests/data/audit_holdout3.json``).
+"""The answer audit measured on the third held-out set (``evaluation/answers/audit_holdout3.json``
+and the files after it; built once: see evaluation/README.md).
 
-``python bench/holdout3_rates.py`` replays every record's tool calls through the bench tools in a
-fresh session, audits the answer with ``ledger.audit_answer(answer, context=question)`` and
+``python evaluation/holdout3_rates.py`` replays every record's tool calls through the bench tools
+in a fresh session, audits the answer with ``ledger.audit_answer(answer, context=question)`` and
 prints:
 
 - false alarms: correct answers whose audit is not ok; detection: incorrect answers whose audit
@@ -19,7 +20,6 @@ per file); the default is the first two files, as before the fifth batch was add
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from collections import defaultdict
@@ -30,52 +30,30 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
-def _load_builder():
-    """``bench/holdout3.py`` beside this script, loaded by path: a ``PYTHONPATH`` pointing at
-    another worktree (to measure its ``quantity_guard``) must not hide it."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("holdout3", HERE / "holdout3.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["holdout3"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-holdout3 = _load_builder()
+from evaluation.answer_sets import HOLDOUT3, PARTS, audit_holdout3, part, records  # noqa: E402,F401
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
-PARTS = {"c": "targeted", "f": "fresh", "g": "fresh2", "m": "fresh2_mix", "h": "fresh3",
-         "j": "fresh3_mix", "s": "fresh5_style", "k": "fresh5_class",
-         "p": "fresh6_style", "x": "fresh6_class"}
-
-
-def part(record: dict) -> str:
-    """Which part of the set built a record, from its id (``.../01`` mix, ``.../c001``
-    targeted classes, ``f`` and ``g`` the fresh batches, ``m`` the mix in new wording)."""
-    return PARTS.get(record["id"].rsplit("/", 1)[1][0], "mix")
 
 
 def load(path=None) -> list[dict]:
-    doc = json.loads(Path(path or holdout3.DATA).read_text(encoding="utf-8"))
-    return doc["records"]
+    return records(Path(path) if path else HOLDOUT3[0])
 
 
 def load_all() -> list[dict]:
     """Both files: the first set and the third fresh batch (``h``/``j``), kept in its own file.
     (The fifth batch, ``audit_holdout5.json``, is not included: it is measured with ``--file``
     or ``--all``, so the pinned test of the first two files reads what it always read.)"""
-    return load() + (load(holdout3.DATA4) if holdout3.DATA4.exists() else [])
+    return load() + load(HOLDOUT3[1])
 
 
 def files() -> list[Path]:
     """Every file of the set, oldest first."""
-    return [p for p in (holdout3.DATA, holdout3.DATA4, holdout3.DATA5, holdout3.DATA6)
-            if p.exists()]
+    return list(HOLDOUT3)
 
 
 def judge(record: dict) -> dict:
     try:
-        result = holdout3.audit(record)
+        result = audit_holdout3(record)
     except Exception:  # noqa: BLE001 - counted and printed: the audit must never raise
         return {"error": traceback.format_exc(limit=3), "ok": None, "flagged": [],
                 "on_figure": False, "statuses": [], "where": {}}
@@ -126,6 +104,79 @@ def sentence(answer: str, text: str, at: int | None = None) -> str:
 
 
 FMT_FEATURES = ("decimal_comma", "nbsp", "units_in_words")
+FEATURES = [  # what a sentence holds besides the figures (the classes the set was built with)
+    ("count", r"\b(Three|Two|Four) lookups|\d requests|round trips|calls were made|"
+              r"tool calls in total|\d tool calls|"
+              r"\b(\d|two|three|four) (tool calls|tools|calls|values|attempts|times|steps"
+              r"|tool results)\b|"
+              r"\b\d(st|nd|rd|th) call\b|\bstep \d\b|\b\d tool"),
+    ("clock_time", r"\b\d{1,2}:\d{2}\b|\d{1,2}h\d{2}"),
+    ("date", r"\b\d{1,2}(st|nd|rd|th)? (Nov|November|December|Dec)\b|\d{2}/\d{2}/\d{4}"),
+    ("year", r"\b(19|20)\d{2}\b"),
+    ("duration_words", r"\b\d+[- ](minute|hour|day)s?\b|\b24 hours\b|past hour|hourly|"
+                       r"48 hours|15 min\b|\b24 h\b|quarter hour|previous \d days"),
+    ("question_number", r"01646500|07374000|E21136|2604TH|6/33/12|HT-T2|F-207|RRL-12|SHVL1"),
+    ("what_if", r"80% load|10% overload|120%|full day|four times|201,600"),
+    ("ratio_words", r"about 35\b|35×|35 times|1 in 93|part in 93|a tenth|factor of|\d times|"
+                    r"per MVA|1/35|93 times|1/93|Each MVA|Each cfs|Each hour"),
+    ("complement", r"98[.,]9|\b99 ?(%|percent|per cent)|would remain|of every 100"),
+    ("unhedged_one_figure", r"\b400[\s\u00a0\u202f]?A\b|\b50 m(³|\^3|3)|\b0[.,]1 mm|"
+                            r"\b1,300 cfs|\b50 MWh|\b50,000 kWh|\b4 ft\b"),
+    ("per_period", r"per year|mm/yr|mm/year|a year|mm a year|[Aa]nnual|[Pp]er day at|"
+                   r"full 24 hours|a day's|full day|a month|per week|[Pp]er hour|Each hour|"
+                   r"30-day month|per 30 days|a week|every hour|each day"),
+    ("magnitude_words", r"million|thousand|litres (every|per) second|megalitres"),
+    ("unit_identity", r"\b1 (cfs|MW|Ml/d|ft|kWh)\b|Multiply cfs by"),
+    ("hedge", r"\b(about|roughly|approximately|around|nearly|just under|just over|"
+              r"a little over|close to)\b|~|≈"),
+    ("feet_inches", r"\d+ ft \d+(\.\d+)? in\b"),
+    ("inches", r"\b\d+(\.\d+)? in(ches)?\b(?! (the|a|metric))|\d'\d|¾|3/4 in"),
+    ("centimetres", r"\d+ ?cm\b|centimetres"),
+    ("reversed_direction", r"threshold is [\d.,\s\u00a0\u202f]+(m|cm) above|"
+                           r"crest sits [\w.,\s\u00a0\u202f]+ above|would have to rise|"
+                           r"need to rise|would need to rise|higher than|sits [\w.,\s]+ over|"
+                           r"above the river|rise would reach|quarter of a metre higher"),
+    ("magnitude_of_negative", r"drop of|lowers the crest|lower than its|0\.44 ft lower"),
+    ("percent_change", r"97%|2\.7%|about 10%|reduction|drop by|fall by|\d ?% of the freeboard|"
+                       r"by about \d+ ?%|rose \d+ ?%|9\.8%|97\.3%|\d+% load|\d% overvoltage|"
+                       r"\d% rise|half load|lower load|below the threshold level|of the final"),
+    ("range", r"\d\s?[–-]\s?\d|between [\d.,]+ and"),
+    ("datum_height_aod", r"m AOD|metres AOD|meters AOD|6[.,]30? ?mAOD|m ODN|mOD\b|above OD"),
+    ("quotes_wrong_figure", r"first call (sent|returned|mixed|compared)|first attempt|"
+                            r"Ignore the|would have been|would give|would have suggested|"
+                            r"would wrongly|you would get|would have read"),
+    ("http_status", r"\b503\b|HTTP/1\.1"),
+    ("sci_notation", r"×\s?10|\de[-+]?\d|\\times 10"),
+    ("step_markers", r"(^|\n)\s*(\*\*)?(Step )?\d[.)]|\(\d\) |Step \d"),
+    ("number_in_words", r"twelve hundred"),
+    ("float_copy", r"\d\.\d{9,}"),
+    ("echoed_call", r"`\w+\(\{"),
+    ("footnote", r"\[\d\]|them¹|\[\^\d\]|note \d|Ref\. \d|(^|\s)\d: |¹ Tool|footnote \d|"
+                 r"\(1\) Data"),
+    ("confidence", r"confident|Confidence|Certainty|\d/10 confidence"),
+    ("version", r"\bversion \d|\bv\d\b|library \d"),
+    ("list_refs", r"point \d|item \d"),
+    ("precision_note", r"significant figures|decimal places|s\.f\."),
+    ("headings", r"(^|\n)#+ \d|#+ Step \d"),
+    ("money", r"£|\d p per"),
+    ("nospace_unit", r"\d(mm/d|m³/s|km²|ft|m|%|A|MVA|kV|kWh|MW|h|mAOD)\b"),
+    ("sci_upper", r"\dE[-+]\d"),
+    ("ascii_x", r"\d x \d|\) x |\b(cfs|km2|MW|crest) x "),
+    ("vulgar_fraction", r"¼|½"),
+    ("url", r"https?://|waterdata\.usgs\.gov"),
+    ("ordinal", r"\b\d(st|nd|rd|th)\b"),
+    ("timezone", r"UTC|GMT|EST|\d{4}-\d{2}-\d{2}T"),
+    ("general_knowledge", r"within 5-10%|at least 3 ft|±1 ft|Q95|every 12 years|1-2 hours|"
+                          r"up to 30 minutes|10-20%|125%|2-5%|up to 1 minute|5 largest|"
+                          r"up to 2 years|±8%|1-2 years|2-3 ft|nearest 0\.1 ft|±5%|2-3 hours|"
+                          r"10-15%|3 million km|3 ft usually|every 5 years|commonly rated|"
+                          r"of the Q95|3-4%|±5% at best|exceed 1 million"),
+    ("three_phase", r"3-phase|three-phase"),
+    ("truncation", r"35[.,]39\b|\b393[\s\u00a0\u202f]?(A|amps|amperes)\b|1[.,]071\b|"
+                   r"393\.64\b|1\.0716\b|truncated"),
+    ("round_words", r"round (numbers|figures)|give or take|[Cc]all it"),
+]
+
 
 
 def flag_classes(rec: dict, text: str, at: int | None = None) -> list[str]:
@@ -133,7 +184,7 @@ def flag_classes(rec: dict, text: str, at: int | None = None) -> list[str]:
     habits: decimal commas, no-break spaces, units in words)."""
     import re
     snippet = sentence(rec["answer"], text, at)
-    out = [name for name, rx in holdout3.FEATURES if re.search(rx, snippet)]
+    out = [name for name, rx in FEATURES if re.search(rx, snippet)]
     out += [f for f in FMT_FEATURES if f in rec["features"]]
     return out or ["(none)"]
 

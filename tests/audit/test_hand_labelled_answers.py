@@ -1,4 +1,4 @@
-"""The answer audit measured on a labelled corpus (tests/data/audit_corpus.json).
+"""The answer audit measured on a hand-labelled corpus (evaluation/answers/audit_corpus.json).
 
 Each scenario is a question and the outputs its tools returned; the ledger is built by running
 tiny guarded tools inside ``session(context=question)``. Each answer carries the label a careful
@@ -6,7 +6,7 @@ human would give it (``ok``: every figure traceable and correctly labelled) and 
 status of the numbers that matter. Every answer is audited with
 ``ledger.audit_answer(answer, context=question)`` and checked against its label; the corpus rates
 (false alarms on correct answers, detection of wrong ones) and the random-acceptance rate of
-bench/audit_rates.py are asserted too.
+evaluation/audit_rates.py are asserted too.
 
 Answers the audit currently gets wrong are marked ``xfail(strict=True)`` with the diagnosis, in
 KNOWN below; the labels are never weakened to make them pass. When the audit is fixed the
@@ -14,27 +14,11 @@ answer XPASSes and the entry must be removed.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-from quantity_guard import datums
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("_audit_rates", ROOT / "bench" / "audit_rates.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_audit_rates", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+from evaluation import audit_rates as bench
 CORPUS = bench.load_corpus()
 STATUSES = {"sourced", "derived", "quoted", "unsourced", "unit_mislabelled", "ignored"}
 
@@ -48,12 +32,6 @@ def _answers():
         if ans["id"] in KNOWN:
             marks = (pytest.mark.xfail(strict=True, reason=KNOWN[ans["id"]]),)
         yield pytest.param(sc, ans, id=ans["id"], marks=marks)
-
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
 
 
 def _audit(sc, ans):

@@ -1,5 +1,5 @@
-"""Audit the held-out answer set (``tests/data/audit_holdout.json``, built by
-``bench/holdout.py``) with whichever ``quantity_guard`` is first on the path, and print:
+"""Audit the held-out answer set (``evaluation/answers/audit_holdout.json``, built once: see
+evaluation/README.md) with whichever ``quantity_guard`` is first on the path, and print:
 
 - false alarms: correct answers whose ``audit.ok`` is False;
 - detection: incorrect answers whose ``audit.ok`` is False;
@@ -9,42 +9,50 @@
 
 overall, per model family, per task and per error kind, then every false alarm with the numbers
 it flagged. Measure another worktree's audit with
-``PYTHONPATH=/work/wt/<branch> python bench/holdout_rates.py`` (the data path is taken relative
+``PYTHONPATH=/work/wt/<branch> python evaluation/holdout_rates.py`` (the data path is taken relative
 to this file, not to the package).
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
+import re
 import sys
 import traceback
 from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent / "tests" / "data" / "audit_holdout.json"
+if str(HERE.parent) not in sys.path:
+    sys.path.append(str(HERE.parent))  # last: a PYTHONPATH pointing at another package wins
+
+from evaluation.answer_sets import HOLDOUT as DATA, holdout_ledger  # noqa: E402
+
 BAD = ("unsourced", "unit_mislabelled", "tainted")
+_NUM = re.compile(r"[-−]?\d+(?:\.\d+)?")
 
 
-def _load_builder():
-    spec = importlib.util.spec_from_file_location("holdout_builder", HERE / "holdout.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _plain(text: str) -> str:
+    t = text.replace("{,}", "").replace(r"\,", " ").replace("\u2009", "").replace("\u202f", "")
+    t = re.sub(r"\\text\{([^}]*)\}", r"\1", t).replace("^3", "³").replace(r"\%", "%")
+    return re.sub(r"(?<=\d)[, ](?=\d{3}\b)", "", t)
+
+
+def number_of(text: str):
+    """The first number written in ``text`` (grouping, LaTeX and the Unicode minus removed)."""
+    m = _NUM.search(_plain(text))
+    return float(m.group().replace("−", "-")) if m else None
 
 
 def run(path: Path, show: int, suites=None):
     """Audit every answer of ``path`` (only those of ``suites`` when given) and print the rates."""
-    holdout = _load_builder()
-    number_of = holdout.number_of
     import quantity_guard
     doc = json.loads(path.read_text(encoding="utf-8"))
     rows = []
     for rec in doc["answers"]:
         if suites and rec["suite"] not in suites:
             continue
-        ledger, question, _ = holdout.replay(rec)
+        ledger, question, _ = holdout_ledger(rec)
         row = {"rec": rec, "exc": None, "ok": None, "flags": [], "on_figure": False}
         try:
             audit = ledger.audit_answer(rec["answer"], context=question)

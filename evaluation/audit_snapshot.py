@@ -1,12 +1,11 @@
 """Every finding the answer audit makes on every labelled answer set in the repository.
 
-``python bench/audit_snapshot.py`` audits each answer of
+``python evaluation/audit_snapshot.py`` audits each answer of
 
-- ``tests/data/audit_corpus.json`` and ``audit_corpus_generated.json`` (ledgers built as
-  ``bench/audit_rates.py`` builds them),
-- ``tests/data/audit_holdout.json`` (replayed through ``bench/holdout.py``),
-- ``tests/data/audit_holdout3.json`` ... ``audit_holdout6.json`` (replayed through
-  ``bench/holdout3.py``),
+- ``evaluation/answers/audit_corpus.json`` and ``audit_corpus_generated.json`` (ledgers built
+  as ``evaluation/audit_rates.py`` builds them),
+- ``evaluation/answers/audit_holdout.json`` and ``audit_holdout3.json`` ... ``audit_holdout6.json``
+  (replayed by ``evaluation/answer_sets.py``),
 
 and writes, per answer, whether the audit is ok, every finding (start, end, text, value, unit,
 status, code, note) and every skipped digit (text, reason, code) to
@@ -29,7 +28,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
-DATA = ROOT / "tests" / "data"
 SNAPSHOT = ROOT / "tests" / "snapshots" / "audit_findings.json.gz"
 
 
@@ -84,35 +82,34 @@ def _corpus(out: dict) -> None:
 
 
 def _generated(out: dict) -> None:
-    from bench.corpus.tasks import build_ledger
+    from evaluation.answer_sets import scenario_ledger
     from quantity_guard import datums
     rates = _load("audit_rates")
     for sc in rates.load_generated()["scenarios"]:
         with datums.isolated():
-            ledger = build_ledger(sc["suite"], sc["task"], [tuple(c) for c in sc["calls"]])
+            ledger = scenario_ledger(sc)
             for ans in sc["answers"]:
                 out[f"generated/{ans['id']}"] = _guarded(
                     lambda: ledger.audit_answer(ans["text"], context=sc["question"]))
 
 
 def _holdout(out: dict) -> None:
+    from evaluation.answer_sets import HOLDOUT, holdout_ledger, read
     from quantity_guard import datums
-    holdout = _load("holdout")
-    doc = json.loads((DATA / "audit_holdout.json").read_text(encoding="utf-8"))
-    for rec in doc["answers"]:
+    for rec in read(HOLDOUT)["answers"]:
         with datums.isolated():
-            ledger, question, _ = holdout.replay(rec)
+            ledger, question, _ = holdout_ledger(rec)
             out[f"holdout/{rec['id']}"] = _guarded(
                 lambda: ledger.audit_answer(rec["answer"], context=question))
 
 
 def _holdout3(out: dict) -> None:
+    from evaluation.answer_sets import HOLDOUT3, audit_holdout3, records
     from quantity_guard import datums
-    rates = _load("holdout3_rates")
-    for path in rates.files():
-        for rec in rates.load(path):
+    for path in HOLDOUT3:
+        for rec in records(path):
             with datums.isolated():
-                out[f"{path.stem}/{rec['id']}"] = _guarded(lambda: rates.holdout3.audit(rec))
+                out[f"{path.stem}/{rec['id']}"] = _guarded(lambda: audit_holdout3(rec))
 
 
 def snapshot() -> dict:

@@ -1,8 +1,9 @@
 """The answer audit's measured rates, asserted with at most 2x slack (issue 11).
 
-Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the committed corpora):
+Figures from ``python evaluation/audit_rates.py`` (deterministic: fixed seeds, the committed
+corpora):
 
-- generated corpus (tests/data/audit_corpus_generated.json, 1231 answers over every task of
+- generated corpus (evaluation/answers/audit_corpus_generated.json, 1231 answers over every task of
   every bench suite, 17 styles): 0/618 false alarms on correct answers, 609/613 detected;
   every cross-datum answer (48/48) detected; no exception;
 - random acceptance against a 6-output ledger: 0.62% (round 2) with no constant written, 0.69% with
@@ -14,33 +15,18 @@ Figures from ``python bench/audit_rates.py`` (deterministic: fixed seeds, the co
   outputs, 9.81% against 6 (round 3; main before it: 3.85% and 10.84%, when "400" was read to
   395..405 and "0.4" to 0.36..0.44).
 
-- the independent held-out set (tests/data/audit_holdout.json, 657 answers in the styles of
-  seven model families, ``python bench/holdout_rates.py``): the audit was tuned on the answers
-  of the suites ``core`` and ``uk`` (0/173 false alarms, 168/168 detected) and checked on those
-  of ``grid`` and ``opacity`` (``--suite grid --suite opacity``: 0/161, 155/155); no exception.
+The held-out sets' rates are in tests/audit/test_rates_on_held_out_answers.py.
 
 When the corpus grows, re-measure and update the figures here (never loosen beyond 2x).
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+import copy
+import json
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("_audit_rates", ROOT / "bench" / "audit_rates.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_audit_rates", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+from evaluation import audit_rates as bench
 
 
 @pytest.fixture(scope="module")
@@ -104,46 +90,45 @@ def test_random_acceptance_of_flat_one_figure_numbers(n, limit):
     assert r["rate"] <= limit
 
 
-def _load_holdout():
-    spec = importlib.util.spec_from_file_location("_holdout_builder", ROOT / "bench" / "holdout.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
+# -- the rate script counts what it reads -------------------------------------------------------
 @pytest.fixture(scope="module")
-def holdout():
-    """{suite split: (false alarms, correct, detected, incorrect, exceptions)}."""
-    import json
-    builder = _load_holdout()
-    doc = json.loads((ROOT / "tests" / "data" / "audit_holdout.json").read_text(encoding="utf-8"))
-    out = {}
-    for rec in doc["answers"]:
-        split = "tuned" if rec["suite"] in ("core", "uk") else "held_out"
-        fa, good, det, wrong, exc = out.get(split, (0, 0, 0, 0, []))
-        ledger, question, _ = builder.replay(rec)
-        try:
-            ok = ledger.audit_answer(rec["answer"], context=question).ok
-        except Exception as err:  # noqa: BLE001 - counted and asserted empty
-            exc = exc + [(rec["id"], repr(err))]
-            out[split] = (fa, good, det, wrong, exc)
-            continue
-        if rec["label"] == "correct":
-            fa, good = fa + (not ok), good + 1
-        else:
-            det, wrong = det + (not ok), wrong + 1
-        out[split] = (fa, good, det, wrong, exc)
-    return out
+def generated_corpus():
+    return bench.load_generated()
 
 
-@pytest.mark.parametrize("split,max_false_alarms,max_misses", [
-    ("tuned", 1, 1),      # core + uk: measured 0/173 false alarms, 168/168 detected
-    ("held_out", 1, 1),   # grid + opacity: measured 0/161, 155/155
-])
-def test_holdout_rates(holdout, split, max_false_alarms, max_misses):
-    fa, good, det, wrong, exc = holdout[split]
-    print(f"{split}: false alarms {fa}/{good}, detection {det}/{wrong}")
-    assert good >= 150 and wrong >= 150
-    assert not exc, exc[:3]
-    assert fa <= max_false_alarms                      # the issue's target is 4.5%
-    assert wrong - det <= max_misses
+def _answers(c):
+    return [(sc, a) for sc in c["scenarios"] for a in sc["answers"]]
+
+
+def test_rates_count_an_audit_exception_separately(generated_corpus, monkeypatch):
+    small = {**generated_corpus, "scenarios": [copy.deepcopy(generated_corpus["scenarios"][0])]}
+    answers = small["scenarios"][0]["answers"][:4]
+    small["scenarios"][0]["answers"] = answers
+    from quantity_guard.ledger import Ledger
+    real = Ledger.audit_answer
+    boom = answers[0]["text"]
+
+    def audit(self, answer, context=None):
+        if answer == boom:
+            raise RuntimeError("injected")
+        return real(self, answer, context=context)
+
+    monkeypatch.setattr(Ledger, "audit_answer", audit)
+    rows = bench.run_generated(small)
+    assert [r["exception"] for r in rows].count("RuntimeError: injected") == 1
+    tally = bench.generated_rates(rows)["overall"]
+    assert tally["exceptions"] == 1
+    assert tally["correct"] + tally["incorrect"] == 4
+    ran = [r for r in rows if r["exception"] is None]
+    assert tally["false_alarms"] + tally["detected"] == sum(not r["audit_ok"] for r in ran)
+
+
+def test_rates_group_by_style_task_and_error(generated, generated_corpus):
+    rows, _ = generated
+    g = bench.generated_rates(rows)
+    assert set(g["style"]) == {a["style"] for _, a in _answers(generated_corpus)}
+    assert len(g["task"]) == 10
+    o = g["overall"]
+    assert o["correct"] + o["incorrect"] == len(rows)
+    assert sum(t["correct"] for t in g["style"].values()) == o["correct"]
+    assert json.dumps(g["overall"])  # plain data
