@@ -8,6 +8,18 @@ run it when changing code that a property test covers.
 """
 import os
 
+import pytest
+
+from quantity_guard import datums
+
+
+@pytest.fixture(autouse=True)
+def _datum_registry_as_found():
+    """The datum registry is the process's: what a test registers is forgotten after it."""
+    with datums.isolated():
+        yield
+
+
 try:
     from hypothesis import settings
 except ImportError:  # hypothesis is a dev dependency; without it the property tests are skipped
@@ -47,8 +59,6 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(config, items):
-    import pytest
-
     root = config.rootpath / "tests"
     for item in items:
         try:

@@ -57,12 +57,6 @@ class Q:
 fresh_registry = datums.isolated  # run with the registry as it is now, put it back afterwards
 
 
-@pytest.fixture(autouse=True)
-def _isolated():
-    with fresh_registry():
-        yield
-
-
 _counter = itertools.count()
 
 

@@ -9,15 +9,9 @@ import threading
 import pytest
 
 from quantity_guard import Q, quantity_tool, register_station, session
-from quantity_guard import datums
 from quantity_guard.errors import UnconvertedCarryOver, UnsourcedInput
 from quantity_guard.ledger import Ledger, current
 
-
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
 
 
 @quantity_tool(returns={"unit": "cfs"})

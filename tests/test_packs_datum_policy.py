@@ -33,11 +33,6 @@ EA_2604TH = json.loads((FIXTURES / "ea_flood_monitoring" /
                         "station_2604TH_flow_and_level.json").read_text("utf-8"))["items"]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    with datums.isolated():
-        yield
-
 
 def test_every_pack_registers_its_gauge_zero_by_default():
     with datums.isolated():  # (each on a registry of its own: they disagree)

@@ -9,17 +9,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from quantity_guard import datums
 from quantity_guard.errors import DatumMismatch
 from quantity_guard.packs import ea, nwps, usgs
 
 pytestmark = pytest.mark.live
 
-
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    with datums.isolated():
-        yield
 
 
 def _recent(when: datetime, days: int = 30) -> bool:

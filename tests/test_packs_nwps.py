@@ -15,12 +15,6 @@ RAW = FIXTURE.read_bytes()
 URL = f"{nwps.BASE}/gauges/BRKM2"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    from quantity_guard import datums
-    with datums.isolated():  # reading a gauge registers its datum's offset
-        yield
-
 
 def brkm2(**kw):
     return nwps.gauge("BRKM2", fetch=replay({URL: RAW}), **kw)

@@ -12,7 +12,6 @@ import pathlib
 
 import pytest
 
-from quantity_guard import datums
 from quantity_guard.errors import DatumConversionUnavailable, DatumMismatch
 from quantity_guard.packs import MissingValue, ea, nwps, replay, usgs
 from quantity_guard.quantity import Q
@@ -20,11 +19,6 @@ from quantity_guard.quantity import Q
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 OGC = usgs.OGC_BASE
 
-
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    with datums.isolated():
-        yield
 
 
 def raw(name: str) -> bytes:

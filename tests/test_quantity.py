@@ -13,11 +13,6 @@ from quantity_guard.errors import (CRSMismatch, DatumConversionUnavailable, Datu
                                    OffsetUnitError, QualityViolation, UnitParseError, UnknownDatum)
 
 
-@pytest.fixture(autouse=True)
-def clean_datums():
-    with datums.isolated():
-        yield
-
 
 def test_construction_and_views():
     q = Q(1250, "cfs", quality="P", source={"agency": "USGS"})

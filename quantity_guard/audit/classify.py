@@ -47,7 +47,7 @@ class Case:
         # a one-figure number stated flat is a rounding of a recorded output or a question
         # number; as a derivation it is read to its next place: one step of arithmetic over
         # the ledger offers too many values for a 10% window (measured in
-        # bench/audit_rates.py: random one-figure numbers)
+        # evaluation/audit_rates.py: random one-figure numbers)
         self.dtol = max(num.flat, 1e-9 * abs(num.value)) if num.flat else tol
         self.mislabel: Any = None  # a recorded entry, once the first rule found one
         self.taint: Finding | None = None

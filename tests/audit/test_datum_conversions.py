@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import Q, datums, quantity_tool, session
+from quantity_guard import Q, quantity_tool, session
 from quantity_guard.conversions import RULES
 from quantity_guard.datums import register_station
 from quantity_guard.audit.codes import Reason
@@ -16,12 +16,6 @@ from quantity_guard.errors import DatumMismatch
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
 
-
-@pytest.fixture(autouse=True)
-def _own_datums():
-    """The stations these tests register are forgotten after each (the registry is global)."""
-    with datums.isolated():
-        yield
 
 
 def reader(name, value, unit, datum=None):

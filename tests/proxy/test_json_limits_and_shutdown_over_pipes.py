@@ -1,6 +1,6 @@
-"""Issue #12 defects 4, 5 and 7 through quantity-guard-mcp over real pipes: with the official SDK
-client (both eras) where the SDK can produce the traffic, with a raw JSON-lines client where it
-cannot (the SDK never reuses an id in flight, and its own parser stops at 4,300-digit integers
+"""Values beyond Python's JSON limits, a reused in-flight id and a stopped proxy, through
+quantity-guard-mcp over real pipes: with the official SDK client (both eras) where the SDK can
+produce the traffic, with a raw JSON-lines client where it cannot (the SDK never reuses an id in flight, and its own parser stops at 4,300-digit integers
 and at deep nesting, so such answers are checked byte for byte on the wire)."""
 from __future__ import annotations
 
@@ -9,14 +9,12 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
     Peer, env, fault_argv, init_params, live_pids, new_tag, reap, wait_count, wait_gone)
 

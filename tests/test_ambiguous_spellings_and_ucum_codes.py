@@ -1,4 +1,4 @@
-"""Spellings a red-team review found misread or refused without reason: "Mm3" (a million m3 in
+"""Spellings misread or refused without reason, each a class: "Mm3" (a million m3 in
 water supply, a cubic megametre by the SI) is ambiguous, like mgd; a quality word the guard
 cannot read is refused saying why, floor or not; every UCUM code of the table reads back, in
 the UCUM reader, to the unit it was written for, and the kernel reads the unbracketed codes
