@@ -54,7 +54,9 @@ class Client:
 
 
 def main() -> int:
-    proxy = [sys.executable, "-m", "quantity_guard.mcp.cli", "--annotations",
+    # the proxy logs each refusal at WARNING on stderr; the demo prints what the client sees, so
+    # only the proxy's errors reach the terminal beside it
+    proxy = [sys.executable, "-m", "quantity_guard.mcp.cli", "--log-level", "ERROR", "--annotations",
              str(ROOT / "demo" / "water.toml"), "--", sys.executable,
              str(ROOT / "demo" / "usgs_server.py")]
     client = Client(proxy)

@@ -36,6 +36,7 @@ def test_readme_demo_command_runs_offline_and_shows_the_refusals():
     assert "python demo/proxy_demo.py" in COMMANDS
     out = run([sys.executable, "demo/proxy_demo.py"])
     assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # each refusal is printed once, as the client sees it
     lines = out.stdout.splitlines()
     shown = re.search(r"```text\n(schema .*?)```", README, flags=re.S).group(1).splitlines()
     assert lines[0].startswith(shown[0].removesuffix("..."))

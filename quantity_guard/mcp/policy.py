@@ -30,8 +30,8 @@ import copy
 import json
 import math
 import threading
-import time
 from collections import deque
+from datetime import datetime, timezone
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -55,6 +55,11 @@ MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
 UNITS_META = "io.github.quantity-guard/units"
 _RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _utc_now() -> str:
+    """The time of a log record: ISO 8601 in UTC, to the millisecond ('2026-12-07T18:32:47.123Z')."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 LOG_MAX_BYTES = 64 << 20
@@ -624,7 +629,7 @@ class QuantityPolicy:
             return
         guarded = self.annotations[tool].params if tool in self.annotations else {}
         shown = _guarded_only(arguments, guarded)
-        record = {"time": time.time(), "event": kind, "tool": tool, "arguments": shown}
+        record = {"time": _utc_now(), "event": kind, "tool": tool, "arguments": shown}
         if isinstance(extra.get("forwarded"), dict):
             extra["forwarded"] = _guarded_only(extra["forwarded"], guarded)
         if isinstance(arguments, dict) and len(shown) != len(arguments):

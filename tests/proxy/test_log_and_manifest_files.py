@@ -10,6 +10,7 @@ import resource
 import stat
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,9 @@ def test_log_and_manifest_are_private_and_hold_no_other_arguments(tmp_path):
         assert all(secret not in text for secret in SECRETS.values()), path
     records = [json.loads(line) for line in log.read_text().splitlines()]
     call = next(r for r in records if r["event"] == "call")
+    when = datetime.fromisoformat(call["time"].replace("Z", "+00:00"))  # 3.10 reads no 'Z'
+    assert call["time"].endswith("Z") and when.utcoffset() == timedelta(0)
+    assert abs(datetime.now(timezone.utc) - when) < timedelta(minutes=5)
     assert call["arguments"] == {"discharge": "1250 cfs", "area": 2}
     assert call["forwarded"]["discharge"] == pytest.approx(35.39605824)
     assert call["other_arguments"] == ["api_key", "password"]
