@@ -99,8 +99,9 @@ def test_a_documented_proxy_command_uses_real_flags_and_files(page, command):
 
 def test_the_offline_bench_command_prints_the_table_the_benchmarks_page_shows(tmp_path):
     page = (ROOT / "docs" / "benchmarks.md").read_text("utf-8")
-    bench = [c.strip() for c in re.findall(r"```bash\n(.*?)```", page, flags=re.S)
-             if "scripted:" in c][0]
+    blocks = re.findall(r"```bash\n(.*?)```", page, flags=re.S)
+    # (a line ending in \ continues on the next)
+    bench = [c.strip().replace("\\\n", " ") for c in blocks if "scripted:" in c][0]
     argv = bench.replace("/tmp/naive.jsonl", str(tmp_path / "naive.jsonl")).split()
     out = run([sys.executable, *argv[1:]])
     assert out.returncode == 0, out.stderr
