@@ -104,6 +104,37 @@ def test_the_output_comparison(actual, shown, ok):
     assert (matches(actual, shown) is None) is ok
 
 
+PAGE_WIDTH = 88  # the columns a code block shows on the docs site without a scrollbar
+
+
+def code_lines(text: str) -> list[tuple[int, str]]:
+    """Each line inside a fenced code block of a page (any language), with its line number."""
+    found, fence = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        mark = re.match(r"\s*(`{3,}|~{3,})", line)
+        if fence is None:
+            if mark:
+                fence = mark.group(1)
+        elif mark and line.strip() == mark.group(1) and mark.group(1).startswith(fence):
+            fence = None
+        else:
+            found.append((number, line))
+    return found
+
+
+def test_the_code_lines_are_read_from_every_kind_of_fence():
+    text = "a\n```bash\nls\n```\nb\n~~~~\nx\n```\ny\n~~~~\n  ```py\nz\n  ```\nc\n"
+    assert code_lines(text) == [(3, "ls"), (7, "x"), (8, "```"), (9, "y"), (12, "z")]
+
+
+def test_no_code_line_is_wider_than_the_page():
+    wide = [f"{page.relative_to(ROOT)}:{number}: {len(line)} columns"
+            for page in PAGES for number, line in code_lines(page.read_text("utf-8"))
+            if len(line) > PAGE_WIDTH]
+    assert sum(len(code_lines(page.read_text("utf-8"))) for page in PAGES) > 500
+    assert not wide, f"code lines over {PAGE_WIDTH} columns:\n" + "\n".join(wide)
+
+
 def test_no_page_installs_another_project_by_name():
     """The index's ``quantity-guard`` is another project: every install line installs this
     checkout, or a wheel built from it. A paragraph may name ``pip install quantity-guard`` only
