@@ -314,6 +314,8 @@ def _with_policy(opts: Options, run: Any) -> int:
                 policy = _build_policy(opts)
             except _ConfigError as exc:
                 _err(str(exc))
+                if not opts.check:
+                    answer_first_request(wire, str(exc), opts.annotations)
                 return EXIT_CONFIG
         code = int(run(policy, wire))
     finally:
@@ -321,6 +323,62 @@ def _with_policy(opts: Options, run: Any) -> int:
             code = EXIT_WRITE
         restore_stdio(wire)
     return code
+
+
+CONFIG_ERROR = -32002
+"""The JSON-RPC error code of the answer a proxy whose annotation file did not load gives."""
+FIRST_REQUEST_WAIT = 10.0
+"""How long a proxy whose annotation file did not load waits for the client's first request."""
+
+
+def answer_first_request(wire: tuple[int, int], text: str, path: "str | None",
+                         wait: float = FIRST_REQUEST_WAIT) -> bool:
+    """A stdio client sees a proxy that cannot start only as a closed connection; so, before
+    exiting, answer the client's first request (notifications are skipped) with a JSON-RPC
+    error naming the annotation file, the line and the fix (``error.data.problems``). True
+    when a request was answered; waits at most ``wait`` seconds for it."""
+    import json
+    import select
+    from .jsonrpc import LineBuffer
+    problems = [line.strip() for line in text.splitlines()[1:] if line.strip()] or [text]
+    buf = LineBuffer()
+    deadline = time.monotonic() + wait
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            ready, _, _ = select.select([wire[0]], [], [], left)
+            if not ready:
+                return False
+            chunk = os.read(wire[0], 1 << 16)
+        except (OSError, ValueError):
+            return False
+        if not chunk:
+            return False
+        for line in buf.feed(chunk):
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict) or "method" not in msg or msg.get("id") is None:
+                continue
+            first = problems[0]
+            answer = {"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": CONFIG_ERROR,
+                "message": f"{PROG} cannot start: the annotation file {path} does not load "
+                           f"({len(problems)} problem(s); the first: {first}). Fix the file "
+                           f"(check it with: {PROG} --check --annotations {path} -- COMMAND) "
+                           f"and restart the server",
+                "data": {"file": path, "problems": problems}}}
+            data = (json.dumps(answer, ensure_ascii=False) + "\n").encode("utf-8")
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(wire[1], view):]
+            except OSError:
+                return False
+            return True
 
 
 def close_policy(policy: Any, manifest: str | None) -> bool:
