@@ -29,12 +29,14 @@ PROG = "quantity-guard-mcp"
 
 USAGE = f"""\
 usage: {PROG} [options] [--] COMMAND [ARG...]
+       {PROG} annotate [--tools-json FILE | --upstream URL | -- COMMAND ...]
 
 Run the MCP server COMMAND as a child process and relay JSON-RPC between it and this process's
 stdin/stdout. Tools named in the annotation file are re-advertised with units in their schema,
 their arguments are converted into the units the server expects (or refused with a repair
 text), and their bare numeric results come back labelled. Everything else passes untouched.
-The '--' before COMMAND is optional.
+The '--' before COMMAND is optional. 'annotate' prints a draft annotation file from the
+server's own words (see '{PROG} annotate --help').
 
 options:
   --annotations FILE     TOML or JSON annotation file naming the guarded tools; without it
@@ -262,6 +264,9 @@ class _ConfigError(Exception):
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["annotate"]:  # the subcommand: draft an annotation file (mcp/annotate.py)
+        from .annotate import main as annotate
+        return annotate(args[1:])
     try:
         http, args = split_http_options(args)  # Streamable HTTP options: see the block below
         if http.active:
