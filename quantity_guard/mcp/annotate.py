@@ -76,7 +76,7 @@ def main(argv: "list[str] | None" = None) -> int:
         else:
             from .cli import fetch_tools
             tools, _era = fetch_tools(command)
-            source = " ".join(command)
+            source = " ".join([os.path.basename(command[0]), *command[1:]])
     except (FileNotFoundError, PermissionError) as exc:
         if args.tools_json:
             _err(f"cannot read {args.tools_json}: {exc.strerror or exc}")

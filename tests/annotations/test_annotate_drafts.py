@@ -219,3 +219,33 @@ def test_annotate_reads_a_saved_tools_list(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "quantity_guard.mcp.cli", "annotate"],
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert bad.returncode == 2
+
+
+def test_the_five_minute_page_commands_run_as_written(tmp_path):
+    """docs/guide/five-minutes.md: its annotate and --check commands, run in a copy of demo/,
+    write the draft the repository holds (demo/usgs_draft.toml) and pass."""
+    import re
+    import shutil
+    page = (ROOT / "docs" / "guide" / "five-minutes.md").read_text("utf-8")
+    commands = [c.strip() for block in re.findall(r"```bash\n(.*?)```", page, flags=re.S)
+                for c in block.splitlines() if c.strip()]
+    assert [c.split()[1] for c in commands] == ["annotate", "--check"]
+    shutil.copytree(ROOT / "demo", tmp_path / "demo")
+    (tmp_path / "demo" / "usgs_draft.toml").unlink()
+    for command in commands:
+        argv, _, target = command.partition(" > ")
+        words = argv.split()
+        words = [sys.executable, "-m", "quantity_guard.mcp.cli"] + [
+            sys.executable if w == "python" else w for w in words[1:]]
+        out = subprocess.run(words, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                             env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+        assert out.returncode == 0, command + "\n" + out.stderr
+        if target:
+            (tmp_path / target).write_text(out.stdout)
+    assert (tmp_path / "demo" / "usgs_draft.toml").read_text() == \
+        (ROOT / "demo" / "usgs_draft.toml").read_text()
+    shown = re.search(r"```toml\n(.*?)```", page, flags=re.S).group(1)
+    draft_text = (ROOT / "demo" / "usgs_draft.toml").read_text()
+    for line in shown.splitlines():
+        if line.strip() and not line.startswith("[") and "GAGE:<station id>\" once" not in line:
+            assert line in draft_text, line
