@@ -501,8 +501,9 @@ def read_tz(text: str, schema: dict) -> "tuple[str | None, str, str]":
     utc = _UTC.search(text)
     if utc is not None:
         return "UTC", "tz-timestamp", _quote(text, utc.group(0))
-    if _OFFSET.search(text):
-        return None, "tz-offset-only", _quote(text, _OFFSET.search(text).group(0))
+    offset = _OFFSET.search(text)
+    if offset is not None:
+        return None, "tz-offset-only", _quote(text, offset.group(0))
     return None, "", ""
 
 
@@ -649,10 +650,13 @@ def _datum_param(tool: dict) -> bool:
 
 def _draft_tool(tool: dict) -> ToolDraft:
     out = ToolDraft(tool["name"])
-    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+    text = tool.get("description")
+    description: str = text if isinstance(text, str) else ""
     per_call = _unit_param_names(tool)
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    given = tool.get("inputSchema")
+    schema: dict = given if isinstance(given, dict) else {}
+    listed = schema.get("properties")
+    props: dict = listed if isinstance(listed, dict) else {}
     for pname, sub in props.items():
         if not isinstance(sub, dict) or not isinstance(pname, str):
             continue
@@ -784,10 +788,12 @@ def _read_timestamp(f: FieldDraft, words: str, schema: dict) -> None:
 
 
 def _draft_results(tool: dict, out: ToolDraft, description: str, per_call: "list[str]") -> None:
-    output = tool.get("outputSchema")
-    props = output.get("properties") if isinstance(output, dict) else None
-    wrapped = isinstance(props, dict) and set(props) == {"result"}
-    if not isinstance(props, dict) or wrapped:
+    given = tool.get("outputSchema")
+    output: dict = given if isinstance(given, dict) else {}
+    listed = output.get("properties")
+    props: dict = listed if isinstance(listed, dict) else {}
+    wrapped = set(props) == {"result"}
+    if not isinstance(listed, dict) or wrapped:
         if wrapped and _leaf_kind(props["result"], output)[0] == "number":
             f = FieldDraft("returns", "", "number")
             _read_unit(f, _own_words(props["result"]) + " " + description, "result", {}, per_call,
