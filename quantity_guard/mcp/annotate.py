@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 __all__ = ["main", "parser"]
 
@@ -46,8 +47,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: "list[str] | None" = None) -> int:
-    from .cli import EXIT_OK, EXIT_START, EXIT_UPSTREAM, EXIT_USAGE
+EXIT_OK, EXIT_UPSTREAM, EXIT_USAGE, EXIT_START = 0, 1, 2, 4  # as quantity-guard-mcp's
+
+
+def main(argv: "list[str] | None" = None, fetch: "Any" = None) -> int:
+    """``fetch(command) -> (tools, era)`` lists a server's tools (the proxy's ``fetch_tools``,
+    handed in by ``quantity_guard.mcp.cli``)."""
     p = parser()
     try:
         args = p.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -74,8 +79,10 @@ def main(argv: "list[str] | None" = None) -> int:
             tools = _list_http(args.upstream, args.header_env)
             source = args.upstream
         else:
-            from .cli import fetch_tools
-            tools, _era = fetch_tools(command)
+            if fetch is None:
+                raise ValueError("no way to start a server was given (run quantity-guard-mcp "
+                                 "annotate)")
+            tools, _era = fetch(command)
             source = " ".join([os.path.basename(command[0]), *command[1:]])
     except (FileNotFoundError, PermissionError) as exc:
         if args.tools_json:
@@ -106,7 +113,7 @@ def source_of(args, command) -> str:
 
 
 def _list_http(url: str, header_env: "list[str]") -> "list[dict]":
-    from .cli import PROG as MAIN, _version
+    from .._version import __version__
     from .http.upstream import fetch_tools_http
     headers = []
     for item in header_env:
@@ -114,7 +121,7 @@ def _list_http(url: str, header_env: "list[str]") -> "list[dict]":
         if not name or env not in os.environ:
             raise ValueError(f"--header-env {item}: give NAME=ENV with ENV set")
         headers.append((name, os.environ[env]))
-    return fetch_tools_http(url, headers=headers, client_info={"name": MAIN, "version": _version()})
+    return fetch_tools_http(url, headers=headers, client_info={"name": "quantity-guard-mcp", "version": __version__})
 
 
 def _err(text: str) -> None:

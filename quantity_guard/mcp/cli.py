@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["annotate"]:  # the subcommand: draft an annotation file (mcp/annotate.py)
         from .annotate import main as annotate
-        return annotate(args[1:])
+        return annotate(args[1:], fetch=fetch_tools)
     try:
         http, args = split_http_options(args)  # Streamable HTTP options: see the block below
         if http.active:

@@ -1290,7 +1290,7 @@ def _resolve_ref(schema: "Any", root: dict) -> "Any":
     return schema
 
 
-def _branches_of(schema: "Any", root: dict) -> list:
+def branches_of(schema: "Any", root: dict) -> list:
     """A schema and its anyOf/oneOf/allOf branches, references followed."""
     schema = _resolve_ref(schema, root)
     if not isinstance(schema, dict):
@@ -1298,7 +1298,7 @@ def _branches_of(schema: "Any", root: dict) -> list:
     out = [schema]
     for key in ("anyOf", "oneOf", "allOf"):
         for b in schema.get(key, ()) if isinstance(schema.get(key), list) else ():
-            out.extend(_branches_of(b, root))
+            out.extend(branches_of(b, root))
     return out
 
 
@@ -1311,12 +1311,12 @@ def _schema_at(output: dict, key: str) -> "dict | None":
     for name, arrays in path_segments(key):
         found = []
         for node in nodes:
-            for b in _branches_of(node, output):
+            for b in branches_of(node, output):
                 props = b.get("properties")
                 if isinstance(props, dict) and isinstance(props.get(name), dict):
                     found.append(props[name])
         for _ in range(arrays):
-            found = [b.get("items") for node in found for b in _branches_of(node, output)
+            found = [b.get("items") for node in found for b in branches_of(node, output)
                      if isinstance(b.get("items"), dict)]
         nodes = found
         if not nodes:
@@ -1335,7 +1335,7 @@ def _field_paths(output: dict, at_most: int = 200) -> "list[str]":
     def walk(schema: "Any", prefix: str, depth: int) -> None:
         if depth > 8 or len(out) >= at_most:
             return
-        for b in _branches_of(schema, output):
+        for b in branches_of(schema, output):
             items = b.get("items")
             if isinstance(items, dict) and prefix:
                 walk(items, prefix + "[]", depth + 1)
@@ -1378,7 +1378,7 @@ def _tz_problem(spec: Spec, schema: dict, pname: str, tool_text: "Any") -> "str 
         stated = {"time": "a clock time (format: time)", "date": "a date (format: date)"}[fmt]
     else:
         stated = None
-        own = words + " " + _doc_line(tool_text, pname)
+        own = words + " " + doc_line(tool_text, pname)
         if re.search(_TIMESTAMP_WORDS, own, flags=re.I):
             return None
         for pattern, what in _NOT_TIMESTAMP:
@@ -1392,7 +1392,7 @@ def _tz_problem(spec: Spec, schema: dict, pname: str, tool_text: "Any") -> "str 
             f"every call would be refused or misread. Remove tz here")
 
 
-def _doc_line(text: "Any", pname: str) -> str:
+def doc_line(text: "Any", pname: str) -> str:
     """The line of a tool description that documents ``pname`` (a docstring's ``Args:``)."""
     if not isinstance(text, str):
         return ""
