@@ -241,6 +241,8 @@ def _transform_class():
             (a tool it does not have, a parameter or result field its tool does not have),
             once each, on the ``quantity_guard.mcp`` logger."""
             import logging
+            if not tools:  # FastMCP also asks a transform about empty lists (other providers)
+                return
             listed = [t.to_mcp_tool().model_dump(by_alias=True, exclude_none=True, mode="json")
                       for t in tools]
             log = logging.getLogger("quantity_guard.mcp")
