@@ -20,9 +20,10 @@ import json
 import re
 
 from .errors import GuardViolation
-from .spec import SPEC_KEYS, Spec, field_type_problem, returns_of
+from .spec import SPEC_KEYS, Spec, did_you_mean, field_type_problem, returns_of
 
-__all__ = ["load", "loads", "Annotations", "ToolAnnotation", "AnnotationError"]
+__all__ = ["load", "loads", "Annotations", "ToolAnnotation", "AnnotationError", "path_segments",
+           "path_problem"]
 
 _TOOL_KEYS = frozenset({"params", "returns", "description"})
 
@@ -122,7 +123,8 @@ def _build(doc, text: str, path: str) -> Annotations:
     if not isinstance(doc, dict) or set(doc) - {"tools"}:
         extra = sorted(set(doc) - {"tools"}) if isinstance(doc, dict) else []
         problems.append("the file must have one top-level table 'tools'"
-                        + (f"; unknown keys {extra}" if extra else ""))
+                        + (f"; unknown keys {extra}{did_you_mean(extra, {'tools'})}"
+                           if extra else ""))
         raise AnnotationError(path, problems)
     tools = doc.get("tools", {})
     if not isinstance(tools, dict):
@@ -133,8 +135,9 @@ def _build(doc, text: str, path: str) -> Annotations:
             continue
         unknown = set(body) - _TOOL_KEYS
         if unknown:
-            problems.append(f"{where(name, sorted(unknown)[0])}: unknown key(s) {sorted(unknown)}; "
-                            f"a tool has {sorted(_TOOL_KEYS)}")
+            problems.append(f"{where(name, sorted(unknown, key=str)[0])}: unknown key(s) "
+                            f"{sorted(unknown, key=str)}{_tool_key_hint(unknown)}; a tool has "
+                            f"{sorted(_TOOL_KEYS)}")
         params: dict[str, Spec] = {}
         raw_params = body.get("params", {})
         if not isinstance(raw_params, dict):
@@ -157,6 +160,11 @@ def _build(doc, text: str, path: str) -> Annotations:
             if any(bad):
                 out[name] = ToolAnnotation(name, params, None, None)
                 continue
+            if isinstance(decl, dict) and not set(decl) & SPEC_KEYS:
+                for key in decl:
+                    problem = path_problem(key)
+                    if problem:
+                        problems.append(f"{where(name, 'returns', key)}: {problem}")
             try:
                 returns = returns_of(body["returns"], f"{name}.return")
             except GuardViolation as err:
@@ -178,6 +186,53 @@ def _build(doc, text: str, path: str) -> Annotations:
     if problems:
         raise AnnotationError(path, problems)
     return out
+
+
+# what people write for a tool's keys, in other tools' words
+_TOOL_KEY_WORDS = {"result": "returns", "results": "returns", "return": "returns",
+                   "output": "returns", "outputs": "returns", "param": "params",
+                   "parameters": "params", "args": "params", "arguments": "params",
+                   "inputs": "params", "input": "params"}
+
+
+def _tool_key_hint(unknown) -> str:
+    pairs = []
+    for key in sorted(unknown, key=str):
+        hit = _TOOL_KEY_WORDS.get(key.strip().lower()) if isinstance(key, str) else None
+        if hit is None:
+            hint = did_you_mean([key], _TOOL_KEYS)
+            if hint:
+                pairs.append(hint[len(" (did you mean "):-2] + f" for {key!r}")
+        else:
+            pairs.append(f"{hit!r} for {key!r}")
+    if len(pairs) == 1 and len(unknown) == 1:
+        return f" (did you mean {pairs[0].split(' for ')[0]}?)"
+    return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
+
+
+def path_segments(key: str) -> "list[tuple[str, int]]":
+    """A result field's path as ``(name, arrays)`` steps: ``"stations[].distance_km"`` ->
+    ``[("stations", 1), ("distance_km", 0)]`` (``[]`` steps into every item of an array)."""
+    out = []
+    for part in key.split("."):
+        name = part.rstrip("[]")
+        out.append((name, (len(part) - len(name)) // 2))
+    return out
+
+
+def path_problem(key) -> "str | None":
+    """Why ``key`` cannot name a result field (None when it can): a name, or a path of names
+    joined by ``.`` with ``[]`` after a name whose value is an array."""
+    if not isinstance(key, str) or not key.strip():
+        return "a result field must be named"
+    for part in key.split("."):
+        name = part.rstrip("[]")
+        tail = part[len(name):]
+        if not name or "[" in name or "]" in name or tail != "[]" * (len(tail) // 2):
+            return (f"{key!r} is not a result field or path: write a field name, or a path "
+                    f"such as \"stations[].distance_km\" (names joined by '.', '[]' after an "
+                    f"array)")
+    return None
 
 
 def _find_line(lines: list[str], tool: str, keys: "tuple[str, ...]" = ()) -> int | None:

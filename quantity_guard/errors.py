@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "GuardViolation",
+    "ResultShapeMismatch",
     "UnitParseError",
     "DimensionalityError",
     "OffsetUnitError",
@@ -183,6 +184,14 @@ class InvalidArguments(GuardViolation, ValueError):
     """Arguments that are not of any accepted shape (unknown keys, booleans, missing fields)."""
 
     code = "invalid_arguments"
+
+
+class ResultShapeMismatch(InvalidArguments):
+    """A result that cannot be labelled as its annotation declares it (fields declared, a bare
+    number or prose arrived; one value declared, an object arrived). Never blocking: the result
+    goes on as the upstream sent it, and the mismatch is recorded and counted."""
+
+    code = "result_shape_mismatch"
 
 
 class BelowAbsoluteZero(InvalidArguments):

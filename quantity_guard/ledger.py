@@ -1768,6 +1768,9 @@ def _quantities(result, field=None):
     elif isinstance(result, dict):
         for k, v in result.items():
             yield from _quantities(v, k if field is None else f"{field}.{k}")
+    elif isinstance(result, list):  # a labelled array of records (``stations[].distance_km``)
+        for i, v in enumerate(result):
+            yield from _quantities(v, f"{field or ''}[{i}]")
 
 
 def _jsonable(value):

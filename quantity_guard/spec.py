@@ -33,7 +33,8 @@ from .quantity import Q, check_finite, normalise_crs, split_number
 from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
-__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS", "field_type_problem"]
+__all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS", "field_type_problem",
+           "did_you_mean"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
@@ -179,10 +180,11 @@ class Spec:
         if isinstance(decl, dict):
             unknown = set(decl) - SPEC_KEYS
             if unknown:
+                hint = did_you_mean(sorted(unknown, key=str), SPEC_KEYS)
                 raise InvalidArguments(
                     f"declaration{' for ' + field if field else ''}: unknown keys "
-                    f"{sorted(unknown)}; the declaration fields are {sorted(SPEC_KEYS)}",
-                    field=field)
+                    f"{sorted(unknown, key=str)}{hint}; the declaration fields are "
+                    f"{sorted(SPEC_KEYS)}", field=field)
             return cls(**decl, field=field)
         raise InvalidArguments(f"declaration{' for ' + field if field else ''} must be a unit "
                                f"string or a dict, received {type(decl).__name__}", field=field)
@@ -691,5 +693,50 @@ def returns_of(decl: Any, field: str) -> "Spec | dict[str, Spec] | None":
     if decl is None:
         return None
     if isinstance(decl, dict) and decl and not (set(decl) & SPEC_KEYS):
+        for k, v in decl.items():
+            near = _spec_key_lookalike(k, v)
+            if near is not None:
+                raise InvalidArguments(
+                    f'returns = {{ {k} = "{v}" }} reads as a result field named {k!r} with the '
+                    f"unit {v!r}, not as a declaration of the whole result: did you mean "
+                    f'{near!r}? Write returns = {{ {near} = "{v}" }} for the whole result; if the '
+                    f"result really has a field {k!r}, write it in full: "
+                    f'returns = {{ {k} = {{ unit = "{v}" }} }}', field=f"{field}.{k}",
+                    suggestion=f'returns = {{ {near} = "{v}" }}')
         return {k: Spec.of(v, f"{field}.{k}") for k, v in decl.items()}
     return Spec.of(decl, field)
+
+
+def _spec_key_lookalike(key: Any, value: Any) -> "str | None":
+    """The declaration field a result-field key looks like a misspelling of (``units``,
+    ``Unit``, ``datums``), when it is given the shorthand (a bare string) a declaration field
+    would take; None otherwise. A field written in full (``{ unit = ... }``) is a field."""
+    if not isinstance(key, str) or not isinstance(value, str):
+        return None
+    folded = key.strip().lower().replace("-", "_")
+    for k in SPEC_KEYS:
+        if folded == k or folded.rstrip("s") == k:
+            return k
+    import difflib
+    close = difflib.get_close_matches(folded, sorted(SPEC_KEYS), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def did_you_mean(names: "list[Any]", known: "Any", cutoff: float = 0.6) -> str:
+    """`` (did you mean 'unit'?)`` for the unknown ``names`` that are close to a ``known``
+    one (case and plural folded first, then difflib), or ``""``."""
+    import difflib
+    known = sorted(k for k in known if isinstance(k, str))
+    pairs = []
+    for name in names:
+        if not isinstance(name, str):
+            continue
+        folded = name.strip().lower()
+        hit = next((k for k in known if k.lower() in (folded, folded.rstrip("s"))
+                    or k.lower().rstrip("s") == folded), None)
+        if hit is None:
+            close = difflib.get_close_matches(folded, known, n=1, cutoff=cutoff)
+            hit = close[0] if close else None
+        if hit is not None and hit != name:
+            pairs.append(f"{hit!r} for {name!r}" if len(names) > 1 else repr(hit))
+    return f" (did you mean {', '.join(pairs)}?)" if pairs else ""

@@ -143,7 +143,7 @@ def test_check_reports_against_the_live_catalogue(tmp_path):
                           capture_output=True, text=True, env=env(), timeout=TIMEOUT)
     assert good.returncode == 0, good.stderr
     assert "annotations match the server" in good.stdout
-    assert "guarded   freeboard(stage [ft], crest [ft]) -> ft" in good.stdout
+    assert "guarded   freeboard(stage [ft, datum NAVD88], crest [ft, datum NAVD88]) -> ft" in good.stdout
     out = subprocess.run([*argv, str(bad), "--", sys.executable, DEMO_SERVER],
                          capture_output=True, text=True, env=env(), timeout=TIMEOUT)
     assert out.returncode != 0

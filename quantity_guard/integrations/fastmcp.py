@@ -232,7 +232,25 @@ def _transform_class():
             return out
 
         async def list_tools(self, tools):
+            self._seen(tools)
             return [self._guarded(t) for t in tools]
+
+        def _seen(self, tools) -> None:
+            """As the proxy does on its first listing: one line saying what is guarded, and a
+            warning (with "did you mean") for each declaration the server's tools do not match
+            (a tool it does not have, a parameter or result field its tool does not have),
+            once each, on the ``quantity_guard.mcp`` logger."""
+            import logging
+            if not tools:  # FastMCP also asks a transform about empty lists (other providers)
+                return
+            listed = [t.to_mcp_tool().model_dump(by_alias=True, exclude_none=True, mode="json")
+                      for t in tools]
+            log = logging.getLogger("quantity_guard.mcp")
+            for text in self.policy.catalogue_seen(listed):
+                if text.startswith("warning: "):
+                    log.warning("%s", text[len("warning: "):])
+                else:
+                    log.info("%s", text)
 
         async def get_tool(self, name, call_next, *, version=None):
             tool = await call_next(name, version=version)

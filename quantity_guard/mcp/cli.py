@@ -29,12 +29,14 @@ PROG = "quantity-guard-mcp"
 
 USAGE = f"""\
 usage: {PROG} [options] [--] COMMAND [ARG...]
+       {PROG} annotate [--tools-json FILE | --upstream URL | -- COMMAND ...]
 
 Run the MCP server COMMAND as a child process and relay JSON-RPC between it and this process's
 stdin/stdout. Tools named in the annotation file are re-advertised with units in their schema,
 their arguments are converted into the units the server expects (or refused with a repair
 text), and their bare numeric results come back labelled. Everything else passes untouched.
-The '--' before COMMAND is optional.
+The '--' before COMMAND is optional. 'annotate' prints a draft annotation file from the
+server's own words (see '{PROG} annotate --help').
 
 options:
   --annotations FILE     TOML or JSON annotation file naming the guarded tools; without it
@@ -262,6 +264,9 @@ class _ConfigError(Exception):
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["annotate"]:  # the subcommand: draft an annotation file (mcp/annotate.py)
+        from .annotate import main as annotate
+        return annotate(args[1:], fetch=fetch_tools)
     try:
         http, args = split_http_options(args)  # Streamable HTTP options: see the block below
         if http.active:
@@ -314,6 +319,8 @@ def _with_policy(opts: Options, run: Any) -> int:
                 policy = _build_policy(opts)
             except _ConfigError as exc:
                 _err(str(exc))
+                if not opts.check:
+                    answer_first_request(wire, str(exc), opts.annotations)
                 return EXIT_CONFIG
         code = int(run(policy, wire))
     finally:
@@ -321,6 +328,62 @@ def _with_policy(opts: Options, run: Any) -> int:
             code = EXIT_WRITE
         restore_stdio(wire)
     return code
+
+
+CONFIG_ERROR = -32002
+"""The JSON-RPC error code of the answer a proxy whose annotation file did not load gives."""
+FIRST_REQUEST_WAIT = 10.0
+"""How long a proxy whose annotation file did not load waits for the client's first request."""
+
+
+def answer_first_request(wire: tuple[int, int], text: str, path: "str | None",
+                         wait: float = FIRST_REQUEST_WAIT) -> bool:
+    """A stdio client sees a proxy that cannot start only as a closed connection; so, before
+    exiting, answer the client's first request (notifications are skipped) with a JSON-RPC
+    error naming the annotation file, the line and the fix (``error.data.problems``). True
+    when a request was answered; waits at most ``wait`` seconds for it."""
+    import json
+    import select
+    from .jsonrpc import LineBuffer
+    problems = [line.strip() for line in text.splitlines()[1:] if line.strip()] or [text]
+    buf = LineBuffer()
+    deadline = time.monotonic() + wait
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            ready, _, _ = select.select([wire[0]], [], [], left)
+            if not ready:
+                return False
+            chunk = os.read(wire[0], 1 << 16)
+        except (OSError, ValueError):
+            return False
+        if not chunk:
+            return False
+        for line in buf.feed(chunk):
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict) or "method" not in msg or msg.get("id") is None:
+                continue
+            first = problems[0]
+            answer = {"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": CONFIG_ERROR,
+                "message": f"{PROG} cannot start: the annotation file {path} does not load "
+                           f"({len(problems)} problem(s); the first: {first}). Fix the file "
+                           f"(check it with: {PROG} --check --annotations {path} -- COMMAND) "
+                           f"and restart the server",
+                "data": {"file": path, "problems": problems}}}
+            data = (json.dumps(answer, ensure_ascii=False) + "\n").encode("utf-8")
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(wire[1], view):]
+            except OSError:
+                return False
+            return True
 
 
 def close_policy(policy: Any, manifest: str | None) -> bool:

@@ -408,19 +408,21 @@ class QuantityPolicy:
         if self._later:
             self.settle()
         ann = self.annotations[tool_name]
-        if ann.returns is None:
+        if ann.returns is None or result.get("isError") is True:
             return result
         value = _result_value(result, ann.returns)
         if value is None:
+            self._shape_mismatch(tool_name, arguments, result, ann.returns)
             return result
         out: "Q | dict[str, Any]"
         try:
             if isinstance(ann.returns, Spec):
                 out = ann.returns.convert_result(value)
             else:
-                fields = {k: s.convert_result(value[k]) for k, s in ann.returns.items()
-                          if k in value}
-                out = {**value, **fields}
+                out, found = _label_fields(value, ann.returns)
+                if not found:
+                    self._shape_mismatch(tool_name, arguments, result, ann.returns)
+                    return result
         except (GuardViolation, KeyError, TypeError) as exc:
             # The result does not match what the annotations declare (e.g. "86.4 m3/s" for a
             # tool declared to return mm/day). It goes on as the upstream sent it, unlabelled,
@@ -466,6 +468,46 @@ class QuantityPolicy:
                 labelled[key] = val
         return labelled
 
+    def _shape_mismatch(self, tool_name: str, arguments, result: dict, returns) -> None:
+        """A result that cannot be labelled as declared (fields declared, a bare number or
+        prose arrived; one value declared, an object arrived): passed on as the upstream sent
+        it, recorded against the call as ``result_shape_mismatch`` (counted in the ledger and
+        the metrics every time) and logged at WARNING once per tool."""
+        from ..errors import ResultShapeMismatch
+        arrived = _arrived(result)
+        if isinstance(returns, Spec):
+            declared = "one value (returns = { unit = ... })"
+            fix = ("declare the result's fields instead (returns = { <field> = { unit = ... } }, "
+                   "a path such as \"items[].value\" for nested ones), or remove returns")
+        else:
+            declared = f"the fields {sorted(returns)}"
+            fix = ("declare the fields the result has (paths such as \"items[].value\" for "
+                   "nested ones), or returns = { unit = ... } for a bare number")
+        violation = ResultShapeMismatch(
+            f"{tool_name} is declared to return {declared}, but its result arrived as {arrived}; "
+            f"it was passed on unlabelled, as the upstream sent it",
+            field=f"{tool_name}.return", suggestion=fix)
+        with self._lock:
+            call = self._call_for(tool_name, arguments)
+            if call is not None:
+                call.record_violation(violation, blocked=False)
+                call.finish(ok=True)
+            first = f"result-shape:{tool_name}" not in self._warned
+            self._warned.add(f"result-shape:{tool_name}")
+        verdict = _verdict()
+        if verdict is not None:
+            verdict.violation(violation, False)
+        if first:
+            import logging
+            path = getattr(self.annotations, "path", "<annotations>")
+            logging.getLogger("quantity_guard.mcp").warning(
+                "%s: tools.%s.returns: %s; fix: %s (reported once per tool; every such result "
+                "is counted as %s)", path, tool_name, violation.message, fix, violation.code,
+                extra={"quantity_guard": {"code": violation.code, "field": violation.field,
+                                          "tool": tool_name, "blocked": False}})
+        self._write_log("violation", tool_name, arguments, violation=violation, where="result",
+                        forwarded="unlabelled, as the upstream sent it")
+
     def _call_for(self, tool_name: str, arguments=None):
         """The call record a result belongs to: the guard hands back the very arguments object
         ``check_call`` returned, so concurrent calls of one tool are told apart; failing that,
@@ -484,12 +526,15 @@ class QuantityPolicy:
         """Warnings for annotations the upstream's listing does not match (a tool it does not
         list, a parameter its tool does not have): such a declaration guards nothing. Each
         problem is warned about once (stderr, through the caller, and ``--log``)."""
+        out = []
+        if "summary" not in self._warned:
+            self._warned.add("summary")
+            out.append(self.summary(tools))
         problems = [(t, p) for t, p in self._catalogue_problems(tools) if p not in self._warned]
         if not problems:
-            return []
+            return out
         self._warned.update(p for _, p in problems)
         path = getattr(self.annotations, "path", "<annotations>")
-        out = []
         for tool, problem in problems:
             text = (f"warning: {path}: {problem}; this declaration guards nothing (fix the "
                     f"annotation file, or run with --strict-annotations to refuse to start)")
@@ -497,11 +542,34 @@ class QuantityPolicy:
             self._write_log("annotation_warning", tool, None, warning=text)
         return out
 
+    def summary(self, tools: list[dict]) -> str:
+        """What the annotations guard on this listing, in one line: ``guarding 3 parameters
+        and 2 results on 2 of 5 tools`` (declarations the listing does not match left out)."""
+        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
+        params = results = on = 0
+        for name, ann in self.annotations.items():
+            tool = listed.get(name)
+            if tool is None:
+                continue
+            props = _properties(tool.get("inputSchema"))
+            n = sum(1 for p in ann.params if p in props)
+            m = 0 if ann.returns is None else 1 if isinstance(ann.returns, Spec) else sum(
+                1 for k in ann.returns if not isinstance(tool.get("outputSchema"), dict)
+                or _schema_at(tool["outputSchema"], k) is not None)
+            params, results, on = params + n, results + m, on + (1 if n or m else 0)
+        path = getattr(self.annotations, "path", "<annotations>")
+        return (f"{path}: guarding {params} parameter{'s' * (params != 1)} and {results} "
+                f"result{'s' * (results != 1)} on {on} of {len(listed)} tool"
+                f"{'s' * (len(listed) != 1)}")
+
     def _catalogue_problems(self, tools: list[dict]) -> "list[tuple[str, str]]":
         """(tool, problem) for each declaration the listing does not match."""
         listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
         problems = []
         for name, ann in self.annotations.items():
+            if not ann.params and ann.returns is None:
+                problems.append((name, f"tools.{name}: declares no parameter and no result, so "
+                                 f"it guards nothing: declare params or returns, or remove it"))
             tool = listed.get(name)
             if tool is None:
                 close = _close_names(name, listed)
@@ -521,7 +589,8 @@ class QuantityPolicy:
                                      + (f"did you mean {close}? " if close else "")
                                      + f"it has {sorted(props)})"))
                 elif isinstance(props[pname], dict):
-                    problem = _schema_mismatch(spec, props[pname], f"{name} types {pname}")
+                    problem = _schema_mismatch(spec, props[pname], f"{name} types {pname}") \
+                        or _tz_problem(spec, props[pname], pname, tool.get("description"))
                     if problem:
                         problems.append((name, f"tools.{name}.params.{pname}: {problem}"))
             problems.extend((name, p) for p in _result_mismatches(name, ann.returns,
@@ -536,15 +605,16 @@ class QuantityPolicy:
             tool = listed.get(name)
             if tool is None:
                 continue
-            declared = ", ".join(f"{p} [{s.unit_text or s.tz_text}]" for p, s in ann.params.items())
+            declared = ", ".join(f"{p} [{_shown(s)}]" for p, s in ann.params.items())
             ret = ""
             if isinstance(ann.returns, Spec):
-                ret = f" -> {ann.returns.unit_text}"
+                ret = f" -> {_shown(ann.returns)}"
             elif ann.returns:
-                ret = " -> {" + ", ".join(f"{k} [{s.unit_text}]" for k, s in ann.returns.items()) + "}"
+                ret = " -> {" + ", ".join(f"{k} [{_shown(s)}]" for k, s in ann.returns.items()) + "}"
             lines.append(f"guarded   {name}({declared}){ret}")
         for name in sorted(set(listed) - set(self.annotations)):
             lines.append(f"untouched {name}")
+        lines.append(self.summary(tools).split(": ", 1)[-1])
         return CatalogueReport(problems, lines)
 
     def enforcement_report(self) -> str:
@@ -838,8 +908,13 @@ def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
     props = output.get("properties")
     if not isinstance(props, dict):
         props = {}
-    names = [key] if key is not None else [n for n in ("result", "value") if n in props][:1]
-    for n in names:
+    if key is not None:
+        target = _schema_at(output, key)
+        if target is not None:
+            target.update(x)
+            target["description"] = _join(target.get("description"), spec.in_words())
+        return
+    for n in [n for n in ("result", "value") if n in props][:1]:
         target = props.get(n)
         if isinstance(target, dict):
             target.update(x)
@@ -1010,9 +1085,80 @@ def _result_value(result: dict, returns):
             source = json.loads(texts[0])
         except ValueError:
             return None
-    if isinstance(source, dict) and any(k in source for k in returns):
-        return {k: (_number(v) if k in returns else v) for k, v in source.items()}
+    if isinstance(source, dict):
+        return source
     return None
+
+
+def _label_fields(source: dict, returns: "dict[str, Spec]") -> "tuple[dict, bool]":
+    """``source`` with the value at each declared field or path converted to a ``Q`` (a copy
+    along the paths only), and whether any declared field was there. A ``null`` at a path
+    stays ``null``; a value that is not a number raises (the result is then not labelled)."""
+    from ..annotations import path_segments
+    out: "Any" = source
+    found = False
+    for key, spec in returns.items():
+        steps = [(key, 0)] if key in source else path_segments(key)
+        out, hit = _set_path(out, steps, spec)
+        found = found or hit
+    return out, found
+
+
+def _set_path(node: "Any", steps: "list[tuple[str, int]]", spec: Spec) -> "tuple[Any, bool]":
+    if not steps:
+        if node is None:
+            return node, True
+        value = _number(node)
+        return spec.convert_result(node if value is None else value), True
+    if not isinstance(node, dict) or steps[0][0] not in node:
+        return node, False
+    name, arrays = steps[0]
+    child, hit = _into_arrays(node[name], arrays, steps[1:], spec)
+    if not hit:
+        return node, False
+    copied = dict(node)
+    copied[name] = child
+    return copied, True
+
+
+def _into_arrays(node: "Any", arrays: int, rest: "list[tuple[str, int]]",
+                 spec: Spec) -> "tuple[Any, bool]":
+    if arrays == 0:
+        return _set_path(node, rest, spec)
+    if not isinstance(node, list):
+        return node, False
+    items, hit = [], False
+    for item in node:
+        new, h = _into_arrays(item, arrays - 1, rest, spec)
+        items.append(new)
+        hit = hit or h
+    return (items, True) if hit else (node, False)
+
+
+def _arrived(result: dict) -> str:
+    """How a result arrived, in words, for a result that could not be labelled."""
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict):
+        return f"an object with the fields {sorted(structured)[:8]}"
+    content = result.get("content")
+    if not isinstance(content, list) or not content:
+        return "a result with no content"
+    texts = [c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+    if len(texts) != 1 or len(content) != 1:
+        return f"{len(content)} content items"
+    text = texts[0] if isinstance(texts[0], str) else ""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        shown = text.strip().replace("\n", " ")
+        return f"text that is not a number or JSON ({shown[:60]!r}{'...' if len(shown) > 60 else ''})"
+    if isinstance(data, dict):
+        return f"an object with the fields {sorted(data)[:8]}"
+    if isinstance(data, list):
+        return f"a JSON array of {len(data)} items"
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return f"a bare number ({data!r})"
+    return f"JSON {_json_type(data)}"
 
 
 def _unsourced_in_proxy(violation: GuardViolation) -> GuardViolation:
@@ -1087,18 +1233,179 @@ def _result_mismatches(name: str, returns, output) -> "list[str]":
         pairs = [(f"tools.{name}.returns", returns, n) for n in held]
         if not held and output.get("type") not in (None, "object"):
             pairs = [(f"tools.{name}.returns", returns, None)]
+        out: "list[str]" = []
     else:
-        pairs = [(f"tools.{name}.returns.{k}", s, k) for k, s in returns.items()
-                 if isinstance(props.get(k), dict)]
-    out = []
+        pairs = []
+        missing = []
+        for k, s in returns.items():
+            if _schema_at(output, k) is not None:
+                pairs.append((f"tools.{name}.returns.{k}", s, k))
+            elif props or output.get("$ref"):
+                missing.append(k)
+        out = []
+        for k in missing:
+            known = _field_paths(output)
+            close = _close_names(k, known)
+            out.append(f"tools.{name}.returns.{k}: the outputSchema of {name} has no result field "
+                       f"{k!r}" + (f" (did you mean {close}?)" if close else "")
+                       + f"; its fields are {_some(known, 12)}. A declaration of a field the "
+                       f"result does not have labels nothing")
+    if isinstance(returns, Spec) and not pairs and props and output.get("type") in (None, "object"):
+        return [f"tools.{name}.returns: declares one unit for the whole result, but the "
+                f"outputSchema of {name} makes it an object with the fields "
+                f"{_some(_field_paths(output), 12)}: nothing would be labelled. Declare the "
+                f"fields (returns = {{ <field> = {{ unit = ... }} }}; a nested one as a path "
+                f"such as \"items[].value\")"]
+    if isinstance(returns, Spec):
+        out = []
     for where, spec, key in pairs:
-        schema = output if key is None else props[key]
+        schema = output if key is None else _schema_at(output, key)
         what = (f"its outputSchema types the result" if key is None else
                 f"its outputSchema types {key!r}")
-        problem = _schema_mismatch(spec, schema, what)
+        problem = _schema_mismatch(spec, schema, what) if isinstance(schema, dict) else None
         if problem:
             out.append(f"{where}: {problem}")
     return out
+
+
+def _properties(schema) -> dict:
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def _shown(spec: Spec) -> str:
+    """A declaration as ``--check`` lists it: the unit (or the timestamp's zone) and the
+    datum, when there is one."""
+    text = spec.unit_text or f"timestamp, tz {spec.tz_text}"
+    return f"{text}, datum {spec.datum}" if spec.datum else text
+
+
+def _resolve_ref(schema: "Any", root: dict) -> "Any":
+    for _ in range(32):
+        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
+            return schema
+        ref = schema["$ref"]
+        if not ref.startswith("#/"):
+            return schema
+        node: "Any" = root
+        for part in ref[2:].split("/"):
+            node = node.get(part.replace("~1", "/").replace("~0", "~")) \
+                if isinstance(node, dict) else None
+        schema = node
+    return schema
+
+
+def branches_of(schema: "Any", root: dict) -> list:
+    """A schema and its anyOf/oneOf/allOf branches, references followed."""
+    schema = _resolve_ref(schema, root)
+    if not isinstance(schema, dict):
+        return []
+    out = [schema]
+    for key in ("anyOf", "oneOf", "allOf"):
+        for b in schema.get(key, ()) if isinstance(schema.get(key), list) else ():
+            out.extend(branches_of(b, root))
+    return out
+
+
+def _schema_at(output: dict, key: str) -> "dict | None":
+    """The sub-schema of an output schema at a result field or path (``stations[].distance_km``),
+    following properties, array items, anyOf/oneOf/allOf branches and local ``$ref``s; None
+    when the schema has no such field."""
+    from ..annotations import path_segments
+    nodes: list = [output]
+    for name, arrays in path_segments(key):
+        found = []
+        for node in nodes:
+            for b in branches_of(node, output):
+                props = b.get("properties")
+                if isinstance(props, dict) and isinstance(props.get(name), dict):
+                    found.append(props[name])
+        for _ in range(arrays):
+            found = [b.get("items") for node in found for b in branches_of(node, output)
+                     if isinstance(b.get("items"), dict)]
+        nodes = found
+        if not nodes:
+            return None
+    for node in nodes:
+        resolved = _resolve_ref(node, output)
+        if isinstance(resolved, dict):
+            return resolved
+    return None
+
+
+def _field_paths(output: dict, at_most: int = 200) -> "list[str]":
+    """The field paths an output schema names (``stations[].distance_km``), for suggestions."""
+    out: "list[str]" = []
+
+    def walk(schema: "Any", prefix: str, depth: int) -> None:
+        if depth > 8 or len(out) >= at_most:
+            return
+        for b in branches_of(schema, output):
+            items = b.get("items")
+            if isinstance(items, dict) and prefix:
+                walk(items, prefix + "[]", depth + 1)
+            props = b.get("properties")
+            if isinstance(props, dict):
+                for name, sub in props.items():
+                    path = f"{prefix}.{name}" if prefix else name
+                    if path not in out:
+                        out.append(path)
+                    walk(sub, path, depth + 1)
+
+    walk(output, "", 0)
+    return out
+
+
+# a parameter's stated format that is not a timestamp: (pattern, what it is)
+_NOT_TIMESTAMP = (
+    (r"\bHH:MM\b|\b24-hour\b|\btime of day\b|\bclock time\b",
+     "a clock time (HH:MM), without a date"),
+    (r"\bYYYY-MM-DD\b(?!T|\s*HH)", "a calendar date (YYYY-MM-DD), without a time"),
+)
+_TIMESTAMP_WORDS = (r"\bISO[ -]?8601\b|\bRFC[ -]?3339\b|\bdate[- ]?time\b|\btimestamp\b|"
+                    r"\bdatetime\b|YYYY-MM-DDT|\bT\d\d:\d\d")
+
+
+def _tz_problem(spec: Spec, schema: dict, pname: str, tool_text: "Any") -> "str | None":
+    """Why a ``tz`` on this parameter would make the tool uncallable (None when it would not):
+    the guard sends a timestamp (an ISO 8601 date and time with its offset), so the parameter
+    must take one. A ``format`` of ``time`` or ``date``, or words stating a clock time or a
+    date alone, rule it out."""
+    import re
+    if spec.tz is None:
+        return None
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        return None
+    words = " ".join(str(x) for x in (schema.get("description"), schema.get("title"))
+                     if isinstance(x, str))
+    if fmt in ("time", "date"):
+        stated = {"time": "a clock time (format: time)", "date": "a date (format: date)"}[fmt]
+    else:
+        stated = None
+        own = words + " " + doc_line(tool_text, pname)
+        if re.search(_TIMESTAMP_WORDS, own, flags=re.I):
+            return None
+        for pattern, what in _NOT_TIMESTAMP:
+            if re.search(pattern, own):
+                stated = what
+                break
+    if stated is None:
+        return None
+    return (f"declares tz {spec.tz_text!r}, so the guard would send a timestamp (an ISO 8601 "
+            f"date and time with its offset), but the server states {pname} is {stated}: "
+            f"every call would be refused or misread. Remove tz here")
+
+
+def doc_line(text: "Any", pname: str) -> str:
+    """The line of a tool description that documents ``pname`` (a docstring's ``Args:``)."""
+    if not isinstance(text, str):
+        return ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(pname) and stripped[len(pname):len(pname) + 2].lstrip()[:1] in (":", "("):
+            return stripped
+    return ""
 
 
 def _some(listed, at_most: int = 8) -> str:

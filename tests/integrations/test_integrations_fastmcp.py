@@ -200,3 +200,23 @@ def test_annotation_errors_are_reported_before_serving(tmp_path):
     ok.write_text(WATER)
     transform = qg_fastmcp.guard(fastmcp.FastMCP("x"), ok)
     assert "runoff_depth" in repr(transform)
+
+
+def test_guard_warns_about_tools_and_parameters_the_server_does_not_have(caplog):
+    """Like the proxy: when the tools are first listed, one line says what is guarded and each
+    declaration that matches nothing is warned about, with the name it may have meant."""
+    import logging
+    server = plain_server([])
+    qg_fastmcp.guard(server, loads(WATER.replace("read_discharge", "read_dischrge")))
+
+    async def listed():
+        async with fastmcp.Client(server) as client:
+            await client.list_tools()
+            await client.list_tools()
+
+    with caplog.at_level(logging.INFO, logger="quantity_guard.mcp"):
+        asyncio.run(listed())
+    texts = [r.getMessage() for r in caplog.records if r.name == "quantity_guard.mcp"]
+    assert sum("guarding 2 parameters and 1 result on 1 of" in t for t in texts) == 1
+    (warning,) = [t for t in texts if "read_dischrge" in t]
+    assert "did you mean 'read_discharge'" in warning
