@@ -81,14 +81,31 @@ ROWS: dict[str, Row] = {
         "unsourced_input",
         "Send instead: the value as a tool of this session returned it (call the tool that "
         "provides it, then pass its result, converted or not)"),
+    # a unit the parser does not know, and the close spellings it offers
+    "unknown_unit": Row(
+        "unit_parse_error",
+        "unknown unit '{unit}' at position {position} in '{text}'"),
+    "did_you_mean": Row(
+        "unit_parse_error",
+        " (did you mean {alternatives}?)"),
+    # a spelling with two meanings, and the unambiguous ones to write instead
+    "ambiguous_unit": Row(
+        "unit_parse_error",
+        "'{unit}' is ambiguous: "),
+    "write_instead": Row(
+        "unit_parse_error",
+        "; write {alternatives} instead"),
     # a temperature below absolute zero where a temperature (not a difference) is declared
+    "below_absolute_zero": Row(
+        "below_absolute_zero",
+        "{field}: received {received}, below absolute zero ({zero})"),
     "below_absolute_zero_repair": Row(
         "below_absolute_zero",
         "Send instead: a temperature of at least {zero} (absolute zero)"),
 }
 
 
-def render(name: str, **fields: Any) -> str:
+def render(name: str, /, **fields: Any) -> str:
     """Row ``name``'s wording with its fields filled in; every field must be given, no other."""
     row = ROWS[name]
     given = set(fields)
@@ -97,7 +114,7 @@ def render(name: str, **fields: Any) -> str:
     return _FIELD.sub(lambda m: str(fields[m.group(1)]), row.template)
 
 
-def says(text: str, name: str, **fields: Any) -> str:
+def says(text: str, name: str, /, **fields: Any) -> str:
     """Assert that ``text`` holds row ``name``'s wording; return ``text``."""
     expected = render(name, **fields)
     assert expected in text, f"expected the {name!r} wording\n  {expected}\nin\n  {text}"
@@ -123,7 +140,7 @@ def _facts(refused: Any) -> tuple[str | None, str | None, str]:
     return meta.get("code"), meta.get("field"), text
 
 
-def refusal(refused: Any, name: str, **fields: Any) -> str:
+def refusal(refused: Any, name: str, /, **fields: Any) -> str:
     """Assert that ``refused`` is row ``name``'s refusal: its code, its field (``field=``) and
     its wording; return the text the model reads."""
     code, field, text = _facts(refused)
