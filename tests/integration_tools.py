@@ -14,9 +14,17 @@ import contextlib
 import json
 import threading
 
+from messages import render
 from quantity_guard import quantity_tool
 
 SITE = "07374000"
+#: turn 2's refusal: the fields of the ``carry_over`` and ``carry_over_repair`` rows
+CARRY_OVER = dict(field="runoff_depth.discharge", value="1250", unit="m3/s",
+                  source="read_discharge.return", source_unit="cfs")
+CARRY_OVER_REPAIR = dict(value="1250", source_unit="cfs", converted="35.39605824", unit="m3/s")
+#: "12.4 ft" sent for runoff_depth's discharge: the fields of the ``wrong_dimension`` row
+WRONG_DIMENSION = dict(field="runoff_depth.discharge", unit="m**3/s",
+                       dims="[length]^3 [time]^-1", received="12.4 ft", received_dims="[length]")
 QUESTION = f"What is the runoff depth at USGS site {SITE} over its 29000 km2 drainage area?"
 ANSWER = ("The river carries 1250 cfs, which over 29000 km2 is a runoff depth of "
           "0.1055 mm/d.")
@@ -79,7 +87,8 @@ class Script:
             assert json.loads(shown) == {"value": 1250.0, "unit": "cfs"}, shown
             return ("call", "runoff_depth", {"discharge": 1250, "area": 29000})
         if self.turn == 3:
-            if "no conversion was applied" not in (shown or ""):
+            if render("carry_over", **CARRY_OVER) not in (shown or "") or \
+                    render("carry_over_repair", **CARRY_OVER_REPAIR) not in shown:
                 raise AssertionError(f"the model was not shown the repair text: {shown!r}")
             return ("call", "runoff_depth", {"discharge": "1250 cfs", "area": 29000})
         if self.turn == 4:

@@ -9,11 +9,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from messages import render
 from quantity_guard import observe
 
-CARRY_OVER = ("runoff_depth.discharge: received the bare number 1250, which this tool reads as "
-              "1250 m3/s, but read_discharge.return returned 1250 cfs and no conversion was "
-              "applied.")
+#: the repair text's first sentence when runoff_depth gets read_discharge's 1250 cfs bare
+CARRY_OVER = render("carry_over", field="runoff_depth.discharge", value="1250", unit="m3/s",
+                    source="read_discharge.return", source_unit="cfs") + "."
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from messages import render
 from quantity_guard import quantity_tool, toolbox
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -103,7 +104,9 @@ def test_dispatch_round_trips():
     assert json.loads(msg["content"])["unit"] == "mm/d"
     bad = BOX.dispatch({"id": "c", "function": {"name": "runoff_depth",
                                                  "arguments": '{"discharge": "12.4 ft", "area": 1}'}})
-    assert bad["content"].startswith("Error: runoff_depth.discharge: expected a quantity in m**3/s")
+    assert bad["content"].startswith("Error: " + render(
+        "wrong_dimension", field="runoff_depth.discharge", unit="m**3/s",
+        dims="[length]^3 [time]^-1", received="12.4 ft", received_dims="[length]"))
     res = BOX.dispatch({"type": "tool_use", "id": "toolu_2", "name": "read_discharge",
                         "input": {"site": "07374000"}})
     assert res == {"type": "tool_result", "tool_use_id": "toolu_2",

@@ -14,6 +14,7 @@ from bench.harness import results
 from bench.harness.cli import main
 from bench.harness.providers import HTTPClient
 from bench.harness.replay import regrade
+from messages import says
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,7 +97,8 @@ def test_replay_grades_recorded_behaviour_under_the_current_guard(naive_file):
     divs = new["replay"]["divergences"]  # labelled results now, and the refusal
     assert [d["tool"] for d in divs] == ["read_discharge", "get_drainage_area", "runoff_depth"]
     assert divs[0]["recorded"] == "1250.0" and json.loads(divs[0]["now"])["unit"] == "cfs"
-    assert "no conversion was applied" in divs[-1]["now"]
+    says(divs[-1]["now"], "carry_over", field="runoff_depth.discharge", value="1250",
+         unit="m3/s", source="read_discharge.return", source_unit="cfs")
     assert new["transcript"]["calls"][-1]["ended_run"] is True
 
 

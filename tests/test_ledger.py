@@ -12,6 +12,12 @@ from quantity_guard import Q, quantity_tool, register_station, session
 from quantity_guard.errors import UnconvertedCarryOver, UnsourcedInput
 from quantity_guard.ledger import Ledger, current
 
+from messages import refusal, render
+
+#: the refusal of 1250 (read_discharge's cfs) sent bare to runoff_depth's m3/s discharge
+CARRY_OVER = dict(field="runoff_depth.discharge", value="1250", unit="m3/s",
+                  source="read_discharge.return", source_unit="cfs")
+
 
 
 @quantity_tool(returns={"unit": "cfs"})
@@ -56,11 +62,9 @@ def test_spec_carry_over_message_exactly():
         read_discharge("07374000")
         with pytest.raises(UnconvertedCarryOver) as err:
             runoff_depth(discharge=1250, area=29000.0)
-    assert str(err.value) == (
-        "runoff_depth.discharge: received the bare number 1250, which this tool reads as "
-        "1250 m3/s, but read_discharge.return returned 1250 cfs and no conversion was applied")
-    assert '{"value": 1250, "unit": "cfs"}' in err.value.repair()
-    assert "35.39605824 m3/s" in err.value.repair()
+    assert str(err.value) == render("carry_over", **CARRY_OVER)
+    refusal(err.value, "carry_over_repair", field="runoff_depth.discharge", value="1250",
+            source_unit="cfs", converted="35.39605824", unit="m3/s")
 
 
 def test_carry_over_catches_a_wrongly_asserted_unit_and_rounding():
@@ -112,8 +116,9 @@ def test_dropped_datum_is_caught():
         read_stage("07374000")
         with pytest.raises(UnconvertedCarryOver) as err:
             freeboard(stage=12.4, crest=31.0)
-        assert "no datum conversion was applied" in str(err.value)
-        assert "GAGE:07374000" in str(err.value)
+        assert str(err.value) == render(
+            "datum_carry_over", field="freeboard.stage", value="12.4", unit="ft",
+            datum="NAVD88", source="read_stage.return", source_datum="GAGE:07374000")
         # the offset is registered, so the repair gives the converted value to send
         assert '{"value": 13.9, "unit": "ft", "datum": "NAVD88"}' in err.value.repair()
         ok = freeboard(stage=Q(12.4, "ft", datum="GAGE:07374000").to_datum("NAVD88"), crest=31.0)
@@ -182,13 +187,13 @@ def test_enforcement_report_format():
         runoff("12.4 ft")
         runoff("3 m")
         runoff(1.0)
+    flow = dict(field="runoff.discharge", unit="m**3/s", dims="[length]^3 [time]^-1",
+                received_dims="[length]")
     assert ledger.enforcement_report() == (
         "2 of 3 tool calls would have been blocked:\n"
         "  2x dimensionality_error\n"
-        "      runoff.discharge: expected a quantity in m**3/s ([length]^3 [time]^-1), "
-        "received 12.4 ft ([length])\n"
-        "      runoff.discharge: expected a quantity in m**3/s ([length]^3 [time]^-1), "
-        "received 3 m ([length])")
+        f"      {render('wrong_dimension', received='12.4 ft', **flow)}\n"
+        f"      {render('wrong_dimension', received='3 m', **flow)}")
 
 
 def test_warn_mode_records_carry_over_without_blocking():

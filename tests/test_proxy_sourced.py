@@ -4,6 +4,7 @@ repair text that says the question cannot be verified, never that a value "state
 question" would do."""
 from __future__ import annotations
 
+from messages import refusal, render
 from quantity_guard.annotations import loads
 from quantity_guard.mcp.policy import QuantityPolicy
 
@@ -24,15 +25,12 @@ def test_a_value_no_tool_returned_is_refused_saying_the_question_cannot_be_verif
     log = tmp_path / "log.jsonl"
     policy = QuantityPolicy(loads(ANNOTATIONS), log_path=str(log))
     decision = policy.check_call("runoff_depth", {"area": 29000})
-    assert decision.action == "refuse"
-    text = _text(decision.payload)
-    assert text.startswith("runoff_depth.area: received 29000 km2, which no tool returned in "
-                           "this session")
-    assert "the proxy does not see the question" in text and "cannot be verified" in text
+    text = refusal(decision, "unsourced_by_proxy", field="runoff_depth.area", value="29000",
+                   unit="km2")
+    assert text.startswith(render("unsourced_by_proxy", field="runoff_depth.area",
+                                  value="29000", unit="km2"))
     assert "stated in the question" not in text and "one stated in the question" not in text
-    assert "Send instead: the value as a tool of this session returned it" in text
-    assert decision.payload["_meta"]["io.github.quantity-guard/violation"]["code"] == \
-        "unsourced_input"
+    refusal(decision, "unsourced_repair", field="runoff_depth.area")
     policy.close()
     assert "the proxy does not see the question" in log.read_text()
 
@@ -45,5 +43,4 @@ def test_a_value_a_tool_returned_passes_in_any_unit_it_converts_to():
     assert policy.check_call("runoff_depth", {"area": 29000}).action == "forward"
     assert policy.check_call("runoff_depth", {"area": "11196.96 mi2"}).action == "forward"
     refused = policy.check_call("runoff_depth", {"area": 30000})
-    assert refused.action == "refuse" and "no tool returned in this session" in \
-        _text(refused.payload)
+    refusal(refused, "unsourced_by_proxy", field="runoff_depth.area", value="30000", unit="km2")

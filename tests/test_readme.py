@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from messages import render
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text("utf-8")
 COMMANDS = [c.strip() for c in re.findall(r"```bash\n(.*?)```", README, flags=re.S)]
@@ -41,16 +43,18 @@ def test_readme_demo_command_runs_offline_and_shows_the_refusals():
     shown = re.search(r"```text\n(schema .*?)```", README, flags=re.S).group(1).splitlines()
     assert lines[0].startswith(shown[0].removesuffix("..."))
     assert lines[1:3] == shown[1:3]
-    assert lines[3].startswith("ERROR    runoff_depth.discharge: received the bare number 1250, "
-                               "which this tool reads as 1250 m3/s, but read_discharge.return "
-                               "returned 1250 cfs and no conversion was applied")
+    assert lines[3] == "ERROR    " + render(
+        "carry_over", field="runoff_depth.discharge", value="1250", unit="m3/s",
+        source="read_discharge.return", source_unit="cfs") + ". " + render(
+        "carry_over_repair", value="1250", source_unit="cfs", converted="35.39605824", unit="m3/s")
     assert lines[4] == 'ok       {"value": 0.10545584248055173, "unit": "mm/d"}' == shown[6]
     assert lines[5] == shown[7]
-    assert lines[6].startswith("ERROR    freeboard.stage: expected an elevation on NAVD88")
+    assert lines[6].startswith("ERROR    " + render(
+        "other_datum", field="freeboard.stage", datum="NAVD88", value="12.4", unit="ft",
+        other="GAGE:07374000"))
     # the proxy says what it can check of a sourced value: a tool output, never the question
-    assert lines[7].startswith("ERROR    runoff_depth.area: received 30000 km2, which no tool "
-                               "returned in this session")
-    assert "the proxy does not see the question" in lines[7]
+    assert lines[7].startswith("ERROR    " + render(
+        "unsourced_by_proxy", field="runoff_depth.area", value="30000", unit="km2"))
     assert "stated in the question" not in out.stdout
 
 

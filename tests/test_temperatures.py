@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from messages import refusal, render, says
 from quantity_guard import Q
 from quantity_guard.units import convert, parse_unit
 
@@ -236,11 +237,11 @@ def test_a_parameter_declared_on_a_temperature_scale_takes_no_value_below_absolu
         refused = _refused(tool, {"t": raw})
         assert refused["code"] == "below_absolute_zero" and refused["field"] == "thermostat.t", raw
         assert "below absolute zero (0 " in refused["text"] and "delta_degC" in refused["text"]
-        assert "Send instead: a temperature of at least 0 K" in refused["text"]
+        says(refused["text"], "below_absolute_zero_repair", zero="0 K")
     for raw in (-300, "-300 degC", "-500 degF"):  # refused by Q, told what this parameter takes
         refused = _refused(tool, {"t": 280, "c": raw})
         assert refused["code"] == "below_absolute_zero" and refused["field"] == "thermostat.c"
-        assert "Send instead: a temperature of at least -273.15 degC" in refused["text"]
+        says(refused["text"], "below_absolute_zero_repair", zero="-273.15 degC")
     assert _refused(tool, {"t": 280, "r": -1})["code"] == "below_absolute_zero"
 
 
@@ -297,10 +298,10 @@ def test_the_mcp_proxy_refuses_a_temperature_below_absolute_zero():
     policy = QuantityPolicy(loads('[tools.set_point.params]\nt = { unit = "K" }\n'
                                   'rise = { unit = "delta_degC" }\n'))
     decision = policy.check_call("set_point", {"t": -5, "rise": 1})
-    assert decision.action == "refuse"
-    text = decision.payload["content"][0]["text"]
-    assert text.startswith("set_point.t: received -5 K, below absolute zero (0 K)")
-    assert ". Send instead: a temperature of at least 0 K" in text
+    text = refusal(decision, "below_absolute_zero_repair", field="set_point.t", zero="0 K")
+    assert text.startswith(render("below_absolute_zero", field="set_point.t", received="-5 K",
+                                  zero="0 K"))
+    assert ". " + render("below_absolute_zero_repair", zero="0 K") in text  # one stop between
     assert policy.check_call("set_point", {"t": "10 degC", "rise": "-5 K"}) == \
         ("forward", {"t": 283.15, "rise": -5.0})
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from messages import render
 from quantity_guard import Q, quantity_tool, session
 from quantity_guard.errors import (CRSMismatch, DatumMismatch, DimensionalityError,
                                    InvalidArguments, MissingUnit, QualityViolation,
@@ -48,8 +49,9 @@ def test_the_body_receives_q_in_the_declared_unit():
 
 
 @pytest.mark.parametrize("bad,error,words", [
-    ("12.4 ft", DimensionalityError, ["expected a quantity in m**3/s ([length]^3 [time]^-1)",
-                                      "received 12.4 ft ([length])"]),
+    ("12.4 ft", DimensionalityError, [render(
+        "wrong_dimension", field="runoff_depth.discharge", unit="m**3/s",
+        dims="[length]^3 [time]^-1", received="12.4 ft", received_dims="[length]")]),
     (True, InvalidArguments, ["True", "not a quantity"]),
     (None, InvalidArguments, ["None"]),
     ({"value": 1250, "unit": "cfs", "note": "x"}, InvalidArguments, ["unknown keys ['note']"]),
@@ -58,8 +60,9 @@ def test_the_body_receives_q_in_the_declared_unit():
     ('{"value": 1250, "unit": ', InvalidArguments, ["not valid JSON"]),
     ("[1, 2]", InvalidArguments, ["not a number with a unit"]),
     ("lots", InvalidArguments, ["not a number with a unit"]),
-    ("1250 gal/min", UnitParseError, ["ambiguous", "gal_US"]),
-    ("1250 cfz", UnitParseError, ["unknown unit 'cfz'"]),
+    ("1250 gal/min", UnitParseError, [render("ambiguous_unit", unit="gal"),
+                                      "Send instead: 'gal_US' or 'gal_imp'"]),
+    ("1250 cfz", UnitParseError, [render("unknown_unit", unit="cfz", position=0, text="cfz")]),
     (float("nan"), InvalidArguments, ["not a finite number"]),
     ({"value": 1250, "unit": "cfs", "datum": "NAVD88"}, InvalidArguments, ["only to a length"]),
     ({"value": 1250, "unit": ["cfs"]}, InvalidArguments, ["a unit must be a string"]),
@@ -75,6 +78,8 @@ def test_wrong_inputs_are_refused_with_repair_text(bad, error, words):
         assert w in text
     result = runoff_depth.invoke({"discharge": bad, "area": 29000})
     assert result["isError"] is True and result["content"][0]["text"] == text
+    assert result["_meta"]["io.github.quantity-guard/violation"] == {
+        "code": error.code, "field": "runoff_depth.discharge"}
 
 
 def test_require_explicit_unit_refuses_bare_numbers():
@@ -203,8 +208,9 @@ def test_warn_mode_proceeds_on_the_raw_value_and_records():
     report = ledger.enforcement_report()
     assert report.startswith("1 of 3 tool calls would have been blocked:")
     assert "1x dimensionality_error" in report
-    assert ("runoff.discharge: expected a quantity in m**3/s ([length]^3 [time]^-1), "
-            "received 12.4 ft ([length])") in report
+    assert render("wrong_dimension", field="runoff.discharge", unit="m**3/s",
+                  dims="[length]^3 [time]^-1", received="12.4 ft",
+                  received_dims="[length]") in report
     with pytest.warns(UserWarning):
         runoff("12.4 ft")  # outside a session the violation is not lost
 

@@ -14,8 +14,9 @@ import pytest
 fastmcp = pytest.importorskip("fastmcp", reason="fastmcp is not installed: pip install -e "
                                                 "'.[integrations]' (Python 3.11+)")
 
-from integration_tools import (ANSWER, SITE, Script, check_audit,  # noqa: E402
-                               check_bodies, demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, SITE, WRONG_DIMENSION,  # noqa: E402
+                               Script, check_audit, check_bodies, demo_tools, run_session)
+from messages import refusal, render  # noqa: E402
 from quantity_guard import session, toolbox  # noqa: E402
 from quantity_guard.annotations import loads  # noqa: E402
 from quantity_guard.integrations import fastmcp as qg_fastmcp  # noqa: E402
@@ -105,7 +106,7 @@ def test_annotated_server_turn_loop_converts_refuses_labels_and_audits(other_ope
     with run_session(other_open) as ledger:
         listed, answer = asyncio.run(run_agent(server, script))
     assert answer == ANSWER and script.errors == [3]
-    assert script.shown[2].startswith("runoff_depth.discharge: received the bare number 1250")
+    assert script.shown[2].startswith(render("carry_over", **CARRY_OVER))
     # advertised with units; the untouched tool keeps its schema
     discharge = listed["runoff_depth"].input_schema["properties"]["discharge"]
     assert discharge["x-unit"] == "m**3/s"
@@ -162,7 +163,7 @@ def test_without_a_session_the_server_keeps_its_own_ledger(how):
     assert not asyncio.run(call("runoff_depth", bare)).is_error  # nothing read yet: 1250 m3/s
     asyncio.run(call("read_discharge", {"site": SITE}))
     refused = asyncio.run(call("runoff_depth", bare))
-    assert refused.is_error and "no conversion was applied" in result_text(refused)
+    refusal(refused, "carry_over", **CARRY_OVER)
     guarded.reset()
     assert not asyncio.run(call("runoff_depth", bare)).is_error
 
@@ -184,8 +185,8 @@ def test_dimension_errors_and_labelled_results():
         reading, wrong, untouched = asyncio.run(calls())
     assert reading.structured_content == {"result": 1250.0}  # the shape its schema declares
     assert json.loads(result_text(reading)) == {"value": 1250.0, "unit": "cfs"}
-    assert wrong.is_error
-    assert result_text(wrong).startswith("runoff_depth.discharge: expected a quantity in m**3/s")
+    refusal(wrong, "wrong_dimension", **WRONG_DIMENSION)
+    assert result_text(wrong).startswith(render("wrong_dimension", **WRONG_DIMENSION))
     assert result_text(untouched) == f"station {SITE}"
     assert [name for name, _ in received] == ["read_discharge"]
 

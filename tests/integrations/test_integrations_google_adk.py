@@ -18,8 +18,9 @@ from google.adk.models.llm_response import LlmResponse  # noqa: E402
 from google.adk.runners import InMemoryRunner  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, Script,  # noqa: E402
+                               check_audit, check_bodies, demo_tools, run_session)
+from messages import render  # noqa: E402
 from quantity_guard import toolbox  # noqa: E402
 from quantity_guard.integrations import google_adk  # noqa: E402
 
@@ -79,7 +80,7 @@ def test_adk_turn_loop_refuses_then_accepts_and_audits(asynchronous, other_open)
         answer = asyncio.run(run_agent(agent))
     assert answer == ANSWER
     assert script.errors == [3]
-    assert script.shown[2].startswith("runoff_depth.discharge: received the bare number 1250")
+    assert script.shown[2].startswith(render("carry_over", **CARRY_OVER))
     check_bodies(received)
     check_audit(ledger)
     declared = {d.name: d for d in model.declarations}

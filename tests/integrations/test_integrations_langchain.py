@@ -20,8 +20,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, WRONG_DIMENSION,  # noqa: E402
+                               Script, check_audit, check_bodies, demo_tools, run_session)
+from messages import render  # noqa: E402
 from quantity_guard import toolbox  # noqa: E402
 from quantity_guard.integrations import langchain as qg_langchain  # noqa: E402
 
@@ -103,8 +104,7 @@ def test_langgraph_turn_loop_refuses_then_accepts_and_audits(mode, other_open):
     tool_messages = [m for m in messages if isinstance(m, ToolMessage)]
     assert [m.status for m in tool_messages] == ["success", "error", "success"]
     assert script.errors == [3]  # the model's third turn was shown the refusal as an error
-    assert "read_discharge.return returned 1250 cfs and no conversion was applied" in \
-        tool_messages[1].content
+    assert tool_messages[1].content.startswith(render("carry_over", **CARRY_OVER))
     assert tool_messages[1].tool_call_id == "call_2"
     assert tool_messages[0].artifact == {"value": 1250.0, "unit": "cfs"}
     assert tool_messages[2].artifact["unit"] == "mm/d"
@@ -137,7 +137,7 @@ def test_tool_call_outside_a_graph_gives_tool_messages():
     bad = tool.invoke({"name": "runoff_depth", "args": {"discharge": "12.4 ft", "area": 1},
                        "id": "c2", "type": "tool_call"})
     assert bad.status == "error" and bad.tool_call_id == "c2"
-    assert bad.content.startswith("runoff_depth.discharge: expected a quantity in m**3/s")
+    assert bad.content.startswith(render("wrong_dimension", **WRONG_DIMENSION))
     missing = tool.invoke({"name": "runoff_depth", "args": {"area": 1}, "id": "c3",
                            "type": "tool_call"})
     assert missing.status == "error"

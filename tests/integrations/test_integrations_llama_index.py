@@ -22,8 +22,9 @@ from llama_index.core.llms.mock import MockFunctionCallingLLM  # noqa: E402
 from llama_index.core.tools.calling import call_tool  # noqa: E402
 from llama_index.core.tools.types import ToolOutput  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, WRONG_DIMENSION,  # noqa: E402
+                               Script, check_audit, check_bodies, demo_tools, run_session)
+from messages import render  # noqa: E402
 from quantity_guard import quantity_tool, session, toolbox  # noqa: E402
 from quantity_guard.integrations import llama_index as qg_llama_index  # noqa: E402
 
@@ -86,8 +87,7 @@ def test_agent_run_refuses_then_accepts_and_audits(mode, other_open):
     assert str(response.response.content).strip() == ANSWER
     # the refusal was the tool's error output, carrying the repair text, and the run went on
     assert [r.tool_output.is_error for r in results] == [False, True, False]
-    assert results[1].tool_output.content.startswith(
-        "runoff_depth.discharge: received the bare number 1250")
+    assert results[1].tool_output.content.startswith(render("carry_over", **CARRY_OVER))
     assert script.shown[2] == results[1].tool_output.content
     assert results[0].tool_output.raw_output == {"value": 1250.0, "unit": "cfs"}
     assert results[2].tool_output.raw_output["unit"] == "mm/d"
@@ -123,7 +123,7 @@ def test_predict_and_call_runs_the_tool_in_the_calling_thread():
         refused = llm.predict_and_call([tool], "go")
         answered = llm.predict_and_call([tool], "go")
     assert refused.sources[0].is_error
-    assert refused.response.startswith("runoff_depth.discharge: expected a quantity in m**3/s")
+    assert refused.response.startswith(render("wrong_dimension", **WRONG_DIMENSION))
     assert not answered.sources[0].is_error
     assert json.loads(answered.response)["unit"] == "mm/d"
     assert [name for name, _, thread in received] == ["runoff_depth"]

@@ -14,8 +14,9 @@ agents = pytest.importorskip("agents", reason="openai-agents is not installed: p
                                               "'.[integrations]'")
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, WRONG_DIMENSION,  # noqa: E402
+                               Script, check_audit, check_bodies, demo_tools, run_session)
+from messages import render  # noqa: E402
 from quantity_guard import toolbox  # noqa: E402
 from quantity_guard.integrations import openai_agents  # noqa: E402
 
@@ -60,9 +61,7 @@ def test_agent_turn_loop_refuses_then_accepts_and_audits(asynchronous, other_ope
     model.assert_complete()
     assert result.final_output == ANSWER
     # turn 3's input held the repair text as the refused call's output, marked as an error
-    assert script.shown[2].startswith("Error: runoff_depth.discharge: received the bare number "
-                                      "1250, which this tool reads as 1250 m3/s, but "
-                                      "read_discharge.return returned 1250 cfs")
+    assert script.shown[2].startswith("Error: " + render("carry_over", **CARRY_OVER))
     check_bodies(received)
     check_audit(ledger)
     if not asynchronous:  # sync bodies ran in the worker threads of the run, not the caller's
@@ -88,7 +87,7 @@ def test_invoking_directly_returns_text_never_raises():
     ok = asyncio.run(tool.on_invoke_tool(None, '{"discharge": "1250 cfs", "area": 29000}'))
     assert json.loads(ok)["unit"] == "mm/d"
     bad = asyncio.run(tool.on_invoke_tool(None, '{"discharge": "12.4 ft", "area": 29000}'))
-    assert bad.startswith("Error: runoff_depth.discharge: expected a quantity in m**3/s")
+    assert bad.startswith("Error: " + render("wrong_dimension", **WRONG_DIMENSION))
     broken = asyncio.run(tool.on_invoke_tool(None, '{"discharge": '))
     assert "the arguments are not valid JSON" in broken and broken.startswith("Error: ")
     assert len(received) == 1

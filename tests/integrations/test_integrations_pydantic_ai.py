@@ -17,8 +17,9 @@ from pydantic_ai.messages import (ModelRequest, ModelResponse, RetryPromptPart, 
 from pydantic_ai.models.function import FunctionModel  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, Script, check_audit, check_bodies,  # noqa: E402
-                               demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, Script,  # noqa: E402
+                               check_audit, check_bodies, demo_tools, run_session)
+from messages import render  # noqa: E402
 from quantity_guard import session, toolbox  # noqa: E402
 from quantity_guard.integrations import pydantic_ai as qg_pydantic_ai  # noqa: E402
 
@@ -63,7 +64,7 @@ def test_agent_turn_loop_refuses_then_accepts_and_audits(mode, other_open):
     assert result.output == ANSWER
     # the refusal came back as a retry prompt carrying the repair text (ModelRetry)
     assert kinds == ["return", "retry:model_retry", "return"]
-    assert script.shown[2].startswith("runoff_depth.discharge: received the bare number 1250")
+    assert script.shown[2].startswith(render("carry_over", **CARRY_OVER))
     check_bodies(received)
     check_audit(ledger)
     if mode != "run-async-tools":  # sync bodies ran in pydantic-ai's worker threads

@@ -18,8 +18,10 @@ from smolagents.models import (ChatMessage, ChatMessageToolCall,  # noqa: E402
                                get_tool_json_schema)
 from smolagents.monitoring import LogLevel  # noqa: E402
 
-from integration_tools import (ANSWER, QUESTION, SITE, Script, check_audit,  # noqa: E402
-                               check_bodies, demo_tools, run_session)
+from integration_tools import (ANSWER, CARRY_OVER, QUESTION, SITE,  # noqa: E402
+                               WRONG_DIMENSION, Script, check_audit, check_bodies, demo_tools,
+                               run_session)
+from messages import refusal as refused_as, render  # noqa: E402
 from quantity_guard import quantity_tool, session, toolbox  # noqa: E402
 from quantity_guard.integrations import smolagents as qg_smolagents  # noqa: E402
 
@@ -100,14 +102,13 @@ def test_agent_run_refuses_then_accepts_and_audits(agent_class, other_open):
     if agent_class == "ToolCallingAgent":
         assert refusal.startswith(
             "Error:\nError executing tool 'runoff_depth' with arguments {'discharge': 1250, "
-            "'area': 29000}: ToolRefused: runoff_depth.discharge: received the bare number 1250")
+            "'area': 29000}: ToolRefused: " + render("carry_over", **CARRY_OVER))
     else:
         assert refusal.startswith(
             "Call id: call_2\nError:\nCode execution failed at line 'result = runoff_depth("
-            "discharge=1250, area=29000)' due to: ToolRefused: runoff_depth.discharge: received "
-            "the bare number 1250")
+            "discharge=1250, area=29000)' due to: ToolRefused: "
+            + render("carry_over", **CARRY_OVER))
     assert "Now let's retry" in refusal
-    assert "read_discharge.return returned 1250 cfs and no conversion was applied" in refusal
     check_bodies(received)
     check_audit(ledger)
     if agent_class == "ToolCallingAgent":
@@ -232,8 +233,9 @@ def test_tool_called_directly():
     assert out["unit"] == "mm/d" and json.loads(str(out)) == out
     with pytest.raises(qg_smolagents.ToolRefused) as refused:
         tool(discharge="12.4 ft", area=1)
-    assert str(refused.value).startswith("runoff_depth.discharge: expected a quantity in m**3/s")
-    assert refused.value.code == "dimensionality_error" and refused.value.result["isError"]
+    assert str(refused.value).startswith(render("wrong_dimension", **WRONG_DIMENSION))
+    refused_as(refused.value.result, "wrong_dimension", **WRONG_DIMENSION)
+    assert refused.value.code == "dimensionality_error"
     with pytest.raises(qg_smolagents.ToolRefused, match="received 2 positional argument") as \
             positional:
         tool(1, 2)

@@ -22,6 +22,7 @@ pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers.driver import FAULT_SERVER, Peer, env, init_params, new_tag, reap  # noqa: E402
+from messages import says  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
 TRACED = str(TESTS / "mcp_peers" / "traced_proxy.py")
@@ -110,7 +111,9 @@ def check(files, transport: str, session: str | None) -> None:
     assert refused["status"]["status_code"] == "ERROR"
     [event] = [e for e in refused["events"] if e["name"] == "quantity_guard.refusal"]
     assert event["attributes"]["quantity_guard.refusal.field"] == "runoff.discharge"
-    assert "no conversion was applied" in event["attributes"]["quantity_guard.refusal.repair"]
+    says(event["attributes"]["quantity_guard.refusal.repair"], "carry_over",
+         field="runoff.discharge", value="1250", unit="m3/s", source="read_discharge.return",
+         source_unit="cfs")
     assert [(e["attributes"]["quantity_guard.parameter"], e["attributes"]["quantity_guard.unit.from"])
             for e in converted["events"] if e["name"] == "quantity_guard.conversion"] == [
         ("discharge", "cfs")]
