@@ -67,7 +67,7 @@ def test_readme_test_command_is_the_one_ci_runs_on_every_python():
     assert 'pip install -q --disable-pip-version-check --no-deps -e "$root"' in ci
     assert "python -m pytest" in ci
     for version in ("3.10", "3.11", "3.12", "3.13"):
-        assert f'part "default suite, Python {version}"' in ci
+        assert f'spawn "default suite, Python {version}"' in ci
     for marker in ("integrations", "gateway", "typecheck"):  # every suite the README names
         assert f"-m {marker}" in README and f"suite full -m {marker}" in ci
     assert "not found" in ci and "exit 1" in ci  # a missing Python fails CI, never skipped
