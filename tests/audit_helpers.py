@@ -153,8 +153,8 @@ def directed_ledger(value, name="level_below_threshold"):
 def energy_ledger():
     with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
                          "does it deliver?") as ledger:
-        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
-                             name="get_feeder_load")(feeder_id="F-9")
+        quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
+                      name="get_feeder_load")(feeder_id="F-9")
         quantity_tool(lambda power, duration: power * duration,
                       params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
                       returns={"unit": "kWh"}, name="energy_delivered")(
