@@ -8,7 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from quantity_guard import quantity_tool, session
+from quantity_guard import Q, quantity_tool, register_station, session
 from quantity_guard.audit import extract_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,16 +32,6 @@ def flagged(audit):
     return [(f.number.text, f.status) for f in audit.findings if f.status in BAD]
 
 
-def flow_ledger():
-    """A session that read 1250 cfs, an area of 29,940 km2 and a runoff depth of 0.102 mm/d."""
-    with session() as ledger:
-        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
-        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
-        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-    return ledger
-
-
 def ledger_of(*outputs, context=None):
     """A ledger holding ``outputs``: (tool name, value, unit[, datum]) each."""
     tools = []
@@ -52,6 +42,16 @@ def ledger_of(*outputs, context=None):
         for tool in tools:
             tool()
     return ledger
+
+
+RUNOFF = (("read_discharge", 1250.0, "cfs"), ("get_drainage_area", 29940.0, "km2"),
+          ("runoff_depth", 0.10214476953907817, "mm/d"))
+
+
+def flow_ledger(*more):
+    """A session that read 1250 cfs, an area of 29,940 km2 and a runoff depth of 0.102 mm/d
+    (then ``more`` outputs, as ``ledger_of`` takes them)."""
+    return ledger_of(*RUNOFF, *more)
 
 
 def status_of(audit, literal):
@@ -147,16 +147,14 @@ def levee_ledger():
 
 
 def directed_ledger(value, name="level_below_threshold"):
-    with session() as ledger:
-        quantity_tool(lambda: value, returns={"unit": "m"}, name=name)()
-    return ledger
+    return ledger_of((name, value, "m"))
 
 
 def energy_ledger():
     with session(context="Feeder F-9 runs at its present load for 6 hours: how much energy "
                          "does it deliver?") as ledger:
-        load = quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
-                             name="get_feeder_load")(feeder_id="F-9")
+        quantity_tool(lambda feeder_id: 8.4, returns={"unit": "MW"},
+                      name="get_feeder_load")(feeder_id="F-9")
         quantity_tool(lambda power, duration: power * duration,
                       params={"power": {"unit": "kW"}, "duration": {"unit": "h"}},
                       returns={"unit": "kWh"}, name="energy_delivered")(
@@ -165,21 +163,54 @@ def energy_ledger():
 
 
 def current_ledger():
-    with session(context="A 90 MVA transformer on a 132 kV bus: what is its full-load "
-                         "current?") as ledger:
-        quantity_tool(lambda: 393.6479, returns={"unit": "A"}, name="full_load_current")()
-    return ledger
+    return ledger_of(("full_load_current", 393.6479, "A"),
+                     context="A 90 MVA transformer on a 132 kV bus: what is its full-load "
+                             "current?")
 
 
 def session_with_nothing():
-    with session() as ledger:
-        quantity_tool(lambda: 1.0, returns={"unit": "m"}, name="noop")()
-    return ledger
+    return ledger_of(("noop", 1.0, "m"))
 
 
 def share_ledger():
+    return ledger_of(("get_licence_rate", 45.0, "ML/d"), ("get_river_flow", 48.6, "m3/s"),
+                     ("abstraction_share", 1.0717, "%"))
+
+
+def station_ledger(called_as="E21136"):
+    """Station E21136 registered (gauge zero 6.3 m ODN); a session that read the river at 2.85 m
+    on its gauge datum, the warning threshold at 9.4 m ODN and the station datum, 6.3 m, each
+    call naming the station as ``called_as``."""
+    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
     with session() as ledger:
-        quantity_tool(lambda: 45.0, returns={"unit": "ML/d"}, name="get_licence_rate")()
-        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="get_river_flow")()
-        quantity_tool(lambda: 1.0717, returns={"unit": "%"}, name="abstraction_share")()
+        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
+                      name="get_river_level")(station_id=called_as)
+        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
+                      name="get_warning_threshold")(station_id=called_as)
+        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
+                      name="get_station_datum")(station_id=called_as)
     return ledger
+
+
+# -- what the audit tests assert about one answer ----------------------------------------------
+def audited(ledger, answer, ok=True, context=None):
+    """``ledger``'s audit of ``answer``, asserted to pass (``ok``) or to fail (``ok=False``);
+    when it does not, the answer, each finding's status and the skipped digits are shown."""
+    audit = ledger.audit_answer(answer, context)
+    assert audit.ok is ok, (answer, statuses(audit), audit.skipped)
+    return audit
+
+
+def audited_with(ledger, answer, code):
+    """``ledger``'s audit of ``answer``, asserted to pass with a finding of reason ``code``."""
+    audit = audited(ledger, answer)
+    assert any(f.code is code for f in audit.findings), (answer, audit.findings)
+    return audit
+
+
+def flags(ledger, answer, literal):
+    """``ledger``'s audit of ``answer``, asserted to fail with a flagged figure written
+    ``literal...`` (a figure beside a non-measurement is still read)."""
+    audit = audited(ledger, answer, ok=False)
+    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    return audit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import quantity_tool, session
-from audit_helpers import GRID, discharge_of, get_area, ledger_of, share_ledger, statuses
+from audit_helpers import GRID, audited, flow_ledger, ledger_of, share_ledger
 
 
 @quantity_tool(returns={"unit": "cfs"})
@@ -21,18 +21,6 @@ def read_level(which: str):
 @quantity_tool(returns={"unit": "ML"})
 def tank():
     return 1350.0
-
-
-# -- 2. formulas, identities, factors -------------------------------------------------------------
-# -- 1. a discarded attempt -------------------------------------------------------------------
-# -- classes found on the third held-out set (phrasings written here) --------------------------
-def flow_ledger():
-    with session() as ledger:
-        discharge_of()
-        get_area()
-        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-    return ledger
 
 
 def test_classification():
@@ -102,8 +90,7 @@ def test_every_finding_says_why():
     ("Over a year the licence allows about 16,425 Ml.", True),       # the recorded rate
 ])
 def test_share_answers(answer, ok):
-    audit = share_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(share_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -138,8 +125,7 @@ def test_share_answers(answer, ok):
     ("The service updates every 15 minutes; 0.102 mm/d.", True),
 ])
 def test_runoff_answers(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -158,11 +144,9 @@ def test_runoff_answers(answer, ok):
 ])
 def test_energy_answers(answer, ok):
     question = "How much energy, in kWh, will feeder F-207 deliver over the next 6 hours?"
-    with session(context=question) as ledger:
-        quantity_tool(lambda: 8.4, returns={"unit": "MW"}, name="get_feeder_load")()
-        quantity_tool(lambda: 50400.0, returns={"unit": "kWh"}, name="energy_delivered")()
-    audit = ledger.audit_answer(answer, context=question)
-    assert audit.ok is ok, (answer, statuses(audit))
+    ledger = ledger_of(("get_feeder_load", 8.4, "MW"), ("energy_delivered", 50400.0, "kWh"),
+                       context=question)
+    audited(ledger, answer, ok, context=question)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -181,5 +165,4 @@ def test_energy_answers(answer, ok):
     ("V = 132 kV", False),                       # no identifier: a voltage nobody recorded
 ])
 def test_fresh_runoff_answers(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(flow_ledger(), answer, ok)

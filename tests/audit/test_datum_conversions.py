@@ -13,6 +13,7 @@ from quantity_guard.conversions import RULES
 from quantity_guard.datums import register_station
 from quantity_guard.audit.codes import Reason
 from quantity_guard.errors import DatumMismatch
+from audit_helpers import audited
 
 BAD = ("unsourced", "unit_mislabelled", "tainted")
 
@@ -63,8 +64,7 @@ def levee(*, crest_input=None, stage_input=18.4, offset_reads=1):
     "Rounded: 4.1 ft.",
 ])
 def test_an_elevation_plus_the_recorded_offset_is_the_crest_on_the_other_datum(answer):
-    audit = levee().audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    audited(levee(), answer)
 
 
 @pytest.mark.parametrize("answer", [
@@ -137,8 +137,7 @@ def gauge(station, *, stage_input=None):
     "Stage on NAVD88: 13.9 ft. ANSWER: 17.1 ft",
 ])
 def test_a_gauge_reading_plus_its_zero_is_the_stage_on_the_national_datum(answer):
-    audit = gauge("QGZERO1").audit_answer(answer)
-    assert audit.ok, flagged(audit)
+    audited(gauge("QGZERO1"), answer)
 
 
 @pytest.mark.parametrize("answer", [

@@ -7,7 +7,7 @@ import pytest
 
 
 from quantity_guard.audit.codes import Reason
-from audit_helpers import bad, ledger_of, status_of
+from audit_helpers import audited, audited_with, ledger_of, status_of
 
 
 # -- 7. one step of product or ratio ----------------------------------------------------------------------
@@ -26,8 +26,7 @@ SUPPLY = (("read_abstraction", 45.0, "ML/d"), ("read_licence", 224.6, "ML/d"),
     "The licence is 4.99 times the abstraction.",
 ])
 def test_shares_and_volumes_are_one_step_products_and_ratios(answer):
-    audit = ledger_of(*SUPPLY).audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audit = audited(ledger_of(*SUPPLY), answer)
     assert audit.by_status("derived"), audit.findings
     note = audit.by_status("derived")[-1].note
     assert any(op in note for op in ("×", "÷")), note
@@ -39,9 +38,8 @@ LICENCE = (("read_licence", 45.0, "Ml/d"), ("abstracted_volume", 1350000.0, "Ml"
 
 
 def test_a_true_product_is_derived_even_where_it_reads_as_a_mislabel():
-    audit = ledger_of(*LICENCE, context="The volume over 30 days, in Ml?").audit_answer(
-        "The volume is 1,350,000 m³, which equals 1,350 Ml.")
-    assert audit.ok, bad(audit)
+    audit = audited(ledger_of(*LICENCE, context="The volume over 30 days, in Ml?"),
+                    "The volume is 1,350,000 m³, which equals 1,350 Ml.")
     assert [f.code for f in audit.findings if f.number.text == "1,350,000 m³"] == \
         [Reason.DERIVED_PRODUCT]
 
@@ -80,9 +78,7 @@ def test_energy_from_power_and_a_duration_in_the_question():
 def test_a_range_that_brackets_a_recorded_or_derived_value(answer):
     ledger = ledger_of(("runoff_depth", 0.10214, "mm/d"), ("freeboard", 4.06, "ft"),
                        ("abstraction", 45.0, "ML/d"), ("licence", 224.6, "ML/d"))
-    audit = ledger.audit_answer(answer)
-    assert audit.ok, bad(audit)
-    assert any(f.code is Reason.RANGE_END for f in audit.findings), audit.findings
+    audited_with(ledger, answer, Reason.RANGE_END)
 
 
 def test_a_wide_or_mislabelled_range_is_not_read_as_a_bracket():

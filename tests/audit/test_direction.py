@@ -3,40 +3,25 @@ output of a directed tool.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import VERTCON, directed_ledger, energy_ledger, flow_ledger, statuses  # noqa: E402
-from audit_helpers import ledger_of
+from audit_helpers import VERTCON, audited, directed_ledger, energy_ledger, flow_ledger, ledger_of
 
 
 # -- 3. magnitudes of negative outputs -------------------------------------------------------------
 # -- a direction in words against a tool that names its direction --------------------------------
 def margin_ledger(value):
-    with session() as ledger:
-        quantity_tool(lambda: value, returns={"unit": "m"}, name="level_below_threshold")()
-        quantity_tool(lambda: 1.8, returns={"unit": "m"}, name="depth")()
-    return ledger
+    return ledger_of(("level_below_threshold", value, "m"), ("depth", 1.8, "m"))
 
 
 # -- 2. a direction in words, either way round -----------------------------------------------
 def level_below_threshold_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 0.25, returns={"unit": "m"}, name="level_below_threshold")()
-    return ledger
+    return directed_ledger(0.25)
 
 
 def share_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
-        quantity_tool(lambda: 48.6, returns={"unit": "m3/s"}, name="river_flow")()
-    return ledger
+    return ledger_of(("licence_rate", 0.5208, "m3/s"), ("river_flow", 48.6, "m3/s"))
 
 
 def test_an_explicit_plus_sign_on_a_negative_output_is_a_sign_flip():
@@ -58,8 +43,7 @@ def test_an_explicit_sign_on_a_recorded_value_of_the_other_sign():
     "Level exceeds the threshold: 0.25 m in excess of it.",
 ])
 def test_the_opposite_direction_in_words_is_flagged(answer):
-    audit = margin_ledger(0.25).audit_answer(answer)
-    assert not audit.ok, audit.findings
+    audit = audited(margin_ledger(0.25), answer, ok=False)
     assert [f for f in audit.findings if f.status == "unsourced"][0].code is \
         Reason.DIRECTION_REVERSED
 
@@ -71,7 +55,7 @@ def test_the_opposite_direction_in_words_is_flagged(answer):
     "The depth is 1.8 m above the bed.",  # a tool that names no direction: not checked
 ])
 def test_the_stated_direction_is_accepted(answer):
-    assert margin_ledger(0.25).audit_answer(answer).ok, answer
+    audited(margin_ledger(0.25), answer)
 
 
 def test_a_negative_output_of_a_directed_tool_means_the_other_way():
@@ -91,8 +75,7 @@ def test_a_negative_output_of_a_directed_tool_means_the_other_way():
     "The threshold lies 0.25 m above where the level is now.",
 ])
 def test_a_direction_stated_either_way_round_is_accepted(answer):
-    audit = directed_ledger(0.25).audit_answer(answer)
-    assert audit.ok, (answer, statuses(audit))
+    audited(directed_ledger(0.25), answer)
 
 
 @pytest.mark.parametrize("answer", [
@@ -104,8 +87,7 @@ def test_a_direction_stated_either_way_round_is_accepted(answer):
     "The river, at E21136, is 0.25 m above its threshold.",
 ])
 def test_a_truly_reversed_direction_is_still_flagged(answer):
-    audit = directed_ledger(0.25).audit_answer(answer)
-    assert not audit.ok, (answer, statuses(audit))
+    audit = audited(directed_ledger(0.25), answer, ok=False)
     assert audit.findings[0].code is Reason.DIRECTION_REVERSED
 
 
@@ -148,5 +130,4 @@ def test_other_directed_tools_read_with_their_subject(name, ok_answer, bad_answe
     (flow_ledger, "The site reads 1646500; 0.102 mm/d.", False),
 ])
 def test_signed_differences_complements_minutes_and_site_numbers(ledger, answer, ok):
-    audit = ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(ledger(), answer, ok)

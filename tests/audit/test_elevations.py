@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quantity_guard import Q, quantity_tool, register_station, session
-from audit_helpers import bad, ledger_of, levee_ledger, status_of, statuses
+from audit_helpers import audited, ledger_of, levee_ledger, station_ledger, status_of
 
 
 # -- 1. datum-blind derivations -----------------------------------------------------------------
@@ -22,19 +22,6 @@ def offset_ledger(*outputs, offset=-0.44):
         quantity_tool(lambda location, from_datum, to_datum: offset, returns={"unit": "ft"},
                       name="get_datum_offset")(location="RRL-12", from_datum="NGVD29",
                                                to_datum="NAVD88")
-    return ledger
-
-
-def level_ledger():
-    from quantity_guard import Q, register_station
-    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
-    with session() as ledger:
-        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
-                      name="get_river_level")(station_id="E21136")
-        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
-                      name="get_warning_threshold")(station_id="E21136")
-        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
-                      name="get_station_datum")(station_id="E21136")
     return ledger
 
 
@@ -105,8 +92,7 @@ def test_a_recorded_datum_offset_carries_an_elevation_to_the_other_datum():
     # the crest on NAVD88 (32.0 - 0.44), and the freeboard on one datum
     for answer in ("Crest on NAVD88: 31.56 ft NAVD88.", "32.0 + (-0.44) = 31.56 ft",
                    "31.56 - 27.5 = 4.06 ft", "ANSWER: 4.06 ft", "4.1 ft of freeboard"):
-        audit = ledger.audit_answer(answer)
-        assert audit.ok, (answer, bad(audit))
+        audited(ledger, answer)
     assert "get_datum_offset" in ledger.audit_answer("4.06 ft").findings[0].note
     # across datums, with the offset ignored or applied twice or the wrong way: flagged
     for answer in ("32.0 - 27.5 = 4.5 ft", "ANSWER: 4.5 ft", "4.94 ft", "32.44 ft NAVD88",
@@ -130,18 +116,10 @@ def test_a_datum_offset_combines_with_no_plain_length():
 
 
 def test_a_station_datum_height_converts_gauge_readings():
-    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
-    with session() as ledger:
-        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
-                      name="get_river_level")(station_id="E21136")
-        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
-                      name="get_warning_threshold")(station_id="E21136")
-        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
-                      name="get_station_datum")(station_id="E21136")
+    ledger = station_ledger()
     for answer in ("2.85 mASD + 6.3 m = 9.15 mAOD", "9.4 - 9.15 = 0.25 m below the threshold",
                    "0.25 m", "River level 2.85 m ASD."):
-        audit = ledger.audit_answer(answer)
-        assert audit.ok, (answer, bad(audit))
+        audited(ledger, answer)
     for answer in ("6.55 m below the threshold", "9.4 - 2.85 = 6.55 m", "9.15 mASD"):
         assert not ledger.audit_answer(answer).ok, answer
 
@@ -177,8 +155,7 @@ def test_a_bracketed_station_datum_names_the_gauge_datum():
     ("Station datum: 6.90 m AOD.", False),
 ])
 def test_a_station_datum_height_written_on_its_reference(answer, ok):
-    audit = level_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(station_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -217,8 +194,7 @@ def test_a_share_of_lengths_without_an_elevation_is_not_read_this_way():
     ("Freeboard 3.7 ft; a rise of 41.7% would bring the river to the crest.", False),
 ])
 def test_shares_of_an_elevation_named_by_the_sentence(answer, ok):
-    audit = levee_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(levee_ledger(), answer, ok)
 
 
 def test_random_percentages_against_elevations_are_measured():

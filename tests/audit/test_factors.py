@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit_helpers import FLOW, bad, ledger_of, session_with_nothing
+from audit_helpers import FLOW, audited, ledger_of, session_with_nothing
 
 
 @pytest.mark.parametrize("answer", [
@@ -19,16 +19,14 @@ from audit_helpers import FLOW, bad, ledger_of, session_with_nothing
     "1250 cfs is 35.4 m³/s, i.e. 35,396 L/s (1000 L/m³).",
 ])
 def test_conversion_identities_and_factors_are_not_claims(answer):
-    audit = ledger_of(*FLOW).audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audited(ledger_of(*FLOW), answer)
 
 
 def test_energy_factor_and_percent_factor():
     ledger = ledger_of(("read_energy", 2.5, "MWh"), ("read_share", 0.2003, "1"))
     for answer in ("2.5 MWh × 3.6×10⁹ J/MWh = 9.0 × 10⁹ J",
                    "0.2003 × 100 % = 20.03 %", "2.5 MWh = 9000 MJ (3.6 GJ per MWh)"):
-        audit = ledger.audit_answer(answer)
-        assert audit.ok, (answer, bad(audit))
+        audited(ledger, answer)
 
 
 @pytest.mark.parametrize("answer", [

@@ -3,32 +3,17 @@ of the operands.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Skip
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import GRID, flow_ledger  # noqa: E402
-from audit_helpers import bad, ledger_of, status_of
+from audit_helpers import FLOW, GRID, audited, flow_ledger, ledger_of, status_of
 
 
 # -- 2. formulas, identities, factors -------------------------------------------------------------
-# -- tools: a discharge, an area and a depth rate computed from them ---------------------------
-read_discharge = quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")
-
-
 # -- a polyphase system: S = √3 V I, so S / V is not a line current ---------------------------------
 def transformer_ledger():
-    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
-    volts = quantity_tool(lambda: 110.0, returns={"unit": "kV"}, name="get_voltage")
-    with session() as ledger:
-        rating()
-        volts()
-    return ledger
+    return ledger_of(("get_rating", 45.0, "MVA"), ("get_voltage", 110.0, "kV"))
 
 
 @pytest.mark.parametrize("answer", [
@@ -41,8 +26,7 @@ def transformer_ledger():
     "**Step 1:** S = 42 MVA = 42 000 000 VA\n**Step 2:** I = S/(√3·V) = 175.7 A",
 ])
 def test_a_written_out_formula_is_read_as_one_derivation(answer):
-    audit = ledger_of(*GRID).audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audit = audited(ledger_of(*GRID), answer)
     assert status_of(audit, "175.7") == "derived"
 
 
@@ -50,8 +34,7 @@ def test_a_formula_with_a_wrong_result_is_still_flagged():
     ledger = ledger_of(*GRID)
     for answer in ("I = 42,000,000 / (√3 × 138,000) ≈ 185.7 A",
                    "I = 42 MVA / (√3 × 138 kV) = 304.3 kA"):
-        audit = ledger.audit_answer(answer)
-        assert not audit.ok, answer
+        audited(ledger, answer, ok=False)
 
 
 def test_a_written_chain_of_steps_is_followed_step_by_step():
@@ -59,8 +42,7 @@ def test_a_written_chain_of_steps_is_followed_step_by_step():
                        ("q", 1250.0, "cfs"))
     for answer in ("45 ML + 12 ML = 57 ML; 57 ML - 20 ML = 37 ML",
                    "45 + 12 = 57, and 57 - 20 = 37", "57 ML - 20 ML = 37,000 m\u00b3"):
-        audit = ledger.audit_answer(answer)
-        assert audit.ok, (answer, bad(audit))
+        audited(ledger, answer)
     for answer in ("45 + 12 = 57, and 57 - 20 = 36",          # wrong arithmetic
                    "57 ML - 20 ML = 37 m",                      # a dimension the step lacks
                    "58 ML - 20 ML = 38 ML",                     # an intermediate never derived
@@ -76,8 +58,7 @@ def test_three_phase_relations_fix_the_side_of_sqrt3():
 
 def test_a_formula_checks_within_the_precision_of_its_operands():
     ledger = ledger_of(("get_transformer_rating", 90.0, "MVA"), ("get_bus_voltage", 132.0, "kV"))
-    audit = ledger.audit_answer("9.0e7 VA \u00f7 2.3e5 V \u2248 394 A")
-    assert audit.ok, bad(audit)
+    audit = audited(ledger, "9.0e7 VA \u00f7 2.3e5 V \u2248 394 A")
     assert [f.status for f in audit.findings] == ["sourced", "operand", "derived"]
     assert not ledger.audit_answer("9.0e7 VA \u00f7 2.0e5 V \u2248 394 A").ok  # 450 A, not 394
 
@@ -92,12 +73,10 @@ def test_a_polyphase_current_without_root3_is_not_derived(question):
     ledger = transformer_ledger()
     for answer in ("I = S / V = 45 MVA / 110 kV = 409.1 A", "The current is 409 A.",
                    "409.09 A"):
-        audit = ledger.audit_answer(answer, context=question)
-        assert not audit.ok, (question, answer, audit.findings)
+        audited(ledger, answer, ok=False, context=question)
     for answer in ("I = S / (√3 V) = 45 MVA / (√3 × 110 kV) = 236.2 A", "The current is 236 A.",
                    "236.19 A"):
-        audit = ledger.audit_answer(answer, context=question)
-        assert audit.ok, (question, answer, bad(audit))
+        audited(ledger, answer, context=question)
 
 
 def test_without_a_polyphase_word_both_relations_stand():
@@ -109,11 +88,7 @@ def test_without_a_polyphase_word_both_relations_stand():
 
 
 def test_a_ratio_of_two_apparent_powers_is_unaffected_by_polyphase():
-    rating = quantity_tool(lambda: 45.0, returns={"unit": "MVA"}, name="get_rating")
-    load = quantity_tool(lambda: 30.0, returns={"unit": "MVA"}, name="get_load")
-    with session() as ledger:
-        rating()
-        load()
+    ledger = ledger_of(("get_rating", 45.0, "MVA"), ("get_load", 30.0, "MVA"))
     assert ledger.audit_answer("The three-phase transformer is loaded to 66.7 %.").ok
 
 
@@ -129,10 +104,7 @@ def test_a_ratio_of_two_apparent_powers_is_unaffected_by_polyphase():
     ("A volume of 5000 L", False),                                   # not one unit, no operator
 ])
 def test_a_bracketed_working_after_its_result(answer, ok):
-    with session() as ledger:
-        read_discharge()
-    audit = ledger.audit_answer(answer)
-    assert audit.ok is ok, (answer, audit.findings)
+    audited(ledger_of(*FLOW), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -145,16 +117,14 @@ def test_a_bracketed_working_after_its_result(answer, ok):
     ("1 cfs = 0.05 m\u00b3/s, so 1,250 cfs is 62.5 m\u00b3/s.", False),
 ])
 def test_gallons_with_their_system_and_units_defined_by_a_formula(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 def test_one_unit_defined_by_a_formula():
-    with session(context="The licence allows 45 Ml/d. What share of the flow is that?") as ledger:
-        quantity_tool(lambda: 0.5208, returns={"unit": "m3/s"}, name="licence_rate")()
+    ledger = ledger_of(("licence_rate", 0.5208, "m3/s"),
+                       context="The licence allows 45 Ml/d. What share of the flow is that?")
     # the left side is one unit; the right side's figures are a day's seconds and a megalitre
-    audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 1,000 m\u00b3 / 86,400 s).")
-    assert audit.ok, [(f.number.text, f.status) for f in audit.findings]
+    audit = audited(ledger, "45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 1,000 m\u00b3 / 86,400 s).")
     assert any(r.code is Skip.ONE_UNIT_DEFINED for _, r in audit.skipped)
     audit = ledger.audit_answer("45 Ml/d is 0.5208 m\u00b3/s (1 Ml/d = 7,300 m\u00b3 / 86,400 s).")
     assert not audit.ok   # the right side is read: 7,300 m³ is no megalitre
@@ -169,8 +139,7 @@ RATE = (("convert_rate", 0.5208333333, "m3/s"),)
     "So 45000/86400 = 25/48 ≈ 0.5208 m³/s is the rate, i.e. 45000/86400 = 25/48 = 0.5208.",
 ])
 def test_a_row_of_equal_terms_ending_in_an_accepted_figure_is_working(answer):
-    audit = ledger_of(*RATE).audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audited(ledger_of(*RATE), answer)
 
 
 @pytest.mark.parametrize("answer", [
@@ -183,8 +152,7 @@ def test_a_row_with_an_unequal_term_or_no_accepted_figure_is_read(answer):
 
 def test_a_step_whose_result_feeds_an_accepted_step_is_working():
     ledger = ledger_of(("read_period", 2592000.0, "s"), ("abstracted_volume", 1350000.0, "m3"))
-    audit = ledger.audit_answer("2,592,000 ÷ 48 = 54,000\n25 × 54,000 = 1,350,000")
-    assert audit.ok, bad(audit)
+    audit = audited(ledger, "2,592,000 ÷ 48 = 54,000\n25 × 54,000 = 1,350,000")
     assert status_of(audit, "48") == "operand"
 
 

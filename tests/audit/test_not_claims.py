@@ -3,15 +3,9 @@ withdraws, statements about things in general.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from quantity_guard import quantity_tool, session
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import flow_ledger, levee_ledger  # noqa: E402
+from audit_helpers import audited, flow_ledger, ledger_of, levee_ledger
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -20,9 +14,7 @@ from audit_helpers import flow_ledger, levee_ledger  # noqa: E402
     ("The current is 393.6 A. At double the load it would be about 787 A.", True),
 ])
 def test_a_what_if_in_words(answer, ok):
-    with session() as ledger:
-        quantity_tool(lambda: 393.648, returns={"unit": "A"}, name="full_load_current")()
-    assert ledger.audit_answer(answer).ok is ok, answer
+    audited(ledger_of(("full_load_current", 393.648, "A")), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -46,8 +38,7 @@ def test_a_what_if_in_words(answer, ok):
     ("Suppose the flow halved: about 0.051 mm/d.", False),  # no actual figure stated
 ])
 def test_margins_counts_and_what_ifs_in_other_words(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -75,8 +66,7 @@ def test_margins_counts_and_what_ifs_in_other_words(answer, ok):
     ("The depth is not 3.6 mm/d.", False),                      # denied, nothing in its place
 ])
 def test_figures_the_answer_withdraws(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audit = audited(flow_ledger(), answer, ok)
     if ok:
         assert any(f.status == "discarded" for f in audit.findings), audit.findings
 
@@ -91,8 +81,7 @@ def test_figures_the_answer_withdraws(answer, ok):
     ("The tool would read it as 1250 m\u00b3/s.", False),
 ])
 def test_a_misreading_named_as_one(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -104,8 +93,7 @@ def test_a_misreading_named_as_one(answer, ok):
     ("A crest 2 ft lower would leave 1.7 ft.", False),
 ])
 def test_additive_what_ifs(answer, ok):
-    audit = levee_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(levee_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -119,8 +107,7 @@ def test_additive_what_ifs(answer, ok):
     ("Typically 5,000 cfs at this gauge; depth 0.102 mm/d.", False),
 ])
 def test_general_statements_about_things_in_general(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -129,5 +116,4 @@ def test_general_statements_about_things_in_general(answer, ok):
     ("Depth 0.102 mm/d. At 2 \u00d7 the rate it would be 0.5 mm/d.", False),
 ])
 def test_a_numeric_factor_in_a_what_if(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)

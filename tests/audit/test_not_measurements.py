@@ -4,33 +4,18 @@ still read and flagged.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from quantity_guard import quantity_tool, session
 from quantity_guard.audit import extract_numbers
 from quantity_guard.audit.codes import Skip
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import FLOW, current_ledger, discharge_of, flagged, flow_ledger, get_area, nums, session_with_nothing, statuses  # noqa: E402
-from audit_helpers import ledger_of, status_of
+from audit_helpers import (FLOW, audited, current_ledger, flagged, flags, flow_ledger, ledger_of,
+                           nums, session_with_nothing, status_of)
 
 
 # -- 1. a discarded attempt -------------------------------------------------------------------
 # -- 4. numbers that are not measurements ------------------------------------------------------
 def runoff_ledger():
-    with session() as ledger:
-        discharge_of()
-        get_area()
-        quantity_tool(lambda: 0.102, returns={"unit": "mm/d"}, name="runoff_depth")()
-    return ledger
-
-
-def flagged_if_not_ok(audit):
-    return [(f.number.text, f.status) for f in audit.findings if not audit.ok and
-            f.status in ("unsourced", "unit_mislabelled", "tainted", "reversed")]
+    return ledger_of(*FLOW, ("get_drainage_area", 29940.0, "km2"), ("runoff_depth", 0.102, "mm/d"))
 
 
 ACCEPTED = {
@@ -215,11 +200,8 @@ MORE_NON_MEASUREMENTS = [
 
 def counting_ledger():
     """A tool that returns a plain count (a dimensionless number), beside a measurement."""
-    with session() as ledger:
-        quantity_tool(lambda: 2310.0, returns={"unit": "1"}, name="count_households")()
-        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-    return ledger
+    return ledger_of(("count_households", 2310.0, "1"),
+                     ("runoff_depth", 0.10214476953907817, "mm/d"))
 
 
 MARKERS_COUNTS_FILE_NAMES = {
@@ -382,8 +364,7 @@ def test_digits_in_a_web_address_are_not_numbers(text):
     '```json\n{"station": "07374000", "value": 1250, "unit": "cfs", "count": 96}\n```\n0.102 mm/d',
 ])
 def test_numbers_that_are_not_measurements(answer):
-    audit = runoff_ledger().audit_answer(answer)
-    assert audit.ok, (answer, statuses(audit), audit.skipped)
+    audited(runoff_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -399,8 +380,7 @@ def test_numbers_that_are_not_measurements(answer):
     ("0.102 mm/d at 95% confidence, 15 mm/d at peak", "15"),
 ])
 def test_measurements_beside_them_are_still_read(answer, literal):
-    audit = runoff_ledger().audit_answer(answer)
-    assert not audit.ok, (answer, statuses(audit))
+    audit = audited(runoff_ledger(), answer, ok=False)
     assert status_of(audit, literal) in ("unsourced", "unit_mislabelled")
 
 
@@ -415,8 +395,7 @@ def test_a_count_is_not_a_number_with_a_unit():
 
 @pytest.mark.parametrize("answer", [a for v in ACCEPTED.values() for a in v])
 def test_general_non_measurements_are_not_flagged(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged_if_not_ok(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -437,9 +416,7 @@ def test_general_non_measurements_are_not_flagged(answer):
     ("The flow, 2 pm³/s, is tiny.", "2"),             # not a clock time: a unit follows
 ])
 def test_the_same_surfaces_as_measurements_stay_flagged(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged_if_not_ok(audit)), (answer, flagged_if_not_ok(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 def test_skip_reasons_name_the_class():
@@ -452,8 +429,7 @@ def test_skip_reasons_name_the_class():
 
 @pytest.mark.parametrize("answer", [a for v in COUNTS_POSITIONS_SCORES.values() for a in v])
 def test_counts_positions_scores_and_codes_are_not_flagged(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -475,15 +451,12 @@ def test_counts_positions_scores_and_codes_are_not_flagged(answer):
     ("The flow was 200 at noon; 0.102 mm/d.", "200"),           # a bare 3-figure flow
 ])
 def test_the_same_shapes_as_counts_and_scores_around_a_claim_stay_flagged(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 @pytest.mark.parametrize("answer", IDENTIFIERS)
 def test_identifiers_holding_digits_are_not_flagged(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -505,9 +478,7 @@ def test_identifiers_holding_digits_are_not_flagged(answer):
     ("A 5-MW load for 6 h.", "5"),                                # a compound adjective
 ])
 def test_figures_beside_identifiers_stay_flagged(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 def test_identifier_skips_say_what_they_are():
@@ -521,8 +492,7 @@ def test_identifier_skips_say_what_they_are():
 
 @pytest.mark.parametrize("answer", PLACES_AND_CONVENTIONS)
 def test_places_calendar_positions_and_precisions(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -532,8 +502,7 @@ def test_places_calendar_positions_and_precisions(answer):
     ("Full-load current 393.6 A; the fault level is 2500 MVA.", False),
 ])
 def test_per_unit_values_and_their_base(answer, ok):
-    audit = current_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(current_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -546,15 +515,12 @@ def test_per_unit_values_and_their_base(answer, ok):
     ("The depth is 0.5 mm/d, accurate to 0.001 mm/d.", "0.5"),
 ])
 def test_the_same_places_and_precisions_beside_a_claim(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 @pytest.mark.parametrize("answer", MORE_NON_MEASUREMENTS)
 def test_categories_idioms_addresses_and_counts(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -566,9 +532,7 @@ def test_categories_idioms_addresses_and_counts(answer):
     ("Depth 0.5 mm/d (say 8 on a 10-point scale).", "0.5"),
 ])
 def test_figures_beside_categories_idioms_and_counts(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -578,14 +542,12 @@ def test_figures_beside_categories_idioms_and_counts(answer, literal):
     ("The flow rose (2) Tuesday; depth 0.102 mm/d.", False),   # not opening a sentence
 ])
 def test_a_note_marker_opening_a_sentence(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer", [a for v in MARKERS_COUNTS_FILE_NAMES.values() for a in v])
 def test_markers_counts_and_file_names_are_not_flagged(answer):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok, (answer, flagged(audit), audit.skipped)
+    audited(flow_ledger(), answer)
 
 
 @pytest.mark.parametrize("answer,literal", [
@@ -608,9 +570,7 @@ def test_markers_counts_and_file_names_are_not_flagged(answer):
     ("The flow is 1700/29940 of the area; depth 0.102 mm/d.", "1700"),
 ])
 def test_the_same_shapes_as_markers_and_counts_around_a_claim_stay_flagged(answer, literal):
-    audit = flow_ledger().audit_answer(answer)
-    assert not audit.ok, answer
-    assert any(t.startswith(literal) for t, _ in flagged(audit)), (answer, flagged(audit))
+    flags(flow_ledger(), answer, literal)
 
 
 def test_a_count_is_read_when_a_tool_returns_counts():

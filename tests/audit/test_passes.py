@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import quantity_tool, session
 from quantity_guard.audit.answer import audit_answer
 from quantity_guard.audit.classify import classify
 from quantity_guard.audit.context import Context
 from quantity_guard.audit.passes import PASSES
 from quantity_guard.reading import scan
+from audit_helpers import flow_ledger
 
 ANSWERS = [
     # a factor and a formula (explain_in_context), a what-if (hypothetical), a duration
@@ -22,13 +22,7 @@ ANSWERS = [
 
 
 def _ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 1250.0, returns={"unit": "cfs"}, name="read_discharge")()
-        quantity_tool(lambda: 29940.0, returns={"unit": "km2"}, name="get_drainage_area")()
-        quantity_tool(lambda: 0.10214476953907817, returns={"unit": "mm/d"},
-                      name="runoff_depth")()
-        quantity_tool(lambda: 1.07, returns={"unit": "%"}, name="abstraction_share")()
-    return ledger
+    return flow_ledger(("abstraction_share", 1.07, "%"))
 
 
 def _state(findings):

@@ -3,21 +3,13 @@ when no tool returns a time.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-from quantity_guard import quantity_tool, session
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import energy_ledger, flow_ledger  # noqa: E402
+from audit_helpers import audited, energy_ledger, flow_ledger, ledger_of
 
 
 def travel_ledger():
-    with session() as ledger:
-        quantity_tool(lambda: 2.5, returns={"unit": "h"}, name="travel_time")()
-    return ledger
+    return ledger_of(("travel_time", 2.5, "h"))
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -28,8 +20,7 @@ def travel_ledger():
     ("The travel time is 2.5 h (pulled 1405Z).", True),
 ])
 def test_clock_times_and_durations_when_a_tool_returns_times(answer, ok):
-    audit = travel_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(travel_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -51,8 +42,7 @@ def test_clock_times_and_durations_when_a_tool_returns_times(answer, ok):
     ("35.4 m\u00b3/s; a daily volume of about 3.06 million m\u00b3 per hour.", False),
 ])
 def test_amounts_per_period_in_other_words(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -64,8 +54,7 @@ def test_amounts_per_period_in_other_words(answer, ok):
     ("1,250 cfs, or 150 million ft\u00b3 a full day.", False),
 ])
 def test_amounts_over_a_whole_period(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -78,5 +67,4 @@ def test_amounts_over_a_whole_period(answer, ok):
     ("50,400 kWh over 11 h; SCADA polls every 10 s.", False),
 ])
 def test_schedule_intervals_where_a_time_can_be_derived(answer, ok):
-    audit = energy_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(energy_ledger(), answer, ok)

@@ -3,17 +3,12 @@ feet and inches, per mille, units spelled out or echoed in JSON, question number
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from quantity_guard import quantity_tool, session
 from quantity_guard.audit import extract_numbers
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from audit_helpers import carry_over_ledger, current_ledger, directed_ledger, flow_ledger, levee_ledger, nums, retried_ledger, share_ledger, statuses  # noqa: E402
+from audit_helpers import (audited, carry_over_ledger, current_ledger, directed_ledger, flow_ledger,
+                           ledger_of, levee_ledger, nums, retried_ledger, share_ledger)
 
 
 # -- outputs of a call that ran with a recorded violation are tainted -----------------------------
@@ -63,8 +58,7 @@ def test_feet_and_inches_are_one_length(text, feet):
 
 
 def test_feet_and_inches_are_audited_as_one_length():
-    with session() as ledger:
-        quantity_tool(lambda: 4.06, returns={"unit": "ft"}, name="compute_freeboard")()
+    ledger = ledger_of(("compute_freeboard", 4.06, "ft"))
     assert ledger.audit_answer("Freeboard 4.06 ft (about 4 ft 0.7 in).").ok
     assert not ledger.audit_answer("Freeboard about 4 ft 9 in.").ok  # 4.75 ft
 
@@ -113,10 +107,7 @@ def test_directions_roundings_and_retries_never_make_the_audit_raise(parts):
     ("Some 52¾ inches of freeboard.", False),
 ])
 def test_feet_and_inches_notations(answer, ok):
-    with session() as ledger:
-        quantity_tool(lambda: 4.06, returns={"unit": "ft"}, name="compute_freeboard")()
-    audit = ledger.audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(ledger_of(("compute_freeboard", 4.06, "ft")), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -126,8 +117,7 @@ def test_feet_and_inches_notations(answer, ok):
     ("It is 10.72 per mille of the flow.", True),
 ])
 def test_per_mille(answer, ok):
-    audit = share_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, statuses(audit))
+    audited(share_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -150,8 +140,7 @@ def test_per_mille(answer, ok):
     ("The flow is 1,250 cfs; a share of 1.250 is not recorded.", False),
 ])
 def test_continental_number_conventions(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -166,8 +155,7 @@ def test_continental_number_conventions(answer, ok):
     ("I = 3,94 \u00d7 10^3 A.", False),
 ])
 def test_decimal_commas_in_scientific_notation(answer, ok):
-    audit = current_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(current_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -179,8 +167,7 @@ def test_decimal_commas_in_scientific_notation(answer, ok):
     ("Depth 0.102 mm/d; Tiefe 0,102 mm/Tag; basin 29.940 km\u00b2.", False),
 ])
 def test_a_lone_dot_group_in_a_decimal_comma_answer(answer, ok):
-    audit = flow_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(flow_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -191,8 +178,7 @@ def test_a_lone_dot_group_in_a_decimal_comma_answer(answer, ok):
     ("393.6 A, from 90,000,000 VA; U = 1,320 \u00d7 10^3 V.", False),   # a thousands group
 ])
 def test_a_decimal_comma_in_scientific_notation_beside_thousands_commas(answer, ok):
-    audit = current_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(current_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -203,8 +189,7 @@ def test_a_decimal_comma_in_scientific_notation_beside_thousands_commas(answer, 
     ("Freeboard 3.7 ft, i.e. 50 in or 1.27 m.", False),
 ])
 def test_inches_restated_beside_another_unit(answer, ok):
-    audit = levee_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(levee_ledger(), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -215,5 +200,4 @@ def test_inches_restated_beside_another_unit(answer, ok):
     ("Freeboard: roughly 3 1/4 ft.", False),
 ])
 def test_mixed_numbers(answer, ok):
-    audit = levee_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(levee_ledger(), answer, ok)

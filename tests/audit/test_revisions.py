@@ -10,7 +10,7 @@ import pytest
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
 from quantity_guard.audit.revisions import REVISIONS, rounded_twice
-from audit_helpers import bad, ledger_of
+from audit_helpers import audited, audited_with, ledger_of
 
 
 def energy_ledger():
@@ -34,9 +34,7 @@ def test_the_rules_are_a_table_of_named_codes():
     "So 23,400 MWh. Actually, let me reconsider: the result is already in MWh, 23.4 MWh.",
 ])
 def test_working_the_answer_revises_is_given_up(answer):
-    audit = energy_ledger().audit_answer(answer)
-    assert audit.ok, bad(audit)
-    assert any(f.code is Reason.REVISED_WORKING for f in audit.findings)
+    audited_with(energy_ledger(), answer, Reason.REVISED_WORKING)
 
 
 @pytest.mark.parametrize("answer", [
@@ -55,8 +53,7 @@ def test_a_figure_no_revision_gives_up_stays_flagged(answer):
 
 @pytest.mark.parametrize("answer", ["ANSWER: 0.106 mm/day", "about 0.1055 mm/d, i.e. 0.106 mm/d"])
 def test_an_outputrounded_twice_is_sourced(answer):
-    audit = runoff_ledger().audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audit = audited(runoff_ledger(), answer)
     assert audit.findings[-1].code is Reason.SOURCED_ROUNDED_TWICE
 
 
@@ -88,9 +85,7 @@ def volume_ledger():
     "If the result were in litres, it would be 1.35 Ml; the tool returns Ml, so 1350 Ml.",
 ])
 def test_the_consequence_of_a_supposed_unit_is_hypothetical(answer):
-    audit = volume_ledger().audit_answer(answer)
-    assert audit.ok, bad(audit)
-    assert any(f.code is Reason.HYPOTHETICAL for f in audit.findings)
+    audited_with(volume_ledger(), answer, Reason.HYPOTHETICAL)
 
 
 @pytest.mark.parametrize("answer", [
@@ -128,16 +123,13 @@ def tainted_volume_ledger():
     "1350 m³ in SI units.\n> Answer: 1350 megalitres",
 ])
 def test_an_output_the_final_answer_line_states_aright_supersedes_its_misstatement(answer):
-    audit = volume_ledger().audit_answer(answer)
-    assert audit.ok, bad(audit)
-    assert any(f.code is Reason.SUPERSEDED for f in audit.findings)
+    audited_with(volume_ledger(), answer, Reason.SUPERSEDED)
 
 
 def test_a_refused_calls_output_the_final_answer_does_not_carry_is_superseded():
     answer = ("The tool returned 116.64 Ml, far too large: 45 Ml/d x 30 d = 1350 Ml."
               "\nANSWER: 1350 Ml")
-    audit = tainted_volume_ledger().audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audit = audited(tainted_volume_ledger(), answer)
     assert [f.number.text for f in audit.findings if f.code is Reason.SUPERSEDED] == ["116.64 Ml"]
 
 
@@ -195,9 +187,8 @@ def tainted_share_ledger():
 
 
 def test_a_refused_calls_share_the_final_line_does_not_carry_is_superseded():
-    audit = tainted_share_ledger().audit_answer(
-        "The tool returned 1730.77 %, which cannot be right.\nANSWER: 20.03 %")
-    assert audit.ok, bad(audit)
+    audit = audited(tainted_share_ledger(),
+                    "The tool returned 1730.77 %, which cannot be right.\nANSWER: 20.03 %")
     assert [f.code for f in audit.findings if f.number.text == "1730.77 %"] == \
         [Reason.SUPERSEDED]
 

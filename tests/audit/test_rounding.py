@@ -7,22 +7,18 @@ import pytest
 
 from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
-from audit_helpers import FLOW, discharge_of, ledger_of, statuses
+from audit_helpers import FLOW, audited, discharge_of, ledger_of
 
 
 # -- 1. a discarded attempt -------------------------------------------------------------------
 # -- 3. a one-significant-figure rounding -------------------------------------------------------
 def one_ledger(value, unit, name="compute"):
-    with session() as ledger:
-        quantity_tool(lambda: value, returns={"unit": unit}, name=name)()
-    return ledger
+    return ledger_of((name, value, unit))
 
 
 def two_outputs():
-    with session() as ledger:
-        quantity_tool(lambda: 27.5, returns={"unit": "ft"}, name="water_surface")()
-        quantity_tool(lambda: 31.56, returns={"unit": "ft"}, name="levee_crest")()
-    return ledger   # crest - water = 4.06 ft, computed by hand
+    # crest - water = 4.06 ft, computed by hand
+    return ledger_of(("water_surface", 27.5, "ft"), ("levee_crest", 31.56, "ft"))
 
 
 # -- 6. tolerance of one-significant-figure numbers ----------------------------------------------------
@@ -55,9 +51,7 @@ def test_one_significant_figure_still_covers_its_own_rounding():
     ("It is 390 A.", True),    # two figures: 385..395 covers 393.6
 ])
 def test_a_flat_round_number_is_not_a_coarse_rounding(answer, ok):
-    with session() as ledger:
-        quantity_tool(lambda: 393.6, returns={"unit": "A"}, name="full_load_current")()
-    assert ledger.audit_answer(answer).ok is ok, answer
+    audited(one_ledger(393.6, "A", "full_load_current"), answer, ok)
 
 
 @pytest.mark.parametrize("value,unit,answer", [
@@ -81,8 +75,7 @@ def test_a_flat_round_number_is_not_a_coarse_rounding(answer, ok):
     (8.4, "MW", "8.4 MW on a 8 MW feeder"),
 ])
 def test_a_flat_one_figure_rounding_is_accepted(value, unit, answer):
-    audit = one_ledger(value, unit).audit_answer(answer)
-    assert audit.ok, (answer, statuses(audit))
+    audited(one_ledger(value, unit), answer)
 
 
 @pytest.mark.parametrize("value,unit,answer", [
@@ -98,8 +91,7 @@ def test_a_flat_one_figure_rounding_is_accepted(value, unit, answer):
     (8.4, "MW", "The load is 8.4 MW; the feeder is rated 8 MW."),
 ])
 def test_a_one_figure_number_that_is_no_rounding_is_flagged(value, unit, answer):
-    audit = one_ledger(value, unit).audit_answer(answer)
-    assert not audit.ok, (answer, statuses(audit))
+    audited(one_ledger(value, unit), answer, ok=False)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -112,7 +104,7 @@ def test_a_one_figure_number_that_is_no_rounding_is_flagged(value, unit, answer)
     ("The crest is 40 ft.", False),
 ])
 def test_a_flat_one_figure_derivation_is_read_to_its_next_place(answer, ok):
-    assert two_outputs().audit_answer(answer).ok is ok, answer
+    audited(two_outputs(), answer, ok)
 
 
 def test_a_separate_flat_figure_says_why():
@@ -123,9 +115,7 @@ def test_a_separate_flat_figure_says_why():
 
 
 def test_a_flat_figure_that_is_recorded_itself_stays_sourced():
-    with session() as ledger:
-        quantity_tool(lambda: 393.6, returns={"unit": "A"}, name="full_load_current")()
-        quantity_tool(lambda: 400.0, returns={"unit": "A"}, name="get_bushing_rating")()
+    ledger = ledger_of(("full_load_current", 393.6, "A"), ("get_bushing_rating", 400.0, "A"))
     assert ledger.audit_answer("393.6 A, within the 400 A rating.").ok
 
 

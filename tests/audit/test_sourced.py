@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from quantity_guard import Q, quantity_tool, session
+from quantity_guard import Q
 from quantity_guard.audit.codes import Reason
-from audit_helpers import FLOW, VERTCON, bad, energy_ledger, ledger_of
+from audit_helpers import FLOW, VERTCON, audited, energy_ledger, ledger_of
 
 
 # -- 3. magnitudes of negative outputs -------------------------------------------------------------
@@ -19,8 +19,7 @@ from audit_helpers import FLOW, VERTCON, bad, energy_ledger, ledger_of
     ("Offset magnitude: 0.134 m.", "0.134"),
 ])
 def test_the_magnitude_of_a_negative_output_is_sourced_and_says_so(answer, literal):
-    audit = ledger_of(*VERTCON).audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audit = audited(ledger_of(*VERTCON), answer)
     finding = [f for f in audit.findings if f.number.text.startswith(literal)][0]
     assert finding.status == "sourced"
     if not finding.number.negated:
@@ -52,8 +51,7 @@ def test_figures_re_expressed_in_base_units_and_restated():
                    "Rating in VA: 90.0 x 1e6 \u2248 90000000 VA",
                    r"$90.0 \times 10^{6} \approx 9.0000 \times 10^{7}\ \text{VA}$",
                    "Full-load current: 393.6 A", "0.3936 kA", "\u221a3 \u00d7 V = 230 000 volts"):
-        audit = ledger.audit_answer(answer)
-        assert audit.ok, (answer, bad(audit))
+        audited(ledger, answer)
     # a three-phase current carries sqrt(3) whether written or not; a power written in MW is
     # not the rating in MVA
     assert ledger.audit_answer("393.6 amperes").findings[0].status == "derived"
@@ -68,9 +66,7 @@ def test_figures_re_expressed_in_base_units_and_restated():
     ("The current is 395 A.", False),
 ])
 def test_a_whole_number_truncated_from_a_recorded_value(answer, ok):
-    with session() as ledger:
-        quantity_tool(lambda: 393.648, returns={"unit": "A"}, name="full_load_current")()
-    assert ledger.audit_answer(answer).ok is ok, answer
+    audited(ledger_of(("full_load_current", 393.648, "A")), answer, ok)
 
 
 @pytest.mark.parametrize("answer,ok", [
@@ -83,5 +79,4 @@ def test_a_whole_number_truncated_from_a_recorded_value(answer, ok):
     ("The feeder drew 8400 over the day; 50,400 kWh.", False),
 ])
 def test_arguments_of_a_call_written_out(answer, ok):
-    audit = energy_ledger().audit_answer(answer)
-    assert audit.ok is ok, (answer, [(f.number.text, f.status) for f in audit.findings])
+    audited(energy_ledger(), answer, ok)

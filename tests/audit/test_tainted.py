@@ -7,9 +7,10 @@ import warnings
 
 import pytest
 
-from quantity_guard import Q, quantity_tool, register_station, session
+from quantity_guard import quantity_tool, session
 from quantity_guard.audit.codes import Reason
-from audit_helpers import bad, carry_over_ledger, discharge_of, get_area, retried_ledger, status_of, statuses
+from audit_helpers import (audited, carry_over_ledger, discharge_of, get_area, ledger_of,
+                           retried_ledger, station_ledger, status_of, statuses)
 
 
 # -- tools: a discharge, an area and a depth rate computed from them ---------------------------
@@ -97,8 +98,7 @@ def test_a_remembered_area_passed_to_the_tool_is_not_derived_back(answer):
 ])
 def test_a_correct_run_is_still_accepted(answer):
     ledger = runoff_ledger(35.396, enforcement="strict")
-    audit = ledger.audit_answer(answer)
-    assert audit.ok, bad(audit)
+    audited(ledger, answer)
     assert not ledger.violations
 
 
@@ -125,11 +125,7 @@ def test_a_sum_landing_on_a_call_input_is_not_a_derivation():
 
 def test_a_ratio_of_two_independent_outputs_is_still_derived():
     # outputs of two different calls, neither an input of the other: the usual derivation
-    share = quantity_tool(lambda: 224.6, returns={"unit": "ML/d"}, name="get_river_flow")
-    lic = quantity_tool(lambda: 45.0, returns={"unit": "ML/d"}, name="get_licence_rate")
-    with session() as ledger:
-        share()
-        lic()
+    ledger = ledger_of(("get_river_flow", 224.6, "ML/d"), ("get_licence_rate", 45.0, "ML/d"))
     for answer in ("The share is 20.04 %.", "45 / 224.6 = 0.2004", "about 20 % of the flow"):
         assert ledger.audit_answer(answer).ok, answer
 
@@ -185,22 +181,14 @@ def test_a_blocked_call_taints_nothing():
 
 
 def test_station_ids_in_call_arguments_are_case_blind():
-    register_station("E21136", Q(6.3, "m", datum="ODN"), prefix="GAUGE")
-    with session() as ledger:
-        quantity_tool(lambda station_id: 2.85, returns={"unit": "m", "datum": "GAUGE:E21136"},
-                      name="get_river_level")(station_id="e21136")
-        quantity_tool(lambda station_id: 9.4, returns={"unit": "m", "datum": "ODN"},
-                      name="get_warning_threshold")(station_id="e21136")
-        quantity_tool(lambda station_id: 6.3, returns={"unit": "m"},
-                      name="get_station_datum")(station_id="e21136")
+    ledger = station_ledger(called_as="e21136")
     assert ledger.audit_answer("Level 2.85 + 6.30 = 9.15 m AOD; margin 0.25 m.").ok
     assert not ledger.audit_answer("9.4 - 2.85 = 6.55 m").ok
 
 
 @pytest.mark.parametrize("answer", DISCARDED_OUTPUT)
 def test_a_tainted_output_presented_as_the_discarded_attempt_is_no_false_alarm(answer):
-    audit = retried_ledger().audit_answer(answer)
-    assert audit.ok, statuses(audit)
+    audit = audited(retried_ledger(), answer)
     d = [f for f in audit.findings if f.status == "discarded"]
     assert d and d[0].number.value == pytest.approx(3.61, abs=0.01), statuses(audit)
     assert "runoff_depth" not in d[0].note or "refused" in d[0].note
@@ -216,8 +204,7 @@ def test_a_tainted_output_presented_as_the_discarded_attempt_is_no_false_alarm(a
     "Runoff: 3.61 mm/d (0.102 mm/d on the retry).",                      # bracket on the other
 ])
 def test_a_tainted_figure_stated_as_the_result_stays_flagged(answer):
-    audit = retried_ledger().audit_answer(answer)
-    assert not audit.ok, statuses(audit)
+    audit = audited(retried_ledger(), answer, ok=False)
     assert "tainted" in [s for _, s in statuses(audit)]
 
 
@@ -230,8 +217,7 @@ def test_a_tainted_figure_stated_as_the_result_stays_flagged(answer):
     "Instead of 1250 m3/s I should have passed 35.4 m3/s: the depth is 0.102 mm/d.",
 ])
 def test_an_input_the_answer_says_it_corrected_is_no_false_alarm(answer, enforcement):
-    audit = retried_ledger(enforcement).audit_answer(answer)
-    assert audit.ok, statuses(audit)
+    audit = audited(retried_ledger(enforcement), answer)
     assert status_of(audit, "1") == "discarded"
 
 
@@ -240,8 +226,7 @@ def test_an_input_the_answer_says_it_corrected_is_no_false_alarm(answer, enforce
     "Initially the flow is 1250 m3/s.",                            # words, nothing replacing it
 ])
 def test_the_refused_input_as_a_claim_stays_flagged(answer):
-    audit = retried_ledger().audit_answer(answer)
-    assert not audit.ok, statuses(audit)
+    audited(retried_ledger(), answer, ok=False)
 
 
 def test_discard_words_do_not_excuse_an_invented_figure():
