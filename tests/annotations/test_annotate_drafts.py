@@ -13,7 +13,7 @@ from quantity_guard.annotations import loads
 from quantity_guard.mcp.draft import RULES, draft, draft_toml, read_name, read_text
 from quantity_guard.mcp.policy import QuantityPolicy
 
-from conftest import PUBLISHED, make_tool, published_tools
+from conftest import GATHERED, PUBLISHED, make_tool, published_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,7 +176,8 @@ def test_every_rule_is_named_and_described():
 
 
 # -- the drafts load and pass --check --------------------------------------------------------------
-@pytest.mark.parametrize("path", PUBLISHED, ids=[p.stem for p in PUBLISHED])
+@pytest.mark.parametrize("path", PUBLISHED + GATHERED,
+                         ids=[f"{p.parent.parent.name}/{p.stem}" for p in PUBLISHED + GATHERED])
 def test_the_draft_of_a_published_server_loads_and_passes_check(path):
     tools = published_tools(path)
     text = draft_toml(draft(tools), path.name)
