@@ -90,6 +90,34 @@ def test_a_name_several_units_spell_in_other_cases_is_ambiguous():
     assert r.unit is None and set(r.choices) == {"MHz", "mHz"} and r.rule == "name-ambiguous-case"
 
 
+@pytest.mark.parametrize("text,unit", [
+    ("Number of days to look back", "d"),
+    ("How many minutes to wait between polls", "min"),
+    ("hours: Hours of history to retrieve (e.g. 2.0 for last 2 hours).", "h"),
+])
+def test_a_count_of_a_time_unit_is_a_duration_in_it(text, unit):
+    f = field(text)
+    assert f.unit == unit and "count-of-time-units" in f.rules
+
+
+@pytest.mark.parametrize("text", [
+    "Number of revolutions of the transfer orbit",
+    "Number of points to return",
+    "Maximum number of results (default: 100)",
+    "Number of forecast days (1-16)",
+    "Lots of rain expected",
+])
+def test_a_count_of_anything_but_a_time_unit_states_no_unit(text):
+    assert unit_of(text) is None
+
+
+def test_statute_names_the_mile_and_nothing_else():
+    f = field("Search radius in statute miles from the station")
+    assert f.unit == "mi" and "statute-mile" in f.rules
+    assert unit_of("Distance in statute meters") is None
+    assert unit_of("Length in statute") is None
+
+
 # -- when to say nothing -------------------------------------------------------------------------
 @pytest.mark.parametrize("text,rule", [
     ("Volume in gallons", "kernel-ambiguous"),
