@@ -1,10 +1,11 @@
 """Precision and recall of ``quantity-guard-mcp annotate`` on published MCP servers' tool lists.
 
-    python -m bench.annotate_rates [FOLDER]
+    python -m bench.annotate_rates [-v] [--data FOLDER | FOLDER]
 
 FOLDER holds ``servers/*.json`` (a ``tools_list`` each, as in ``tests/annotations/published_tools``)
 and ``labels.jsonl`` (what the servers' own words state per field: ``unit``, ``datum``, ``tz``).
-Default: ``tests/annotations/published_tools``.
+Default: ``tests/annotations/published_tools``; ``--data tests/annotations/gathered_tools`` scores
+the second development set.
 
 - units: *precision* is the share of drafted units, on labelled fields, whose dimension and factor
   are the label's (a unit drafted where the label says ``unstated``, ``ambiguous``, ``1``,
@@ -127,7 +128,16 @@ def main(argv: "list[str] | None" = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = "-v" in args
     args = [a for a in args if a != "-v"]
-    folder = Path(args[0]) if args else DEFAULT
+    folder = DEFAULT
+    if "--data" in args:
+        i = args.index("--data")
+        if i + 1 >= len(args):
+            print("--data needs a folder (servers/*.json and labels.jsonl)", file=sys.stderr)
+            return 2
+        folder = Path(args[i + 1])
+        del args[i:i + 2]
+    elif args:
+        folder = Path(args[0])
     t = score(folder)
     print(f"annotate on {folder.name}: {t['servers']} servers, {t['tools']} tools")
     print(f"units   precision {_rate(t['units_right'], t['units_drafted'])}   "

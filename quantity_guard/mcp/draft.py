@@ -47,6 +47,11 @@ RULES = {r.code: r for r in (
                                   "returns = { unit = ... }"),
     Rule("parenthesised", "a unit alone in parentheses after a word: 'stage (ft)'"),
     Rule("unit-label", "a unit after 'unit:' or 'units:'"),
+    Rule("count-of-time-units", "a count of a time unit is a duration in it: 'number of days', "
+         "'how many hours', a clause opening 'Hours of ...'; time units only (never 'number of "
+         "revolutions', 'number of points')"),
+    Rule("statute-mile", "'statute' before miles names the kernel's mile (mi); before any other "
+         "unit it states nothing"),
     Rule("name-suffix", "the last word(s) of a property name: flow_cfs, elevationFt, speed_cm_s"),
     Rule("qualifier", "US / imperial / metric / short / long before a unit word the kernel finds "
                       "ambiguous picks the kernel's own alternative: US gallons -> gal_US"),
@@ -92,6 +97,10 @@ _MODIFIERS = frozenset({"decimal", "whole", "integer", "fractional", "signed", "
 _QUALIFIERS = {"us": "US", "u.s.": "US", "imperial": "imp", "uk": "imp", "short": "short",
                "long": "long", "metric": "metric"}
 _MAX_WORDS = 5
+# "number of days", "how many hours", a clause opening "Hours of history": the counted word
+_COUNT_OF = re.compile(r"\b(?:number|count)\s+of\s+(?P<counted>[A-Za-z]{3,})\b"
+                       r"|\bhow\s+many\s+(?P<many>[A-Za-z]{3,})\b"
+                       r"|(?:^|[.:;]\s+)(?P<lead>[A-Za-z]{3,})\s+of\s", re.I)
 _TEMPERATURE = re.compile(r"temp", re.I)
 _DEGREE_SCALE = re.compile(r"^deg(?:rees?|s)?\.?\s*(?:°\s*)?([CFK])\b\.?$", re.I)
 
@@ -135,6 +144,10 @@ def read_unit_words(words: str, rule: str = "in-words", evidence: str = "") -> "
     qualifier = None
     if tokens[0].lower() in _MODIFIERS:
         tokens = tokens[1:]
+    statute = bool(tokens) and tokens[0].lower() == "statute"
+    if statute:
+        tokens = tokens[1:]
+        rule = "statute-mile"
     if tokens and tokens[0].lower().strip("()") in _QUALIFIERS:
         qualifier = _QUALIFIERS[tokens[0].lower().strip("()")]
         tokens = tokens[1:]
@@ -163,6 +176,8 @@ def read_unit_words(words: str, rule: str = "in-words", evidence: str = "") -> "
             unit, datum = parse_with_datum(text)
         except (GuardViolation, ValueError):
             continue
+        if statute and _key(unit) != _key(try_parse_unit("mi")):
+            return None
         if qualifier == "imp" and "imp" not in unit.symbol:
             return Reading(None, None, None, (unit.symbol,), "kernel-ambiguous", evidence or text,
                            f"{words.strip()!r}: the kernel's {unit.symbol} is not the imperial unit",
@@ -244,6 +259,9 @@ def slots(text: str) -> "list[tuple[str, str]]":
             found.append(("unit-label", _STOP.split(m.group("label") + " ", 1)[0]))
         elif m.group("above") is not None:
             found.append(("unit-above-datum", m.group("above")))
+    for m in _COUNT_OF.finditer(text):
+        found.append(("count-of-time-units", m.group("counted") or m.group("many")
+                      or m.group("lead")))
     return found
 
 
@@ -255,11 +273,26 @@ def read_text(text: str) -> "list[Reading]":
             reading = _whole(words, rule)
         elif rule == "unit-above-datum":
             reading = _above(words)
+        elif rule == "count-of-time-units":
+            reading = _time_count(words)
         else:
             reading = read_unit_words(words, rule)
         if reading is not None:
             out.append(reading._replace(evidence=_quote(text, words)))
     return out
+
+
+def _time_count(word: str) -> "Reading | None":
+    """The unit of ``number of <word>``: only a time unit (a count of days is a duration in
+    days; a count of revolutions or points is a count)."""
+    _, try_parse_unit, _ = _kernel()
+    reading = read_unit_words(word, "count-of-time-units")
+    if reading is None or reading.unit is None:
+        return None
+    unit = try_parse_unit(reading.unit)
+    if unit is None or unit.dims != try_parse_unit("s").dims:
+        return None
+    return reading
 
 
 def _whole(words: str, rule: str) -> "Reading | None":

@@ -1,6 +1,6 @@
 """Shared helpers for the annotation tests: a tool definition, a policy from TOML text, the
-published servers' tool lists (copied from the team's development set, see
-published_tools/README.md for their sources)."""
+published servers' tool lists (the team's development set, published_tools/README.md, and the
+second one, gathered_tools/README.md, for their sources)."""
 from __future__ import annotations
 
 import json
@@ -10,6 +10,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 PUBLISHED = sorted((HERE / "published_tools" / "servers").glob("*.json"))
+GATHERED = sorted((HERE / "gathered_tools" / "servers").glob("*.json"))
 
 
 def make_tool(name: str, props: dict, output: "dict | None" = None, description: str = "") -> dict:

@@ -13,7 +13,7 @@ from quantity_guard.annotations import loads
 from quantity_guard.mcp.draft import RULES, draft, draft_toml, read_name, read_text
 from quantity_guard.mcp.policy import QuantityPolicy
 
-from conftest import PUBLISHED, make_tool, published_tools
+from conftest import GATHERED, PUBLISHED, make_tool, published_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,6 +88,34 @@ def test_a_property_name_without_a_clear_unit_is_not_read(name):
 def test_a_name_several_units_spell_in_other_cases_is_ambiguous():
     r = read_name("frequencyMhz")
     assert r.unit is None and set(r.choices) == {"MHz", "mHz"} and r.rule == "name-ambiguous-case"
+
+
+@pytest.mark.parametrize("text,unit", [
+    ("Number of days to look back", "d"),
+    ("How many minutes to wait between polls", "min"),
+    ("hours: Hours of history to retrieve (e.g. 2.0 for last 2 hours).", "h"),
+])
+def test_a_count_of_a_time_unit_is_a_duration_in_it(text, unit):
+    f = field(text)
+    assert f.unit == unit and "count-of-time-units" in f.rules
+
+
+@pytest.mark.parametrize("text", [
+    "Number of revolutions of the transfer orbit",
+    "Number of points to return",
+    "Maximum number of results (default: 100)",
+    "Number of forecast days (1-16)",
+    "Lots of rain expected",
+])
+def test_a_count_of_anything_but_a_time_unit_states_no_unit(text):
+    assert unit_of(text) is None
+
+
+def test_statute_names_the_mile_and_nothing_else():
+    f = field("Search radius in statute miles from the station")
+    assert f.unit == "mi" and "statute-mile" in f.rules
+    assert unit_of("Distance in statute meters") is None
+    assert unit_of("Length in statute") is None
 
 
 # -- when to say nothing -------------------------------------------------------------------------
@@ -176,7 +204,8 @@ def test_every_rule_is_named_and_described():
 
 
 # -- the drafts load and pass --check --------------------------------------------------------------
-@pytest.mark.parametrize("path", PUBLISHED, ids=[p.stem for p in PUBLISHED])
+@pytest.mark.parametrize("path", PUBLISHED + GATHERED,
+                         ids=[f"{p.parent.parent.name}/{p.stem}" for p in PUBLISHED + GATHERED])
 def test_the_draft_of_a_published_server_loads_and_passes_check(path):
     tools = published_tools(path)
     text = draft_toml(draft(tools), path.name)
