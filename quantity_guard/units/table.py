@@ -6,7 +6,9 @@ Name resolution, in this order (it is what keeps ``ftH2O``, ``Mcf``, ``kcfs``, `
 1. a refused spelling (``gal``, ``ton``, ``mgd``...) -> ``UnitParseError`` naming the
    unambiguous alternatives;
 2. an exact symbol or alias (case is never folded: ``Ml`` is megalitres, ``ml`` millilitres);
-3. a long name, case-insensitively (``Metres``);
+3. a long name as written, then case-insensitively (``Metres``) but only where no two rows'
+   names differ by case alone: ``calorie`` (4.184 J) and ``Calorie`` (the kilocalorie) are
+   both declared, so each is read as written and ``CALORIE`` is read as neither;
 4. an SI prefix symbol on a prefixable symbol (``km``, ``MW``, ``uS``), or a long prefix on a
    prefixable long name (``megalitres``);
 5. a bracketed UCUM atom (``[ft_i]``, ``[gal_us]``), through ``data/units_ucum.json``.
@@ -66,7 +68,7 @@ class Row:
     """One table entry. ``unit`` is the row's own unit, spelled with ``symbol``."""
 
     __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
-                 "source", "note", "exact", "definition")
+                 "source", "note", "exact", "definition", "prefixed_as")
     symbol: str
     name: str
     plural: str
@@ -79,6 +81,7 @@ class Row:
     note: str
     exact: bool
     definition: str
+    prefixed_as: str  # the spelling a prefix is written on (farad: "F", so "uF"), or ""
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -100,7 +103,9 @@ class _Registry:
     def clear(self) -> None:
         self.rows: dict[str, Row] = {}           # canonical symbol -> row
         self.spellings: dict[str, Row] = {}      # symbol or alias (exact case) -> row
-        self.long: dict[str, Row] = {}           # long name, lower case -> row
+        self.names: dict[str, Row] = {}          # long name as written -> row
+        self.long: dict[str, "Row | None"] = {}  # long name, lower case -> row (None: two rows
+        #                                          have names differing by case alone)
         self.prefixes: dict[str, tuple[str, Fraction]] = {}       # "k" -> ("kilo", 1000)
         self.long_prefixes: dict[str, tuple[str, Fraction]] = {}  # "kilo" -> ("k", 1000)
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -172,12 +177,20 @@ def _add_row(entry: dict) -> Row:
               aliases=tuple(entry.get("aliases", ())), names=tuple(entry.get("names", ())),
               prefixable=bool(entry.get("prefixable")), group=entry.get("group", ""),
               source=entry.get("source", ""), note=entry.get("note", ""),
-              exact=entry.get("exact", True), definition=definition)
+              exact=entry.get("exact", True), definition=definition,
+              prefixed_as=entry.get("prefixed_as", ""))
     _REG.rows[symbol] = row
     for s in (symbol, *row.aliases):
         _REG.spellings[s] = row
     for n in (name, row.plural, *row.names):
-        _REG.long.setdefault(n.lower(), row)
+        _REG.names.setdefault(n, row)
+        low = n.lower()
+        if low not in _REG.long:
+            _REG.long[low] = row
+        else:
+            other = _REG.long[low]
+            if other is not None and other.unit != unit:
+                _REG.long[low] = None  # case alone tells them apart: never folded
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
@@ -215,18 +228,25 @@ def refusal(name: str) -> tuple[str, tuple[str, ...]] | None:
 def lookup(name: str) -> Unit | None:
     """Resolve one whole name (no exponent) to a Unit spelled canonically, or None."""
     reg = registry()
-    row = reg.spellings.get(name)
-    if row is not None:
-        return row.unit
-    row = reg.long.get(name.lower())
+    row = reg.spellings.get(name) or long_name(name)
     if row is not None:
         return row.unit
     hit = _split_prefix(name)
     if hit is not None:
         (psym, pfactor), row = hit
         u = row.unit
-        return Unit(u.factor * pfactor, u.dims, ((psym + row.symbol, 1),), None, u.interval)
+        return Unit(u.factor * pfactor, u.dims, ((psym + (row.prefixed_as or row.symbol), 1),),
+                    None, u.interval)
     return None
+
+
+def long_name(name: str) -> "Row | None":
+    """The row of a long name: as written, else case-insensitively where that is unambiguous."""
+    reg = registry()
+    row = reg.names.get(name)
+    if row is None:
+        row = reg.long.get(name.lower())
+    return row
 
 
 # -- memoised resolution for the parser ----------------------------------------------------
@@ -315,7 +335,7 @@ def _split_prefix(name: str):
     low = name.lower()
     for long, (psym, pfactor) in reg.long_prefixes.items():
         if low.startswith(long) and len(low) > len(long):
-            row = reg.long.get(low[len(long):])
+            row = long_name(name[len(long):])
             if row is not None and row.prefixable:
                 return (psym, pfactor), row
     return None
