@@ -380,6 +380,10 @@ class _Parser:
                 i = j
                 i = self._juxtaposed(toks, i)
             elif c == "%":
+                if toks and toks[-1][0] in (NAME, RP, JEXP):  # "g%": no operator before it
+                    raise self.error(_GLUED_PERCENT, i, suggestions=("g/dL",),
+                                     hint="; write the unit in full (g/dL), or '*%' for a "
+                                          "product with a percent")
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit():
@@ -703,6 +707,9 @@ def _refuse_since(text: str) -> None:
             f"the values to timestamps, or give durations in {unit}", text=text,
             position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
 
+
+_GLUED_PERCENT = ("'%' written straight after a unit: UCUM's 'g%' is a gram per decilitre (a "
+                  "mass concentration), not a gram times a percent")
 
 #: "Mm3" (or Mm**3): a cubic megametre by the SI's rules, a million cubic metres in water
 #: supply and hydrology (0.5 Mm3/d is 500,000 m3/d, not 5.8e12 m3/s): never guessed
