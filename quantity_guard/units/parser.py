@@ -82,10 +82,11 @@ _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
 #: words after a degree that make it a temperature, not an angle: "deg K", "degrees Kelvin"
 TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
                                 "celsius", "fahrenheit", "kelvin", "rankine", "centigrade"})
-VOCABULARIES = ("kernel", "ucum")
+VOCABULARIES = ("kernel", "ucum", "cf")
 
 _CACHE: dict[str, Unit] = {}
 _UCUM_CACHE: dict[str, Unit] = {}
+_CF_CACHE: dict[str, Unit] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -193,28 +194,43 @@ def _fast(text: str) -> "Unit | None":
 
 
 def _parse_in(text, vocabulary: str) -> Unit:
-    if vocabulary != "ucum":
+    if vocabulary == "ucum":
+        cache, read = _UCUM_CACHE, _Above.parse_ucum
+    elif vocabulary == "cf":
+        if _Above.parse_cf is _not_cf:
+            from . import cf  # noqa: F401  (imported on first use: it installs parse_cf)
+        cache, read = _CF_CACHE, _Above.parse_cf
+    else:
         raise ValueError(f"unknown unit vocabulary {vocabulary!r}: use one of {VOCABULARIES}")
-    hit = _UCUM_CACHE.get(text) if text.__class__ is str else None
+    hit = cache.get(text) if text.__class__ is str else None
     if hit is not None:
         return hit
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    unit = _Above.parse_ucum(text)
-    if len(_UCUM_CACHE) < _CACHE_LIMIT:
-        _UCUM_CACHE[text] = unit
+    unit = read(text)
+    if len(cache) < _CACHE_LIMIT:
+        cache[text] = unit
     return unit
 
 
+def _not_cf(text: str) -> Unit:  # pragma: no cover - replaced when cf is imported
+    return table.not_installed("cf")
+
+
 class _Above:
-    """What the parser reads from ``ucum`` (above it), installed by it when imported."""
+    """What the parser reads from ``ucum`` and ``cf`` (above it), installed by them."""
     parse_ucum: Callable[[str], Unit] = staticmethod(
         lambda text: table.not_installed("ucum"))
+    parse_cf: Callable[[str], Unit] = staticmethod(_not_cf)
 
 
-def install(*, parse_ucum: Callable[[str], Unit]) -> None:
-    """Called once by ``ucum`` when imported."""
-    _Above.parse_ucum = staticmethod(parse_ucum)
+def install(*, parse_ucum: "Callable[[str], Unit] | None" = None,
+            parse_cf: "Callable[[str], Unit] | None" = None) -> None:
+    """Called once by ``ucum`` and ``cf`` when imported."""
+    if parse_ucum is not None:
+        _Above.parse_ucum = staticmethod(parse_ucum)
+    if parse_cf is not None:
+        _Above.parse_cf = staticmethod(parse_cf)
 
 
 _FAILED: set[str] = set()
@@ -258,6 +274,7 @@ def clear_cache() -> None:
     ``parse_unit`` of a string reads it again (the table's name resolution stays memoised)."""
     _CACHE.clear()
     _UCUM_CACHE.clear()
+    _CF_CACHE.clear()
     _FAILED.clear()
 
 
@@ -306,6 +323,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
 
 _WORD_CHARS = re.compile(r"[A-Za-z0-9_]*").match  # normalised text is ASCII
 _DIGITS = re.compile(r"[0-9]*").match
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?").match
 
 # token kinds
 NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
@@ -319,6 +337,14 @@ class _Parser:
     """Tokens in, one ``Unit`` out. The grammar rules return *exponent maps* (canonical term
     symbol -> integer power); the factor, dimension and interval flag are computed once, in
     ``build``, from the table's units of those symbols. No intermediate ``Unit`` is made."""
+
+    #: NAME resolution (a vocabulary's reader replaces it, as ``cf`` does), and whether scale
+    #: numbers and prime marks are read (udunits reads both; the kernel's grammar refuses them)
+    resolve = staticmethod(table.resolve)
+    numbers = False
+
+    def number_term(self, text: str, pos: int) -> str:  # pragma: no cover - numbers is False
+        raise self.error(f"the number {text} inside a unit", pos)
 
     def __init__(self, text: str, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -386,6 +412,10 @@ class _Parser:
                                           "product with a percent")
                 toks.append((NAME, "%", i))
                 i += 1
+            elif c.isdigit() and self.numbers:  # a vocabulary that reads scale numbers (CF)
+                m = _NUMBER(s, i)
+                toks.append((INT, m.group(0), i))  # type: ignore[union-attr]  # always matches
+                i = m.end()  # type: ignore[union-attr]
             elif c.isdigit():
                 j = _DIGITS(s, i).end()  # type: ignore[union-attr]  # "[0-9]*" always matches
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
@@ -411,6 +441,10 @@ class _Parser:
             elif c == "{":
                 raise self.error("a UCUM annotation {...} carries no meaning in a unit and is not "
                                  "read; keep the note beside the value", i)
+            elif c == "'" and self.numbers:  # udunits: arc minute, arc second
+                double = i + 1 < n and s[i + 1] == "'"
+                toks.append((NAME, "''" if double else "'", i))
+                i += 2 if double else 1
             elif c == "'":  # (every prime mark is normalised to ' or '')
                 double = i + 1 < n and s[i + 1] == "'"
                 message, suggestions, hint = _PRIME_DOUBLE if double else _PRIME_SINGLE
@@ -597,6 +631,10 @@ class _Parser:
                 terms, exp, offset = self.primary(depth)
                 return terms, exp * power, offset
             return self.name(value, pos)
+        if kind == INT and self.numbers and value != "1":
+            self.count += 1
+            self.whole = None
+            return {self.number_term(value, pos): 1}, 1, None
         if kind == INT:
             if value == "1":
                 self.count += 1
@@ -618,7 +656,7 @@ class _Parser:
 
     def name(self, name: str, pos: int) -> "tuple[dict, int, str | None]":
         """A NAME: the whole name first; only then a trailing integer as an exponent."""
-        hit = table.resolve(name)
+        hit = self.resolve(name)
         if hit.__class__ is tuple:
             whole, pieces, exp, offset = hit
             self.count += 1

@@ -182,8 +182,11 @@ def _add_row(entry: dict) -> Row:
     _REG.rows[symbol] = row
     for s in (symbol, *row.aliases):
         _REG.spellings[s] = row
-    for n in (name, row.plural, *row.names):
-        _REG.names.setdefault(n, row)
+    # long names fold case (where unambiguous), and so do aliases written as words with a
+    # hyphen ("second-foot"): else "Second-foot" would be read as a second times a foot
+    for n in (name, row.plural, *row.names, *(a for a in row.aliases if "-" in a)):
+        if n not in row.aliases:
+            _REG.names.setdefault(n, row)
         low = n.lower()
         if low not in _REG.long:
             _REG.long[low] = row
@@ -247,6 +250,12 @@ def long_name(name: str) -> "Row | None":
     if row is None:
         row = reg.long.get(name.lower())
     return row
+
+
+def case_folds() -> "dict[str, Row | None]":
+    """Long names (and hyphenated aliases) in lower case -> their row, None where two rows'
+    names differ by case alone (for tests)."""
+    return registry().long
 
 
 # -- memoised resolution for the parser ----------------------------------------------------
@@ -374,7 +383,7 @@ def describe(symbol: str) -> tuple[Row, str, str] | None:
 
 def spellings() -> list[str]:
     reg = registry()
-    return [*reg.spellings, *(r.name for r in reg.rows.values())]
+    return [*reg.spellings, *reg.names]
 
 
 def rows() -> tuple[Row, ...]:

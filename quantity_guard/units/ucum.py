@@ -93,27 +93,23 @@ def metric_atoms() -> frozenset[str]:
 
 # -- numbers as terms --------------------------------------------------------------------------
 def number_symbol(value: Fraction) -> str:
-    """The term symbol of a number inside a unit: ``8``, ``1000``, ``0.001``, ``10*23``."""
-    if value.denominator == 1:
-        n = value.numerator
-        if n >= 10 ** 6 and str(n).rstrip("0") == "1":
-            return f"10*{len(str(n)) - 1}"
-        return str(n)
-    d = value.denominator
-    if value.numerator == 1 and str(d).rstrip("0") == "1":
-        k = len(str(d)) - 1
-        return f"0.{'0' * (k - 1)}1" if k < 6 else f"10*-{k}"
-    twos = fives = 0
-    while d % 2 == 0:
-        d, twos = d // 2, twos + 1
-    while d % 5 == 0:
-        d, fives = d // 5, fives + 1
-    if d == 1:  # a terminating decimal: 1/8 is 0.125
-        digits = max(twos, fives)
-        n = value.numerator * 10 ** digits // value.denominator
-        text = str(abs(n)).rjust(digits + 1, "0")
-        return ("-" if n < 0 else "") + text[:-digits] + "." + text[-digits:]
-    return f"{value.numerator}/{value.denominator}"
+    """The term symbol of a number inside a unit: ``8``, ``1000``, ``0.001``, ``1e23``,
+    ``1.60217733e-19``, ``1/3``."""
+    n, d = value.numerator, value.denominator
+    if d == 1:
+        return f"1e{len(str(n)) - 1}" if n >= 10 ** 6 and str(n).rstrip("0") == "1" else str(n)
+    rest = d
+    for p in (2, 5):
+        while rest % p == 0:
+            rest //= p
+    if rest != 1:
+        return f"{n}/{d}"
+    from decimal import Context, Decimal
+    exact = Context(prec=len(str(n)) + len(str(d)) + 5).divide(Decimal(n), Decimal(d))
+    exact = exact.normalize()
+    if -5 < exact.adjusted() < 7:
+        return format(exact, "f")
+    return format(exact, "e").replace("e+", "e")
 
 
 def number_term(value: Fraction) -> str:
