@@ -68,7 +68,7 @@ class Row:
     """One table entry. ``unit`` is the row's own unit, spelled with ``symbol``."""
 
     __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
-                 "source", "note", "exact", "definition", "prefixed_as")
+                 "source", "note", "exact", "definition", "prefixed_as", "prefixes")
     symbol: str
     name: str
     plural: str
@@ -82,6 +82,7 @@ class Row:
     exact: bool
     definition: str
     prefixed_as: str  # the spelling a prefix is written on (farad: "F", so "uF"), or ""
+    prefixes: "frozenset[str] | None"  # the prefix symbols it takes (None: every one)
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -178,7 +179,8 @@ def _add_row(entry: dict) -> Row:
               prefixable=bool(entry.get("prefixable")), group=entry.get("group", ""),
               source=entry.get("source", ""), note=entry.get("note", ""),
               exact=entry.get("exact", True), definition=definition,
-              prefixed_as=entry.get("prefixed_as", ""))
+              prefixed_as=entry.get("prefixed_as", ""),
+              prefixes=frozenset(entry["prefixes"]) if "prefixes" in entry else None)
     _REG.rows[symbol] = row
     for s in (symbol, *row.aliases):
         _REG.spellings[s] = row
@@ -339,13 +341,15 @@ def _split_prefix(name: str):
         p = reg.prefixes.get(name[:n])
         if p is not None and len(name) > n:
             row = reg.spellings.get(name[n:])
-            if row is not None and row.prefixable:
+            if row is not None and row.prefixable and (row.prefixes is None or name[:n] in
+                                                       row.prefixes):
                 return (name[:n], p[1]), row
     low = name.lower()
     for long, (psym, pfactor) in reg.long_prefixes.items():
         if low.startswith(long) and len(low) > len(long):
             row = long_name(name[len(long):])
-            if row is not None and row.prefixable:
+            if row is not None and row.prefixable and (row.prefixes is None or psym in
+                                                       row.prefixes):
                 return (psym, pfactor), row
     return None
 
