@@ -413,9 +413,10 @@ class _Parser:
                 toks.append((NAME, "%", i))
                 i += 1
             elif c.isdigit() and self.numbers:  # a vocabulary that reads scale numbers (CF)
-                m = _NUMBER(s, i)
-                toks.append((INT, m.group(0), i))  # type: ignore[union-attr]  # always matches
-                i = m.end()  # type: ignore[union-attr]
+                number = _NUMBER(s, i)
+                assert number is not None  # a digit starts it
+                toks.append((INT, number.group(0), i))
+                i = number.end()
             elif c.isdigit():
                 j = _DIGITS(s, i).end()  # type: ignore[union-attr]  # "[0-9]*" always matches
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
