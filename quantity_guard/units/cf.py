@@ -8,8 +8,9 @@ aliases) with the database's value, udunits' prefixes on any of them (``kilogall
 ambiguous, udunits' reading applies here: ``gallon`` is the US liquid gallon, ``ton`` the short
 ton, ``yr`` and ``year`` the tropical year, ``gal`` the galileo (cm/s2), ``C`` the coulomb,
 ``calorie`` the International Table calorie, ``acre`` the US survey acre. Case is never folded.
-Logarithmic units with a reference (``BZ``, ``B_SPL``) are refused: they have no conversion
-factor. Time coordinates (``days since 1970-01-01``) are refused as in the default vocabulary.
+Logarithmic units with a reference (``BZ``, ``dBZ``, ``B_SPL``, ``dBm``) are read as levels of
+their quantity (``ucum.level_unit``): they convert among themselves by their offsets (30 dBm is
+0 dBW) and never to anything else. Time coordinates (``days since 1970-01-01``) are refused as in the default vocabulary.
 
 A unit read here prints in the kernel's spelling (``gal_US``, ``cal_IT``, ``acre_US``), or with
 udunits' value as a number term (``31556925.9747*s`` for a tropical year), which the default
@@ -23,7 +24,7 @@ from fractions import Fraction
 from ..errors import UnitParseError
 from . import parser, table
 from .parser import build, parse_unit
-from .ucum import number_term
+from .ucum import _own_term, level_unit, number_term
 from .unit import Unit
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -71,16 +72,16 @@ def _unit_of(definition: str) -> Unit:
 
 def _whole(name: str):
     v = vocabulary()
-    if name in v.levels:
-        return [f"udunits' {name!r} is a logarithmic level relative to {v.levels[name][3:]}: it "
-                f"has no conversion factor; give the quantity it is a level of", ()]
+    if name in v.levels:  # lg(re 1 mW): a level with a reference, as UCUM's B[W]
+        return level_unit(name, Fraction(1), _CfParser(v.levels[name][3:]).parse())
     definition = v.spellings.get(name)
     if definition is not None:
         return _unit_of(definition)
     for prefix, factor in v.prefixes:
         rest = name[len(prefix):]
-        if rest and name.startswith(prefix) and rest in v.levels:
-            return _whole(rest)
+        if rest and name.startswith(prefix) and rest in v.levels:  # dBZ: a tenth of a BZ
+            base = _whole(rest)
+            return _own_term(name, base.factor * factor, base.dims, base.offset)
         if rest and name.startswith(prefix) and rest in v.spellings:
             base = _unit_of(v.spellings[rest])
             if base.offset is not None:
@@ -156,14 +157,16 @@ class _CfParser(parser._Parser):
         product); alone it is the scale, offset and all."""
         try:
             return super().parse()
-        except UnitParseError:
-            if self.offset is None or self.count == 1:
-                raise
-        self.i, self.count, self.whole, offset, self.offset = 0, 0, None, self.offset, None
+        except UnitParseError as err:
+            offset = self.offset
+            if offset is None or self.count == 1 or table.lookup("delta_" + offset) is None:
+                raise  # a level has no interval to enter a product: refused as the kernel does
+            refusal = err
+        self.i, self.count, self.whole, self.offset = 0, 0, None, None
         terms = self.product(0)
         interval = table.lookup("delta_" + offset)
-        if interval is None:  # pragma: no cover - every offset row has its delta
-            raise self.error(f"{offset} inside a compound unit", None)
+        if interval is None:  # pragma: no cover - tested above
+            raise refusal
         (delta, _), = table.pieces(interval)
         terms[delta] = terms.pop(offset)
         return self.build(terms)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..errors import UnitParseError
 from . import table
-from .dimension import MAX_EXPONENT, N_AXES
+from .dimension import AXES, MAX_EXPONENT, N_AXES
 from .unit import ONE, Unit
 
 MAX_LENGTH = 200
@@ -545,10 +545,13 @@ class _Parser:
             raise self.error(f"unexpected {value!r}", pos)
         if self.offset is not None and (self.count != 1 or terms.get(self.offset) != 1):
             sym = self.offset
-            err = self.error(f"{sym} is a temperature scale with an offset (a point, not an "
-                             f"amount), so it cannot take part in a compound unit", None,
-                             suggestions=(f"delta_{sym}",))
-            err.suggestion = f"delta_{sym} for a temperature difference, e.g. delta_{sym}/s"
+            kind = scale_kind(sym)
+            temperature = kind.startswith("a temperature")
+            err = self.error(f"{sym} is {kind} (a point, not an amount), so it cannot take "
+                             f"part in a compound unit", None,
+                             suggestions=(f"delta_{sym}",) if temperature else ())
+            if temperature:
+                err.suggestion = f"delta_{sym} for a temperature difference, e.g. delta_{sym}/s"
             raise err
         if self.whole is not None and self.count == 1:
             return self.whole
@@ -769,6 +772,17 @@ _CUBIC_MEGAMETRE = ("'Mm3' is ambiguous: a million cubic metres (1e6 m3) in wate
 _CUBIC_MEGAMETRE_HINT = ("; for a million cubic metres write the value in m3 (0.5 Mm3/d is "
                          "'5e5 m3/d') or in hm3 (a cubic hectometre is exactly 1e6 m3: "
                          "'0.5 hm3/d'); for cubic megametres, in km3 (1 Mm3 is 1e9 km3)")
+
+
+def scale_kind(symbol: str) -> str:
+    """What a scale with an offset is, for messages: a temperature scale or a level."""
+    unit = table.term_units().get(symbol)
+    if unit is not None and unit.dims[_TEMPERATURE_AXIS] == 0:
+        return "a logarithmic level with a reference, a scale with an offset"
+    return "a temperature scale with an offset"
+
+
+_TEMPERATURE_AXIS = AXES.index("temperature")
 
 
 def _degree() -> "Unit | None":

@@ -13,10 +13,12 @@ Numbers inside a code are read (``10*3/uL``, ``mL/(8.h)``, ``4.[pi].10*-7.N/A2``
 carries the number as a term of its own, so its symbol (``1000/uL``) is refused, not misread,
 by the kernel's grammar, where a scale belongs in the value. Annotations (``{cfu}``) carry no
 dimension: ``{cfu}/mL`` is ``1/mL``. Arbitrary units (``[IU]``, ``[APL'U]``: UCUM marks them
-so) have no conversion and are refused, saying so; so are the special units whose scale is not
-linear (the logarithmic levels with a reference such as ``B[SPL]``, ``[pH]``, ``bit_s``); the
-offset scales ``Cel``, ``[degF]``, ``[degRe]`` are read with their offset, and ``Np``, ``B``
-(``dB``) as the kernel's levels.
+so) have no conversion and are refused, saying so; so are the special units whose scale is
+neither linear nor logarithmic (``[pH]``, ``[p'diop]``, ``bit_s``, ``[hp'_X]``). The offset
+scales ``Cel``, ``[degF]``, ``[degRe]`` are read with their offset; ``Np`` and ``B`` (``dB``)
+as the kernel's levels; the levels with a reference (``B[SPL]``, ``dB[V]``, ``B[kW]``) as
+scales with an offset on the level axis and their quantity's (``level_unit``), so they convert
+among themselves (0 dB[V] is 60 dB[mV]) and never to anything else.
 
 Grammar (UCUM section 2)::
 
@@ -40,7 +42,7 @@ from fractions import Fraction
 from ..errors import UnitParseError
 from . import parser, table
 from . import unit as _unit
-from .dimension import DIMENSIONLESS, MAX_EXPONENT
+from .dimension import AXES, DIMENSIONLESS, MAX_EXPONENT
 from .parser import build, parse_unit, try_parse_unit
 from .unit import Unit
 
@@ -131,6 +133,40 @@ def _own_term(code: str, factor: Fraction, dims: tuple, offset=None) -> Unit:
     return unit
 
 
+#: a level's canonical value is lg(X / (1e-100 X_SI)), in bels: every reference then sits at a
+#: positive offset on it (1 V at 100 B), so a level with a reference is a scale with an offset,
+#: kept out of compound units like a temperature point, and two levels of one quantity convert
+#: by their offsets (0 dB[V] is 60 dB[mV])
+_LEVEL_ZERO = 100
+_LOG_DIGITS = 60
+
+
+def level_unit(code: str, per_bel: Fraction, reference: Unit) -> Unit:
+    """A logarithmic level of ``reference``'s quantity: a value x in it is ``per_bel`` times
+    lg(X / reference) (UCUM's 2lg for a field quantity such as a voltage: ``per_bel`` 2;
+    scaled by a prefix: dB is a tenth of a bel). Its dimension is the level axis and the
+    reference's, so levels of different quantities never convert."""
+    from decimal import Context, Decimal
+    ctx = Context(prec=_LOG_DIGITS)
+    ref = reference.factor
+    lg = ctx.subtract(ctx.log10(Decimal(ref.numerator)), ctx.log10(Decimal(ref.denominator)))
+    offset = Fraction(lg) + _LEVEL_ZERO
+    dims = tuple(a + b for a, b in zip(reference.dims, _LEVEL_DIMS))
+    return _own_term(code, 1 / per_bel, dims, offset)
+
+
+_LEVEL_DIMS = tuple(1 if axis == "level_bel" else 0 for axis in AXES)
+_LOG_FUNCTIONS = {"lg": 1, "lgTimes2": 2}  # UCUM's level functions with a reference
+
+
+def is_level(unit: Unit) -> bool:
+    """A logarithmic level with a reference (B[V], udunits' BZ)."""
+    return unit.offset is not None and bool(unit.dims[_LEVEL_AXIS])
+
+
+_LEVEL_AXIS = _LEVEL_DIMS.index(1)
+
+
 # -- reading atoms ----------------------------------------------------------------------------
 def atom_unit(atom: str, strict: bool = False):
     """The kernel Unit for a UCUM atom with an optional prefix (memoised), a refusal
@@ -178,6 +214,10 @@ def _evaluate(code: str):
         return parse_unit(rec["kernel"])
     if code in _TEN_POWER:
         return table.term_units().get("10") or _own_term("10", Fraction(10), DIMENSIONLESS)
+    if rec.get("special") in _LOG_FUNCTIONS and code.startswith("B["):
+        reference = _UcumParser(f"{rec['value']}.{rec['unit']}").terms_of()
+        return level_unit(code, Fraction(_LOG_FUNCTIONS[rec["special"]]),
+                          build(reference, _fail(code)))
     if "special" in rec and "offset" not in rec:
         return [f"UCUM {code!r} ({rec['name']}) is a special unit whose scale is not linear "
                 f"({rec['special']} of {rec['value']} {rec['unit']}): it has no conversion "
@@ -210,6 +250,8 @@ def _prefixed(prefix: str, code: str):
         unit = table.lookup(spelling)
         if unit is not None and (unit.factor, unit.dims, unit.offset) == want:
             return unit
+    if base.offset is not None and is_level(base):  # dB[V]: a tenth of a bel, same reference
+        return _own_term(prefix + code, base.factor * factor, base.dims, base.offset)
     if base.offset is not None:
         return [f"UCUM {prefix + code!r}: a prefix on a temperature scale has no meaning", ()]
     if "[" in code:
@@ -279,7 +321,7 @@ class _UcumParser:
             raise self.error("unbalanced ')'" if text[self.i] == ")" else
                              f"unexpected {text[self.i]!r}", self.i)
         if self.offset is not None and (self.count != 1 or terms.get(self.offset) != 1):
-            err = self.error(f"{self.offset} is a temperature scale with an offset (a point), so "
+            err = self.error(f"{self.offset} is {parser.scale_kind(self.offset)} (a point), so "
                              f"it cannot take part in a compound unit", None)
             err.suggestion = "K for a temperature difference, e.g. K/s"
             raise err
@@ -559,4 +601,4 @@ parser.install(parse_ucum=parse_ucum)
 _unit.install(code_of=code_of)
 
 __all__ = ["parse_ucum", "code_of", "atom_unit", "atoms", "metric_atoms", "ucum_of",
-           "number_symbol"]
+           "number_symbol", "level_unit", "is_level"]

@@ -10,6 +10,7 @@ same way, refuses it, or does not know it, but for the conventions declared in
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from udunits_oracle import Value, database
 
 from quantity_guard.errors import UnitParseError
 from quantity_guard.units import AXES, convert, parse_unit
+from quantity_guard.units.ucum import is_level
 
 DB = database()
 HERE = Path(__file__).parent / "conformance"
@@ -61,11 +63,12 @@ LEVELS = set(DATA["levels"])
 @pytest.mark.parametrize("spelling", DB.spellings(generated_plurals=True))
 def test_every_spelling_reads_with_the_databases_value_in_the_cf_vocabulary(spelling):
     value = DB.units[spelling]
-    if spelling in LEVELS:
-        with pytest.raises(UnitParseError, match="logarithmic level"):
-            _cf(spelling)
-        return
     unit = _cf(spelling)
+    if spelling in LEVELS:  # lg(re R): 0 in it is R, 1 is 10 R; a level of R's quantity only
+        assert is_level(unit) and si_dims(unit) == value.ref.dims
+        assert unit.factor == 1 and math.isclose(
+            float(unit.offset) - 100, math.log10(value.ref.factor), abs_tol=1e-12)
+        return
     assert agrees(unit, value), (spelling, unit, float(unit.factor), float(value.factor))
 
 
@@ -115,10 +118,6 @@ def test_ambiguous_spellings_stay_refused_in_the_default_vocabulary_and_read_in_
 
 @pytest.mark.parametrize("text", list(CANONICAL["units"]))
 def test_every_cf_canonical_unit_reads(text):
-    if text == "dBZ":  # a level relative to 1 mm6/m3: no conversion factor, refused saying so
-        with pytest.raises(UnitParseError, match="logarithmic level"):
-            _cf(text)
-        return
     _cf(text)
 
 
@@ -133,6 +132,16 @@ def test_cf_strings_convert():
         _cf("days since 1970-01-01")
     with pytest.raises(UnitParseError, match="not a UDUNITS-2 unit"):
         _cf("cfs")
+
+
+def test_levels_with_a_reference_convert_among_themselves_only():
+    assert convert(30, _cf("dBm"), _cf("dBW")) == 0.0
+    assert convert(0, _cf("BV"), _cf("BµV")) == 6.0
+    assert convert(20, _cf("dBZ"), _cf("BZ")) == 2.0
+    with pytest.raises(Exception):
+        convert(0, _cf("dBm"), _cf("dBZ"))
+    with pytest.raises(UnitParseError, match="logarithmic level"):
+        _cf("dBZ m-1")
 
 
 def test_a_cf_reading_prints_without_being_misread():

@@ -24,10 +24,11 @@ ZERO = (0,) * 7
 
 
 class Value:
-    __slots__ = ("factor", "dims", "offset", "tol", "level")
+    __slots__ = ("factor", "dims", "offset", "tol", "level", "ref")
 
-    def __init__(self, factor, dims=ZERO, offset=Fraction(0), tol=0.0, level=None):
+    def __init__(self, factor, dims=ZERO, offset=Fraction(0), tol=0.0, level=None, ref=None):
         self.factor, self.dims, self.offset, self.tol, self.level = factor, dims, offset, tol, level
+        self.ref = ref  # a level's reference quantity
 
     def __mul__(self, o):
         return Value(self.factor * o.factor, tuple(a + b for a, b in zip(self.dims, o.dims)),
@@ -123,7 +124,7 @@ class Database:
         if text.startswith(("lg(", "ln(", "lb(")):
             ref = text[text.index("re") + 2:-1].strip()
             v = self.evaluate(ref)
-            return Value(Fraction(1), level="lg" if ref == "1" else f"re {ref}")
+            return Value(Fraction(1), level="lg" if ref == "1" else f"re {ref}", ref=v)
         if "@" in text:
             head, off = text.split("@")
             v = self.evaluate(head.strip())
