@@ -24,7 +24,7 @@ from fractions import Fraction
 from ..errors import UnitParseError
 from . import parser, table
 from .parser import build, parse_unit
-from .ucum import _own_term, level_unit, number_term
+from .ucum import own_term, level_unit, number_term
 from .unit import Unit
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
@@ -81,7 +81,7 @@ def _whole(name: str):
         rest = name[len(prefix):]
         if rest and name.startswith(prefix) and rest in v.levels:  # dBZ: a tenth of a BZ
             base = _whole(rest)
-            return _own_term(name, base.factor * factor, base.dims, base.offset)
+            return own_term(name, base.factor * factor, base.dims, base.offset)
         if rest and name.startswith(prefix) and rest in v.spellings:
             base = _unit_of(v.spellings[rest])
             if base.offset is not None:
@@ -147,7 +147,7 @@ def _offset(unit: Unit):
     return unit.terms[0][0] if unit.offset is not None else None
 
 
-class _CfParser(parser._Parser):
+class _CfParser(parser.Parser):
     resolve = staticmethod(resolve)
     numbers = True
 

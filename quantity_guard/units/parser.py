@@ -197,8 +197,6 @@ def _parse_in(text, vocabulary: str) -> Unit:
     if vocabulary == "ucum":
         cache, read = _UCUM_CACHE, _Above.parse_ucum
     elif vocabulary == "cf":
-        if _Above.parse_cf is _not_cf:
-            from . import cf  # noqa: F401  (imported on first use: it installs parse_cf)
         cache, read = _CF_CACHE, _Above.parse_cf
     else:
         raise ValueError(f"unknown unit vocabulary {vocabulary!r}: use one of {VOCABULARIES}")
@@ -214,7 +212,7 @@ def _parse_in(text, vocabulary: str) -> Unit:
 
 
 def _not_cf(text: str) -> Unit:  # pragma: no cover - replaced when cf is imported
-    return table.not_installed("cf")
+    return table.not_installed("cf")  # (the package's __init__ imports it)
 
 
 class _Above:
@@ -682,6 +680,11 @@ class _Parser:
         close = () if self.quiet else suggest(name)
         raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=close,
                          hint=f" (did you mean {_either(close)}?)" if close else "")
+
+
+#: the grammar's reader, for a vocabulary that reads its own names with it (``cf``): it
+#: replaces ``resolve`` and may read scale numbers (``numbers``)
+Parser = _Parser
 
 
 def build(terms: dict, fail) -> Unit:

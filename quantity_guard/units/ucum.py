@@ -123,8 +123,9 @@ def number_term(value: Fraction) -> str:
     return sym
 
 
-def _own_term(code: str, factor: Fraction, dims: tuple, offset=None) -> Unit:
-    """A UCUM atom the kernel has no row for, as a term of its own (its code)."""
+def own_term(code: str, factor: Fraction, dims: tuple, offset=None) -> Unit:
+    """A unit the kernel has no row for (a UCUM atom, a udunits level), as a term of its own,
+    spelled ``code``, registered once."""
     terms = table.term_units()
     unit = terms.get(code)
     if unit is None:
@@ -152,7 +153,7 @@ def level_unit(code: str, per_bel: Fraction, reference: Unit) -> Unit:
     lg = ctx.subtract(ctx.log10(Decimal(ref.numerator)), ctx.log10(Decimal(ref.denominator)))
     offset = Fraction(lg) + _LEVEL_ZERO
     dims = tuple(a + b for a, b in zip(reference.dims, _LEVEL_DIMS))
-    return _own_term(code, 1 / per_bel, dims, offset)
+    return own_term(code, 1 / per_bel, dims, offset)
 
 
 _LEVEL_DIMS = tuple(1 if axis == "level_bel" else 0 for axis in AXES)
@@ -213,7 +214,7 @@ def _evaluate(code: str):
     if "kernel" in rec:
         return parse_unit(rec["kernel"])
     if code in _TEN_POWER:
-        return table.term_units().get("10") or _own_term("10", Fraction(10), DIMENSIONLESS)
+        return table.term_units().get("10") or own_term("10", Fraction(10), DIMENSIONLESS)
     if rec.get("special") in _LOG_FUNCTIONS and code.startswith("B["):
         reference = _UcumParser(f"{rec['value']}.{rec['unit']}").terms_of()
         return level_unit(code, Fraction(_LOG_FUNCTIONS[rec["special"]]),
@@ -226,10 +227,10 @@ def _evaluate(code: str):
     inner = _UcumParser(rec["unit"]).terms_of()
     if "offset" in rec:  # an offset scale the kernel has no row for ([degRe])
         u = build(inner, _fail(code))
-        return _own_term(code, value * u.factor, u.dims, Fraction(rec["offset"]))
+        return own_term(code, value * u.factor, u.dims, Fraction(rec["offset"]))
     if "[" in code:  # a bracket is read as UCUM's in the kernel grammar too: its own term
         u = build(inner, _fail(code))
-        return _own_term(code, value * u.factor, u.dims)
+        return own_term(code, value * u.factor, u.dims)
     if value != 1:
         sym = number_term(value)
         inner = {sym: inner.get(sym, 0) + 1, **{s: p for s, p in inner.items() if s != sym}}
@@ -251,11 +252,11 @@ def _prefixed(prefix: str, code: str):
         if unit is not None and (unit.factor, unit.dims, unit.offset) == want:
             return unit
     if base.offset is not None and is_level(base):  # dB[V]: a tenth of a bel, same reference
-        return _own_term(prefix + code, base.factor * factor, base.dims, base.offset)
+        return own_term(prefix + code, base.factor * factor, base.dims, base.offset)
     if base.offset is not None:
         return [f"UCUM {prefix + code!r}: a prefix on a temperature scale has no meaning", ()]
     if "[" in code:
-        return _own_term(prefix + code, want[0], base.dims)
+        return own_term(prefix + code, want[0], base.dims)
     rest = {s: p for s, p in base.terms if not (s[:1].isdigit() and p == 1)}
     for s, p in base.terms:
         if s[:1].isdigit() and p == 1:  # one number: the prefix times the atom's own
@@ -601,4 +602,4 @@ parser.install(parse_ucum=parse_ucum)
 _unit.install(code_of=code_of)
 
 __all__ = ["parse_ucum", "code_of", "atom_unit", "atoms", "metric_atoms", "ucum_of",
-           "number_symbol", "level_unit", "is_level"]
+           "number_symbol", "number_term", "own_term", "level_unit", "is_level"]
