@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import DimensionalityError, OffsetUnitError, RedefinitionError, UnitParseError
 from .dimension import AXES, format_dims
 from . import ucum as _ucum  # noqa: F401  (installs the UCUM reader into the kernel)
+from . import cf as _cf  # noqa: F401  (installs the CF / UDUNITS-2 reader; its data loads on use)
 from .parser import TEMPERATURE_WORDS, parse_unit, try_parse_unit
 from .table import define
 from . import parser as _parser

@@ -8,13 +8,17 @@ cubic foot of gas is an amount at reference conditions, not a geometric volume.
 Plane angle is a kind axis too (the SI counts the radian as dimensionless, m/m): a wind
 direction in degrees must not convert silently to a percentage or a ratio, and ``rad/s`` is not
 ``Hz``. Solid angle is angle squared (``sr = rad2``).
+
+Logarithmic levels (the SI's neper and bel, with the decibel) are kind axes too, one each: a
+level is not a ratio, and how many nepers a bel is depends on whether a power or a field
+quantity is meant (SI Brochure 9th ed., Table 8, note), so the two never convert.
 """
 from __future__ import annotations
 
 AXES: tuple[str, ...] = (
     "length", "mass", "time", "current", "temperature", "substance", "luminosity",
     "apparent_power", "reactive_power", "turbidity_ntu", "turbidity_fnu", "standard_volume",
-    "angle",
+    "angle", "level_neper", "level_bel",
 )
 N_AXES = len(AXES)
 DIMENSIONLESS: tuple[int, ...] = (0,) * N_AXES

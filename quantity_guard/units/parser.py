@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
 
 from ..errors import UnitParseError
 from . import table
-from .dimension import MAX_EXPONENT, N_AXES
+from .dimension import AXES, MAX_EXPONENT, N_AXES
 from .unit import ONE, Unit
 
 MAX_LENGTH = 200
@@ -82,10 +82,11 @@ _POWER_WORDS = {"sq": 2, "square": 2, "cu": 3, "cubic": 3}
 #: words after a degree that make it a temperature, not an angle: "deg K", "degrees Kelvin"
 TEMPERATURE_WORDS = frozenset({"C", "F", "K", "R", "Celsius", "Fahrenheit", "Kelvin", "Rankine",
                                 "celsius", "fahrenheit", "kelvin", "rankine", "centigrade"})
-VOCABULARIES = ("kernel", "ucum")
+VOCABULARIES = ("kernel", "ucum", "cf")
 
 _CACHE: dict[str, Unit] = {}
 _UCUM_CACHE: dict[str, Unit] = {}
+_CF_CACHE: dict[str, Unit] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -193,28 +194,41 @@ def _fast(text: str) -> "Unit | None":
 
 
 def _parse_in(text, vocabulary: str) -> Unit:
-    if vocabulary != "ucum":
+    if vocabulary == "ucum":
+        cache, read = _UCUM_CACHE, _Above.parse_ucum
+    elif vocabulary == "cf":
+        cache, read = _CF_CACHE, _Above.parse_cf
+    else:
         raise ValueError(f"unknown unit vocabulary {vocabulary!r}: use one of {VOCABULARIES}")
-    hit = _UCUM_CACHE.get(text) if text.__class__ is str else None
+    hit = cache.get(text) if text.__class__ is str else None
     if hit is not None:
         return hit
     if not isinstance(text, str):
         raise UnitParseError(f"a unit must be a string, not {type(text).__name__}", text=repr(text))
-    unit = _Above.parse_ucum(text)
-    if len(_UCUM_CACHE) < _CACHE_LIMIT:
-        _UCUM_CACHE[text] = unit
+    unit = read(text)
+    if len(cache) < _CACHE_LIMIT:
+        cache[text] = unit
     return unit
 
 
+def _not_cf(text: str) -> Unit:  # pragma: no cover - replaced when cf is imported
+    return table.not_installed("cf")  # (the package's __init__ imports it)
+
+
 class _Above:
-    """What the parser reads from ``ucum`` (above it), installed by it when imported."""
+    """What the parser reads from ``ucum`` and ``cf`` (above it), installed by them."""
     parse_ucum: Callable[[str], Unit] = staticmethod(
         lambda text: table.not_installed("ucum"))
+    parse_cf: Callable[[str], Unit] = staticmethod(_not_cf)
 
 
-def install(*, parse_ucum: Callable[[str], Unit]) -> None:
-    """Called once by ``ucum`` when imported."""
-    _Above.parse_ucum = staticmethod(parse_ucum)
+def install(*, parse_ucum: "Callable[[str], Unit] | None" = None,
+            parse_cf: "Callable[[str], Unit] | None" = None) -> None:
+    """Called once by ``ucum`` and ``cf`` when imported."""
+    if parse_ucum is not None:
+        _Above.parse_ucum = staticmethod(parse_ucum)
+    if parse_cf is not None:
+        _Above.parse_cf = staticmethod(parse_cf)
 
 
 _FAILED: set[str] = set()
@@ -258,6 +272,7 @@ def clear_cache() -> None:
     ``parse_unit`` of a string reads it again (the table's name resolution stays memoised)."""
     _CACHE.clear()
     _UCUM_CACHE.clear()
+    _CF_CACHE.clear()
     _FAILED.clear()
 
 
@@ -306,6 +321,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
 
 _WORD_CHARS = re.compile(r"[A-Za-z0-9_]*").match  # normalised text is ASCII
 _DIGITS = re.compile(r"[0-9]*").match
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?").match
 
 # token kinds
 NAME, INT, MUL, DIV, POW, SIGN, LP, RP, JEXP, SPACE, END = (
@@ -319,6 +335,14 @@ class _Parser:
     """Tokens in, one ``Unit`` out. The grammar rules return *exponent maps* (canonical term
     symbol -> integer power); the factor, dimension and interval flag are computed once, in
     ``build``, from the table's units of those symbols. No intermediate ``Unit`` is made."""
+
+    #: NAME resolution (a vocabulary's reader replaces it, as ``cf`` does), and whether scale
+    #: numbers and prime marks are read (udunits reads both; the kernel's grammar refuses them)
+    resolve = staticmethod(table.resolve)
+    numbers = False
+
+    def number_term(self, text: str, pos: int) -> str:  # pragma: no cover - numbers is False
+        raise self.error(f"the number {text} inside a unit", pos)
 
     def __init__(self, text: str, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -380,8 +404,17 @@ class _Parser:
                 i = j
                 i = self._juxtaposed(toks, i)
             elif c == "%":
+                if toks and toks[-1][0] in (NAME, RP, JEXP):  # "g%": no operator before it
+                    raise self.error(_GLUED_PERCENT, i, suggestions=("g/dL",),
+                                     hint="; write the unit in full (g/dL), or '*%' for a "
+                                          "product with a percent")
                 toks.append((NAME, "%", i))
                 i += 1
+            elif c.isdigit() and self.numbers:  # a vocabulary that reads scale numbers (CF)
+                number = _NUMBER(s, i)
+                assert number is not None  # a digit starts it
+                toks.append((INT, number.group(0), i))
+                i = number.end()
             elif c.isdigit():
                 j = _DIGITS(s, i).end()  # type: ignore[union-attr]  # "[0-9]*" always matches
                 if j < n and s[j] == "." and j + 1 < n and s[j + 1].isdigit():
@@ -407,6 +440,10 @@ class _Parser:
             elif c == "{":
                 raise self.error("a UCUM annotation {...} carries no meaning in a unit and is not "
                                  "read; keep the note beside the value", i)
+            elif c == "'" and self.numbers:  # udunits: arc minute, arc second
+                double = i + 1 < n and s[i + 1] == "'"
+                toks.append((NAME, "''" if double else "'", i))
+                i += 2 if double else 1
             elif c == "'":  # (every prime mark is normalised to ' or '')
                 double = i + 1 < n and s[i + 1] == "'"
                 message, suggestions, hint = _PRIME_DOUBLE if double else _PRIME_SINGLE
@@ -506,10 +543,13 @@ class _Parser:
             raise self.error(f"unexpected {value!r}", pos)
         if self.offset is not None and (self.count != 1 or terms.get(self.offset) != 1):
             sym = self.offset
-            err = self.error(f"{sym} is a temperature scale with an offset (a point, not an "
-                             f"amount), so it cannot take part in a compound unit", None,
-                             suggestions=(f"delta_{sym}",))
-            err.suggestion = f"delta_{sym} for a temperature difference, e.g. delta_{sym}/s"
+            kind = scale_kind(sym)
+            temperature = kind.startswith("a temperature")
+            err = self.error(f"{sym} is {kind} (a point, not an amount), so it cannot take "
+                             f"part in a compound unit", None,
+                             suggestions=(f"delta_{sym}",) if temperature else ())
+            if temperature:
+                err.suggestion = f"delta_{sym} for a temperature difference, e.g. delta_{sym}/s"
             raise err
         if self.whole is not None and self.count == 1:
             return self.whole
@@ -593,6 +633,10 @@ class _Parser:
                 terms, exp, offset = self.primary(depth)
                 return terms, exp * power, offset
             return self.name(value, pos)
+        if kind == INT and self.numbers and value != "1":
+            self.count += 1
+            self.whole = None
+            return {self.number_term(value, pos): 1}, 1, None
         if kind == INT:
             if value == "1":
                 self.count += 1
@@ -614,7 +658,7 @@ class _Parser:
 
     def name(self, name: str, pos: int) -> "tuple[dict, int, str | None]":
         """A NAME: the whole name first; only then a trailing integer as an exponent."""
-        hit = table.resolve(name)
+        hit = self.resolve(name)
         if hit.__class__ is tuple:
             whole, pieces, exp, offset = hit
             self.count += 1
@@ -636,6 +680,11 @@ class _Parser:
         close = () if self.quiet else suggest(name)
         raise self.error(f"unknown unit {name!r}{hint}", pos, suggestions=close,
                          hint=f" (did you mean {_either(close)}?)" if close else "")
+
+
+#: the grammar's reader, for a vocabulary that reads its own names with it (``cf``): it
+#: replaces ``resolve`` and may read scale numbers (``numbers``)
+Parser = _Parser
 
 
 def build(terms: dict, fail) -> Unit:
@@ -704,6 +753,9 @@ def _refuse_since(text: str) -> None:
             position=m.start(0) + len(m.group(0).rstrip()) - 5, suggestions=(unit,))
 
 
+_GLUED_PERCENT = ("'%' written straight after a unit: UCUM's 'g%' is a gram per decilitre (a "
+                  "mass concentration), not a gram times a percent")
+
 #: "Mm3" (or Mm**3): a cubic megametre by the SI's rules, a million cubic metres in water
 #: supply and hydrology (0.5 Mm3/d is 500,000 m3/d, not 5.8e12 m3/s): never guessed
 # Prime marks: a foot and an inch in US usage (5' 10''), an arc minute and an arc second in
@@ -723,6 +775,17 @@ _CUBIC_MEGAMETRE = ("'Mm3' is ambiguous: a million cubic metres (1e6 m3) in wate
 _CUBIC_MEGAMETRE_HINT = ("; for a million cubic metres write the value in m3 (0.5 Mm3/d is "
                          "'5e5 m3/d') or in hm3 (a cubic hectometre is exactly 1e6 m3: "
                          "'0.5 hm3/d'); for cubic megametres, in km3 (1 Mm3 is 1e9 km3)")
+
+
+def scale_kind(symbol: str) -> str:
+    """What a scale with an offset is, for messages: a temperature scale or a level."""
+    unit = table.term_units().get(symbol)
+    if unit is not None and unit.dims[_TEMPERATURE_AXIS] == 0:
+        return "a logarithmic level with a reference, a scale with an offset"
+    return "a temperature scale with an offset"
+
+
+_TEMPERATURE_AXIS = AXES.index("temperature")
 
 
 def _degree() -> "Unit | None":

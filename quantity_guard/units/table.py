@@ -6,7 +6,9 @@ Name resolution, in this order (it is what keeps ``ftH2O``, ``Mcf``, ``kcfs``, `
 1. a refused spelling (``gal``, ``ton``, ``mgd``...) -> ``UnitParseError`` naming the
    unambiguous alternatives;
 2. an exact symbol or alias (case is never folded: ``Ml`` is megalitres, ``ml`` millilitres);
-3. a long name, case-insensitively (``Metres``);
+3. a long name as written, then case-insensitively (``Metres``) but only where no two rows'
+   names differ by case alone: ``calorie`` (4.184 J) and ``Calorie`` (the kilocalorie) are
+   both declared, so each is read as written and ``CALORIE`` is read as neither;
 4. an SI prefix symbol on a prefixable symbol (``km``, ``MW``, ``uS``), or a long prefix on a
    prefixable long name (``megalitres``);
 5. a bracketed UCUM atom (``[ft_i]``, ``[gal_us]``), through ``data/units_ucum.json``.
@@ -66,7 +68,7 @@ class Row:
     """One table entry. ``unit`` is the row's own unit, spelled with ``symbol``."""
 
     __slots__ = ("symbol", "name", "plural", "unit", "aliases", "names", "prefixable", "group",
-                 "source", "note", "exact", "definition")
+                 "source", "note", "exact", "definition", "prefixed_as", "prefixes")
     symbol: str
     name: str
     plural: str
@@ -79,6 +81,8 @@ class Row:
     note: str
     exact: bool
     definition: str
+    prefixed_as: str  # the spelling a prefix is written on (farad: "F", so "uF"), or ""
+    prefixes: "frozenset[str] | None"  # the prefix symbols it takes (None: every one)
 
     def __init__(self, **fields: Any) -> None:
         for name in self.__slots__:
@@ -100,7 +104,9 @@ class _Registry:
     def clear(self) -> None:
         self.rows: dict[str, Row] = {}           # canonical symbol -> row
         self.spellings: dict[str, Row] = {}      # symbol or alias (exact case) -> row
-        self.long: dict[str, Row] = {}           # long name, lower case -> row
+        self.names: dict[str, Row] = {}          # long name as written -> row
+        self.long: dict[str, "Row | None"] = {}  # long name, lower case -> row (None: two rows
+        #                                          have names differing by case alone)
         self.prefixes: dict[str, tuple[str, Fraction]] = {}       # "k" -> ("kilo", 1000)
         self.long_prefixes: dict[str, tuple[str, Fraction]] = {}  # "kilo" -> ("k", 1000)
         self.refused: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -172,12 +178,24 @@ def _add_row(entry: dict) -> Row:
               aliases=tuple(entry.get("aliases", ())), names=tuple(entry.get("names", ())),
               prefixable=bool(entry.get("prefixable")), group=entry.get("group", ""),
               source=entry.get("source", ""), note=entry.get("note", ""),
-              exact=entry.get("exact", True), definition=definition)
+              exact=entry.get("exact", True), definition=definition,
+              prefixed_as=entry.get("prefixed_as", ""),
+              prefixes=frozenset(entry["prefixes"]) if "prefixes" in entry else None)
     _REG.rows[symbol] = row
     for s in (symbol, *row.aliases):
         _REG.spellings[s] = row
-    for n in (name, row.plural, *row.names):
-        _REG.long.setdefault(n.lower(), row)
+    # long names fold case (where unambiguous), and so do aliases written as words with a
+    # hyphen ("second-foot"): else "Second-foot" would be read as a second times a foot
+    for n in (name, row.plural, *row.names, *(a for a in row.aliases if "-" in a)):
+        if n not in row.aliases:
+            _REG.names.setdefault(n, row)
+        low = n.lower()
+        if low not in _REG.long:
+            _REG.long[low] = row
+        else:
+            other = _REG.long[low]
+            if other is not None and other.unit != unit:
+                _REG.long[low] = None  # case alone tells them apart: never folded
         if " " in n:
             _REG.heads.add(n.split(" ")[0].lower())
     _MEMO.clear()  # a name that failed may mean something now
@@ -215,18 +233,31 @@ def refusal(name: str) -> tuple[str, tuple[str, ...]] | None:
 def lookup(name: str) -> Unit | None:
     """Resolve one whole name (no exponent) to a Unit spelled canonically, or None."""
     reg = registry()
-    row = reg.spellings.get(name)
-    if row is not None:
-        return row.unit
-    row = reg.long.get(name.lower())
+    row = reg.spellings.get(name) or long_name(name)
     if row is not None:
         return row.unit
     hit = _split_prefix(name)
     if hit is not None:
         (psym, pfactor), row = hit
         u = row.unit
-        return Unit(u.factor * pfactor, u.dims, ((psym + row.symbol, 1),), None, u.interval)
+        return Unit(u.factor * pfactor, u.dims, ((psym + (row.prefixed_as or row.symbol), 1),),
+                    None, u.interval)
     return None
+
+
+def long_name(name: str) -> "Row | None":
+    """The row of a long name: as written, else case-insensitively where that is unambiguous."""
+    reg = registry()
+    row = reg.names.get(name)
+    if row is None:
+        row = reg.long.get(name.lower())
+    return row
+
+
+def case_folds() -> "dict[str, Row | None]":
+    """Long names (and hyphenated aliases) in lower case -> their row, None where two rows'
+    names differ by case alone (for tests)."""
+    return registry().long
 
 
 # -- memoised resolution for the parser ----------------------------------------------------
@@ -310,13 +341,15 @@ def _split_prefix(name: str):
         p = reg.prefixes.get(name[:n])
         if p is not None and len(name) > n:
             row = reg.spellings.get(name[n:])
-            if row is not None and row.prefixable:
+            if row is not None and row.prefixable and (row.prefixes is None or name[:n] in
+                                                       row.prefixes):
                 return (name[:n], p[1]), row
     low = name.lower()
     for long, (psym, pfactor) in reg.long_prefixes.items():
         if low.startswith(long) and len(low) > len(long):
-            row = reg.long.get(low[len(long):])
-            if row is not None and row.prefixable:
+            row = long_name(name[len(long):])
+            if row is not None and row.prefixable and (row.prefixes is None or psym in
+                                                       row.prefixes):
                 return (psym, pfactor), row
     return None
 
@@ -354,7 +387,7 @@ def describe(symbol: str) -> tuple[Row, str, str] | None:
 
 def spellings() -> list[str]:
     reg = registry()
-    return [*reg.spellings, *(r.name for r in reg.rows.values())]
+    return [*reg.spellings, *reg.names]
 
 
 def rows() -> tuple[Row, ...]:

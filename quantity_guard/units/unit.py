@@ -39,7 +39,7 @@ Terms = tuple  # tuple[tuple[str, int], ...]: spelled symbols and their powers, 
 
 # What a Unit reads from the modules above it. They install it when they are imported (the
 # package's ``__init__`` imports them all), so this module imports none of them and the
-# kernel's imports form a chain: dimension <- format <- unit <- table <- parser <- ucum.
+# kernel's imports form a chain: dimension <- format <- unit <- table <- parser <- ucum <- cf.
 class _Above:
     lookup: "Callable[[str], Optional[Unit]]" = staticmethod(lambda name: None)  # table.lookup
     describe: Describe = staticmethod(lambda symbol: None)                      # table.describe
