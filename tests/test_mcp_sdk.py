@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
     FAULT_SERVER, SDK_SERVER, env, new_tag, proxy_argv, reap, wait_gone)
 from mcp_peers.fake_policy import CFS  # noqa: E402
+from mcp_peers.sdk_client import run  # noqa: E402,F401 (the other SDK suites import it from here)
+from mcp_peers.sdk_client import stdio_params as params  # noqa: E402
 
 import mcp_types as types  # noqa: E402
 from mcp import Client, MCPError, StdioServerParameters  # noqa: E402
@@ -27,24 +29,12 @@ MODES = ["auto", "legacy"]
 TIMEOUT = 60
 
 
-def params(argv: list[str], **extra_env) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env(**extra_env))
-
-
 def direct(*upstream):
     return params(list(upstream))
 
 
 def proxied(*upstream, guarded=False, options=()):
     return params(proxy_argv(*upstream, guarded=guarded, options=options))
-
-
-def run(fn, *args):
-    async def bounded():
-        with anyio.fail_after(TIMEOUT * 2):
-            return await fn(*args)
-
-    return anyio.run(bounded)
 
 
 def dump(model) -> dict:
