@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from quantity_guard.packs import MissingValue, PackError, replay, usgs
+from recordings import Recordings
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 OGC = usgs.OGC_BASE
 WS = usgs.WATERSERVICES_BASE
-
-
-def raw(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def load(name: str):
-    return json.loads(raw(name))
+RECORDED = Recordings()
+raw, load = RECORDED.raw, RECORDED.load
 
 
 def ml_url(site):
