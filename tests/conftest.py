@@ -13,6 +13,16 @@ import pytest
 from quantity_guard import datums
 
 
+@pytest.fixture
+def tag():
+    """A fresh tag for the peer processes a test starts (``mcp_peers.driver.new_tag``); any
+    process still carrying it afterwards is killed."""
+    from mcp_peers.driver import new_tag, reap
+    t = new_tag()
+    yield t
+    reap(t)
+
+
 @pytest.fixture(autouse=True)
 def _datum_registry_as_found():
     """The datum registry is the process's: what a test registers is forgotten after it."""

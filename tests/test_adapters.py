@@ -7,26 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from adapter_tools import BOX, read_discharge
+from json_nodes import nodes
 from messages import render
 from quantity_guard import quantity_tool, toolbox
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-
-
-@quantity_tool(returns={"unit": "cfs"})
-def read_discharge(site: str):
-    """Latest discharge at a USGS site."""
-    return 1250.0
-
-
-@quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
-               returns={"unit": "mm/day"})
-def runoff_depth(discharge, area, label: str = ""):
-    """Depth-equivalent runoff over the contributing area."""
-    return discharge / area
-
-
-BOX = toolbox([read_discharge, runoff_depth])
 
 
 @pytest.mark.parametrize("provider", ["mcp", "openai", "anthropic"])
@@ -40,21 +26,11 @@ def test_schema_snapshots(provider):
     assert got == path.read_text("utf-8")
 
 
-def _walk(schema):
-    yield schema
-    if isinstance(schema, dict):
-        for v in schema.values():
-            yield from _walk(v)
-    elif isinstance(schema, list):
-        for v in schema:
-            yield from _walk(v)
-
-
 def test_openai_strict_schema_rules():
     for tool in BOX.schemas("openai"):
         params = tool["function"]["parameters"]
         assert tool["function"]["strict"] is True
-        for node in _walk(params):
+        for node in nodes(params):
             if isinstance(node, dict):
                 assert not any(k.startswith("x-") for k in node)
                 if node.get("type") == "object":

@@ -54,13 +54,20 @@ def spec(suite, task, condition, model):
     return RunSpec(s, s.task(task), condition, model, 0)
 
 
+def replayed_run(recording, environ, task, condition, answers=slice(None)):
+    """A run of the core suite's ``task`` under ``condition`` by the model of ``recording``, its
+    provider answered by the recorded responses (``answers`` of them): (the transport, the run's
+    record)."""
+    rec = load(recording)
+    transport = Transport([ok(r) for r in rec["responses"][answers]])
+    provider = resolve(rec["model"], environ=environ, http=client(transport))
+    return transport, run_one(spec("core", task, condition, rec["model"]), provider)
+
+
 # -- OpenAI-compatible ---------------------------------------------------------------------
 def test_openai_compatible_run_against_recorded_responses():
-    rec = load("openai_runoff_baseline.json")
-    transport = Transport([ok(r) for r in rec["responses"]])
-    provider = resolve(rec["model"], environ={"OPENROUTER_API_KEY": "sk-or-test"},
-                       http=client(transport))
-    record = run_one(spec("core", "runoff", "baseline", rec["model"]), provider)
+    transport, record = replayed_run("openai_runoff_baseline.json",
+                                     {"OPENROUTER_API_KEY": "sk-or-test"}, "runoff", "baseline")
 
     first, second, third = (r["body"] for r in transport.requests)
     req = transport.requests[0]
@@ -135,11 +142,8 @@ def test_openai_price_flags_give_a_cost_when_the_provider_reports_none():
 
 # -- Anthropic Messages ---------------------------------------------------------------------
 def test_anthropic_run_against_recorded_responses():
-    rec = load("anthropic_freeboard_guarded_repair.json")
-    transport = Transport([ok(r) for r in rec["responses"]])
-    provider = resolve(rec["model"], environ={"ANTHROPIC_API_KEY": "sk-ant-test"},
-                       http=client(transport))
-    record = run_one(spec("core", "freeboard", "guarded_repair", rec["model"]), provider)
+    transport, record = replayed_run("anthropic_freeboard_guarded_repair.json",
+                                     {"ANTHROPIC_API_KEY": "sk-ant-test"}, "freeboard", "guarded_repair")
 
     req = transport.requests[0]
     assert req["url"] == "https://api.anthropic.com/v1/messages"
@@ -178,10 +182,8 @@ def test_anthropic_run_against_recorded_responses():
 
 
 def test_anthropic_guarded_run_ends_on_the_violation():
-    rec = load("anthropic_freeboard_guarded_repair.json")
-    transport = Transport([ok(r) for r in rec["responses"][:2]])
-    provider = resolve(rec["model"], environ={"ANTHROPIC_API_KEY": "k"}, http=client(transport))
-    record = run_one(spec("core", "freeboard", "guarded", rec["model"]), provider)
+    transport, record = replayed_run("anthropic_freeboard_guarded_repair.json", {"ANTHROPIC_API_KEY": "k"},
+                                     "freeboard", "guarded", answers=slice(2))
     assert record["outcome"] == "blocked" and record["end_reason"] == "blocked"
     assert len(transport.requests) == 2  # no third request: the violation ended the run
     assert record["transcript"]["calls"][-1]["ended_run"] is True

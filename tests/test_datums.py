@@ -372,10 +372,17 @@ def test_reregistering_a_pair_with_a_different_offset_is_refused():
     assert datums.offset("GAGE:X6", "NAVD88") == Fraction("1.5")
 
 
+def _three_datums_with(*offsets):
+    """The names of three fresh datums, with ``offsets`` (from's index, to's index, the offset)
+    registered between them."""
+    names = [datums.register(unique()).name for _ in range(3)]
+    for i, j, value in offsets:
+        datums.register_offset(names[i], names[j], value)
+    return names
+
+
 def test_an_offset_contradicting_a_chain_is_refused():
-    a, b, c = (datums.register(unique()).name for _ in range(3))
-    datums.register_offset(a, b, 1)
-    datums.register_offset(b, c, 2)
+    a, b, c = _three_datums_with((0, 1, 1), (1, 2, 2))
     with pytest.raises(RedefinitionError) as info:
         datums.register_offset(a, c, 4)
     assert "through" in str(info.value) and b in str(info.value)
@@ -387,9 +394,7 @@ def test_an_offset_contradicting_a_chain_is_refused():
 
 
 def test_float_noise_contradiction_message_recommends_exact_values():
-    a, b, c = (datums.register(unique()).name for _ in range(3))
-    datums.register_offset(a, b, 3.134)
-    datums.register_offset(a, c, 2.419)
+    a, b, c = _three_datums_with((0, 1, 3.134), (0, 2, 2.419))
     with pytest.raises(RedefinitionError) as info:
         datums.register_offset(c, b, 0.715)
     assert "string or Fraction" in str(info.value)

@@ -23,24 +23,20 @@ def run(code: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def test_importing_the_package_and_the_integration_modules_imports_no_framework():
-    code = ("import sys, quantity_guard\n"
-            "from quantity_guard.integrations import openai_agents, langchain, pydantic_ai, "
-            "fastmcp, google_adk\n"
-            "heavy = ('agents', 'langchain_core', 'langgraph', 'pydantic_ai', 'fastmcp', "
-            "'pydantic', 'mcp', 'openai', 'google')\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
-    out = run(code)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
-
-
-def test_importing_the_llama_index_and_smolagents_modules_imports_neither_framework():
-    code = ("import sys, quantity_guard\n"
-            "from quantity_guard.integrations import llama_index, smolagents\n"
-            "from quantity_guard.integrations.smolagents import ToolRefused, LabelledValue\n"
-            "heavy = ('llama_index', 'smolagents', 'pydantic', 'huggingface_hub', 'nltk', "
-            "'numpy', 'rich', 'PIL')\n"
+@pytest.mark.parametrize("imports, heavy", [
+    pytest.param("from quantity_guard.integrations import openai_agents, langchain, pydantic_ai, "
+                 "fastmcp, google_adk\n",
+                 ('agents', 'langchain_core', 'langgraph', 'pydantic_ai', 'fastmcp', 'pydantic', 'mcp',
+                  'openai', 'google'),
+                 id="openai_agents-langchain-pydantic_ai-fastmcp-google_adk"),
+    pytest.param("from quantity_guard.integrations import llama_index, smolagents\n"
+                 "from quantity_guard.integrations.smolagents import ToolRefused, LabelledValue\n",
+                 ('llama_index', 'smolagents', 'pydantic', 'huggingface_hub', 'nltk', 'numpy', 'rich',
+                  'PIL'),
+                 id="llama_index-smolagents"),
+])
+def test_importing_the_package_and_the_integration_modules_imports_no_framework(imports, heavy):
+    code = ("import sys, quantity_guard\n" + imports + f"heavy = {heavy!r}\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
     out = run(code)
     assert out.returncode == 0, out.stderr

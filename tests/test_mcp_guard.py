@@ -125,19 +125,27 @@ def test_tools_list_rewrites_guarded_tools_only_and_keeps_the_page(guard):
     assert guard.catalogue["runoff"] == before[1]  # the catalogue holds what the upstream listed
 
 
-def test_tools_list_without_guarded_tools_is_untouched(guard):
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
-    page = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}'
-    assert one(guard.receive(S2C, page), S2C) == page + b"\n"
+LIST = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+CALL_READ = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}'
 
 
-def test_tools_list_error_and_non_complete_results_are_untouched(guard):
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
-    err = b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid cursor"}}'
-    assert one(guard.receive(S2C, err), S2C) == err + b"\n"
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
-    odd = b'{"jsonrpc":"2.0","id":3,"result":{"resultType":"weird","tools":[{"name":"runoff"}]}}'
-    assert one(guard.receive(S2C, odd), S2C) == odd + b"\n"
+@pytest.mark.parametrize("request_, answer", [
+    pytest.param(LIST, b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}',
+                 id="tools-list-without-guarded-tools"),
+    pytest.param(LIST, b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid cursor"}}',
+                 id="tools-list-error"),
+    pytest.param(LIST, b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"weird","tools":[{"name":"runoff"}]}}',
+                 id="tools-list-result-not-complete"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{},"task":{}}}',
+                 b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}]}}',
+                 id="task-augmented-call-result-not-labelled"),
+    pytest.param(CALL_READ, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}',
+                 id="upstream-error-stays-an-error"),
+])
+def test_answers_the_guard_does_not_rewrite_pass_untouched(guard, request_, answer):
+    guard.receive(C2S, request_)
+    assert one(guard.receive(S2C, answer), S2C) == answer + b"\n"
+    assert guard.pending_count() == 0
 
 
 def test_list_changed_invalidates_the_catalogue(guard):
@@ -234,22 +242,9 @@ def test_labelled_result_for_a_plain_complete_result(guard):
     {"structuredContent": {"a": 1}},
 ])
 def test_results_that_are_not_plain_and_complete_pass_untouched(guard, result):
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
+    guard.receive(C2S, CALL_READ)
     res = line({"jsonrpc": "2.0", "id": 1, "result": result})
     assert one(guard.receive(S2C, res), S2C) == res
-
-
-def test_task_augmented_call_result_is_not_labelled(guard):
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{},"task":{}}}')
-    res = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}]}}'
-    assert one(guard.receive(S2C, res), S2C) == res + b"\n"
-
-
-def test_upstream_errors_stay_errors(guard):
-    guard.receive(C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{}}}')
-    err = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}'
-    assert one(guard.receive(S2C, err), S2C) == err + b"\n"
-    assert guard.pending_count() == 0
 
 
 def test_guarded_tool_is_checked_even_if_never_listed_and_unknown_tools_forwarded(guard, policy):

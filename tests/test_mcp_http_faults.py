@@ -8,27 +8,22 @@ import os
 import socket
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers import http_fault_server  # noqa: E402
-from mcp_peers.driver import Peer, env  # noqa: E402
+from mcp_peers.driver import upstream_bridge as proxy  # noqa: E402
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
 
 
 @pytest.fixture
 def upstream():
-    server, recorder, url = http_fault_server.start()
-    yield recorder, url
-    server.shutdown()
-    server.server_close()
-
-
-def proxy(url, *options, **extra_env):
-    return Peer([sys.executable, "-m", "quantity_guard.mcp", *options, "--upstream", url], env=env(**extra_env))
+    with http_fault_server.serving() as served:
+        yield served
 
 
 def init(p):
@@ -46,6 +41,16 @@ def finish(p):
     rest = p.read_eof()
     assert p.wait() == 0, p.stderr()
     return rest
+
+
+@contextmanager
+def session(url, *options, **extra_env):
+    """The proxy in front of ``url``, initialized; after the block, it ends cleanly at the end
+    of its input (``finish``)."""
+    with proxy(url, *options, **extra_env) as p:
+        init(p)
+        yield p
+        finish(p)
 
 
 def test_session_id_version_and_static_headers_are_sent_and_the_session_deleted(upstream):
@@ -71,13 +76,11 @@ def test_session_id_version_and_static_headers_are_sent_and_the_session_deleted(
 
 def test_sse_events_are_relayed_in_order_with_keepalives_and_priming_events_skipped(upstream):
     _, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         p.request(1, "tools/call", {"name": "sse", "arguments": {}})
         first = p.recv()
         assert first["method"] == "notifications/progress"
         assert p.recv()["result"]["content"][0]["text"] == "streamed"
-        finish(p)
 
 
 @pytest.mark.parametrize("tool, expect", [
@@ -89,8 +92,7 @@ def test_sse_events_are_relayed_in_order_with_keepalives_and_priming_events_skip
 ])
 def test_failures_answer_the_request_with_its_id(upstream, tool, expect):
     _, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         r = call(p, "call-7", tool)
         while "method" in r:  # a notification relayed before the failure
             r = p.recv()
@@ -102,40 +104,33 @@ def test_failures_answer_the_request_with_its_id(upstream, tool, expect):
             assert r["error"]["data"]["sessionExpired"] is True
         # the proxy keeps serving
         assert call(p, 8, "plain")["result"]["content"][0]["text"] == "plain"
-        finish(p)
 
 
 def test_a_json_rpc_error_body_on_an_error_status_is_relayed(upstream):
     _, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         r = call(p, 3, "headermm")
         assert r == {"jsonrpc": "2.0", "id": 3, "error": {"code": -32020, "message": "Header mismatch"}}
-        finish(p)
 
 
 def test_a_stream_closed_after_its_priming_event_is_resumed_with_last_event_id(upstream):
     recorder, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         r = call(p, 5, "resume")
         assert r["id"] == 5 and r["result"]["content"][0]["text"] == "resumed"
-        finish(p)
     resumes = [h for _, h, _ in recorder.of("GET") if "last-event-id" in h]
     assert resumes and resumes[0]["last-event-id"] == "r1" and resumes[0]["mcp-session-id"] == "sess-1"
 
 
 def test_concurrent_requests_are_not_serialised(upstream):
     _, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         t0 = time.monotonic()
         for i in range(10):
             p.request(100 + i, "tools/call", {"name": "slow", "arguments": {}})
         got = sorted(p.recv()["id"] for _ in range(10))
         assert got == list(range(100, 110))
         assert time.monotonic() - t0 < 6.0  # ten 1 s calls, not one after another
-        finish(p)
 
 
 def test_unreachable_upstream_answers_each_request():
@@ -207,18 +202,14 @@ def tls_upstream(certificate):
     import ssl
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(*certificate)
-    server, recorder, url = http_fault_server.start(ctx, host="localhost")
-    yield recorder, url
-    server.shutdown()
-    server.server_close()
+    with http_fault_server.serving(ctx, host="localhost") as served:
+        yield served
 
 
 def test_tls_upstream_with_cafile(tls_upstream, certificate):
     _, url = tls_upstream
-    with proxy(url, "--cafile", str(certificate[0])) as p:
-        init(p)
+    with session(url, "--cafile", str(certificate[0])) as p:
         assert call(p, 1, "plain")["result"]["content"][0]["text"] == "plain"
-        finish(p)
 
 
 def test_tls_verification_is_on_by_default(tls_upstream):
@@ -241,11 +232,9 @@ def test_malformed_sse_is_dropped_and_the_request_still_answered(upstream):
 
 def test_a_10_mib_result_is_relayed_whole(upstream):
     _, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         r = p.call(10, "tools/call", {"name": "big", "arguments": {"size": 10 << 20}})
         assert len(r["result"]["content"][0]["text"]) == 10 << 20
-        finish(p)
 
 
 # ------------------------------------------------------------------ --listen in front of this upstream
@@ -256,16 +245,7 @@ def _listen(url, *options):
     return Listening(*options, "--upstream", url)
 
 
-def _raw(port, method, path="/mcp", body=b"", headers=None):
-    import http.client
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    h = {"Content-Type": "application/json", "Accept": "application/json"}
-    h.update(headers or {})
-    conn.request(method, path, body=body, headers=h)
-    resp = conn.getresponse()
-    data = resp.read()
-    conn.close()
-    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+JSON = "application/json"  # the listener answers plain JSON, not an event stream
 
 
 def _call(ident, name):
@@ -279,12 +259,12 @@ def test_authorization_reaches_the_upstream_only_when_forwarded(upstream, forwar
     p = _listen(url, *(("--forward-header", "Authorization") if forward else ()))
     try:
         body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
-        status, headers, _ = _raw(p.port, "POST", body=body, headers={"Authorization": "Bearer client-token"})
+        status, headers, _ = p.raw("POST", body, {"Authorization": "Bearer client-token"}, accept=JSON)
         assert status == 200
         sid = headers["mcp-session-id"]
         assert sid != "sess-1"  # the client sees the proxy's session id, not the upstream's
-        status, _, data = _raw(p.port, "POST", body=_call(1, "ok"),
-                               headers={"Mcp-Session-Id": sid, "Authorization": "Bearer client-token"})
+        status, _, data = p.raw("POST", _call(1, "ok"), {"Mcp-Session-Id": sid, "Authorization": "Bearer client-token"},
+                               accept=JSON)
         seen = json.loads(json.loads(data)["result"]["content"][0]["text"])
         assert seen["mcp-session-id"] == "sess-1"
         assert seen.get("authorization") == ("Bearer client-token" if forward else None)
@@ -297,11 +277,11 @@ def test_401_and_protected_resource_metadata_pass_through_the_listener(upstream)
     p = _listen(url)
     try:
         body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
-        sid = _raw(p.port, "POST", body=body)[1]["mcp-session-id"]
-        status, headers, _ = _raw(p.port, "POST", body=_call(2, "auth"), headers={"Mcp-Session-Id": sid})
+        sid = p.raw("POST", body, accept=JSON)[1]["mcp-session-id"]
+        status, headers, _ = p.raw("POST", _call(2, "auth"), {"Mcp-Session-Id": sid}, accept=JSON)
         assert status == 401
         assert headers["www-authenticate"].startswith("Bearer resource_metadata=")
-        status, _, data = _raw(p.port, "GET", "/.well-known/oauth-protected-resource/mcp")
+        status, _, data = p.raw("GET", path="/.well-known/oauth-protected-resource/mcp", accept=JSON)
         assert status == 200 and json.loads(data)["authorization_servers"] == ["http://auth.example"]
     finally:
         p.stop()
@@ -333,11 +313,9 @@ def test_idle_and_slow_connections_are_closed():
 
 def test_sequential_calls_reuse_one_kept_alive_connection(upstream):
     recorder, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         for i in range(10):
             assert call(p, 20 + i, "plain")["id"] == 20 + i
-        finish(p)
     seen = list(zip(recorder.requests, recorder.peers))
     calls = [i for i, ((method, _, body), _) in enumerate(seen)
              if method == "POST" and b'"tools/call"' in body]
@@ -350,15 +328,13 @@ def test_sequential_calls_reuse_one_kept_alive_connection(upstream):
 
 def test_a_2025_03_26_batch_is_posted_whole_and_its_answers_relayed(upstream):
     recorder, url = upstream
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         batch = [{"jsonrpc": "2.0", "id": 40, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
                  {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
                  {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "b", "arguments": {}}}]
         p.send_raw(json.dumps(batch).encode() + b"\n")
         answer = json.loads(p.recv_raw())
         assert [(m["id"], m["result"]["content"][0]["text"]) for m in answer] == [(40, "a"), (41, "b")]
-        finish(p)
     assert [json.loads(body) for _, _, body in recorder.of("POST")][-2:] == [
         {"jsonrpc": "2.0", "method": "notifications/initialized"}, batch]
 
@@ -368,8 +344,7 @@ def test_messages_reach_the_server_in_the_clients_order_when_a_notification_is_s
     # before it (a server that is still handling that notification refuses the request).
     recorder, url = upstream
     recorder.notification_delay = 0.3
-    with proxy(url) as p:
-        init(p)
+    with session(url) as p:
         answer = call(p, 1, "ok")
         assert "result" in answer, answer
         # a notification after a request does not wait for the request's answer
@@ -380,6 +355,5 @@ def test_messages_reach_the_server_in_the_clients_order_when_a_notification_is_s
         methods = [json.loads(body).get("method") for _, _, body in recorder.of("POST")]
         assert sorted(methods[3:]) == ["notifications/progress", "tools/call"], methods
         assert json.loads(p.recv_raw())["id"] == 2
-        finish(p)
     methods = [json.loads(body).get("method") for _, _, body in recorder.of("POST")]
     assert methods[:3] == ["initialize", "notifications/initialized", "tools/call"] and len(methods) == 5

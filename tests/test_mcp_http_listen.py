@@ -43,9 +43,9 @@ class Listening:
             if self.proc.poll() is None:
                 self.proc.kill()
 
-    def raw(self, method, body=b"", headers=None, path="/mcp"):
+    def raw(self, method, body=b"", headers=None, path="/mcp", accept="application/json, text/event-stream"):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
-        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        h = {"Content-Type": "application/json", "Accept": accept}
         h.update(headers or {})
         conn.request(method, path, body=body, headers=h)
         resp = conn.getresponse()

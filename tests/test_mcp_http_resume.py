@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from mcp_peers.cutting_relay import CuttingRelay  # noqa: E402
 from mcp_peers.driver import FAULT_SERVER, new_tag, reap  # noqa: E402
 from test_mcp_http_listen import Listening  # noqa: E402
 from test_mcp_http_listen_faults import post  # noqa: E402
@@ -204,63 +205,6 @@ def test_a_2025_06_18_session_gets_ids_without_priming(listening):
     assert all(e["id"] for e in events)
 
 
-class CuttingRelay:
-    """A TCP relay in front of the proxy that cuts, once, the connection whose request contains
-    ``marker`` right after the proxy's first bytes carrying an event id reach the client."""
-
-    def __init__(self, port: int, marker: bytes) -> None:
-        import threading
-        self.target, self.marker = port, marker
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.cut = 0
-        self.requests: list[bytes] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        import threading
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
-            state = {"marked": False}
-            threading.Thread(target=self._up, args=(client, upstream, state), daemon=True).start()
-            threading.Thread(target=self._down, args=(upstream, client, state), daemon=True).start()
-
-    def _up(self, src, dst, state) -> None:
-        try:
-            while data := src.recv(65536):
-                self.requests.append(data)
-                if self.marker in data and not self.cut:
-                    state["marked"] = True
-                dst.sendall(data)
-        except OSError:
-            pass
-
-    def _down(self, src, dst, state) -> None:
-        try:
-            while data := src.recv(65536):
-                at = data.find(b"id: ") if state["marked"] else -1
-                if at >= 0:  # up to the end of that event only, then the cut
-                    end = data.find(b"\n\n", at)
-                    data = data[:end + 2] if end >= 0 else data
-                dst.sendall(data)
-                if at >= 0:
-                    self.cut += 1
-                    state["marked"] = False
-                    for s in (src, dst):
-                        s.shutdown(socket.SHUT_RDWR)
-                        s.close()
-                    return
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.server.close()
-
-
 def test_the_sdk_client_resumes_a_cut_stream_through_the_proxy(listening):
     """The official SDK client (mcp 2.3, 2025-11-25) reconnects with Last-Event-ID when its POST
     stream ends before the answer; the proxy replays the answer."""
@@ -287,8 +231,7 @@ def test_the_sdk_client_resumes_a_cut_stream_through_the_proxy(listening):
     finally:
         relay.close()
     assert relay.cut == 1
-    resumes = [r for r in relay.requests if r.startswith(b"GET ") and b"last-event-id" in r.lower()]
-    assert resumes, "the SDK client did not resume"
+    assert relay.resumptions(), "the SDK client did not resume"
     assert results["plain"].startswith("gathered ") and results["cut"].startswith("gathered ")
     assert results["cut"] != results["plain"]
 

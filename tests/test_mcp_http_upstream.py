@@ -18,7 +18,8 @@ pytest.importorskip("uvicorn")
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import GUARDED_PROXY, Peer, env  # noqa: E402
 from mcp_peers.fake_policy import CFS  # noqa: E402
-from test_mcp_sdk import MODES, TIMEOUT, ask_transcript, list_all, run, transcript  # noqa: E402
+from test_mcp_sdk import (  # noqa: E402
+    MODES, TIMEOUT, ask_transcript, guarded_calls, list_all, run, transcript)
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
@@ -89,21 +90,7 @@ def test_guarded_tools_convert_refuse_and_label_over_http(mode, sse_server, tmp_
             tools = {t.name: t for p in pages for t in p.tools}
             assert tools["runoff"].input_schema["properties"]["discharge"]["x-unit"] == "m**3/s"
             assert tools["read_discharge"].output_schema["required"] == ["value", "unit"]
-            r = await client.call_tool("runoff", {"discharge": {"value": 1250, "unit": "cfs"}, "area": 2})
-            assert not r.is_error
-            received = json.loads(r.content[0].text)["received"]
-            assert received["discharge"] == pytest.approx(1250 * CFS) and received["area"] == 2
-            r = await client.call_tool("runoff", {"discharge": 1.0, "area": -5})
-            assert r.is_error is True and "runoff.area" in r.content[0].text
-            r = await client.call_tool("read_discharge", {"site": "07374000"})
-            assert r.structured_content == {"value": 1250.0, "unit": "cfs"}
-            steps: list = []
-
-            async def on_progress(progress, total, message):
-                steps.append(progress)
-
-            r = await client.call_tool("progress", {"steps": 2}, progress_callback=on_progress)
-            assert steps == [1, 2] and r.content[0].text == "done"
+            await guarded_calls(client)
 
     run(session)
 

@@ -260,11 +260,5 @@ def test_sse_round_trip_any_split_any_line_ending(events, eol, cuts, keepalive):
         stream += wire.sse_event(data, id=ident, retry=retry).replace(b"\n", eol)
         if keepalive:
             stream += wire.sse_comment().replace(b"\n", eol)
-    r = SSEReader()
-    got = []
-    last = 0
-    for c in sorted(set(c for c in cuts if 0 < c < len(stream))):
-        got += r.feed(stream[last:c])
-        last = c
-    got += r.feed(stream[last:])
+    got = feed_split(SSEReader(), stream, cuts)
     assert got == [SSEEvent(d, None, i, t) for d, i, t in events]

@@ -13,6 +13,7 @@ anyio = pytest.importorskip("anyio")
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import REPO, SDK_SERVER, env  # noqa: E402
+from mcp_peers.sdk_client import run, stdio_params  # noqa: E402
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
@@ -23,16 +24,8 @@ CFS = 0.028316846592
 
 
 def guarded(annotations: str, *upstream: str, options: tuple = ()) -> StdioServerParameters:
-    argv = [sys.executable, "-m", "quantity_guard.mcp.cli", "--annotations", annotations,
-            *options, "--", *upstream]
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env())
-
-
-def run(fn):
-    async def bounded():
-        with anyio.fail_after(TIMEOUT * 2):
-            return await fn()
-    return anyio.run(bounded)
+    return stdio_params([sys.executable, "-m", "quantity_guard.mcp.cli", "--annotations", annotations,
+                         *options, "--", *upstream])
 
 
 async def all_tools(client) -> dict:

@@ -14,16 +14,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
-    MODERN_META, Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap, wait_count, wait_gone)
+    MODERN_META, Peer, env, fault_argv, init_params, proxy_argv, wait_count, wait_gone)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc and process groups")
-
-
-@pytest.fixture
-def tag():
-    t = new_tag()
-    yield t
-    reap(t)
 
 
 def start(tag, *flags, options=(), guarded=False, dashdash=True, wire_log=None):

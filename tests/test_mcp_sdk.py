@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mcp_peers.driver import (  # noqa: E402
     FAULT_SERVER, SDK_SERVER, env, new_tag, proxy_argv, reap, wait_gone)
 from mcp_peers.fake_policy import CFS  # noqa: E402
+from mcp_peers.sdk_client import run  # noqa: E402,F401 (the other SDK suites import it from here)
+from mcp_peers.sdk_client import stdio_params as params  # noqa: E402
 
 import mcp_types as types  # noqa: E402
 from mcp import Client, MCPError, StdioServerParameters  # noqa: E402
@@ -27,24 +29,12 @@ MODES = ["auto", "legacy"]
 TIMEOUT = 60
 
 
-def params(argv: list[str], **extra_env) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env(**extra_env))
-
-
 def direct(*upstream):
     return params(list(upstream))
 
 
 def proxied(*upstream, guarded=False, options=()):
     return params(proxy_argv(*upstream, guarded=guarded, options=options))
-
-
-def run(fn, *args):
-    async def bounded():
-        with anyio.fail_after(TIMEOUT * 2):
-            return await fn(*args)
-
-    return anyio.run(bounded)
 
 
 def dump(model) -> dict:
@@ -113,6 +103,34 @@ def test_auto_mode_negotiates_the_same_version_through_the_proxy(upstream_flags,
         reap(tag)
 
 
+async def guarded_calls(client) -> None:
+    """The calls of a session through a guarding proxy (runoff's discharge annotated in m**3/s)
+    in front of the water tools: a quantity converted, a violation, a labelled result, progress."""
+    # converted: 1250 cfs arrives upstream as 35.396... m3/s
+    r = await client.call_tool("runoff", {"discharge": {"value": 1250, "unit": "cfs"}, "area": 2})
+    assert not r.is_error
+    received = json.loads(r.content[0].text)["received"]
+    assert received["discharge"] == pytest.approx(1250 * CFS) and received["area"] == 2
+
+    # a violation is a tool error, not an exception
+    r = await client.call_tool("runoff", {"discharge": 1.0, "area": -5})
+    assert r.is_error is True and "runoff.area" in r.content[0].text
+
+    # a labelled result, validated by the SDK against the advertised outputSchema
+    r = await client.call_tool("read_discharge", {"site": "07374000"})
+    assert r.structured_content == {"value": 1250.0, "unit": "cfs"}
+    assert json.loads(r.content[0].text) == {"value": 1250.0, "unit": "cfs"}
+
+    # progress passes
+    steps: list = []
+
+    async def on_progress(progress, total, message):
+        steps.append(progress)
+
+    r = await client.call_tool("progress", {"steps": 2}, progress_callback=on_progress)
+    assert steps == [1, 2] and r.content[0].text == "done"
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_guarding_proxy_with_the_sdk_client(mode, tmp_path):
     annotations = tmp_path / "water.toml"
@@ -136,33 +154,11 @@ def test_guarding_proxy_with_the_sdk_client(mode, tmp_path):
                 jsonschema.Draft202012Validator.check_schema(tool.input_schema)
                 if tool.output_schema is not None:
                     jsonschema.Draft202012Validator.check_schema(tool.output_schema)
-
-            # converted: 1250 cfs arrives upstream as 35.396... m3/s
-            r = await client.call_tool("runoff", {"discharge": {"value": 1250, "unit": "cfs"}, "area": 2})
-            assert not r.is_error
-            received = json.loads(r.content[0].text)["received"]
-            assert received["discharge"] == pytest.approx(1250 * CFS) and received["area"] == 2
-
-            # a violation is a tool error, not an exception
-            r = await client.call_tool("runoff", {"discharge": 1.0, "area": -5})
-            assert r.is_error is True and "runoff.area" in r.content[0].text
-
-            # a labelled result, validated by the SDK against the advertised outputSchema
-            r = await client.call_tool("read_discharge", {"site": "07374000"})
-            assert r.structured_content == {"value": 1250.0, "unit": "cfs"}
-            assert json.loads(r.content[0].text) == {"value": 1250.0, "unit": "cfs"}
-
-            # unguarded tools, errors and progress pass
+            await guarded_calls(client)
+            # unguarded tools and errors pass
             r = await client.call_tool("echo", {"k": 1})
             assert r.structured_content == {"args": {"k": 1}}
             assert (await client.call_tool("fail", {})).is_error is True
-            steps: list = []
-
-            async def on_progress(progress, total, message):
-                steps.append(progress)
-
-            r = await client.call_tool("progress", {"steps": 2}, progress_callback=on_progress)
-            assert steps == [1, 2] and r.content[0].text == "done"
 
     run(session)
     assert json.loads(manifest.read_text())["closed"] is True  # policy.close() ran at exit

@@ -10,22 +10,15 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 from datetime import datetime, timezone
 
 import pytest
 
 from quantity_guard.packs import MissingValue, PackError, ea, replay
+from recordings import Recordings
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "ea_flood_monitoring"
-
-
-def raw(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def load(name: str):
-    return json.loads(raw(name))
+EA = Recordings("ea_flood_monitoring")
+raw, load = EA.raw, EA.load
 
 
 def station_url(ref):

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 
 import pytest
 
 from quantity_guard.errors import DatumConversionUnavailable, DatumMismatch
 from quantity_guard.packs import MissingValue, ea, nwps, replay, usgs
 from quantity_guard.quantity import Q
+from recordings import Recordings
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 OGC = usgs.OGC_BASE
-
-
-
-def raw(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
+raw = Recordings().raw
 
 
 def ml(site, name):

@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from quantity_guard.packs import MissingValue, PackError, replay, usgs
+from recordings import Recordings
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 OGC = usgs.OGC_BASE
 WS = usgs.WATERSERVICES_BASE
-
-
-def raw(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
-
-
-def load(name: str):
-    return json.loads(raw(name))
+RECORDED = Recordings()
+raw, load = RECORDED.raw, RECORDED.load
 
 
 def ml_url(site):
@@ -305,6 +298,29 @@ def test_pagination_follows_cursor_links_and_refuses_loops():
 IV_BASE = load("usgs_waterservices/iv_01491000_01645000_00060_00065.json")
 
 
+def legacy_reading_01491000(iv_body):
+    """``usgs.reading`` of site 01491000 from the legacy services: its recorded site RDB, and
+    ``iv_body`` as the IV answer."""
+    routes = {
+        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
+        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
+        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all": iv_body,
+    }
+    return usgs.reading("01491000", source="waterservices", fetch=replay(routes), register=False)
+
+
+def with_a_second_method_block(payload, description: str, method_id: int):
+    """``payload`` with a second method block appended to its first series: a copy of the first
+    block under ``description`` and ``method_id``, its values +1 so the two are told apart."""
+    ts = payload["value"]["timeSeries"][0]
+    second = copy.deepcopy(ts["values"][0])
+    second["method"] = [{"methodDescription": description, "methodID": method_id}]
+    for row in second["value"]:
+        row["value"] = str(float(row["value"]) + 1)
+    ts["values"].append(second)
+    return payload
+
+
 def test_iv_baseline_two_sites_two_parameters():
     series = usgs.parse_iv(IV_BASE, "u")
     assert [(s.site_id, s.parameter, s.unit_code) for s in series] == [
@@ -386,41 +402,21 @@ def test_ice_equipment_and_discontinued_rows_are_missing_with_their_qualifiers()
 def test_empty_series_is_reported_not_invented():
     payload = copy.deepcopy(IV_BASE)
     payload["value"]["timeSeries"][1]["values"][0]["value"] = []  # edited: 00065 emptied
-    routes = {
-        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
-        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
-        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all":
-            json.dumps(payload),
-    }
-    _site, values = usgs.reading("01491000", source="waterservices", fetch=replay(routes),
-                                 register=False)
+    _site, values = legacy_reading_01491000(json.dumps(payload))
     assert "00065" not in values and values.empty == ("00065",)
     with pytest.raises(KeyError, match="series with no values"):
         values["00065"]
 
 
 def test_several_methods_are_never_merged_or_chosen_silently():
-    payload = copy.deepcopy(IV_BASE)
-    ts = payload["value"]["timeSeries"][0]
     # edited: a second method block added, as in the recorded multi-method responses
     # ("[1 Meter Below The Surface]" / "Variable Depth Profile Data")
-    second = copy.deepcopy(ts["values"][0])
-    second["method"] = [{"methodDescription": "WALNUT ST PIER", "methodID": 99999}]
-    for row in second["value"]:
-        row["value"] = str(float(row["value"]) + 1)
-    ts["values"].append(second)
+    payload = with_a_second_method_block(copy.deepcopy(IV_BASE), "WALNUT ST PIER", 99999)
     series = [s for s in usgs.parse_iv(payload) if s.parameter == "00060" and s.site_id == "01491000"]
     assert [s.method_id for s in series] == [69512, 99999]
     assert series[1].method == "WALNUT ST PIER"
     assert series[1].readings[0].source["method"] == "WALNUT ST PIER"
-    routes = {
-        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
-        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
-        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all":
-            json.dumps(payload),
-    }
-    _site, values = usgs.reading("01491000", source="waterservices", fetch=replay(routes),
-                                 register=False)
+    _site, values = legacy_reading_01491000(json.dumps(payload))
     assert values["00060:69512"].magnitude == 955.0
     assert values["00060:99999"].magnitude == 956.0
     with pytest.raises(KeyError, match="several methods"):
@@ -519,14 +515,8 @@ def test_rdb_structure_errors_name_the_url():
 
 
 def test_legacy_reading_uses_site_rdb_and_iv_and_fills_time_zone_from_iv():
-    routes = {
-        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
-        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
-        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all":
-            raw("usgs_waterservices/iv_01491000_01645000_00060_00065.json"),
-    }
-    site, values = usgs.reading("01491000", source="waterservices", fetch=replay(routes),
-                                register=False)
+    site, values = legacy_reading_01491000(
+        raw("usgs_waterservices/iv_01491000_01645000_00060_00065.json"))
     assert site.altitude == 2.73 and site.vertical_datum == "NAVD88"
     assert site.time_zone == "America/New_York" and site.tz_code == "EST"
     assert sorted(values) == ["00060", "00065"]  # the other site's series are not mixed in
@@ -536,28 +526,11 @@ def test_legacy_reading_uses_site_rdb_and_iv_and_fills_time_zone_from_iv():
 
 
 # -- issue 18 item 2: no series is silently overwritten ------------------------------------------
-def _two_blocks_one_method_id(payload):
-    ts = payload["value"]["timeSeries"][0]
+def test_two_series_with_one_method_id_are_both_kept_and_numbered():
     # edited: a second method block with the SAME method id (seen in real responses, e.g. a
     # replacement sensor published under the old id), values +1 so the two are told apart
-    second = copy.deepcopy(ts["values"][0])
-    second["method"] = [{"methodDescription": "REPLACEMENT SENSOR", "methodID": 69512}]
-    for row in second["value"]:
-        row["value"] = str(float(row["value"]) + 1)
-    ts["values"].append(second)
-    return payload
-
-
-def test_two_series_with_one_method_id_are_both_kept_and_numbered():
-    payload = _two_blocks_one_method_id(copy.deepcopy(IV_BASE))
-    routes = {
-        "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=01491000"
-        "&siteOutput=expanded&siteStatus=all": raw("usgs_waterservices/site_rdb_01491000_01645000.rdb"),
-        "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=01491000&siteStatus=all":
-            json.dumps(payload),
-    }
-    _site, values = usgs.reading("01491000", source="waterservices", fetch=replay(routes),
-                                 register=False)
+    payload = with_a_second_method_block(copy.deepcopy(IV_BASE), "REPLACEMENT SENSOR", 69512)
+    _site, values = legacy_reading_01491000(json.dumps(payload))
     assert values["00060:69512#1"].magnitude == 955.0
     assert values["00060:69512#2"].magnitude == 956.0
     assert values["00060:69512#2"].source["method"] == "REPLACEMENT SENSOR"

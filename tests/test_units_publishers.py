@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from json_nodes import nodes
 from quantity_guard.packs import PackError, _fetch, usgs
 from quantity_guard.units import AXES, parse_unit
 
@@ -77,20 +78,10 @@ def _ea_units():
     names = set()
     for path in sorted((FIXTURES / "ea_flood_monitoring").glob("*.json")):
         text = path.read_text("utf-8")
-        for item in _walk(json.loads(text)):
+        for item in nodes(json.loads(text)):
             if isinstance(item, dict) and isinstance(item.get("unitName"), str):
                 names.add(item["unitName"])
     return sorted(names)
-
-
-def _walk(node):
-    yield node
-    if isinstance(node, dict):
-        for v in node.values():
-            yield from _walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v)
 
 
 EA_UNITS = _ea_units()
@@ -114,7 +105,7 @@ def test_every_ea_measure_unit_in_the_fixtures_is_mapped_or_refused():
 
 def test_nwps_units_in_the_fixture_are_mapped():
     body = json.loads((FIXTURES / "noaa" / "nwps_gauge_BRKM2_01646500.json").read_text("utf-8"))
-    seen = {v for item in _walk(body) if isinstance(item, dict)
+    seen = {v for item in nodes(body) if isinstance(item, dict)
             for k, v in item.items() if k.lower().endswith("units") and isinstance(v, str)}
     assert seen and seen <= set(TABLE["nwps"]["units"])
     assert parse_unit(_fetch.publisher_unit("nwps", "kcfs")).factor == \

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from adapter_tools import BOX, read_discharge, runoff_depth
 from quantity_guard import quantity_tool, toolbox
 from quantity_guard.adapters import GEMINI_KEYWORDS
 
@@ -25,19 +26,6 @@ ALLOWED = {"type", "format", "title", "description", "nullable", "enum", "items"
            "maxLength", "pattern", "minimum", "maximum", "anyOf", "propertyOrdering", "default",
            "example"}
 TYPES = {"string", "number", "integer", "boolean", "array", "object"}
-
-
-@quantity_tool(returns={"unit": "cfs"})
-def read_discharge(site: str):
-    """Latest discharge at a USGS site."""
-    return 1250.0
-
-
-@quantity_tool(params={"discharge": {"unit": "m**3/s"}, "area": {"unit": "km**2"}},
-               returns={"unit": "mm/day"})
-def runoff_depth(discharge, area, label: str = ""):
-    """Depth-equivalent runoff over the contributing area."""
-    return discharge / area
 
 
 @quantity_tool(params={"stage": {"unit": "ft", "datum": "NAVD88", "optional": True},
@@ -53,7 +41,6 @@ def no_parameters():
     return 1.0
 
 
-BOX = toolbox([read_discharge, runoff_depth])
 
 
 def check_gemini_schema(node, path="parameters"):

@@ -215,6 +215,12 @@ def reap(tag: str) -> None:
             pass
 
 
+def upstream_bridge(url: str, *options: str, **extra_env: str) -> Peer:
+    """The stdio proxy (``python -m quantity_guard.mcp``) in front of the Streamable HTTP
+    upstream at ``url``."""
+    return Peer([sys.executable, "-m", "quantity_guard.mcp", *options, "--upstream", url], env=env(**extra_env))
+
+
 def init_params(version: str = "2025-11-25") -> dict:
     return {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
 

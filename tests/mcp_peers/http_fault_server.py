@@ -29,6 +29,7 @@ Last-Event-ID gets 405; DELETE gets 204.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -235,3 +236,15 @@ def start(ssl_context=None, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServe
         scheme = "https"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, recorder, f"{scheme}://{host}:{server.server_address[1]}/mcp"
+
+
+@contextlib.contextmanager
+def serving(ssl_context=None, host: str = "127.0.0.1"):
+    """``start`` for the length of a ``with`` block, which gets (the recorder, the URL); the
+    server is shut down after it."""
+    server, recorder, url = start(ssl_context, host)
+    try:
+        yield recorder, url
+    finally:
+        server.shutdown()
+        server.server_close()

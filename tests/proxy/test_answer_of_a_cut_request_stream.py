@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mcp_peers.cutting_relay import CuttingRelay, sse_messages  # noqa: E402
 from mcp_peers.driver import FAULT_SERVER, new_tag, reap  # noqa: E402
 from test_mcp_http_listen import Listening  # noqa: E402
 from test_mcp_http_listen_faults import post  # noqa: E402
@@ -36,82 +37,13 @@ def listening():
     reap(tag)
 
 
-class Relay:
-    """A TCP relay in front of the proxy that records, per connection, the client's bytes and
-    the proxy's bytes, and cuts once the connection whose request contains ``marker`` right
-    after the proxy's first bytes holding ``trigger`` (by default an SSE event id) reach the
-    client."""
-
-    def __init__(self, port: int, marker: bytes, trigger: bytes = b"id: ") -> None:
-        self.target, self.marker, self.trigger = port, marker, trigger
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.cut = 0
-        self.connections: list[dict] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
-            conn = {"up": b"", "down": b"", "marked": False}
-            self.connections.append(conn)
-            threading.Thread(target=self._up, args=(client, upstream, conn), daemon=True).start()
-            threading.Thread(target=self._down, args=(upstream, client, conn), daemon=True).start()
-
-    def _up(self, src, dst, conn) -> None:
-        try:
-            while data := src.recv(65536):
-                conn["up"] += data
-                if self.marker in data and not self.cut:
-                    conn["marked"] = True
-                dst.sendall(data)
-        except OSError:
-            pass
-
-    def _down(self, src, dst, conn) -> None:
-        try:
-            while data := src.recv(65536):
-                at = data.find(self.trigger) if conn["marked"] else -1
-                if at >= 0:  # up to the end of that event (or comment) only, then the cut
-                    end = data.find(b"\n\n", at)
-                    data = data[:end + 2] if end >= 0 else data
-                conn["down"] += data
-                dst.sendall(data)
-                if at >= 0:
-                    self.cut += 1
-                    conn["marked"] = False
-                    for s in (src, dst):
-                        s.shutdown(socket.SHUT_RDWR)
-                        s.close()
-                    return
-        except OSError:
-            pass
-
-    def messages(self, start: bytes) -> list[dict]:
-        """The JSON-RPC messages the proxy sent on connections whose request starts so."""
-        out = []
-        for conn in self.connections:
-            if conn["up"].startswith(start):
-                for line in conn["down"].split(b"\n"):
-                    if line.startswith(b"data: ") and len(line) > 6:
-                        out.append(json.loads(line[6:]))
-        return out
-
-    def close(self) -> None:
-        self.server.close()
-
-
 def test_the_sdk_client_resumes_a_2025_06_18_stream_cut_after_its_first_event(listening):
     """The official SDK client, having negotiated 2025-06-18, reconnects with the Last-Event-ID
     of the cut POST stream; the proxy replays what followed on that stream, the answer included,
     and the SDK's plain GET stream carries no response."""
     mcp = pytest.importorskip("mcp")
     anyio = pytest.importorskip("anyio")
-    relay = Relay(listening.port, b'"cut"')
+    relay = CuttingRelay(listening.port, b'"cut"')
     url = f"http://127.0.0.1:{relay.port}/mcp"
     seen: dict = {"progress": []}
 
@@ -133,19 +65,14 @@ def test_the_sdk_client_resumes_a_2025_06_18_stream_cut_after_its_first_event(li
         relay.close()
     assert seen["version"] == VERSION
     assert relay.cut == 1
-    resumes = [c for c in relay.connections
-               if c["up"].startswith(b"GET ") and b"last-event-id" in c["up"].lower()]
+    resumes = relay.resumptions()
     assert len(resumes) == 1, "the SDK client did not resume"
     assert seen["text"] == "done" and seen["progress"] == [1, 2, 3]
-    replayed = [m for c in resumes for m in _data(c["down"])]
+    replayed = [m for c in resumes for m in sse_messages(c["down"])]
     assert replayed[-1]["result"]["content"][0]["text"] == "done"
     plain_get = [m for c in relay.connections
-                 if c["up"].startswith(b"GET ") and c not in resumes for m in _data(c["down"])]
+                 if c["up"].startswith(b"GET ") and c not in resumes for m in sse_messages(c["down"])]
     assert all("method" in m for m in plain_get), plain_get
-
-
-def _data(down: bytes) -> list[dict]:
-    return [json.loads(ln[6:]) for ln in down.split(b"\n") if ln.startswith(b"data: ") and len(ln) > 6]
 
 
 class Served:
@@ -271,7 +198,7 @@ def test_the_sdk_client_fails_a_call_whose_2025_06_18_stream_is_cut_before_any_e
     the answer nowhere else, and the session goes on."""
     mcp = pytest.importorskip("mcp")
     anyio = pytest.importorskip("anyio")
-    relay = Relay(served.port, b'"cut"', trigger=b":\n\n")
+    relay = CuttingRelay(served.port, b'"cut"', trigger=b":\n\n")
     url = f"http://127.0.0.1:{relay.port}/mcp"
     seen: dict = {}
 
@@ -294,6 +221,6 @@ def test_the_sdk_client_fails_a_call_whose_2025_06_18_stream_is_cut_before_any_e
     assert "SSE stream ended without a response" in seen["error"]
     assert json.loads(seen["after"]) == {"after": 1}
     assert not [c for c in relay.connections if b"last-event-id" in c["up"].lower()]
-    plain_get = [m for c in relay.connections if c["up"].startswith(b"GET ") for m in _data(c["down"])]
+    plain_get = [m for c in relay.connections if c["up"].startswith(b"GET ") for m in sse_messages(c["down"])]
     assert all("method" in m for m in plain_get), plain_get
     assert any("arrived after its client's stream ended" in line for line in served.logs), served.logs

@@ -32,10 +32,8 @@ def test_a_200000_deep_array_from_the_client_is_answered(tmp_path):
 
 @pytest.fixture
 def upstream():
-    server, recorder, url = http_fault_server.start()
-    yield url
-    server.shutdown()
-    server.server_close()
+    with http_fault_server.serving() as (_, url):
+        yield url
 
 
 def _value_text(raw: bytes) -> bytes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,9 @@ TOKEN = "Bearer client-token"
 
 @pytest.fixture
 def upstream():
-    server, recorder, url = http_fault_server.start()
-    recorder.required_auth = TOKEN
-    yield recorder, url
-    server.shutdown()
-    server.server_close()
+    with http_fault_server.serving() as (recorder, url):
+        recorder.required_auth = TOKEN
+        yield recorder, url
 
 
 def _listen(url, *options):
@@ -59,14 +58,24 @@ def _wait_for(predicate, timeout=10.0):
     return False
 
 
-def test_every_upstream_request_of_the_session_carries_the_forwarded_credentials(upstream):
-    recorder, url = upstream
+@contextmanager
+def _forwarding_session(url):
+    """A --listen proxy in front of ``url`` forwarding Authorization, and a session initialized
+    through it with the client's token: (the proxy, the session id)."""
     p = _listen(url, "--forward-header", "Authorization")
     try:
-        auth = {"Authorization": TOKEN}
-        status, headers, _ = _raw(p.port, "POST", _msg(id=0, method="initialize", params=INIT), auth)
+        status, headers, _ = _raw(p.port, "POST", _msg(id=0, method="initialize", params=INIT),
+                                  {"Authorization": TOKEN})
         assert status == 200
-        sid = {"Mcp-Session-Id": headers["mcp-session-id"], **auth}
+        yield p, headers["mcp-session-id"]
+    finally:
+        p.stop()
+
+
+def test_every_upstream_request_of_the_session_carries_the_forwarded_credentials(upstream):
+    recorder, url = upstream
+    with _forwarding_session(url) as (p, session_id):
+        sid = {"Mcp-Session-Id": session_id, "Authorization": TOKEN}
         status, _, _ = _raw(p.port, "POST", _msg(method="notifications/initialized"), sid)
         assert status == 202
         # the proxy opens the upstream GET stream on its own after notifications/initialized
@@ -86,18 +95,12 @@ def test_every_upstream_request_of_the_session_carries_the_forwarded_credentials
         assert methods.count("POST") == 5 and "GET" in methods and "DELETE" in methods
         missing = [(m, b[:60]) for m, h, b in recorder.requests if h.get("authorization") != TOKEN]
         assert missing == []
-    finally:
-        p.stop()
 
 
 def test_the_upstreams_refusal_of_a_notification_and_of_delete_reaches_the_client(upstream):
-    recorder, url = upstream
-    p = _listen(url, "--forward-header", "Authorization")
-    try:
-        auth = {"Authorization": TOKEN}
-        status, headers, _ = _raw(p.port, "POST", _msg(id=0, method="initialize", params=INIT), auth)
-        assert status == 200
-        sid = {"Mcp-Session-Id": headers["mcp-session-id"], "Authorization": "Bearer revoked"}
+    _, url = upstream
+    with _forwarding_session(url) as (p, session_id):
+        sid = {"Mcp-Session-Id": session_id, "Authorization": "Bearer revoked"}
         status, headers, _ = _raw(p.port, "POST", _msg(method="notifications/initialized"), sid)
         assert status == 401
         assert headers["www-authenticate"] == 'Bearer error="invalid_token"'
@@ -105,5 +108,3 @@ def test_the_upstreams_refusal_of_a_notification_and_of_delete_reaches_the_clien
         assert status == 401
         status, headers, _ = _raw(p.port, "DELETE", b"", sid)
         assert status == 401 and "www-authenticate" in headers
-    finally:
-        p.stop()

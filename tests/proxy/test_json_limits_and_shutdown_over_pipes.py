@@ -16,9 +16,10 @@ mcp = pytest.importorskip("mcp")
 anyio = pytest.importorskip("anyio")
 
 from mcp_peers.driver import (  # noqa: E402
-    Peer, env, fault_argv, init_params, live_pids, new_tag, reap, wait_count, wait_gone)
+    Peer, fault_argv, init_params, live_pids, wait_count, wait_gone)
+from mcp_peers.sdk_client import run, stdio_params  # noqa: E402
 
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc and process groups")
@@ -27,13 +28,6 @@ MODES = ["auto", "legacy"]
 TIMEOUT = 30
 HUGE = "9" * 5000
 DEEP = "[" * 100_000 + "]" * 100_000  # deeper than json.loads goes on 3.10-3.13 (3.13 reads 3,000)
-
-
-@pytest.fixture
-def tag():
-    t = new_tag()
-    yield t
-    reap(t)
 
 
 @pytest.fixture
@@ -48,23 +42,12 @@ def proxy(tag, annotations, *flags) -> list[str]:
             *fault_argv(tag, *flags)]
 
 
-def sdk(argv) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env())
-
-
-def run(fn):
-    async def bounded():
-        with anyio.fail_after(TIMEOUT * 2):
-            return await fn()
-    return anyio.run(bounded)
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_sdk_requests_beyond_python_json_limits(tag, annotations, mode):
     big = 10 ** 5000 - 1  # 5,000 nines (built without the digit-limited int(str))
 
     async def session():
-        async with Client(sdk(proxy(tag, annotations, "--big-ints")), mode=mode,
+        async with Client(stdio_params(proxy(tag, annotations, "--big-ints")), mode=mode,
                           read_timeout_seconds=TIMEOUT) as client:
             # not guarded: the bytes pass and the upstream answers
             r = await client.call_tool("echo", {"v": big, "w": 1})
@@ -79,7 +62,7 @@ def test_sdk_requests_beyond_python_json_limits(tag, annotations, mode):
             assert json.loads(r.content[0].text)["received"]["discharge"] == \
                 pytest.approx(35.39605824)
 
-    run(session)
+    run(session, seconds=TIMEOUT * 2)
 
 
 @pytest.mark.parametrize("value", [HUGE, DEEP], ids=["5000-digits", "3000-deep"])
@@ -121,7 +104,7 @@ def test_sdk_client_hears_about_pending_calls_when_the_proxy_is_stopped(tag, ann
     outcome: dict = {}
 
     async def session():
-        async with Client(sdk(proxy(tag, annotations, "--ignore-term")), mode=mode,
+        async with Client(stdio_params(proxy(tag, annotations, "--ignore-term")), mode=mode,
                           read_timeout_seconds=TIMEOUT) as client:
             pids = wait_count(tag, 2)
             proxy_pid = min(pids)  # the proxy starts before its upstream
@@ -140,7 +123,7 @@ def test_sdk_client_hears_about_pending_calls_when_the_proxy_is_stopped(tag, ann
                     outcome["t1"] = time.monotonic()
 
     try:
-        run(session)
+        run(session, seconds=TIMEOUT * 2)
     except Exception:  # the client may complain that its server went away afterwards
         pass
     assert "error" in outcome, "the pending call was never answered"

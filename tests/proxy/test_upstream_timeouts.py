@@ -14,27 +14,22 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers import http_fault_server  # noqa: E402
-from mcp_peers.driver import Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap  # noqa: E402
+from mcp_peers.driver import (  # noqa: E402
+    Peer, fault_argv, init_params, new_tag, proxy_argv, reap, upstream_bridge)
 
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+INIT = init_params()
 
 
 @pytest.fixture
 def upstream():
-    server, recorder, url = http_fault_server.start()
-    yield recorder, url
-    server.shutdown()
-    server.server_close()
-
-
-def _bridge(url, *options):
-    return Peer([sys.executable, "-m", "quantity_guard.mcp", *options, "--upstream", url], env=env())
+    with http_fault_server.serving() as served:
+        yield served
 
 
 @pytest.mark.parametrize("tool, flag", [("hang", "--upstream-timeout"), ("stall", "--upstream-idle-timeout")])
 def test_the_stdio_bridge_answers_a_hung_upstream_with_an_error(upstream, tool, flag):
     _, url = upstream
-    with _bridge(url, flag, "0.5") as p:
+    with upstream_bridge(url, flag, "0.5") as p:
         assert "result" in p.call(0, "initialize", INIT)
         p.notify("notifications/initialized")
         r = p.call(1, "tools/call", {"name": tool, "arguments": {}}, timeout=20)
