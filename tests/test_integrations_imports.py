@@ -68,3 +68,23 @@ def test_wrap_refuses_what_is_not_a_guarded_tool():
         guarded_tools(lambda: 1)
     with pytest.raises(TypeError, match="is not a @quantity_tool"):
         guarded_tools([lambda: 1])
+
+
+def test_the_litellm_guardrail_module_imports_no_litellm_and_names_what_to_install():
+    code = ("import sys\n"
+            "from quantity_guard.integrations import litellm as guard\n"
+            "heavy = ('litellm', 'fastapi', 'mcp', 'pydantic', 'openai')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+            "sys.modules['litellm'] = None  # as if not installed\n"
+            "from quantity_guard.integrations import MissingFramework\n"
+            "try:\n"
+            "    guard.QuantityGuardrail\n"
+            "except MissingFramework as err:\n"
+            "    print(err)\n")
+    out = run(code)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.strip().splitlines()
+    assert first == "[]"
+    assert second.startswith("quantity_guard.integrations.litellm needs litellm, which is not "
+                             "installed")
+    assert second.endswith("install it with: pip install litellm")
