@@ -757,7 +757,8 @@ def test_check_declares_what_a_full_client_declares_and_answers_honestly(tmp_pat
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert r.stdout.splitlines() == [
         "guarded   ask_model(n [m])", "guarded   show_roots(n [s])", "untouched always",
-        "untouched ask_user", "annotations match the server"]
+        "untouched ask_user", "guarding 2 parameters and 0 results on 2 of 4 tools",
+        "annotations match the server"]
     got = [json.loads(line) for line in answers.read_text().splitlines()]
     assert got == [{"roots/list": {"roots": []}},
                    {"elicitation/create": {"action": "decline"}},
