@@ -55,6 +55,11 @@ class Conversations:
             self._kept.popitem(last=False)
         return ledger
 
+    def transient(self) -> Ledger:
+        """A ledger of one request's own (not kept, not shared): for a request that proves no
+        principal (identity.py, kind ``request``)."""
+        return Ledger(max_entries=self.max_entries, max_calls=self.max_calls)
+
     def __len__(self) -> int:
         return len(self._kept)
 

@@ -16,10 +16,11 @@ applies in this order:
    run's span makes every call of the run one trace);
 4. ``client``: the principal with the client's ``clientInfo`` (name and version from
    ``_meta["io.modelcontextprotocol/clientInfo"]``, or the 2025 ``initialize``);
-5. ``connection``: when the principal is not proven (``proven=False``: a deployment that checks
-   or forwards credentials, and a request that carries none of them beyond the proxy's shared
-   token), kinds 2 to 4 give way to the request's own connection: holders of one shared token
-   never share a conversation.
+5. ``request``: when the principal is not proven (``proven=False``: a deployment that checks or
+   forwards credentials, and a request that carries none of them beyond the proxy's shared
+   token), kinds 2 to 4 give way to a conversation of the request alone (no history): holders
+   of one shared token never share a ledger, whatever connection (a load balancer pools them)
+   or value they send.
 
 A client that sends no credential to a deployment that checks none (a loopback proxy without
 ``--client-token-env`` or ``--forward-header``) is the machine's one local principal,
@@ -40,7 +41,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 __all__ = ["Conversation", "conversation_of", "credential_hash", "principal_of", "trace_id",
            "client_info", "IdentityKey", "ORDER", "ANON"]
 
-ORDER = ("session", "header", "trace", "client", "connection")
+ORDER = ("session", "header", "trace", "client", "request")
 ANON = "anon"
 """The principal of a request that carries no credential."""
 """The kinds of conversation key, in the order they are tried."""
@@ -132,18 +133,16 @@ def _short(text: str) -> str:
 def conversation_of(*, session_id: str | None = None, header: str | None = None,
                     meta: Any = None, authorization: str | None = None,
                     initialize: Any = None, key: IdentityKey, principal: str | None = None,
-                    proven: bool = True, connection: str | None = None) -> Conversation:
+                    proven: bool = True) -> Conversation:
     """The conversation a request belongs to (the order is the module docstring's).
     ``principal`` (from :func:`principal_of`) overrides ``authorization``; for a 2025 session
-    it is the principal that opened the session. ``proven=False`` with a ``connection`` name
-    keys everything but a session by that connection."""
+    it is the principal that opened the session. ``proven=False`` gives everything but a
+    session the request's own conversation (kind ``request``, key ``""``: keep nothing)."""
     who = principal if principal is not None else key.credential(authorization)
     if session_id:
         return Conversation("session", f"s:{_short(session_id)}:{who}")
     if not proven:
-        if connection is None:
-            raise ValueError("an unproven principal needs its connection's name")
-        return Conversation("connection", f"k:{_short(connection)}")
+        return Conversation("request", "")
     if header:
         return Conversation("header", f"h:{_short(header)}:{who}")
     trace = trace_id(meta)

@@ -339,7 +339,6 @@ class _Session:
         self.init_line: bytes | None = None  # ... and the initialize itself (for --store)
         self.authorization: str | None = None  # the Authorization of the initialize
         self.principal = ANON  # who opened it (identity.principal_of of its credentials)
-        self.nonce = secrets.token_hex(12)  # names its connection's conversation (unproven clients)
         self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
         self.guard = Guard(listener.new_policy())
         self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
@@ -1532,8 +1531,9 @@ class Listener:
         conversation = conversation_of(
             session_id=session.sid,
             header=head.headers.get(self.session_header) if self.session_header else None,
-            meta=meta, principal=who, proven=proven, connection=session.nonce, key=self.identity)
-        use(self.conversations.ledger(conversation.key))
+            meta=meta, principal=who, proven=proven, key=self.identity)
+        use(self.conversations.ledger(conversation.key) if conversation.key else
+            self.conversations.transient())
 
     async def _adopt(self, sid: str, head: Head, writer: asyncio.StreamWriter,
                      ident: Any) -> "_Session | None | bool":
