@@ -47,8 +47,10 @@ import hashlib
 import hmac
 import json
 import os
+import secrets
 import threading
 import time
+import weakref
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only (a ledger and its call records are ``Any`` here: this
@@ -75,6 +77,10 @@ MAX_VALUE_BYTES = 16_384
 KEY_ENV = "QUANTITY_GUARD_STORE_KEY"
 """The environment variable a store's key is read from when none is given."""
 _PROBE_EVERY = 0.25  # seconds between two pings of a store marked down
+LOST_GRACE = 12.0
+"""Seconds after the store was found empty during which a conversation this process holds
+nothing of is refused (the processes holding it are writing it back: each looks at least every
+5 s) rather than checked against an empty history."""
 _TEXT_KEPT = 64  # a string argument longer than this is not kept
 _MESSAGE_KEPT = 240  # characters of a violation's message kept
 _SCHEMES = ("redis://", "rediss://", "unix://")
@@ -153,6 +159,13 @@ class RedisStore:
         self._skip_reported = False
         self.down = False  # marked down by a timeout, until the probe gets an answer
         self._probe: threading.Thread | None = None
+        # the store's epoch: a value written once; found missing or changed, the store lost
+        # what it held, and what this process holds is written back (see saw_epoch)
+        self._epoch: str | None = None
+        self.lost_until = 0.0  # time.time() until which an empty history is not trusted
+        self.lost = 0  # times this process found the store emptied
+        self._held: "weakref.WeakSet[StoredConversation]" = weakref.WeakSet()
+        self.on_lost: "list[Callable[[], None]]" = []  # called when the store was found emptied
 
     def __repr__(self) -> str:
         return f"RedisStore({_redacted(self.url)!r}, ttl={self.ttl:g}, prefix={self.prefix!r})"
@@ -205,6 +218,45 @@ class RedisStore:
                 import warnings
                 warnings.warn(message, RuntimeWarning, stacklevel=3)
         return None  # (for the callers' ``return self.untrusted(...)``)
+
+    # -- the store emptied ---------------------------------------------------------------------
+    @property
+    def epoch_key(self) -> str:
+        return self.key("epoch", "")
+
+    def check_epoch(self) -> None:
+        """Read the store's epoch (raises the client's errors): see ``saw_epoch``."""
+        self.check()
+        self.saw_epoch(self.client.get(self.epoch_key))
+
+    def saw_epoch(self, value: "Any") -> None:
+        """The epoch read from the store (None: missing). The first one seen is remembered;
+        missing, a new one is written; another than the one remembered means the store lost
+        what it held (a restart without persistence, a failover, an eviction): what this
+        process holds is written back, and for ``LOST_GRACE`` seconds an empty history is
+        refused rather than trusted."""
+        if value is None:
+            self.client.set(self.epoch_key, f"{time.time():.3f}:{secrets.token_hex(8)}", nx=True)
+            value = self.client.get(self.epoch_key)
+        text = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+        if self._epoch is None or text == self._epoch:
+            self._epoch = text
+            return
+        self._epoch = text
+        try:
+            since = min(float(text.split(":", 1)[0]), time.time())
+        except ValueError:
+            since = time.time()
+        self.lost_until = since + LOST_GRACE
+        self.lost += 1
+        if self.warn is not None:
+            self.warn(f"quantity-guard: the shared store {_redacted(self.url)} lost what it held "
+                      "(restarted empty, failed over or evicted); writing back what this replica "
+                      "holds")
+        for conversation in list(self._held):
+            conversation.write_back()
+        for callback in list(self.on_lost):
+            callback()
 
     # -- the store marked down ----------------------------------------------------------------
     def check(self) -> None:
@@ -340,11 +392,24 @@ class StoredConversation:
         self._mine: set[str] = set()  # ids written here and not yet passed by a sync
         self._lock = threading.RLock()
         self._replaying = False  # a record is being replayed (its begin_call must not sync)
+        self._ledger: "weakref.ref | None" = None
 
     def attach(self, ledger: "Any") -> "Any":
         """Make ``ledger`` sync from and record into this conversation."""
         ledger.store = self
+        self._ledger = weakref.ref(ledger)
+        self.store._held.add(self)
         return ledger
+
+    def write_back(self) -> None:
+        """Write back what the attached ledger holds (the store was found emptied)."""
+        ledger = self._ledger() if self._ledger is not None else None
+        if ledger is not None and self.last_id != "0-0":
+            with self._lock:
+                try:
+                    self._write_back(ledger)
+                except StoreUnavailable:
+                    pass
 
     # -- the ledger's hooks -------------------------------------------------------------------
     def sync(self, ledger: "Any") -> None:
@@ -358,13 +423,21 @@ class StoredConversation:
                 pipe = store.pipeline()
                 pipe.xrange(self.key, f"({self.last_id}", "+", count=_READ_COUNT)
                 pipe.pexpire(self.key, store._ttl_ms)
-                records, present = pipe.execute()
+                pipe.get(store.epoch_key)
+                records, present, epoch = pipe.execute()
+                store.saw_epoch(epoch)
             except store._errors as exc:
                 store.errored(exc)
                 store.failed(exc, "reading the conversation's history")
                 return
             if not present and self.last_id != "0-0":
                 self._write_back(ledger)  # the store lost the stream: what is held here goes back
+                return
+            if not present and time.time() < store.lost_until:
+                store.failed(RuntimeError(
+                    "it was found emptied moments ago and the replicas holding this "
+                    "conversation may not have written it back yet"), "reading the conversation's "
+                    "history")
                 return
             mine = self._mine
             for rid, fields in records:

@@ -758,6 +758,7 @@ def _gateway(http: HTTPOptions, opts: Any, key: bytes | None = None,
         raise _ConfigError(f"error: --store: {exc}") from None
     try:
         store.client.ping()
+        store.check_epoch()
     except store._errors as exc:
         raise _ConfigError(f"error: --store: the shared store could not be reached "
                            f"({type(exc).__name__}: {exc}); start the proxy once the store is "

@@ -724,6 +724,8 @@ class Listener:
         self.identity = identity or IdentityKey()
         self.conversations = conversations or Conversations(store=store, max_kept=4 * max_sessions)
         self.directory = Sessions(store, self.identity)
+        if store is not None:
+            store.on_lost.append(self._write_back_sessions)
         self._adopting: dict[str, asyncio.Future] = {}
 
     def spawn(self, coro) -> asyncio.Task:
@@ -851,6 +853,16 @@ class Listener:
         if not session.closed and session.sid is not None:
             self.sessions[session.sid] = session
 
+    def _write_back_sessions(self) -> None:
+        """The store was found emptied: the 2025 sessions this replica holds go back to it."""
+        for sid, held in list(self.sessions.items()):
+            if held.init_line is not None and not held.closed:
+                try:
+                    self.directory.opened(sid, held.init_line, held.principal,
+                                          held.guard.protocol_version)
+                except (StoreUnavailable, ValueError):
+                    pass
+
     async def _reaper(self) -> None:
         while True:
             await asyncio.sleep(min(5.0 if self.store is not None else 30.0, self.session_idle / 2))
@@ -859,6 +871,11 @@ class Listener:
                 if now - s.last_used > self.session_idle and not s.by_id:
                     self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
+            if self.store is not None:
+                try:  # the store emptied? what this replica holds is written back (store.py)
+                    self.store.check_epoch()
+                except self.store._errors as exc:
+                    self.store.errored(exc)
             if self.store is not None and self.sessions:
                 sids = list(self.sessions)
                 found = self.directory.alive(sids)
@@ -1567,6 +1584,11 @@ class Listener:
                 await self._simple(writer, 503, _error_body(exc.repair()), [("Retry-After", "5")])
             return False
         if record is None:
+            if time.time() < self.store.lost_until:  # emptied moments ago: not yet written back
+                body = "the shared store was found emptied moments ago; retry in a few seconds"
+                await self._simple(writer, 503, rpc.error_line(ident, rpc.INTERNAL_ERROR, body)[:-1]
+                                   if ident is not None else _error_body(body), [("Retry-After", "5")])
+                return False
             return None
         client, distinct = self._client_key(head, writer)
         refused = self._refusal(client, distinct)
