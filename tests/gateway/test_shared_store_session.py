@@ -74,7 +74,7 @@ def test_keys_are_hashed_under_the_prefix_with_a_ttl(redis_server):
         read_discharge("07374000")
     client = redis.Redis.from_url(redis_server.url)
     keys = client.keys("*")
-    assert sorted(k[:len(b"gw1:c:")] for k in keys) == [b"gw1:c:", b"gw1:epo"]  # and the epoch
+    assert sorted(k[:len(b"gw1:c:")] for k in keys) == [b"gw1:c:", b"gw1:ep"]  # and the epoch
     keys = [k for k in keys if k.startswith(b"gw1:c:")]
     assert b"secret" not in keys[0]
     assert 0 < client.pttl(keys[0]) <= 120_000
