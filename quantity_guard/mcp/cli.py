@@ -88,7 +88,9 @@ exit status:
        --strict-annotations, it names a tool or parameter the server does not list
   4    COMMAND could not be started
   5    --check found problems in the annotation file
-  6    the --manifest file could not be written (the previous one, if any, is left whole)
+  6    the --manifest file could not be written (the previous one, if any, is left whole),
+       or a --log record could not be written (reported once; guarded calls went on); this
+       status is also given when the proxy was stopped by a signal
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
        client process disappears
 """
@@ -317,10 +319,17 @@ def _with_policy(opts: Options, run: Any) -> int:
                 return EXIT_CONFIG
         code = int(run(policy, wire))
     finally:
-        if not close_policy(policy, opts.manifest):
+        if not close_policy(policy, opts.manifest) or _log_failed():
             code = EXIT_WRITE
         restore_stdio(wire)
     return code
+
+
+def _log_failed() -> bool:
+    """Whether a --log record could not be written (reported when it happened); only the
+    policy module, if it was loaded, can have written one."""
+    module = sys.modules.get(__name__.rpartition(".")[0] + ".policy")
+    return bool(getattr(getattr(module, "LogFile", None), "failed", None))
 
 
 def close_policy(policy: Any, manifest: str | None) -> bool:

@@ -1736,9 +1736,10 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()
-        if got:
-            return 128 + got[0]
-        return 6 if listener.write_failed else 0
+        from ..cli import _log_failed
+        if listener.write_failed or _log_failed():  # a manifest or a log record was lost
+            return 6
+        return 128 + got[0] if got else 0
 
     return asyncio.run(main())
 
