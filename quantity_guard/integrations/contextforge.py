@@ -138,7 +138,7 @@ def _plugin_class():
     framework = require("cpex.framework", "mcp-contextforge-gateway", "contextforge")
     from ..annotations import load
     from ..errors import VIOLATION_META
-    from ..observe import current
+    from ..observe import current, session_digest
 
     class QuantityGuardPlugin(framework.Plugin):
         """quantity-guard's annotations enforced on ContextForge's tool hooks (module doc)."""
@@ -181,7 +181,7 @@ def _plugin_class():
             observer = current()
             attributes = {"quantity_guard.enforcement": self.enforcement}
             if key is not None:
-                attributes["mcp.session.id"] = key
+                attributes["mcp.session.id"] = session_digest(key)  # never the bearer value
             verdict = observer.start(tool, where="contextforge", kind="server",
                                      attributes=attributes) if observer else None
             if verdict is not None:

@@ -976,7 +976,7 @@ class Guard:
         if isinstance(version, str):
             attributes["mcp.protocol.version"] = version
         if self.session_id is not None:
-            attributes["mcp.session.id"] = self.session_id
+            attributes["mcp.session.id"] = observe.session_digest(self.session_id)  # a bearer value
         return observe.begin(name, where="proxy", kind="server", meta=meta,
                              attributes=attributes, enter=False)
 
