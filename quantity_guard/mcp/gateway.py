@@ -41,6 +41,7 @@ class Conversations:
         self.max_entries = max_entries
         self.max_calls = max_calls
         self._kept: OrderedDict[str, Ledger] = OrderedDict()
+        self._per: dict[str, int] = {}  # conversations kept per principal
 
     def ledger(self, key: str) -> Ledger:
         found = self._kept.get(key)
@@ -51,9 +52,32 @@ class Conversations:
         if self.store is not None:
             self.store.conversation(key).attach(ledger)
         self._kept[key] = ledger
+        # one principal (the key's last part, identity.conversation_of) holds at most a quarter
+        # of the table: it cannot push another principal's conversations out
+        # (a 2025 session's is bounded with the sessions themselves: not counted)
+        who = key.rpartition(":")[2] if not key.startswith("s:") else None
+        if who is not None:
+            count = self._per.get(who, 0) + 1
+            self._per[who] = count
+            if count > max(1, self.max_kept // 4):
+                for old in self._kept:
+                    if not old.startswith("s:") and old.rpartition(":")[2] == who:
+                        self._drop(old)
+                        break
         while len(self._kept) > self.max_kept:
-            self._kept.popitem(last=False)
+            self._drop(next(iter(self._kept)))
         return ledger
+
+    def _drop(self, key: str) -> None:
+        del self._kept[key]
+        if key.startswith("s:"):
+            return
+        who = key.rpartition(":")[2]
+        left = self._per.get(who, 1) - 1
+        if left > 0:
+            self._per[who] = left
+        else:
+            self._per.pop(who, None)
 
     def transient(self) -> Ledger:
         """A ledger of one request's own (not kept, not shared): for a request that proves no
