@@ -90,7 +90,7 @@ exit status:
   5    --check found problems in the annotation file
   6    the --manifest file could not be written (the previous one, if any, is left whole),
        or a --log record could not be written (reported once; guarded calls went on); this
-       status is also given when the proxy was stopped by a signal
+       status is given even when the proxy was stopped by a signal
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
        client process disappears
 """
@@ -642,7 +642,7 @@ Streamable HTTP (remote servers and HTTP clients):
   --store-prefix TEXT    (with --store) the prefix of every key written (default qg:)
   --store-key-env ENV    (with --store) the key the replicas share, from environment variable
                          ENV (default QUANTITY_GUARD_STORE_KEY; at least 32 characters, e.g.
-                         from `openssl rand -hex 32`): every record is authenticated with it
+                         64 random hex digits): every record is authenticated with it
                          and key names are derived from it, so a record written without it is
                          never trusted and two gateways with different keys share nothing
   --store-password-env ENV
