@@ -8,11 +8,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from quantity_guard.annotations import loads
-from quantity_guard.integrations.contextforge import _Sessions, _user
+from quantity_guard.integrations.contextforge import Ledgers, user_of
 
 
-def _table(max_sessions: int = 16) -> _Sessions:
-    return _Sessions(loads("[tools.runoff.params]\ndischarge = 'm**3/s'\n"), "strict", max_sessions)
+def _table(max_sessions: int = 16) -> Ledgers:
+    return Ledgers(loads("[tools.runoff.params]\ndischarge = 'm**3/s'\n"), "strict", max_sessions)
 
 
 def _context(user, tenant=None):
@@ -21,24 +21,24 @@ def _context(user, tenant=None):
 
 def test_one_session_id_two_users_two_ledgers():
     table = _table()
-    alice, bob = _user(_context("alice@example.com")), _user(_context({"email": "bob@example.com"}))
+    alice, bob = user_of(_context("alice@example.com")), user_of(_context({"email": "bob@example.com"}))
     assert alice and bob and alice != bob and "alice" not in alice
     assert table.policy("sid-1", alice) is table.policy("sid-1", alice)
     assert table.policy("sid-1", alice) is not table.policy("sid-1", bob)
     assert table.policy(None, alice) is not table.policy(None, bob)
-    assert _user(_context("alice@example.com", "t1")) != _user(_context("alice@example.com", "t2"))
+    assert user_of(_context("alice@example.com", "t1")) != user_of(_context("alice@example.com", "t2"))
 
 
 def test_an_unauthenticated_call_keeps_nothing():
     table = _table()
-    assert _user(_context(None)) is None and _user(SimpleNamespace()) is None
+    assert user_of(_context(None)) is None and user_of(SimpleNamespace()) is None
     assert table.policy("sid-1", None) is not table.policy("sid-1", None)
     assert table.policy(None, None) is not table.policy(None, None)
 
 
 def test_one_user_cannot_push_another_out():
     table = _table(max_sessions=16)
-    alice, mallory = _user(_context("alice")), _user(_context("mallory"))
+    alice, mallory = user_of(_context("alice")), user_of(_context("mallory"))
     kept = table.policy("a", alice)
     for i in range(1000):
         table.policy(f"m{i}", mallory)

@@ -54,7 +54,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["QuantityGuardPlugin", "MAX_SESSIONS"]
+__all__ = ["QuantityGuardPlugin", "MAX_SESSIONS", "Ledgers", "user_of"]
 
 MAX_SESSIONS = 256  # gateway sessions whose ledgers are kept (the least recent dropped first)
 _STATE_KEY = "quantity_guard"  # in the plug-in's per-request context, from pre to post
@@ -106,7 +106,10 @@ class _Sessions:
             return policy
 
 
-def _user(context: "Any") -> "str | None":
+Ledgers = _Sessions  # the plug-in's table of ledgers (public for tests and tools)
+
+
+def user_of(context: "Any") -> "str | None":
     """The user (and tenant) the gateway authenticated for this call, hashed; None if none."""
     found = getattr(context, "global_context", None)
     user = getattr(found, "user", None)
@@ -202,7 +205,7 @@ def _plugin_class():
             if tool is None:
                 return framework.PluginResult(continue_processing=True)
             key = _session_key(payload, context)
-            policy = self.sessions.policy(key, _user(context))
+            policy = self.sessions.policy(key, user_of(context))
             observer = current()
             attributes = {"quantity_guard.enforcement": self.enforcement}
             if key is not None:

@@ -319,17 +319,11 @@ def _with_policy(opts: Options, run: Any) -> int:
                 return EXIT_CONFIG
         code = int(run(policy, wire))
     finally:
-        if not close_policy(policy, opts.manifest) or _log_failed():
+        from .logs import log_file_failed
+        if not close_policy(policy, opts.manifest) or log_file_failed():
             code = EXIT_WRITE
         restore_stdio(wire)
     return code
-
-
-def _log_failed() -> bool:
-    """Whether a --log record could not be written (reported when it happened); only the
-    policy module, if it was loaded, can have written one."""
-    module = sys.modules.get(__name__.rpartition(".")[0] + ".policy")
-    return bool(getattr(getattr(module, "LogFile", None), "failed", None))
 
 
 def close_policy(policy: Any, manifest: str | None) -> bool:

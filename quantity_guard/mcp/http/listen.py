@@ -711,7 +711,7 @@ class Listener:
         self.client_token = client_token if client_token is not None else (
             client_tokens[0] if client_tokens else None)
         # a deployment that checks or forwards credentials: a request without any of them
-        # proves no principal, so its conversation is its connection's (identity.py)
+        # proves no principal, so it keeps no history (identity.py, kind "request")
         self.credentialed = self.client_token is not None or bool(self.forward_headers)
         self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
         if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
@@ -1328,7 +1328,7 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
-        if group is not None:  # one principal's conversation (an unproven one: its connection's)
+        if group is not None:  # one principal's conversation (unproven: the connection's session)
             who, proven = self._principal(head)
             group = "\1" + who + "\0" + group if proven else None
         elif sent.modern:
@@ -1736,8 +1736,8 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()
-        from ..cli import _log_failed
-        if listener.write_failed or _log_failed():  # a manifest or a log record was lost
+        from ..logs import log_file_failed
+        if listener.write_failed or log_file_failed():  # a manifest or a log record was lost
             return 6
         return 128 + got[0] if got else 0
 
