@@ -393,6 +393,7 @@ class StoredConversation:
         self._lock = threading.RLock()
         self._replaying = False  # a record is being replayed (its begin_call must not sync)
         self._ledger: "weakref.ref | None" = None
+        self._writes = 0  # write-backs so far
 
     def attach(self, ledger: "Any") -> "Any":
         """Make ``ledger`` sync from and record into this conversation."""
@@ -425,7 +426,10 @@ class StoredConversation:
                 pipe.pexpire(self.key, store._ttl_ms)
                 pipe.get(store.epoch_key)
                 records, present, epoch = pipe.execute()
-                store.saw_epoch(epoch)
+                writes = self._writes
+                store.saw_epoch(epoch)  # (found emptied: this conversation is written back too)
+                if self._writes != writes:
+                    return
             except store._errors as exc:
                 store.errored(exc)
                 store.failed(exc, "reading the conversation's history")
@@ -481,6 +485,7 @@ class StoredConversation:
         lost, as this process's own records."""
         store = self.store
         calls = [c for c in ledger.calls if getattr(c, "finished", None)][-store.max_calls:]
+        self._writes += 1
         self._mine = set()
         self.last_id = "0-0"
         if not calls:
@@ -499,6 +504,7 @@ class StoredConversation:
             return
         ids = [rid.decode() if isinstance(rid, bytes) else rid for rid in ids]
         self._mine = set(ids)
+        self.last_id = "0-1"  # written: a stream gone from now on was lost again
 
     def record(self, call: "Any") -> None:
         """Append ``call``'s record (called when the call finishes, before its answer goes)."""

@@ -78,3 +78,21 @@ def test_a_hung_store_fails_guarded_calls_fast_and_stalls_nothing_else(replicas)
             loop = asyncio.get_running_loop()
             await asyncio.to_thread(_until, back)
     run(main(), timeout=120)
+
+
+def test_the_replica_holding_a_conversation_writes_it_back_at_the_next_call(replicas):
+    """No wait for the 5 s round: the next guarded call finds the store emptied, and the
+    replica holding the conversation writes it back before checking the call against it."""
+    import redis
+    g = replicas(count=1)
+    r = redis.Redis.from_url(g.redis.url)
+
+    async def main():
+        async with client(g.url, "auto", ALICE) as (a, _):
+            got = await a.call_tool("read_discharge", {"site": "07374000"})
+            assert not got.is_error
+            r.flushall()
+            got = await a.call_tool("runoff", {"discharge": 1250})
+            assert got.is_error and code_of(got) == "unconverted_carry_over", text_of(got)
+            assert any(r.scan_iter("qg:c:*"))  # written back
+    run(main())
