@@ -96,8 +96,8 @@ from urllib.parse import urlsplit
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
-from ..gateway import (REPLAY_ID, Conversations, Sessions, may_continue, replayed_initialize,
-                       unavailable_error)
+from ..gateway import (REPLAY_ID, Conversations, Sessions, kept_initialize, may_continue,
+                       replayed_initialize, unavailable_error)
 from ..guard import C2S, LOG, S2C, Guard
 from ..identity import ANON, IdentityKey, conversation_of
 from .client import Client, UpstreamError
@@ -336,7 +336,7 @@ class _Session:
         self.probation = False  # a 2025 session whose initialize the upstream has not accepted
         self.init_key: tuple | None = None  # ... and that initialize's id
         self.init_failed = False  # ... which the upstream answered with an error
-        self.init_line: bytes | None = None  # ... and the initialize itself (for --store)
+        self.init_line: bytes | None = None  # ... and what a replay needs of it (for --store)
         self.authorization: str | None = None  # the Authorization of the initialize
         self.principal = ANON  # who opened it (identity.principal_of of its credentials)
         self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
@@ -1373,7 +1373,8 @@ class Listener:
             session = _Session(self, secrets.token_urlsafe(24), legacy=True)
             session.probation = True
             session.init_key = rpc.id_key(sent.id)
-            session.init_line = body
+            # what a replay needs of it (bounded), not the body: kept for the session's life
+            session.init_line = kept_initialize(body).encode("utf-8") if self.store is not None else None
             session.authorization = head.headers.get("authorization")
             session.principal = self._principal(head)[0]
             self.hold(session, client)
