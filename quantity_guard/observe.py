@@ -167,20 +167,53 @@ def logger():
     return _logger
 
 
-def _warn_synchronous_export(provider: "Any") -> None:
-    """Warn once when spans are exported on the guarded call's own path (a
-    ``SimpleSpanProcessor`` in front of an exporter that sends them somewhere): a slow or hung
-    collector would then delay every guarded call by up to the exporter's timeout."""
+def _warn_synchronous_export(provider: "Any") -> bool:
+    """Whether spans are exported on the guarded call's own path (a ``SimpleSpanProcessor`` in
+    front of an exporter that sends them somewhere), warned about once: a slow or hung
+    collector would delay every guarded call by up to the exporter's timeout, so the guard then
+    ends its spans on a thread of its own (``_Ender``)."""
     active = getattr(provider, "_active_span_processor", None)
     for processor in getattr(active, "_span_processors", None) or ():
         exporter = type(getattr(processor, "span_exporter", None)).__name__
         if type(processor).__name__ == "SimpleSpanProcessor" and \
                 exporter not in ("InMemorySpanExporter", "ConsoleSpanExporter", "NoneType"):
             logger().warning(
-                "spans are exported by a SimpleSpanProcessor (%s): each guarded call waits for "
-                "the collector, up to the exporter's timeout when it hangs; use a "
-                "BatchSpanProcessor", exporter)
-            return
+                "spans are exported by a SimpleSpanProcessor (%s): the guard ends its spans on "
+                "a thread of its own so that a slow collector does not hold guarded calls "
+                "(at most %d waiting, the rest dropped); use a BatchSpanProcessor", exporter,
+                _Ender.LIMIT)
+            return True
+    return False
+
+
+class _Ender:
+    """Ends spans on a daemon thread, in order, at most ``LIMIT`` waiting (more are dropped,
+    counted in ``dropped``): for a span processor that exports on the caller's path."""
+
+    LIMIT = 1024
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+        self.queue: "Any" = queue.Queue(self.LIMIT)
+        self.dropped = 0
+        threading.Thread(target=self._run, daemon=True, name="quantity-guard span ender").start()
+
+    def end(self, span: "Any") -> None:
+        import queue
+        import time
+        try:
+            self.queue.put_nowait((span, time.time_ns()))
+        except queue.Full:
+            self.dropped += 1
+
+    def _run(self) -> None:
+        while True:
+            span, when = self.queue.get()
+            try:
+                span.end(end_time=when)
+            except Exception:
+                pass
 
 
 def payloads() -> bool:
@@ -230,6 +263,7 @@ class Observer:
                  meter_provider: "Any" = None, *, debug: bool = False) -> None:
         self.debug = debug
         self.tracer: "Any" = None
+        self.ender: "_Ender | None" = None  # spans ended off the call's path (see _Ender)
         if otel is None:
             return
         from ._version import __version__
@@ -251,8 +285,8 @@ class Observer:
         # the global providers stay the API's proxies until an SDK is set: while both are,
         # nothing would be recorded and a call is not reported at all (see live())
         self._given = tracer_provider is not None or meter_provider is not None
-        if tracer_provider is not None:
-            _warn_synchronous_export(tracer_provider)
+        if tracer_provider is not None and _warn_synchronous_export(tracer_provider):
+            self.ender = _Ender()
         self._proxy_tracers = self._trace.ProxyTracerProvider
         self._metrics = metrics
         self._internal = self._trace.SpanKind.INTERNAL
@@ -276,7 +310,8 @@ class Observer:
             live = tracers is not None or meters is not None
         if live:
             self._given = True
-            _warn_synchronous_export(trace.get_tracer_provider())
+            if _warn_synchronous_export(trace.get_tracer_provider()):
+                self.ender = _Ender()
         return live
 
     # -- spans ---------------------------------------------------------------------------------
@@ -543,7 +578,10 @@ class Verdict:
                 span.set_attribute("error.type", error_type or "tool_error")
                 span.set_status(obs._error)
             if self.owned:
-                span.end()
+                if obs.ender is not None:
+                    obs.ender.end(span)
+                else:
+                    span.end()
         if self.traced:
             attrs = {"gen_ai.tool.name": self.tool, "quantity_guard.outcome": outcome,
                      "quantity_guard.where": self.where}

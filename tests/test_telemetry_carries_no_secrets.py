@@ -74,3 +74,39 @@ def test_spans_exported_on_the_calls_path_are_warned_about(caplog):
         observe.refresh()
     assert any("SimpleSpanProcessor" in r.getMessage() and "BatchSpanProcessor" in r.getMessage()
                for r in caplog.records)
+
+
+class _HungCollector(SpanExporter):
+    """A collector that takes 2 s to take each span."""
+
+    def __init__(self) -> None:
+        self.got: list = []
+
+    def export(self, spans):
+        import time
+        time.sleep(2)
+        self.got.extend(spans)
+        return SpanExportResult.SUCCESS
+
+
+def test_a_hung_collector_behind_a_simple_processor_does_not_hold_guarded_calls():
+    import time
+    collector = _HungCollector()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(collector))
+    observe.enable(provider, MeterProvider())
+    try:
+        read_discharge, flow = _tools()
+        started = time.monotonic()
+        with session():
+            for _ in range(5):
+                read_discharge("07374000")
+        took = time.monotonic() - started
+        assert took < 5, took  # five exports in line would take 10 s
+        deadline = time.monotonic() + 60
+        while len(collector.got) < 5:  # every span is still exported, in its own time
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert all(s.end_time - s.start_time < 1e9 for s in collector.got)  # its own duration
+    finally:
+        observe.refresh()
