@@ -147,6 +147,7 @@ class RedisStore:
             url, socket_timeout=timeout, socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 1), retry_on_timeout=False, health_check_interval=0, **extra)
         self._timeouts: tuple = (redis.TimeoutError, TimeoutError)
+        self._response = redis.ResponseError
         self._ttl_ms = max(1, int(self.ttl * 1000))
         self._write_lock = threading.Lock()
         self.authenticated = key is not None
@@ -205,6 +206,18 @@ class RedisStore:
                 return self.untrusted("a value whose MAC does not verify (not written by a "
                                       "holder of the store key, or altered)")
         return data
+
+    def wrong_type(self, exc: BaseException, key: str) -> bool:
+        """Whether ``exc`` says ``key`` holds another type than this module wrote there (a
+        store writer's doing): reported once, the key deleted so that it is written anew."""
+        if not isinstance(exc, self._response) or "WRONGTYPE" not in str(exc):
+            return False
+        self.untrusted("a key of another type than a replica writes there")
+        try:
+            self.client.delete(key)
+        except self._errors:
+            pass
+        return True
 
     def untrusted(self, what: str) -> "Any":
         self.skipped += 1
@@ -346,6 +359,8 @@ class RedisStore:
             pipe.pexpire(key, self._ttl_ms)
             raw, _ = pipe.execute()
         except self._errors as exc:
+            if self.wrong_type(exc, key):
+                return None
             self.errored(exc)
             raise StoreUnavailable(f"the shared store {_redacted(self.url)} could not be "
                                    f"reached ({type(exc).__name__}: {exc})",
@@ -431,6 +446,10 @@ class StoredConversation:
                 if self._writes != writes:
                     return
             except store._errors as exc:
+                if store.wrong_type(exc, self.key):  # replaced by a store writer: written anew
+                    if self.last_id != "0-0":
+                        self._write_back(ledger)
+                    return
                 store.errored(exc)
                 store.failed(exc, "reading the conversation's history")
                 return
@@ -506,7 +525,7 @@ class StoredConversation:
         self._mine = set(ids)
         self.last_id = "0-1"  # written: a stream gone from now on was lost again
 
-    def record(self, call: "Any") -> None:
+    def record(self, call: "Any", retried: bool = False) -> None:
         """Append ``call``'s record (called when the call finishes, before its answer goes)."""
         store = self.store
         data = encode(call)
@@ -518,6 +537,8 @@ class StoredConversation:
                 pipe.pexpire(self.key, store._ttl_ms)
                 rid, _ = pipe.execute()
             except store._errors as exc:
+                if not retried and store.wrong_type(exc, self.key):
+                    return self.record(call, retried=True)
                 store.errored(exc)
                 store.failed(exc, "recording the call")
                 return

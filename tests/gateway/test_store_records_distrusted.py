@@ -144,3 +144,22 @@ def test_a_replica_without_the_key_does_not_start(tmp_path):
                               capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
         assert done.returncode == 2 and "QUANTITY_GUARD_STORE_KEY" in done.stderr
         assert value is None or value not in done.stderr
+
+
+def test_a_conversation_key_of_another_type_bricks_nothing(replicas):
+    g = replicas(count=1)
+    r = _writer(g)
+
+    async def main():
+        async with client(g.url, "auto", ALICE) as (a, _):
+            got = await a.call_tool("read_discharge", {"site": "07374000"})
+            assert not got.is_error
+            for key in _streams(r):
+                r.delete(key)
+                r.set(key, "not a stream")
+            got = await a.call_tool("runoff", {"discharge": 1250})  # its own history still counts
+            assert got.is_error and code_of(got) == "unconverted_carry_over", text_of(got)
+            got = await a.call_tool("runoff", {"discharge": "1250 cfs"})
+            assert not got.is_error, text_of(got)
+            assert _streams(r)  # written anew
+    run(main())
