@@ -161,7 +161,7 @@ def may_continue(opener: str, principal: str) -> bool:
     return opener == principal or (opener != ANON and principal != ANON)
 
 
-_KEPT_CAPABILITIES = 8192  # bytes of a client's capabilities kept for a replay
+_KEPT_CAPABILITIES = 4096  # bytes of a client's capabilities kept for a replay
 _KEPT_TEXT = 256
 
 
