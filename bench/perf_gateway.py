@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+STORE_KEY = "bench-" + "0123456789abcdef" * 4  # the key the replicas of a stack share
 UPSTREAM = REPO / "tests" / "mcp_peers" / "fault_server.py"
 ANNOTATIONS = ("[tools.read_discharge]\nreturns = 'cfs'\n"
                "[tools.runoff.params]\ndischarge = 'm**3/s'\n")
@@ -113,9 +114,12 @@ class Stack:
         wait_port(port)
         return f"redis://127.0.0.1:{port}/0"
 
-    def replica(self, annotations: str, *extra: str, upstream: str | None = None) -> int:
-        """A replica in front of its own children of UPSTREAM, or of the ``upstream`` URL."""
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+    def replica(self, annotations: str, *extra: str, upstream: str | None = None,
+                env: dict | None = None) -> int:
+        """A replica in front of its own children of UPSTREAM, or of the ``upstream`` URL (the
+        replicas of one stack share the store key ``STORE_KEY`` unless ``env`` gives another)."""
+        env = {**os.environ, "PYTHONPATH": str(REPO), "QUANTITY_GUARD_STORE_KEY": STORE_KEY,
+               **(env or {})}
         target = ["--upstream", upstream] if upstream else ["--", sys.executable, str(UPSTREAM)]
         proc = subprocess.Popen(
             [sys.executable, "-m", "quantity_guard.mcp", "--listen", "127.0.0.1:0",

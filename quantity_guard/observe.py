@@ -25,6 +25,13 @@ still a proposal): a ``quantity_guard.conversion`` event per converted value, a
 ``quantity_guard.refusal`` event per violation (code, field, whether it blocked, the repair
 text), and the metrics ``quantity_guard.calls``, ``quantity_guard.refusals``,
 ``quantity_guard.conversions`` and ``quantity_guard.guard.duration``.
+
+Telemetry carries no secret and no payload unless asked: ``mcp.session.id`` is a digest of the
+session id (the id is the client's bearer credential for its session, :func:`session_digest`);
+a refusal's repair text, which quotes the values refused and the values of earlier calls, goes
+on the span (its status and its ``quantity_guard.refusal.repair`` attribute) and into the
+WARNING record only with ``QUANTITY_GUARD_TELEMETRY_PAYLOADS=1`` (the opt-in of the GenAI
+conventions' ``gen_ai.tool.call.arguments``); otherwise they name the code and the field.
 """
 from __future__ import annotations
 
@@ -38,11 +45,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["current", "enable", "disable", "refresh", "logger", "Observer", "Verdict",
-           "LOGGER_NAME", "SCOPE"]
+           "LOGGER_NAME", "SCOPE", "session_digest", "payloads"]
 
 LOGGER_NAME = "quantity_guard"
 SCOPE = "quantity_guard"  # the instrumentation scope of the tracer and the meter
 ENV = "QUANTITY_GUARD_OTEL"
+PAYLOADS_ENV = "QUANTITY_GUARD_TELEMETRY_PAYLOADS"
 
 # the kinds of finding a refusal's code is (the rest are the boundary's own checks)
 _KINDS = {"unconverted_carry_over": "carry_over", "unsourced_input": "provenance",
@@ -159,6 +167,67 @@ def logger():
     return _logger
 
 
+def _warn_synchronous_export(provider: "Any") -> bool:
+    """Whether spans are exported on the guarded call's own path (a ``SimpleSpanProcessor`` in
+    front of an exporter that sends them somewhere), warned about once: a slow or hung
+    collector would delay every guarded call by up to the exporter's timeout, so the guard then
+    ends its spans on a thread of its own (``_Ender``)."""
+    active = getattr(provider, "_active_span_processor", None)
+    for processor in getattr(active, "_span_processors", None) or ():
+        exporter = type(getattr(processor, "span_exporter", None)).__name__
+        if type(processor).__name__ == "SimpleSpanProcessor" and \
+                exporter not in ("InMemorySpanExporter", "ConsoleSpanExporter", "NoneType"):
+            logger().warning(
+                "spans are exported by a SimpleSpanProcessor (%s): the guard ends its spans on "
+                "a thread of its own so that a slow collector does not hold guarded calls "
+                "(at most %d waiting, the rest dropped); use a BatchSpanProcessor", exporter,
+                _Ender.LIMIT)
+            return True
+    return False
+
+
+class _Ender:
+    """Ends spans on a daemon thread, in order, at most ``LIMIT`` waiting (more are dropped,
+    counted in ``dropped``): for a span processor that exports on the caller's path."""
+
+    LIMIT = 1024
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+        self.queue: "Any" = queue.Queue(self.LIMIT)
+        self.dropped = 0
+        threading.Thread(target=self._run, daemon=True, name="quantity-guard span ender").start()
+
+    def end(self, span: "Any") -> None:
+        import queue
+        import time
+        try:
+            self.queue.put_nowait((span, time.time_ns()))
+        except queue.Full:
+            self.dropped += 1
+
+    def _run(self) -> None:
+        while True:
+            span, when = self.queue.get()
+            try:
+                span.end(end_time=when)
+            except Exception:
+                pass
+
+
+def payloads() -> bool:
+    """Whether telemetry may carry refused payloads (``QUANTITY_GUARD_TELEMETRY_PAYLOADS=1``)."""
+    import os
+    return os.environ.get(PAYLOADS_ENV, "") == "1"
+
+
+def session_digest(session_id: str) -> str:
+    """What telemetry shows of a session id: 16 hex digits of its SHA-256."""
+    import hashlib
+    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def log_refusal(violation: "Any", tool: "str | None", blocked: bool) -> None:
     """A refusal (or, ``blocked`` False, what warn mode would have refused) at WARNING. Where
     nothing imported ``logging``, nothing configured it either: the record would reach only the
@@ -167,9 +236,10 @@ def log_refusal(violation: "Any", tool: "str | None", blocked: bool) -> None:
         return
     log = logger()
     if log.isEnabledFor(30):
-        log.warning("%s %s %s [%s]: %s", tool or violation.field or "a tool call",
+        log.warning("%s %s %s [%s]" + (": %s" if payloads() else "%s"),
+                    tool or violation.field or "a tool call",
                     "refused" if blocked else "would refuse (warn)", violation.field or "the call",
-                    violation.code, violation.repair(),
+                    violation.code, violation.repair() if payloads() else "",
                     extra={"quantity_guard": {"code": violation.code, "field": violation.field,
                                               "tool": tool, "blocked": blocked}})
 
@@ -193,6 +263,7 @@ class Observer:
                  meter_provider: "Any" = None, *, debug: bool = False) -> None:
         self.debug = debug
         self.tracer: "Any" = None
+        self.ender: "_Ender | None" = None  # spans ended off the call's path (see _Ender)
         if otel is None:
             return
         from ._version import __version__
@@ -214,6 +285,8 @@ class Observer:
         # the global providers stay the API's proxies until an SDK is set: while both are,
         # nothing would be recorded and a call is not reported at all (see live())
         self._given = tracer_provider is not None or meter_provider is not None
+        if tracer_provider is not None and _warn_synchronous_export(tracer_provider):
+            self.ender = _Ender()
         self._proxy_tracers = self._trace.ProxyTracerProvider
         self._metrics = metrics
         self._internal = self._trace.SpanKind.INTERNAL
@@ -237,6 +310,8 @@ class Observer:
             live = tracers is not None or meters is not None
         if live:
             self._given = True
+            if _warn_synchronous_export(trace.get_tracer_provider()):
+                self.ender = _Ender()
         return live
 
     # -- spans ---------------------------------------------------------------------------------
@@ -294,10 +369,11 @@ class Observer:
                                           start_time=_ns_ago(elapsed))
             for f in audit.findings:
                 if f.status in audit.BAD:
-                    span.add_event("quantity_guard.audit.finding", {
-                        "quantity_guard.audit.text": f.number.text,
-                        "quantity_guard.audit.status": f.status,
-                        "quantity_guard.audit.note": f.note or ""})
+                    event = {"quantity_guard.audit.status": f.status}
+                    if payloads():  # the figure and the note quote the answer
+                        event["quantity_guard.audit.text"] = f.number.text
+                        event["quantity_guard.audit.note"] = f.note or ""
+                    span.add_event("quantity_guard.audit.finding", event)
             for a in audit.abandoned:
                 span.add_event("quantity_guard.audit.abandoned", {
                     "gen_ai.tool.name": a.tool,
@@ -432,12 +508,13 @@ class Verdict:
         obs = self.observer
         kind = _KINDS.get(violation.code, "boundary")
         if self.span is not None:
-            self.span.add_event("quantity_guard.refusal", {
-                "quantity_guard.refusal.code": violation.code,
-                "quantity_guard.refusal.field": violation.field or "",
-                "quantity_guard.refusal.kind": kind,
-                "quantity_guard.refusal.blocked": blocked,
-                "quantity_guard.refusal.repair": violation.repair()})
+            event = {"quantity_guard.refusal.code": violation.code,
+                     "quantity_guard.refusal.field": violation.field or "",
+                     "quantity_guard.refusal.kind": kind,
+                     "quantity_guard.refusal.blocked": blocked}
+            if payloads():
+                event["quantity_guard.refusal.repair"] = violation.repair()
+            self.span.add_event("quantity_guard.refusal", event)
         if self.traced:
             obs.refusals.add(1, {"quantity_guard.refusal.code": violation.code,
                                  "quantity_guard.refusal.blocked": blocked,
@@ -491,15 +568,20 @@ class Verdict:
             if self.refused is not None:
                 span.set_attribute("error.type", self.refused.code)
                 span.set_attribute("quantity_guard.refusal.code", self.refused.code)
-                span.set_status(obs._error, self.refused.repair())
+                span.set_status(obs._error, self.refused.repair() if payloads() else
+                                f"{self.refused.code} ({self.refused.field or 'the call'})")
             elif failure is not None:
                 span.set_attribute("error.type", type(failure).__qualname__)
-                span.set_status(obs._error, f"{type(failure).__name__}: {failure}")
+                span.set_status(obs._error, f"{type(failure).__name__}: {failure}" if payloads()
+                                else type(failure).__name__)
             elif outcome == "tool_error" or error_type is not None:
                 span.set_attribute("error.type", error_type or "tool_error")
                 span.set_status(obs._error)
             if self.owned:
-                span.end()
+                if obs.ender is not None:
+                    obs.ender.end(span)
+                else:
+                    span.end()
         if self.traced:
             attrs = {"gen_ai.tool.name": self.tool, "quantity_guard.outcome": outcome,
                      "quantity_guard.where": self.where}

@@ -40,7 +40,20 @@ def records(caplog, level=None) -> list[logging.LogRecord]:
             and (level is None or r.levelno == level)]
 
 
-def test_a_refusal_is_logged_at_warning_with_its_code_and_repair_text(caplog, fresh):
+def test_a_refusal_is_logged_at_warning_with_its_code_and_field_only(caplog, fresh):
+    read_discharge, flow = tools()
+    caplog.set_level(logging.WARNING, logger="quantity_guard")
+    with session():
+        read_discharge("07374000")
+        result = flow.invoke({"discharge": 1250})
+    assert result["isError"]
+    [record] = records(caplog)
+    assert record.getMessage() == "flow refused flow.discharge [unconverted_carry_over]"
+    assert "1250" not in record.getMessage()  # the values refused are a payload
+
+
+def test_a_refusal_is_logged_with_its_repair_text_when_asked(caplog, fresh, monkeypatch):
+    monkeypatch.setenv("QUANTITY_GUARD_TELEMETRY_PAYLOADS", "1")
     read_discharge, flow = tools()
     caplog.set_level(logging.WARNING, logger="quantity_guard")
     with session():
@@ -71,8 +84,7 @@ def test_warn_mode_logs_what_it_would_have_refused(caplog, fresh):
     with session():
         flow("3 m")
     [record] = records(caplog)
-    assert record.getMessage().startswith(
-        "flow would refuse (warn) flow.discharge [dimensionality_error]: ")
+    assert record.getMessage() == "flow would refuse (warn) flow.discharge [dimensionality_error]"
     assert record.quantity_guard["blocked"] is False
 
 

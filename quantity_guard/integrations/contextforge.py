@@ -27,9 +27,13 @@ and start the gateway with ``PLUGINS_ENABLED=true PLUGIN_CONFIG_FILE=plugins/con
   <reason> (<description>)``; the description names the field.
 - ``tool_post_invoke``: a bare numeric result comes back labelled (``{"value": 1250.0,
   "unit": "cfs"}``), as from the proxy.
-- Carry-over and provenance are checked across the calls of one gateway session (the client's
-  ``Mcp-Session-Id``, as the gateway itself reads it); calls without one (a 2026-07-28 client
-  has no session) share one bounded ledger per plug-in.
+- Carry-over and provenance are checked across the calls of one user's gateway session: the
+  user (and tenant) the gateway authenticated, with the client's ``Mcp-Session-Id`` as the
+  gateway itself reads it; a user's calls without one (a 2026-07-28 client has no session)
+  share that user's ledger. A session id never joins another user's ledger, and a call the
+  gateway did not authenticate has a ledger of its own (no history). One user holds at most
+  an eighth of ``max_sessions`` ledgers (its least recent dropped first), so no user can push
+  another's out.
 - A tool is found in the annotations through ``config.tools``, else by its gateway name, else
   by the name its upstream gave it (the gateway prefixes it with the upstream's slug).
 - ContextForge validates the arguments against the input schema it stored for the tool before
@@ -50,7 +54,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["QuantityGuardPlugin", "MAX_SESSIONS"]
+__all__ = ["QuantityGuardPlugin", "MAX_SESSIONS", "Ledgers", "user_of"]
 
 MAX_SESSIONS = 256  # gateway sessions whose ledgers are kept (the least recent dropped first)
 _STATE_KEY = "quantity_guard"  # in the plug-in's per-request context, from pre to post
@@ -79,19 +83,43 @@ class _Sessions:
         self._by_key: "OrderedDict[str, Any]" = OrderedDict()
         self._lock = threading.Lock()
 
-    def policy(self, key: "str | None") -> "Any":
-        if key is None:
-            return self.shared
+    def policy(self, key: "str | None", user: "str | None" = None) -> "Any":
+        """The policy of ``user``'s session ``key`` (None: the user's calls without one); a
+        fresh one, kept nowhere, for a call without an authenticated user."""
+        if user is None:
+            fresh = self._make()
+            fresh.share_listing(self.shared)
+            return fresh
+        whose = f"{user}\0{key or ''}"
         with self._lock:
-            policy = self._by_key.get(key)
+            policy = self._by_key.get(whose)
             if policy is None:
-                policy = self._by_key[key] = self._make()
+                policy = self._by_key[whose] = self._make()
                 policy.share_listing(self.shared)
+                mine = [k for k in self._by_key if k.startswith(user + "\0")]
+                for old in mine[:max(0, len(mine) - max(1, self.max_sessions // 8))]:
+                    del self._by_key[old]  # this user's least recent first
                 while len(self._by_key) > self.max_sessions:
                     self._by_key.popitem(last=False)
             else:
-                self._by_key.move_to_end(key)
+                self._by_key.move_to_end(whose)
             return policy
+
+
+Ledgers = _Sessions  # the plug-in's table of ledgers (public for tests and tools)
+
+
+def user_of(context: "Any") -> "str | None":
+    """The user (and tenant) the gateway authenticated for this call, hashed; None if none."""
+    found = getattr(context, "global_context", None)
+    user = getattr(found, "user", None)
+    if isinstance(user, dict):
+        user = user.get("email") or user.get("sub") or user.get("id")
+    if not user:
+        return None
+    import hashlib
+    text = f"{getattr(found, 'tenant_id', None) or ''}\0{user}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def _session_key(payload: "Any", context: "Any") -> "str | None":
@@ -138,7 +166,7 @@ def _plugin_class():
     framework = require("cpex.framework", "mcp-contextforge-gateway", "contextforge")
     from ..annotations import load
     from ..errors import VIOLATION_META
-    from ..observe import current
+    from ..observe import current, session_digest
 
     class QuantityGuardPlugin(framework.Plugin):
         """quantity-guard's annotations enforced on ContextForge's tool hooks (module doc)."""
@@ -177,11 +205,11 @@ def _plugin_class():
             if tool is None:
                 return framework.PluginResult(continue_processing=True)
             key = _session_key(payload, context)
-            policy = self.sessions.policy(key)
+            policy = self.sessions.policy(key, user_of(context))
             observer = current()
             attributes = {"quantity_guard.enforcement": self.enforcement}
             if key is not None:
-                attributes["mcp.session.id"] = key
+                attributes["mcp.session.id"] = session_digest(key)  # never the bearer value
             verdict = observer.start(tool, where="contextforge", kind="server",
                                      attributes=attributes) if observer else None
             if verdict is not None:

@@ -90,7 +90,9 @@ exit status:
        --strict-annotations, it names a tool or parameter the server does not list
   4    COMMAND could not be started
   5    --check found problems in the annotation file
-  6    the --manifest file could not be written (the previous one, if any, is left whole)
+  6    the --manifest file could not be written (the previous one, if any, is left whole),
+       or a --log record could not be written (reported once; guarded calls went on); this
+       status is given even when the proxy was stopped by a signal
   128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); also 129 when the
        client process disappears
 """
@@ -324,7 +326,8 @@ def _with_policy(opts: Options, run: Any) -> int:
                 return EXIT_CONFIG
         code = int(run(policy, wire))
     finally:
-        if not close_policy(policy, opts.manifest):
+        from .logs import log_file_failed
+        if not close_policy(policy, opts.manifest) or log_file_failed():
             code = EXIT_WRITE
         restore_stdio(wire)
     return code
@@ -635,7 +638,8 @@ Streamable HTTP (remote servers and HTTP clients):
                          address; see docs/security.md
   --client-token-env ENV (with --listen) clients must send "Authorization: Bearer TOKEN"
                          where TOKEN is the value of environment variable ENV (at least 16
-                         characters; never on the command line); others get 401
+                         characters; never on the command line); others get 401, before
+                         their body is read. Repeat it to accept several tokens
   --allow-host NAME      (with --listen) also accept requests whose Host header is NAME (the
                          name clients use to reach the proxy); loopback names are always
                          accepted, any other Host gets 421 (DNS rebinding)
@@ -693,6 +697,14 @@ Streamable HTTP (remote servers and HTTP clients):
   --store-ttl SECONDS    (with --store) forget a conversation or session after SECONDS
                          without a read or a write (default 3600)
   --store-prefix TEXT    (with --store) the prefix of every key written (default qg:)
+  --store-key-env ENV    (with --store) the key the replicas share, from environment variable
+                         ENV (default QUANTITY_GUARD_STORE_KEY; at least 32 characters, e.g.
+                         64 random hex digits): every record is authenticated with it
+                         and key names are derived from it, so a record written without it is
+                         never trusted and two gateways with different keys share nothing
+  --store-password-env ENV
+                         (with --store) the store's password, from environment variable ENV
+                         (not in the URL, which the process list shows)
   --store-unavailable refuse|proceed
                          (with --store) when the store cannot be reached: refuse guarded calls
                          with the code store_unavailable (refuse, the default), or forward them
@@ -722,6 +734,9 @@ class HTTPOptions:
         self.session_idle = 3600.0
         self.allow_remote = False
         self.client_token_env: str | None = None
+        self.client_token_envs: list[str] = []
+        self.store_key_env = "QUANTITY_GUARD_STORE_KEY"
+        self.store_password_env: str | None = None
         self.allow_hosts: list[str] = []
         self.store: str | None = None
         self.store_ttl = 3600.0
@@ -738,7 +753,8 @@ _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "-
                 "--allow-origin", "--max-sessions", "--session-header", "--upstream-timeout",
                 "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
                 "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host",
-                "--store", "--store-ttl", "--store-prefix", "--store-unavailable", "--max-manifests"}
+                "--store", "--store-ttl", "--store-prefix", "--store-unavailable", "--max-manifests",
+                "--store-key-env", "--store-password-env"}
 
 
 class ManifestRetention:
@@ -791,10 +807,10 @@ class ManifestRetention:
                      f"{self.keep} ({exc.strerror or exc})")
 
 
-def _gateway(http: HTTPOptions, opts: Any) -> dict:
+def _gateway(http: HTTPOptions, opts: Any, key: bytes | None = None,
+             password: str | None = None) -> dict:
     """The store, the conversations' ledgers on it and the gateway's identity key, for
     ``--store`` (a store that cannot be opened or reached is a configuration error)."""
-    from ..errors import StoreUnavailable
     from ..store import open_store
     from .gateway import Conversations
     from .identity import IdentityKey
@@ -802,13 +818,18 @@ def _gateway(http: HTTPOptions, opts: Any) -> dict:
     assert http.store is not None
     try:
         store = open_store(http.store, ttl=http.store_ttl, prefix=http.store_prefix,
-                           max_calls=MAX_CALLS, on_unavailable=http.store_unavailable, warn=_err)
+                           max_calls=MAX_CALLS, on_unavailable=http.store_unavailable, warn=_err,
+                           key=key, password=password)
     except (ValueError, ImportError) as exc:
         raise _ConfigError(f"error: --store: {exc}") from None
     try:
-        identity = IdentityKey.shared(store)
-    except StoreUnavailable as exc:
-        raise _ConfigError(f"error: --store: {exc}") from None
+        store.client.ping()
+        store.check_epoch()
+    except store._errors as exc:
+        raise _ConfigError(f"error: --store: the shared store could not be reached "
+                           f"({type(exc).__name__}: {exc}); start the proxy once the store is "
+                           "reachable") from None
+    identity = IdentityKey.derived(key) if key is not None else IdentityKey()
     conversations = Conversations(store=store, max_kept=4 * http.max_sessions,
                                   max_entries=MAX_ENTRIES, max_calls=MAX_CALLS)
     return {"store": store, "conversations": conversations, "identity": identity}
@@ -873,6 +894,10 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
             http.explicit.add(name)
         elif name == "--client-token-env":
             http.client_token_env = value
+            http.client_token_envs.append(value)
+            http.explicit.add(name)
+        elif name in ("--store-key-env", "--store-password-env"):
+            setattr(http, name[2:].replace("-", "_"), value)
             http.explicit.add(name)
         elif name == "--allow-host":
             http.allow_hosts.append(value)
@@ -953,7 +978,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                      "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
             if flag in http.explicit and not http.listen:
                 raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
-        for flag in ("--store", "--store-ttl", "--store-prefix", "--store-unavailable"):
+        for flag in ("--store", "--store-ttl", "--store-prefix", "--store-unavailable",
+                     "--store-key-env", "--store-password-env"):
             if flag in http.explicit and flag != "--store" and http.store is None:
                 raise UsageError(f"{flag} configures --store, which is not given")
             if flag in http.explicit and not http.listen:
@@ -976,6 +1002,8 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 raise UsageError(f"--cafile {http.cafile!r}: no such file")
         listen = None
         client_token = None
+        client_tokens: list = []
+        store_secrets: tuple = (None, None)
         if http.listen:
             from .http.listen import is_loopback_host, parse_listen
             try:
@@ -983,6 +1011,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             client_token = _client_token(http)
+            client_tokens = [_client_token(http, env) for env in http.client_token_envs[:-1]]
+            if http.store is not None:
+                store_secrets = _store_secrets(http)
             if not is_loopback_host(listen[0]):
                 if not http.allow_remote:
                     raise UsageError(
@@ -1056,7 +1087,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
         gateway: dict[str, Any] = {}
         if http.store is not None:
             try:
-                gateway = _gateway(http, opts)
+                gateway = _gateway(http, opts, *store_secrets)
             except _ConfigError as exc:
                 _err(str(exc))
                 return EXIT_CONFIG
@@ -1070,6 +1101,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                             max_connections_per_peer=http.max_connections_per_peer,
                             max_sessions_per_client=http.max_sessions_per_client,
                             session_idle=http.session_idle, client_token=client_token,
+                            client_tokens=[t for t in client_tokens if t is not None],
                             allow_hosts=http.allow_hosts, max_message=opts.max_message_size, log=_err,
                             **gateway)
 
@@ -1132,19 +1164,37 @@ def _has_command(args: list[str]) -> bool:
     return False
 
 
-def _client_token(http: HTTPOptions) -> str | None:
-    """The --client-token-env token (checked; never printed)."""
-    if http.client_token_env is None:
+def _store_secrets(http: HTTPOptions) -> tuple[bytes, str | None]:
+    """The --store-key-env key and the --store-password-env password (checked; never printed)."""
+    key = os.environ.get(http.store_key_env, "").strip()
+    if len(key) < 32 or any(c.isspace() or not c.isprintable() for c in key):
+        raise UsageError(f"--store needs the key the replicas share in environment variable "
+                         f"{http.store_key_env} (--store-key-env ENV): at least 32 visible "
+                         f"characters, e.g. export {http.store_key_env}=\"$(openssl rand -hex 32)\""
+                         + ("; the value is not shown" if key else ""))
+    password = None
+    if http.store_password_env is not None:
+        password = os.environ.get(http.store_password_env)
+        if not password:
+            raise UsageError(f"--store-password-env {http.store_password_env}: the environment "
+                             "variable is not set")
+    return key.encode("utf-8"), password
+
+
+def _client_token(http: HTTPOptions, env: str | None = None) -> str | None:
+    """The --client-token-env token (checked; never printed): the last one given, or ``env``'s."""
+    env = env or http.client_token_env
+    if env is None:
         return None
     if any(name.lower() == "authorization" for name in http.forward_headers):
         raise UsageError("--client-token-env takes the client's Authorization header for the proxy "
                          "itself, so it cannot also be forwarded: give the upstream its credential "
                          "with --header-env Authorization=ENV")
-    value = os.environ.get(http.client_token_env)
+    value = os.environ.get(env)
     if value is None:
-        raise UsageError(f"--client-token-env {http.client_token_env}: the environment variable is not set")
+        raise UsageError(f"--client-token-env {env}: the environment variable is not set")
     if len(value.strip()) < 16 or any(c.isspace() or not c.isprintable() for c in value.strip()):
-        raise UsageError(f"--client-token-env {http.client_token_env}: the token must be at least 16 "
+        raise UsageError(f"--client-token-env {env}: the token must be at least 16 "
                          "visible characters without spaces (e.g. from `openssl rand -hex 32`); "
                          "the value is not shown")
     return value.strip()

@@ -233,6 +233,35 @@ def fold_name(name: str) -> str:
                    if not c.isspace() and unicodedata.category(c) != "Cf")
 
 
+def call_shape(msg: rpc.Message) -> "tuple[int, str] | None":
+    """Why a client message is a tool call in a shape the guard does not check (a lenient
+    upstream could still run it): a ``tools/call`` notification, a method that only folds to
+    ``tools/call`` (``Tools/Call``), positional or missing ``params``, a ``name`` that is not a
+    string. Returns the JSON-RPC error code and text, or None (not a tool call, or a checkable
+    one)."""
+    method = msg.method
+    if not isinstance(method, str) or (method != "tools/call" and fold_name(method) != "tools/call"):
+        return None
+    if msg.kind != rpc.REQUEST:
+        return (rpc.INVALID_REQUEST, "Invalid Request: tools/call is a request and needs an id; "
+                "this notification was not forwarded")
+    if method != "tools/call":
+        return (rpc.METHOD_NOT_FOUND, f"Method not found: {method!r} is not a method (methods are "
+                "matched exactly); the method is 'tools/call'. The request was not forwarded")
+    params = msg.params
+    if type(params) is not dict:
+        return (rpc.INVALID_PARAMS, "Invalid params: tools/call takes its params by name, an "
+                "object {\"name\": ..., \"arguments\": {...}}, not "
+                f"{rpc.type_name(params) if params is not rpc.MISSING else 'nothing'}; the request "
+                "was not forwarded")
+    name = params.get("name")
+    if not isinstance(name, str):
+        return (rpc.INVALID_PARAMS, "Invalid params: the tool's name must be a string, not "
+                f"{rpc.type_name(name) if 'name' in params else 'missing'}; the request was not "
+                "forwarded")
+    return None
+
+
 def duplicate_member(text: str, obj: Any) -> str | None:
     """The first member name that occurs twice at the top level of the JSON object ``text``
     (``obj`` is its parsed value) or in its ``params`` object (as ``params.NAME``); ``None``
@@ -751,6 +780,9 @@ class Guard:
         twice = duplicate_member(text, obj)
         if twice is not None:
             return self._duplicate_member(msg, twice)
+        wrong = call_shape(msg)
+        if wrong is not None:
+            return self._wrong_shape(msg, wrong)
         if kind == rpc.REQUEST:
             if self.closed:
                 return self._closed_error(msg.id)
@@ -780,6 +812,18 @@ class Guard:
         self.stats["forwarded"] += 1
         del text, obj, msg  # the parsed copies go before the line is copied once more
         return [(C2S, raw + b"\n")]
+
+    def _wrong_shape(self, msg: rpc.Message, wrong: tuple[int, str]) -> list[tuple[str, bytes]]:
+        """A message a lenient upstream could run as a tool call, in a shape the guard does not
+        check (``call_shape``): a request is answered with the error, a notification dropped;
+        neither is forwarded."""
+        code, what = wrong
+        self._log(f"refused a client {msg.kind}: {what}")
+        if msg.kind == rpc.REQUEST:
+            self.stats["answered"] += 1
+            return [(S2C, rpc.error_line(msg.id, code, what))]
+        self.stats["dropped"] += 1
+        return []
 
     def _duplicate_member(self, msg: rpc.Message, twice: str) -> list[tuple[str, bytes]]:
         """A client message with a member name twice on its routing path: refused whole (a
@@ -932,7 +976,7 @@ class Guard:
         if isinstance(version, str):
             attributes["mcp.protocol.version"] = version
         if self.session_id is not None:
-            attributes["mcp.session.id"] = self.session_id
+            attributes["mcp.session.id"] = observe.session_digest(self.session_id)  # a bearer value
         return observe.begin(name, where="proxy", kind="server", meta=meta,
                              attributes=attributes, enter=False)
 
@@ -993,6 +1037,11 @@ class Guard:
                         break
                     seen.add(m.key)
             for m in msgs if blocked is None else ():
+                wrong = call_shape(m)
+                if wrong is not None:
+                    blocked = (f"{wrong[1].split(';')[0]}; nothing in the batch was forwarded. Send "
+                               "each tools/call as a request of its own")
+                    break
                 if m.kind == rpc.REQUEST and m.method == "tools/call" and type(m.params) is dict:
                     name = m.params.get("name")
                     if isinstance(name, str) and (self._guards(name) or self._near_guarded(name)):

@@ -1,26 +1,34 @@
 """Which conversation a request belongs to: the one place the proxy decides it.
 
-Carry-over detection needs a conversation's history, so every guarded request is mapped to a
-conversation key, the first that applies in this order:
+A conversation belongs to one **principal**: what the client authenticated with, that is every
+credential header the deployment checks or forwards (``Authorization`` unless the proxy's own
+``--client-token-env`` consumes it, and each ``--forward-header``), hashed together under a
+secret (HMAC-SHA256, :func:`principal_of`). A value the client chooses alone (a session header,
+a trace id, its ``clientInfo``) only tells one principal's conversations apart; it never joins
+another principal's. Every guarded request is mapped to a conversation key, the first that
+applies in this order:
 
-1. ``session``: the 2025 session (``Mcp-Session-Id``), minted by the proxy on ``initialize``;
+1. ``session``: the 2025 session (``Mcp-Session-Id``), minted by the proxy on ``initialize``,
+   with the principal that opened it (so a refreshed credential of the session keeps its ledger);
 2. ``header``: the value of the ``--session-header`` a client sends (a conversation id);
 3. ``trace``: the W3C trace id of the ``traceparent`` the client passes in ``params._meta``
    (the MCP trace-context proposal, SEP-414, and OpenTelemetry hosts put it there; an agent
    run's span makes every call of the run one trace);
-4. ``client``: the client's credential, a keyed hash (HMAC-SHA256) of its ``Authorization``
-   header, with its ``clientInfo`` (name and version from
-   ``_meta["io.modelcontextprotocol/clientInfo"]``, or the 2025 ``initialize``).
+4. ``client``: the principal with the client's ``clientInfo`` (name and version from
+   ``_meta["io.modelcontextprotocol/clientInfo"]``, or the 2025 ``initialize``);
+5. ``request``: when the principal is not proven (``proven=False``: a deployment that checks or
+   forwards credentials, and a request that carries none of them beyond the proxy's shared
+   token), kinds 2 to 4 give way to a conversation of the request alone (no history): holders
+   of one shared token never share a ledger, whatever connection (a load balancer pools them)
+   or value they send.
 
-A client that sends no ``Authorization`` is keyed as anonymous with its ``clientInfo``: a stock
-SDK client with no configuration keeps one ledger across its calls whatever connection or
-replica each reaches; anonymous clients of one name and version share it (send a session header
-or a trace context to tell them apart).
+A client that sends no credential to a deployment that checks none (a loopback proxy without
+``--client-token-env`` or ``--forward-header``) is the machine's one local principal,
+``anon``: a stock SDK client with no configuration keeps one ledger across its calls.
 
-Every key also carries the credential's hash (or ``anon``), so two different credentials never
-share a ledger, even when they send the same session header value or trace id. The credential
-itself is never kept: only its HMAC under a secret (``IdentityKey``), which replicas of one
-gateway share through the store, so they compute the same keys.
+The credentials themselves are never kept: only their HMAC under a secret (``IdentityKey``),
+which replicas of one gateway derive from the store key they share (``--store-key-env``), so
+they compute the same keys.
 """
 from __future__ import annotations
 
@@ -28,12 +36,14 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
-__all__ = ["Conversation", "conversation_of", "credential_hash", "trace_id", "client_info",
-           "IdentityKey", "ORDER"]
+__all__ = ["Conversation", "conversation_of", "credential_hash", "principal_of", "trace_id",
+           "client_info", "IdentityKey", "ORDER", "ANON"]
 
-ORDER = ("session", "header", "trace", "client")
+ORDER = ("session", "header", "trace", "client", "request")
+ANON = "anon"
+"""The principal of a request that carries no credential."""
 """The kinds of conversation key, in the order they are tried."""
 
 _CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
@@ -47,42 +57,22 @@ class Conversation(NamedTuple):
 
 class IdentityKey:
     """The secret the credential hashes are keyed with: random per process, or the gateway's
-    (``shared``: read from, or on first use written to, the store)."""
+    (``derived`` from the store key the replicas share)."""
 
     def __init__(self, secret: bytes | None = None) -> None:
         self.secret = secret if secret is not None else secrets.token_bytes(32)
 
     @classmethod
-    def shared(cls, store: Any) -> "IdentityKey":
-        """The key every replica on ``store`` (a ``store.RedisStore``) uses; raises
-        ``StoreUnavailable`` when the store cannot be reached."""
-        from ..errors import StoreUnavailable
-        name = f"{store.prefix}identity-key"
-        fresh = secrets.token_hex(32)
-        try:
-            store.client.set(name, fresh, nx=True, px=store._ttl_ms)
-            value = store.client.get(name)
-        except store._errors as exc:
-            raise StoreUnavailable(f"the shared store could not be reached to read the gateway's "
-                                   f"identity key ({type(exc).__name__}: {exc})",
-                                   suggestion="start the proxy once the store is reachable") from None
-        text = value.decode() if isinstance(value, bytes) else str(value)
-        return cls(bytes.fromhex(text))
+    def derived(cls, store_key: bytes) -> "IdentityKey":
+        """The key every replica of a gateway uses: derived from the store key they share
+        (nothing of it is written to the store)."""
+        return cls(hmac.new(store_key, b"quantity-guard identity key v1", hashlib.sha256).digest())
 
     def credential(self, authorization: str | None) -> str:
         return credential_hash(authorization, self.secret)
 
-    def keep(self, store: Any) -> None:
-        """Renew the shared key's TTL in ``store`` (each replica does, while it runs), writing
-        it back if the store lost it; a store that cannot be reached is left for the next try."""
-        name = f"{store.prefix}identity-key"
-        try:
-            pipe = store.client.pipeline(transaction=False)
-            pipe.set(name, self.secret.hex(), nx=True, px=store._ttl_ms)
-            pipe.pexpire(name, store._ttl_ms)
-            pipe.execute()
-        except store._errors:
-            pass
+    def principal(self, credentials: "Iterable[tuple[str, str]]") -> str:
+        return principal_of(credentials, self.secret)
 
 
 def credential_hash(authorization: str | None, secret: bytes) -> str:
@@ -91,6 +81,20 @@ def credential_hash(authorization: str | None, secret: bytes) -> str:
         return "anon"
     return hmac.new(secret, authorization.strip().encode("utf-8", "surrogatepass"),
                     hashlib.sha256).hexdigest()[:24]
+
+
+def principal_of(credentials: "Iterable[tuple[str, str]]", secret: bytes) -> str:
+    """``anon`` without a credential, else 24 hex digits of HMAC-SHA256(secret, every
+    credential header as ``name NUL value`` lines, sorted). A lone ``Authorization`` gives the
+    same hash as :func:`credential_hash`."""
+    items = sorted({(name.lower(), value.strip()) for name, value in credentials
+                    if isinstance(value, str) and value.strip()})
+    if not items:
+        return ANON
+    if len(items) == 1 and items[0][0] == "authorization":
+        return credential_hash(items[0][1], secret)
+    text = "\n".join(f"{name}\0{value}" for name, value in items)
+    return hmac.new(secret, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:24]
 
 
 def trace_id(meta: Any) -> str | None:
@@ -128,11 +132,17 @@ def _short(text: str) -> str:
 
 def conversation_of(*, session_id: str | None = None, header: str | None = None,
                     meta: Any = None, authorization: str | None = None,
-                    initialize: Any = None, key: IdentityKey) -> Conversation:
-    """The conversation a request belongs to (the order is the module docstring's)."""
-    who = key.credential(authorization)
+                    initialize: Any = None, key: IdentityKey, principal: str | None = None,
+                    proven: bool = True) -> Conversation:
+    """The conversation a request belongs to (the order is the module docstring's).
+    ``principal`` (from :func:`principal_of`) overrides ``authorization``; for a 2025 session
+    it is the principal that opened the session. ``proven=False`` gives everything but a
+    session the request's own conversation (kind ``request``, key ``""``: keep nothing)."""
+    who = principal if principal is not None else key.credential(authorization)
     if session_id:
         return Conversation("session", f"s:{_short(session_id)}:{who}")
+    if not proven:
+        return Conversation("request", "")
     if header:
         return Conversation("header", f"h:{_short(header)}:{who}")
     trace = trace_id(meta)

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["LEVELS", "configure", "route", "log", "LOGGER"]
+__all__ = ["LEVELS", "configure", "route", "log", "LOGGER", "log_file_failed"]
 
 PREFIX = "quantity-guard-mcp: "
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -85,3 +85,10 @@ def log(text: "str | bytes", level: int = logging.WARNING) -> bool:
         text = text.decode("utf-8", "replace")
     LOGGER.log(level, text.rstrip("\n"))
     return True
+
+
+def log_file_failed() -> bool:
+    """Whether a ``--log`` record could not be written (reported when it happened; the proxy
+    then exits 6). Only the policy module, if it was loaded, can have written one."""
+    module = sys.modules.get(__name__.rpartition(".")[0] + ".policy")
+    return bool(getattr(getattr(module, "LogFile", None), "failed", None))

@@ -761,16 +761,35 @@ class LogFile:
             pass
         return fd
 
+    failed: "set[str]" = set()  # the logs a record could not be written to (exit status 6)
+
     def write(self, text: str) -> None:
+        """Append one record whole. When it cannot be written (a full disk) what was written of
+        it is cut off again, the failure is reported once on stderr and the record is dropped:
+        the call it records goes on (the proxy then exits 6)."""
         import os
         data = text.encode("utf-8")
         with self.lock:
-            if self.max_bytes and self.size and self.size + len(data) > self.max_bytes:
-                self._rotate()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view):]
-            self.size += len(data)
+            try:
+                if self.max_bytes and self.size and self.size + len(data) > self.max_bytes:
+                    self._rotate()
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.fd, view):]
+                self.size += len(data)
+            except OSError as exc:
+                try:  # nothing torn is left: the file ends after the last whole record
+                    os.ftruncate(self.fd, self.size)
+                except OSError:
+                    pass
+                if self.path not in LogFile.failed:
+                    LogFile.failed.add(self.path)
+                    import sys
+                    sys.stderr.write(f"quantity-guard-mcp: the --log file {self.path!r} could not be "
+                                     f"written ({exc.strerror or exc}); guarded calls go on, their "
+                                     "records are dropped until it can be (reported once; the "
+                                     "proxy will exit 6)\n")
+                    sys.stderr.flush()
 
     def _rotate(self) -> None:
         import os

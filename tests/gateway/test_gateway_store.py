@@ -181,9 +181,17 @@ def test_store_usage_errors(tmp_path):
             (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--store-unavailable", "maybe",
               "--", "srv"], 2, "refuse or proceed"),
             (["--listen", "0", "--store", "memcached://x", "--", "srv"], 3, "redis://HOST:PORT/DB"),
-            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--", "srv"], 3, "could not be reached")]:
+            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--", "srv"], 3, "could not be reached"),
+            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--store-key-env", "QG_NO_SUCH_KEY",
+              "--", "srv"], 2, "QG_NO_SUCH_KEY"),
+            (["--listen", "0", "--store", "rediss://127.0.0.1:1/0?ssl_cert_reqs=none", "--", "srv"], 3,
+             "ssl_cert_reqs=none"),
+            (["--listen", "0", "--store", "redis://127.0.0.1:1/0", "--store-password-env",
+              "QG_NO_SUCH_PASSWORD", "--", "srv"], 2, "QG_NO_SUCH_PASSWORD")]:
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]),
+               "QUANTITY_GUARD_STORE_KEY": "k" * 32}
         done = subprocess.run([*base, *argv], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+                              stdin=subprocess.DEVNULL, env=env)
         assert done.returncode == status and text in done.stderr, (argv, done.returncode, done.stderr)
 
 

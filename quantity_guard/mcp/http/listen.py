@@ -96,9 +96,10 @@ from urllib.parse import urlsplit
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
-from ..gateway import REPLAY_ID, Conversations, Sessions, replayed_initialize, unavailable_error
+from ..gateway import (REPLAY_ID, Conversations, Sessions, kept_initialize, may_continue,
+                       replayed_initialize, unavailable_error)
 from ..guard import C2S, LOG, S2C, Guard
-from ..identity import IdentityKey, conversation_of
+from ..identity import ANON, IdentityKey, conversation_of
 from .client import Client, UpstreamError
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
 from .upstream import Remote, Sent
@@ -335,8 +336,9 @@ class _Session:
         self.probation = False  # a 2025 session whose initialize the upstream has not accepted
         self.init_key: tuple | None = None  # ... and that initialize's id
         self.init_failed = False  # ... which the upstream answered with an error
-        self.init_line: bytes | None = None  # ... and the initialize itself (for --store)
+        self.init_line: bytes | None = None  # ... and what a replay needs of it (for --store)
         self.authorization: str | None = None  # the Authorization of the initialize
+        self.principal = ANON  # who opened it (identity.principal_of of its credentials)
         self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
         self.guard = Guard(listener.new_policy())
         self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
@@ -655,6 +657,7 @@ class Listener:
                  session_idle: float = 3600.0, keepalive: float = 15.0,
                  session_header: str | None = None, max_sessions_per_client: int | None = None,
                  client_token: str | None = None, allow_hosts: Sequence[str] = (),
+                 client_tokens: Sequence[str] = (),
                  max_message: int | None = None,
                  max_connections: int = 512,
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
@@ -702,7 +705,14 @@ class Listener:
         self._probation: set[_Session] = set()  # 2025 sessions whose initialize is under way
         self._per_client: dict[str, int] = {}  # sessions (of every kind) per client key
         self.max_sessions_per_client = max_sessions_per_client
-        self.client_token = client_token  # what clients must send as Authorization: Bearer
+        # what clients must send as Authorization: Bearer (any one of them)
+        self.client_tokens = [t.encode("utf-8", "replace") for t in
+                              ([client_token] if client_token is not None else []) + list(client_tokens)]
+        self.client_token = client_token if client_token is not None else (
+            client_tokens[0] if client_tokens else None)
+        # a deployment that checks or forwards credentials: a request without any of them
+        # proves no principal, so it keeps no history (identity.py, kind "request")
+        self.credentialed = self.client_token is not None or bool(self.forward_headers)
         self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
         if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
             self.allow_hosts.add(host.strip("[]").lower())
@@ -714,6 +724,8 @@ class Listener:
         self.identity = identity or IdentityKey()
         self.conversations = conversations or Conversations(store=store, max_kept=4 * max_sessions)
         self.directory = Sessions(store, self.identity)
+        if store is not None:
+            store.on_lost.append(self._write_back_sessions)
         self._adopting: dict[str, asyncio.Future] = {}
 
     def spawn(self, coro) -> asyncio.Task:
@@ -834,12 +846,22 @@ class Listener:
         """The upstream accepted the session's initialize: it takes its place in the table
         (and, with --store, in the store, so any replica serves it: raises StoreUnavailable)."""
         if self.store is not None and session.sid is not None and session.init_line is not None:
-            self.directory.opened(session.sid, session.init_line, session.authorization,
+            self.directory.opened(session.sid, session.init_line, session.principal,
                                   session.guard.protocol_version)
         session.probation = False
         self._probation.discard(session)
         if not session.closed and session.sid is not None:
             self.sessions[session.sid] = session
+
+    def _write_back_sessions(self) -> None:
+        """The store was found emptied: the 2025 sessions this replica holds go back to it."""
+        for sid, held in list(self.sessions.items()):
+            if held.init_line is not None and not held.closed:
+                try:
+                    self.directory.opened(sid, held.init_line, held.principal,
+                                          held.guard.protocol_version)
+                except (StoreUnavailable, ValueError):
+                    pass
 
     async def _reaper(self) -> None:
         while True:
@@ -850,14 +872,29 @@ class Listener:
                     self.log(f"{s.label()} idle for {self.session_idle:g} s; ended")
                     await self.end(s)
             if self.store is not None:
-                self.identity.keep(self.store)
-            if self.store is not None and self.sessions:  # ended on another replica (DELETE)
+                try:  # the store emptied? what this replica holds is written back (store.py)
+                    self.store.check_epoch()
+                except self.store._errors as exc:
+                    self.store.errored(exc)
+            if self.store is not None and self.sessions:
                 sids = list(self.sessions)
-                alive = self.directory.alive(sids)
-                for sid in sids if alive is not None else ():
+                found = self.directory.alive(sids)
+                if found is None:
+                    continue  # the store cannot be asked: nothing is ended for it
+                alive, ended = found
+                for sid in sids:
                     held = self.sessions.get(sid)
-                    if alive is not None and sid not in alive and held is not None and not held.by_id:
-                        await self.end(held)
+                    if held is None or sid in alive:
+                        continue
+                    if sid in ended:  # ended on another replica (DELETE)
+                        if not held.by_id:
+                            await self.end(held)
+                    elif held.init_line is not None:  # the store lost it: written back
+                        try:
+                            self.directory.opened(sid, held.init_line, held.principal,
+                                                  held.guard.protocol_version)
+                        except (StoreUnavailable, ValueError):
+                            pass
 
 
     # ------------------------------------------------------------ connections
@@ -912,6 +949,10 @@ class Listener:
                         ev = events.pop(0)
                         if isinstance(ev, Head):
                             head, body = ev, []
+                            early = self._early(ev) if (ev.method or "").upper() == "POST" else None
+                            if early is not None:  # refused before its body is read
+                                await self._simple(writer, early[0], early[1], early[2], close=True)
+                                return
                         elif ev is END:
                             break
                         else:
@@ -1008,32 +1049,53 @@ class Listener:
         return not self.bound_loopback and name in self.allow_hosts
 
     def _token_ok(self, head: Head) -> bool:
-        if self.client_token is None:
+        if not self.client_tokens:
             return True
         import hmac
         values = head.headers.get_all("authorization")
         if len(values) != 1:
             return False
         scheme, _, token = values[0].strip().partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(
-            token.strip().encode("utf-8", "replace"), self.client_token.encode("utf-8", "replace"))
+        sent = token.strip().encode("utf-8", "replace")
+        ok = False
+        for expected in self.client_tokens:  # every one compared: the time says nothing
+            ok |= hmac.compare_digest(sent, expected)
+        return scheme.lower() == "bearer" and ok
+
+    def _principal(self, head: Head) -> tuple[str, bool]:
+        """Who sent a request (identity.principal_of over every credential header the
+        deployment checks or forwards: Authorization unless the proxy's token consumes it, each
+        --forward-header) and whether that proves a principal (identity.py)."""
+        names = [] if self.client_token is not None else ["authorization"]
+        names += [h for h in self.forward_headers if h not in names and
+                  not (self.client_token is not None and h == "authorization")]
+        credentials = [(name, value) for name in names for value in head.headers.get_all(name)]
+        who = self.identity.principal(credentials)
+        return who, who != ANON or not self.credentialed
+
+    def _early(self, head: Head) -> "tuple[int, bytes, list[tuple[str, str]]] | None":
+        """The answer to a request refused on its head alone (Host, token), sent before its
+        body is read; None to read on."""
+        if not self._host_ok(head):
+            hosts = head.headers.get_all("host")
+            return 421 if len(hosts) == 1 else 400, _error_body(
+                f"the request has {len(hosts)} Host headers; send exactly one" if len(hosts) != 1 else
+                f"the Host {hosts[0]!r} is not one this proxy serves (loopback names"
+                + (", and each --allow-host" if not self.bound_loopback else "; it is bound to loopback")
+                + ")"), []
+        if not self._token_ok(head):
+            return 401, _error_body(
+                "Unauthorized: send Authorization: Bearer <token>, the token given to the proxy "
+                "with --client-token-env"), [("WWW-Authenticate", 'Bearer realm="quantity-guard-mcp"')]
+        return None
 
     async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter, conn_session: list) -> bool:
         target = head.target or ""
         path = target.split("?", 1)[0]
-        if not self._host_ok(head):
-            hosts = head.headers.get_all("host")
-            await self._simple(writer, 421 if len(hosts) == 1 else 400, _error_body(
-                f"the request has {len(hosts)} Host headers; send exactly one" if len(hosts) != 1 else
-                f"the Host {hosts[0]!r} is not one this proxy serves (loopback names"
-                + (", and each --allow-host" if not self.bound_loopback else "; it is bound to loopback")
-                + ")"))
-            return True
-        if not self._token_ok(head):
-            await self._simple(writer, 401, _error_body(
-                "Unauthorized: send Authorization: Bearer <token>, the token given to the proxy "
-                "with --client-token-env"), [("WWW-Authenticate", 'Bearer realm="quantity-guard-mcp"')])
+        early = self._early(head)
+        if early is not None:
+            await self._simple(writer, early[0], early[1], early[2])
             return True
         if not self._origin_ok(head):
             await self._simple(writer, 403, _error_body(
@@ -1057,10 +1119,10 @@ class Listener:
             return await self._get(head, writer)
         if head.method == "DELETE":
             sid = head.headers.get("mcp-session-id")
-            session = self.sessions.get(sid) if sid else None
+            session = self._held(sid, head) if sid else None
             if sid and self.store is not None:  # ended for every replica
                 try:
-                    known = self.directory.find(sid, head.headers.get("authorization"))
+                    known = self.directory.find(sid, self._principal(head)[0])
                 except StoreUnavailable as exc:
                     await self._simple(writer, 503, _error_body(exc.repair()), [("Retry-After", "5")])
                     return True
@@ -1083,6 +1145,14 @@ class Listener:
             return True
         await self._simple(writer, 405, b"", [("Allow", "GET, POST, DELETE")])
         return True
+
+    def _held(self, sid: str, head: Head) -> "_Session | None":
+        """The session ``sid`` held here, if this request's principal may continue it
+        (gateway.may_continue: its opener's, or another credential when both carry one)."""
+        session = self.sessions.get(sid)
+        if session is None or may_continue(session.principal, self._principal(head)[0]):
+            return session
+        return None
 
     def _forwarded(self, head: Head, session: _Session) -> list[tuple[str, str]]:
         """The client's --forward-header headers on this request; the session keeps the latest
@@ -1111,7 +1181,7 @@ class Listener:
 
     async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
         sid = head.headers.get("mcp-session-id")
-        session = self.sessions.get(sid) if sid else None
+        session = self._held(sid, head) if sid else None
         if session is None and sid and self.store is not None:  # opened on another replica?
             adopted = await self._adopt(sid, head, writer, None)
             if adopted is False:
@@ -1258,11 +1328,14 @@ class Listener:
         sid = head.headers.get("mcp-session-id")
         session: _Session | None
         group = head.headers.get(self.session_header) if self.session_header and sent.modern else None
-        if group is None and sent.modern:
+        if group is not None:  # one principal's conversation (unproven: the connection's session)
+            who, proven = self._principal(head)
+            group = "\1" + who + "\0" + group if proven else None
+        elif sent.modern:
             # one session (guard and upstream) per conversation, whatever connection a call
             # arrives on; a request whose id is in flight there gets this connection's own
             group = self._conversation_group(head, sent)
-            held = self.grouped.get(group)
+            held = self.grouped.get(group) if group is not None else None
             if sent.is_request and held is not None and not held.closed and \
                     rpc.id_key(sent.id) in held.guard.pending:
                 group = None
@@ -1300,8 +1373,10 @@ class Listener:
             session = _Session(self, secrets.token_urlsafe(24), legacy=True)
             session.probation = True
             session.init_key = rpc.id_key(sent.id)
-            session.init_line = body
+            # what a replay needs of it (bounded), not the body: kept for the session's life
+            session.init_line = kept_initialize(body).encode("utf-8") if self.store is not None else None
             session.authorization = head.headers.get("authorization")
+            session.principal = self._principal(head)[0]
             self.hold(session, client)
             self._probation.add(session)
             await session.start()
@@ -1309,7 +1384,7 @@ class Listener:
             await self._simple(writer, 400, _error_body("missing Mcp-Session-Id: send initialize first"))
             return True
         else:
-            session = self.sessions.get(sid)
+            session = self._held(sid, head)
             if session is None and self.store is not None:  # opened on another replica?
                 adopted = await self._adopt(sid, head, writer, sent.id)
                 if adopted is False:
@@ -1450,13 +1525,16 @@ class Listener:
                 # session never took a slot; its upstream is ended
                 self.spawn(self.end(session))
 
-    def _conversation_group(self, head: Head, sent: Sent) -> str:
+    def _conversation_group(self, head: Head, sent: Sent) -> str | None:
         """The grouping key of a 2026-07-28 request without a --session-header value: its
-        conversation's (a NUL first: no header value can be one)."""
+        conversation's (a NUL first: no header value can be one); None for a request that
+        proves no principal (served by its connection's own session)."""
+        who, proven = self._principal(head)
+        if not proven:
+            return None
         params = sent.obj.get("params") if type(sent.obj) is dict else None
         meta = params.get("_meta") if type(params) is dict else None
-        return "\0" + conversation_of(meta=meta, authorization=head.headers.get("authorization"),
-                                       key=self.identity).key
+        return "\0" + conversation_of(meta=meta, principal=who, key=self.identity).key
 
     def _use_conversation(self, session: _Session, head: Head, sent: Sent) -> None:
         """Hand the session's policy the ledger of this request's conversation (the first of
@@ -1467,11 +1545,13 @@ class Listener:
             return
         params = sent.obj.get("params") if type(sent.obj) is dict else None
         meta = params.get("_meta") if type(params) is dict else None
+        who, proven = (session.principal, True) if session.sid is not None else self._principal(head)
         conversation = conversation_of(
             session_id=session.sid,
             header=head.headers.get(self.session_header) if self.session_header else None,
-            meta=meta, authorization=head.headers.get("authorization"), key=self.identity)
-        use(self.conversations.ledger(conversation.key))
+            meta=meta, principal=who, proven=proven, key=self.identity)
+        use(self.conversations.ledger(conversation.key) if conversation.key else
+            self.conversations.transient())
 
     async def _adopt(self, sid: str, head: Head, writer: asyncio.StreamWriter,
                      ident: Any) -> "_Session | None | bool":
@@ -1497,7 +1577,7 @@ class Listener:
                           ident: Any) -> "_Session | None | bool":
         authorization = head.headers.get("authorization")
         try:
-            record = self.directory.find(sid, authorization)
+            record = self.directory.find(sid, self._principal(head)[0])
         except StoreUnavailable as exc:
             if ident is not None:
                 await self._simple(writer, 503, unavailable_error(ident, exc)[:-1], [("Retry-After", "5")])
@@ -1505,6 +1585,11 @@ class Listener:
                 await self._simple(writer, 503, _error_body(exc.repair()), [("Retry-After", "5")])
             return False
         if record is None:
+            if time.time() < self.store.lost_until:  # emptied moments ago: not yet written back
+                body = "the shared store was found emptied moments ago; retry in a few seconds"
+                await self._simple(writer, 503, rpc.error_line(ident, rpc.INTERNAL_ERROR, body)[:-1]
+                                   if ident is not None else _error_body(body), [("Retry-After", "5")])
+                return False
             return None
         client, distinct = self._client_key(head, writer)
         refused = self._refusal(client, distinct)
@@ -1518,6 +1603,7 @@ class Listener:
         session = _Session(self, sid, legacy=True)
         session.init_line = record["initialize"].encode("utf-8")
         session.authorization = authorization
+        session.principal = record["who"]
         self.hold(session, client)
         answer: asyncio.Future = asyncio.get_running_loop().create_future()
         session.private[("s", REPLAY_ID)] = answer
@@ -1651,9 +1737,10 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
         await listener.serve()
-        if got:
-            return 128 + got[0]
-        return 6 if listener.write_failed else 0
+        from ..logs import log_file_failed
+        if listener.write_failed or log_file_failed():  # a manifest or a log record was lost
+            return 6
+        return 128 + got[0] if got else 0
 
     return asyncio.run(main())
 
