@@ -47,8 +47,7 @@ Each guarded call is also a span and counted in the metrics when OpenTelemetry i
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from .gateways import Ledgers, annotated_name, wire_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,42 +70,6 @@ def __getattr__(name: str) -> "Any":
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class _Sessions:
-    """A policy per gateway session, sharing one record of the upstream's listing; the last
-    ``MAX_SESSIONS`` kept."""
-
-    def __init__(self, annotations: "Any", enforcement: str, max_sessions: int) -> None:
-        from ..mcp.policy import QuantityPolicy
-        self._make = lambda: QuantityPolicy(annotations, enforcement=enforcement)
-        self.shared = self._make()
-        self.max_sessions = max_sessions
-        self._by_key: "OrderedDict[str, Any]" = OrderedDict()
-        self._lock = threading.Lock()
-
-    def policy(self, key: "str | None", user: "str | None" = None) -> "Any":
-        """The policy of ``user``'s session ``key`` (None: the user's calls without one); a
-        fresh one, kept nowhere, for a call without an authenticated user."""
-        if user is None:
-            fresh = self._make()
-            fresh.share_listing(self.shared)
-            return fresh
-        whose = f"{user}\0{key or ''}"
-        with self._lock:
-            policy = self._by_key.get(whose)
-            if policy is None:
-                policy = self._by_key[whose] = self._make()
-                policy.share_listing(self.shared)
-                mine = [k for k in self._by_key if k.startswith(user + "\0")]
-                for old in mine[:max(0, len(mine) - max(1, self.max_sessions // 8))]:
-                    del self._by_key[old]  # this user's least recent first
-                while len(self._by_key) > self.max_sessions:
-                    self._by_key.popitem(last=False)
-            else:
-                self._by_key.move_to_end(whose)
-            return policy
-
-
-Ledgers = _Sessions  # the plug-in's table of ledgers (public for tests and tools)
 
 
 def user_of(context: "Any") -> "str | None":
@@ -190,18 +153,18 @@ def _plugin_class():
             self.annotations = load(path)
             self.enforcement = enforcement
             self.aliases = {str(k): str(v) for k, v in aliases.items()}
-            self.sessions = _Sessions(self.annotations, enforcement,
+            self.sessions = Ledgers(self.annotations, enforcement,
                                       int(settings.get("max_sessions", MAX_SESSIONS)))
 
-        def annotated_name(self, name: str) -> "str | None":
+        def _annotated(self, name: str) -> "str | None":
             """The annotated tool a gateway tool name stands for, or None."""
-            return _annotated(self.annotations, self.aliases, name)
+            return annotated_name(self.annotations, self.aliases, name)
 
         async def tool_pre_invoke(self, payload: "Any", context: "Any") -> "Any":
-            tool = self.annotated_name(payload.name)
+            tool = self._annotated(payload.name)
             if tool is None:
                 original = _original_name(context)
-                tool = self.annotated_name(original) if original else None
+                tool = self._annotated(original) if original else None
             if tool is None:
                 return framework.PluginResult(continue_processing=True)
             key = _session_key(payload, context)
@@ -257,7 +220,7 @@ def _plugin_class():
                     if verdict is not None:
                         verdict.end("tool_error")
                     return framework.PluginResult(continue_processing=True)
-                raw = _camel(result)
+                raw = wire_names(result)
                 labelled = policy.label_result(tool, forwarded, raw)
                 policy.settle()  # no answer to send first: record it now
             finally:
@@ -270,19 +233,6 @@ def _plugin_class():
 
     _CLASS = QuantityGuardPlugin
     return _CLASS
-
-
-def _camel(result: dict) -> dict:
-    """A result the gateway dumped with Python field names, in MCP's wire names."""
-    out = dict(result)
-    if "structured_content" in out and "structuredContent" not in out:
-        out["structuredContent"] = out.pop("structured_content")
-    if "is_error" in out and "isError" not in out:
-        out["isError"] = out.pop("is_error")
-    for key in ("structuredContent", "_meta", "meta"):
-        if out.get(key) is None:
-            out.pop(key, None)
-    return out
 
 
 # -- the gateway's copy of the tools' schemas ------------------------------------------------------
@@ -299,9 +249,9 @@ def advertised(annotations: "Any", tools: list, aliases: "dict | None" = None) -
     for tool in tools:
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
             continue
-        name = _annotated(annotations, aliases or {}, tool["name"])
+        name = annotated_name(annotations, aliases or {}, tool["name"])
         if name is None and isinstance(tool.get("originalName"), str):
-            name = _annotated(annotations, aliases or {}, tool["originalName"])
+            name = annotated_name(annotations, aliases or {}, tool["originalName"])
         if name is None:
             continue
         import copy
@@ -315,19 +265,6 @@ def advertised(annotations: "Any", tools: list, aliases: "dict | None" = None) -
             body["output_schema"] = shown["outputSchema"]
         updates.append((tool.get("id"), body))
     return updates
-
-
-def _annotated(annotations: "Any", aliases: dict, name: str) -> "str | None":
-    if name in aliases:
-        return aliases[name]
-    if name in annotations:
-        return name
-    for annotated in annotations:
-        for variant in {annotated, annotated.replace("_", "-")}:
-            if len(name) > len(variant) and name.endswith(variant) and \
-                    not name[-len(variant) - 1].isalnum():
-                return annotated
-    return None
 
 
 def sync(gateway: str, annotations_path: str, token: "str | None" = None,

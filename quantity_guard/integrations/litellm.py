@@ -29,7 +29,8 @@ conversions, refusal texts and codes, labelled results and carry-over checks. In
   conversation's ledger.
 - Carry-over and provenance are checked per conversation, keyed by the caller's
   authenticated LiteLLM key (its hash, as the proxy computed it) and, under that key, the
-  client's ``Mcp-Session-Id``: a client can choose its session, never another key's ledger.
+  client's ``Mcp-Session-Id``: a client can choose its session, never another key's ledger;
+  a call that proves no key keeps nothing.
 - A tool is found in the annotations through ``tools`` (LiteLLM name -> annotated name), else
   by its name, else by its name without the server's prefix (``usgs-read_discharge``).
 
@@ -91,13 +92,13 @@ def __getattr__(name: str) -> "Any":
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def conversation_key(data: "dict") -> "str | None":
-    """The conversation a call belongs to: the caller's authenticated key (the hash LiteLLM
-    computed, else its user id), with the client's MCP session id under it; None when the
-    call is not authenticated (then one shared ledger)."""
+def conversation_key(data: "dict") -> "tuple[str | None, str | None]":
+    """(owner, session) of a call: the caller's authenticated key (the hash LiteLLM computed,
+    else its user id; None when the call is not authenticated, whose calls then keep nothing)
+    and the client's MCP session id, which only tells one owner's conversations apart."""
     owner = data.get("user_api_key_hash") or data.get("user_api_key_user_id")
     if not isinstance(owner, str) or not owner:
-        return None
+        return None, None
     metadata = data.get("metadata")
     headers = metadata.get("headers") if isinstance(metadata, dict) else None
     session = None
@@ -108,7 +109,7 @@ def conversation_key(data: "dict") -> "str | None":
             if isinstance(value, str) and value:
                 session = value
                 break
-    return f"{owner}/{session}" if session else owner
+    return owner, session
 
 
 def _guardrail_class():
@@ -120,7 +121,7 @@ def _guardrail_class():
     from ..annotations import load
     from ..errors import VIOLATION_META
     from ..observe import current
-    from .contextforge import _annotated, _camel, _Sessions
+    from .gateways import Ledgers, annotated_name
 
     class QuantityGuardrail(custom.CustomGuardrail):
         """quantity-guard's annotations enforced on LiteLLM's MCP guardrail hooks (module doc)."""
@@ -143,7 +144,7 @@ def _guardrail_class():
             self.annotations = load(annotations)
             self.enforcement = enforcement
             self.aliases = {str(k): str(v) for k, v in (tools or {}).items()}
-            self.sessions = _Sessions(self.annotations, enforcement, int(max_sessions))
+            self.sessions = Ledgers(self.annotations, enforcement, int(max_sessions))
             self.counts = dict.fromkeys(_COUNTED, 0)
             self._pending: "OrderedDict[str, tuple]" = OrderedDict()
             self._ids = itertools.count(1)
@@ -165,9 +166,9 @@ def _guardrail_class():
                 _log.warning("guardrail %s: default_on is not true, so it runs only on the "
                              "requests that name it", name)
 
-        def annotated_name(self, name: str) -> "str | None":
+        def _annotated(self, name: str) -> "str | None":
             """The annotated tool a LiteLLM tool name stands for, or None."""
-            return _annotated(self.annotations, self.aliases, name)
+            return annotated_name(self.annotations, self.aliases, name)
 
         def _count(self, what: str) -> None:
             with self._lock:
@@ -178,14 +179,14 @@ def _guardrail_class():
             if call_type != "call_mcp_tool":
                 return data
             name = data.get("mcp_tool_name")
-            tool = self.annotated_name(name) if isinstance(name, str) else None
+            tool = self._annotated(name) if isinstance(name, str) else None
             if tool is None:
                 return data
             arguments = data.get("mcp_arguments")
-            key = conversation_key(data)
-            policy = self.sessions.policy(key)
+            owner, session = conversation_key(data)
+            policy = self.sessions.policy(session, user=owner)
             _log.debug("pre_mcp_call %s (LiteLLM name %s), conversation %s", tool, name,
-                       (key or "shared")[-12:])
+                       (owner or "unauthenticated")[-12:])
             observer = current()
             attributes = {"quantity_guard.enforcement": self.enforcement}
             verdict = observer.start(tool, where="litellm", kind="server",
