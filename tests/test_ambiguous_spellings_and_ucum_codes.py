@@ -5,15 +5,12 @@ the UCUM reader, to the unit it was written for, and the kernel reads the unbrac
 that cannot be mistaken (har, circ)."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
 from quantity_guard import Q, QualityViolation, Spec, UnitParseError, parse_unit
-from quantity_guard.units.table import rows
+from ucum_codes import OTHERWISE, every_ucum_code
 
-DATA = Path(__file__).resolve().parent.parent / "quantity_guard" / "data"
 
 
 @pytest.mark.parametrize("text", ["Mm3", "Mm3/d", "Mm**3/s", "Mm^3", "Mm³/d", "m3/Mm3", "(Mm)3"])
@@ -58,17 +55,6 @@ def test_a_readable_quality_is_carried_whether_or_not_a_floor_is_declared():
     assert Spec("m").accept({"value": 1, "unit": "m", "quality": "A"}).value.quality == "approved"
 
 
-OTHERWISE = json.loads((DATA / "units_ucum.json").read_text("utf-8"))["kernel_reads_otherwise"]
-
-
-def _ucum_codes() -> list[str]:
-    from quantity_guard.units import ucum
-    v = ucum.vocabulary()
-    codes = list(v.atoms) + [p + a for p in v.prefixes for a in v.metric]
-    codes += [r.unit.ucum for r in rows() if r.unit.ucum]
-    return sorted(set(codes))
-
-
 def _reads_back_or_is_refused(unit, form) -> None:
     """A unit's symbol reads back to it in the kernel's grammar, or is refused there (a number
     UCUM reads inside a unit, an atom whose UCUM value the kernel refuses): never misread."""
@@ -81,7 +67,7 @@ def _reads_back_or_is_refused(unit, form) -> None:
 
 def test_every_ucum_code_of_the_table_reads_back_to_the_unit_it_was_written_for():
     read = 0
-    for code in _ucum_codes():
+    for code in every_ucum_code():
         for form in (code, f"{code}2", f"{code}-1", f"m.{code}", f"{code}/s"):
             try:
                 unit = parse_unit(form, vocabulary="ucum")
@@ -104,7 +90,7 @@ def test_the_kernel_reads_the_unbracketed_ucum_codes_it_writes(code, symbol):
 
 def test_every_written_ucum_code_but_the_quotes_reads_in_the_kernel_too():
     quoted, refused = [], []
-    for code in _ucum_codes():
+    for code in every_ucum_code():
         try:
             unit = parse_unit(code, vocabulary="ucum")
         except UnitParseError:

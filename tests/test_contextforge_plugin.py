@@ -32,17 +32,11 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client  # noqa: E402
 
 from mcp_peers.driver import env  # noqa: E402
+from mcp_peers import annotation_texts  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-ANNOTATIONS = """\
-[tools.read_discharge]
-returns = { unit = "cfs" }
-
-[tools.runoff.params]
-discharge = "m**3/s"
-area = "km**2"
-"""
+ANNOTATIONS = annotation_texts.RUNOFF
 PLUGINS = """\
 plugins:
   - name: "QuantityGuard"

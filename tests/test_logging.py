@@ -40,7 +40,8 @@ def records(caplog, level=None) -> list[logging.LogRecord]:
             and (level is None or r.levelno == level)]
 
 
-def test_a_refusal_is_logged_at_warning_with_its_code_and_field_only(caplog, fresh):
+def refused_carry_over(caplog) -> "tuple[logging.LogRecord, dict]":
+    """(the one record at WARNING, the tool's result) of a carry-over refused in a session."""
     read_discharge, flow = tools()
     caplog.set_level(logging.WARNING, logger="quantity_guard")
     with session():
@@ -48,19 +49,18 @@ def test_a_refusal_is_logged_at_warning_with_its_code_and_field_only(caplog, fre
         result = flow.invoke({"discharge": 1250})
     assert result["isError"]
     [record] = records(caplog)
+    return record, result
+
+
+def test_a_refusal_is_logged_at_warning_with_its_code_and_field_only(caplog, fresh):
+    record, _ = refused_carry_over(caplog)
     assert record.getMessage() == "flow refused flow.discharge [unconverted_carry_over]"
     assert "1250" not in record.getMessage()  # the values refused are a payload
 
 
 def test_a_refusal_is_logged_with_its_repair_text_when_asked(caplog, fresh, monkeypatch):
     monkeypatch.setenv("QUANTITY_GUARD_TELEMETRY_PAYLOADS", "1")
-    read_discharge, flow = tools()
-    caplog.set_level(logging.WARNING, logger="quantity_guard")
-    with session():
-        read_discharge("07374000")
-        result = flow.invoke({"discharge": 1250})
-    assert result["isError"]
-    [record] = records(caplog)
+    record, result = refused_carry_over(caplog)
     assert record.levelno == logging.WARNING
     message = record.getMessage()
     assert message.startswith("flow refused flow.discharge [unconverted_carry_over]: ")

@@ -9,8 +9,6 @@ those the kernel refuses as ambiguous (', '', a, mo): their refusal names a kern
 that very unit."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,20 +16,10 @@ from hypothesis import strategies as st
 
 from quantity_guard import Q, UnitParseError, parse_unit
 from quantity_guard.errors import InvalidArguments
-from quantity_guard.units.table import rows
+from ucum_codes import OTHERWISE, every_ucum_code
 
-DATA = Path(__file__).resolve().parents[1] / "quantity_guard" / "data"
 
 ARCMIN, ARCSEC = parse_unit("arcmin"), parse_unit("arcsec")
-OTHERWISE = json.loads((DATA / "units_ucum.json").read_text("utf-8"))["kernel_reads_otherwise"]
-
-
-def _ucum_codes() -> list[str]:
-    from quantity_guard.units import ucum
-    v = ucum.vocabulary()
-    codes = list(v.atoms) + [p + a for p in v.prefixes for a in v.metric]
-    codes += [r.unit.ucum for r in rows() if r.unit.ucum]
-    return sorted(set(codes))
 
 
 @pytest.mark.parametrize("text,mark,at", [
@@ -86,7 +74,7 @@ def test_ucum_reads_its_primes_as_arc_minute_and_arc_second():
 
 def test_every_ucum_code_reads_in_the_kernel_or_its_refusal_names_the_same_unit():
     refused = {}
-    for code in _ucum_codes():
+    for code in every_ucum_code():
         try:
             unit = parse_unit(code, vocabulary="ucum")
         except UnitParseError:

@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from gateway_peers import WATER, need_nginx
 from redis_server import RedisServer, require_redis
 
-WATER = "[tools.read_discharge]\nreturns = 'cfs'\n[tools.runoff.params]\ndischarge = 'm**3/s'\n"
 TOKEN = "shared-client-token-0123456789"
 TOKEN_ENV = {"QG_CLIENT_TOKEN": TOKEN}
-
-
-def need_nginx() -> None:
-    if shutil.which("nginx") is None:
-        message = "nginx is not installed (apt-get install -y nginx): the gateway tests need a real load balancer"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 class Replicas:

@@ -7,34 +7,25 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
+from gateway_peers import WATER, need_nginx
 from redis_server import RedisServer, require_redis  # noqa: E402
 
 from bench.perf_gateway import Stack  # noqa: E402
 from quantity_guard.errors import VIOLATION_META  # noqa: E402
 
-WATER = "[tools.read_discharge]\nreturns = 'cfs'\n[tools.runoff.params]\ndischarge = 'm**3/s'\n"
 CFS = 0.028316846592
-
-
-def _need_nginx() -> None:
-    if shutil.which("nginx") is None:
-        message = "nginx is not installed (apt-get install -y nginx): the gateway tests need a real load balancer"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 class Gateway:
     def __init__(self, directory: Path, upstream: str | None = None) -> None:
         require_redis()
-        _need_nginx()
+        need_nginx()
         (directory / "redis").mkdir()
         self.redis = RedisServer(str(directory / "redis")).start()
         self.stack = Stack(str(directory))

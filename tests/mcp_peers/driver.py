@@ -1,6 +1,7 @@
 """Test helpers: run a peer process that speaks JSON lines over its stdin/stdout."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -228,3 +229,25 @@ def init_params(version: str = "2025-11-25") -> dict:
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": {},
                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+
+
+@contextlib.contextmanager
+def listed_proxy(annotations: str, folder: Path):
+    """(peer, wire log): the stdio proxy guarding the fault server with ``annotations`` (TOML
+    text), initialised and past its first listing; every line the proxy forwards upstream is
+    in the wire log. Stopped, and its processes reaped, on exit."""
+    ann = folder / "annotations.toml"
+    ann.write_text(annotations)
+    wire = folder / "wire.log"
+    tag = new_tag()
+    p = Peer(proxy_argv(*fault_argv(tag, "--wire-log", str(wire)), options=("--annotations", str(ann))))
+    try:
+        assert "result" in p.call(0, "initialize", init_params())
+        p.notify("notifications/initialized")
+        assert p.call(1, "tools/list")["result"]["tools"]
+        yield p, wire
+        p.close_stdin()
+        p.read_eof()
+        p.wait()
+    finally:
+        reap(tag)

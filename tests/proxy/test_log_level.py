@@ -11,15 +11,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers.driver import Peer, env, fault_argv, init_params, new_tag, proxy_argv, reap  # noqa: E402
+from mcp_peers import annotation_texts  # noqa: E402
 
-ANNOTATIONS = """\
-[tools.read_discharge]
-returns = { unit = "cfs" }
-
-[tools.runoff.params]
-discharge = "m**3/s"
-area = "km**2"
-"""
+ANNOTATIONS = annotation_texts.RUNOFF
 CALLS = [("read_discharge", {"site": "07374000"}),
          ("runoff", {"discharge": 1250, "area": 2}),          # a carry-over
          ("runoff", {"discharge": "1250 cfs", "area": 2}),    # converted

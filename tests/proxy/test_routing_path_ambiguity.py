@@ -11,27 +11,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mcp_peers.driver import Peer, fault_argv, init_params, new_tag, proxy_argv, reap  # noqa: E402
+from mcp_peers.driver import listed_proxy  # noqa: E402
 
 ANNOTATIONS = "[tools.runoff.params]\ndischarge = 'm**3/s'\narea = 'km**2'\n"
 
 
 @pytest.fixture
 def guarded(tmp_path):
-    ann = tmp_path / "water.toml"
-    ann.write_text(ANNOTATIONS)
-    wire = tmp_path / "wire.log"
-    tag = new_tag()
-    p = Peer(proxy_argv(*fault_argv(tag, "--wire-log", str(wire)), options=("--annotations", str(ann))))
-    r = p.call(0, "initialize", init_params())
-    assert "result" in r
-    p.notify("notifications/initialized")
-    assert p.call(1, "tools/list")["result"]["tools"]
-    yield p, wire
-    p.close_stdin()
-    p.read_eof()
-    p.wait()
-    reap(tag)
+    with listed_proxy(ANNOTATIONS, tmp_path) as (p, wire):
+        yield p, wire
 
 
 def _forwarded(wire: Path) -> str:

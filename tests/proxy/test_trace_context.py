@@ -22,17 +22,11 @@ pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers.driver import FAULT_SERVER, Peer, env, init_params, new_tag, reap  # noqa: E402
+from mcp_peers import annotation_texts  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
 TRACED = str(TESTS / "mcp_peers" / "traced_proxy.py")
-ANNOTATIONS = """\
-[tools.read_discharge]
-returns = { unit = "cfs" }
-
-[tools.runoff.params]
-discharge = "m**3/s"
-area = "km**2"
-"""
+ANNOTATIONS = annotation_texts.RUNOFF
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_SPANS = ["00f067aa0ba902b7", "00f067aa0ba902b8", "00f067aa0ba902b9"]
 CALLS = [("read_discharge", {"site": "07374000"}),
