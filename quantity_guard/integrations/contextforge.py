@@ -47,7 +47,7 @@ Each guarded call is also a span and counted in the metrics when OpenTelemetry i
 """
 from __future__ import annotations
 
-from .gateways import Ledgers, annotated_name, wire_names
+from .gateways import Ledgers, annotated_name, check_call, wire_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,7 +128,6 @@ def _plugin_class():
     from . import require
     framework = require("cpex.framework", "mcp-contextforge-gateway", "contextforge")
     from ..annotations import load
-    from ..errors import VIOLATION_META
     from ..observe import current, session_digest
 
     class QuantityGuardPlugin(framework.Plugin):
@@ -175,29 +174,15 @@ def _plugin_class():
                 attributes["mcp.session.id"] = session_digest(key)  # never the bearer value
             verdict = observer.start(tool, where="contextforge", kind="server",
                                      attributes=attributes) if observer else None
-            if verdict is not None:
-                verdict.enter()
-                verdict.start()
-            try:
-                decision = policy.check_call(tool, dict(payload.args or {}))
-            finally:
-                if verdict is not None:
-                    verdict.stop()
-                    verdict.leave()
-            if decision.action == "refuse":
-                if verdict is not None:
-                    verdict.end()
-                result = decision.payload
-                meta = (result.get("_meta") or {}).get(VIOLATION_META) or {}
-                text = "".join(c.get("text", "") for c in result.get("content") or ()
-                               if isinstance(c, dict))
-                field = meta.get("field")
+            decision, refusal = check_call(policy, tool, dict(payload.args or {}), verdict)
+            if refusal is not None:
+                text, code, field = refusal
                 return framework.PluginResult(
                     continue_processing=False,
                     violation=framework.PluginViolation(
-                        reason=text, code=meta.get("code") or "invalid_arguments",
+                        reason=text, code=code or "invalid_arguments",
                         description=f"field {field}" if field else "the call's arguments",
-                        details={"code": meta.get("code"), "field": field, "repair": text}))
+                        details={"code": code, "field": field, "repair": text}))
             context.state[_STATE_KEY] = (tool, policy, decision.payload, verdict)
             forwarded = payload.model_copy(update={"args": decision.payload})
             return framework.PluginResult(modified_payload=forwarded)

@@ -70,3 +70,27 @@ def wire_names(result: dict) -> dict:
         if out.get(key) is None:
             out.pop(key, None)
     return out
+
+
+def check_call(policy: "Any", tool: str, arguments: "Any", verdict: "Any") -> "tuple[Any, Any]":
+    """``policy.check_call`` timed by the call's ``verdict`` (an observer's, or None):
+    ``(decision, refusal)``, where a refusal (the verdict then ended) is ``(repair text, code,
+    field)`` read from the refused result, and None for a call that goes on."""
+    if verdict is not None:
+        verdict.enter()
+        verdict.start()
+    try:
+        decision = policy.check_call(tool, arguments)
+    finally:
+        if verdict is not None:
+            verdict.stop()
+            verdict.leave()
+    if decision.action != "refuse":
+        return decision, None
+    if verdict is not None:
+        verdict.end()
+    from ..errors import VIOLATION_META
+    result = decision.payload
+    meta = (result.get("_meta") or {}).get(VIOLATION_META) or {}
+    text = "".join(c.get("text", "") for c in result.get("content") or () if isinstance(c, dict))
+    return decision, (text, meta.get("code"), meta.get("field"))

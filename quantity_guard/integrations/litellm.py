@@ -119,9 +119,8 @@ def _guardrail_class():
     from . import require
     custom = require("litellm.integrations.custom_guardrail", "litellm", "litellm")
     from ..annotations import load
-    from ..errors import VIOLATION_META
     from ..observe import current
-    from .gateways import Ledgers, annotated_name
+    from .gateways import Ledgers, annotated_name, check_call
 
     class QuantityGuardrail(custom.CustomGuardrail):
         """quantity-guard's annotations enforced on LiteLLM's MCP guardrail hooks (module doc)."""
@@ -191,27 +190,15 @@ def _guardrail_class():
             attributes = {"quantity_guard.enforcement": self.enforcement}
             verdict = observer.start(tool, where="litellm", kind="server",
                                      attributes=attributes) if observer else None
-            if verdict is not None:
-                verdict.enter()
-                verdict.start()
-            try:
-                decision = policy.check_call(
-                    tool, dict(arguments) if isinstance(arguments, dict) else arguments)
-            finally:
-                if verdict is not None:
-                    verdict.stop()
-                    verdict.leave()
-            if decision.action == "refuse":
-                if verdict is not None:
-                    verdict.end()
-                result = decision.payload
-                meta = (result.get("_meta") or {}).get(VIOLATION_META) or {}
-                text = "".join(c.get("text", "") for c in result.get("content") or ()
-                               if isinstance(c, dict))
+            decision, refusal = check_call(
+                policy, tool, dict(arguments) if isinstance(arguments, dict) else arguments,
+                verdict)
+            if refusal is not None:
+                text, code, field = refusal
                 self._count("refused")
-                _log.info("guarded pre_mcp_call %s: refused %s [%s]", tool,
-                          meta.get("field") or "the call", meta.get("code"))
-                raise _refusal(text, meta.get("code"), meta.get("field"))
+                _log.info("guarded pre_mcp_call %s: refused %s [%s]", tool, field or "the call",
+                          code)
+                raise _refusal(text, code, field)
             forwarded = decision.payload
             changed = sorted(k for k in forwarded if not isinstance(arguments, dict)
                              or arguments.get(k) != forwarded[k])
