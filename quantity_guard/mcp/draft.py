@@ -70,7 +70,8 @@ RULES = {r.code: r for r in (
                                 "(mhz: mHz or MHz; ms: ms or mS): not read"),
     Rule("name-statistic", "a name ending in min reads as a minimum (temp_min), not minutes"),
     Rule("datum-named", "one vertical datum named in the field's words (NAVD88, MLLW, ODN, "
-                        "'feet above MLLW') on a length"),
+                        "'feet above MLLW', glued to its unit as in 'mAOD'; a name inside a "
+                        "longer one counts once) on a length"),
     Rule("datum-several", "several datums named ('NAVD 88 or NGVD 29'): a comment, no datum"),
     Rule("datum-station", "'gauge datum' / 'station datum': a comment, the station is not named"),
     Rule("datum-chosen-per-call", "a parameter named datum chooses the reference: no datum"),
@@ -462,28 +463,52 @@ def _name_unit(word: str):
 
 # -- datums and time zones -----------------------------------------------------------------------
 def datums_in(text: str) -> "list[tuple[str, str]]":
-    """``(datum, words)`` for every vertical datum the text names by a registry name or alias
-    of three characters or more (``OD`` alone is an outside diameter as often as a datum)."""
+    """``(datum, words)`` for every vertical datum the text names: by a registry name or alias
+    of three characters or more (``OD`` alone is an outside diameter as often as a datum), by a
+    name with its year apart (``NAVD 88``), or glued to a unit as the kernel reads it
+    (``mAOD``, ``mODN``). A name inside a longer one already found (``Ordnance Datum`` in
+    ``Ordnance Datum Malin Head``) is that one, not a second datum."""
     if not isinstance(text, str):
         return []
     from .. import datums
-    found = []
-    names = _datum_vocabulary()
-    for spelled, canonical in names:
+    found: "list[tuple[int, int, str, str]]" = []  # (start, end, datum, words)
+
+    def add(start: int, end: int, canonical: str, words: str) -> None:
+        if not any(start < e and s < end for s, e, _, _ in found):
+            found.append((start, end, canonical, words))
+
+    for spelled, canonical in _datum_vocabulary():  # longest first
         flags = re.I if len(spelled) > 6 and " " in spelled else 0
         pattern = r"(?<![\w-])" + re.escape(spelled).replace(r"\ ", r"[\s-]?") + r"(?![\w-])"
         for m in re.finditer(pattern, text, flags):
-            found.append((canonical, m.group(0)))
-    # "NAVD 88", "NGVD 29": a name with its year apart
+            add(m.start(), m.end(), canonical, m.group(0))
     for m in re.finditer(r"\b([A-Z]{3,5})\s(\d{2,4})\b", text):
         try:
-            found.append((datums.get(m.group(1) + m.group(2)).name, m.group(0)))
+            add(m.start(), m.end(), datums.get(m.group(1) + m.group(2)).name, m.group(0))
         except Exception:
             pass
+    for m in _GLUED_DATUM.finditer(text):
+        glued = _glued_datum(m.group(0))
+        if glued is not None:
+            add(m.start(), m.end(), glued, m.group(0))
     seen: dict = {}
-    for canonical, words in found:
+    for _, _, canonical, words in sorted(found):
         seen.setdefault(canonical, words)
     return list(seen.items())
+
+
+# a unit's letters run into a datum's capitals: 'mAOD', 'ftMSL', 'mODN' (read by the kernel)
+_GLUED_DATUM = re.compile(r"(?<![\w-])[a-z]{1,3}[A-Z]{2,}[A-Z0-9]*(?![\w-])")
+
+
+def _glued_datum(token: str) -> "str | None":
+    """The datum of a unit-and-datum token the kernel reads (``mAOD`` is m on ODN), if any."""
+    parse_with_datum, _, _ = _kernel()
+    try:
+        _, datum = parse_with_datum(token)
+    except Exception:
+        return None
+    return _datum_name(datum) if datum else None
 
 
 _VOCAB: "list[tuple[str, str]] | None" = None

@@ -163,6 +163,19 @@ def test_one_named_datum_is_declared_on_a_length():
     assert (f.unit, f.datum) == ("ft", "NAVD88") and "unit-above-datum" in f.rules
 
 
+@pytest.mark.parametrize("words,unit,datum", [
+    ("River level in metres above Ordnance Datum (mAOD)", "m", "ODN"),   # glued to the unit
+    ("Stage (mODN)", "m", "ODN"),
+    ("Tide height in metres above Mean Low Water Springs", "m", "MLWS"),  # not MLW too
+    ("Crest level in metres above Ordnance Datum Malin Head", "m", "Malin Head"),
+    ("Level in mASD", "m", None),   # a staff gauge's datum: the station is not named
+    ("Grid frequency in MHz", "MHz", None),   # capitals that name no datum
+])
+def test_a_datum_glued_to_its_unit_or_inside_a_longer_name_is_read_once(words, unit, datum):
+    f = field(words, name="level")
+    assert (f.unit, f.datum) == (unit, datum), f.rules
+
+
 def test_several_datums_or_a_station_datum_give_no_datum():
     f = field("Altitude in feet above sea level (NAVD 88 or NGVD 29).", name="altitude")
     assert (f.unit, f.datum) == ("ft", None) and "datum-several" in f.rules
