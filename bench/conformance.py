@@ -5,85 +5,144 @@ tests/units/test_conformance_*.py).
     python bench/conformance.py        (UDUNITS-2 and CF read with vocabulary="cf")
     python bench/conformance.py kernel (the same, read with the default vocabulary)
 """
-import sys, math, json, re
+from __future__ import annotations
+
+import collections
+import json
+import sys
+import xml.etree.ElementTree as ET
+from fractions import Fraction
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "units"))
-import xml.etree.ElementTree as ET
-from fractions import Fraction
-import quantity_guard
-from quantity_guard.units import parse_unit, convert, AXES
-from quantity_guard.errors import UnitParseError
-C = str(ROOT / "tests" / "units" / "conformance") + "/"
-cfv = sys.argv[1] if len(sys.argv) > 1 else "cf"
-print("tree:", quantity_guard.__file__, "cf vocabulary:", cfv)
-r = ET.parse(C + "UcumFunctionalTests.xml").getroot()
-ok = n = 0
-arb = 0
-for c in r.find("validation").findall("case"):
-    n += 1
+
+import quantity_guard  # noqa: E402
+from quantity_guard.errors import UnitParseError  # noqa: E402
+from quantity_guard.units import AXES, convert, parse_unit  # noqa: E402
+from udunits_oracle import Value, database  # noqa: E402
+
+SUITES = ROOT / "tests" / "units" / "conformance"
+# the kernel's dimension axes as SI base exponents (length, mass, time, current, temperature,
+# substance, luminosity); its "kind" axes project onto the SI ones they are measured in
+SI = {"length": 0, "mass": 1, "time": 2, "current": 3, "temperature": 4, "substance": 5,
+      "luminosity": 6}
+PROJECTED = {"apparent_power": (2, 1, -3, 0, 0, 0, 0), "reactive_power": (2, 1, -3, 0, 0, 0, 0),
+             "standard_volume": (3, 0, 0, 0, 0, 0, 0)}
+
+
+def read(text: str, vocabulary: str):
+    """``text`` read in ``vocabulary`` ("kernel": the default one)."""
+    return parse_unit(text) if vocabulary == "kernel" else parse_unit(text, vocabulary=vocabulary)
+
+
+def ucum(root: ET.Element) -> None:
+    ok = n = arbitrary = 0
+    for case in root.find("validation").findall("case"):
+        n += 1
+        valid = case.get("valid") == "true"
+        try:
+            parse_unit(case.get("unit"), vocabulary="ucum")
+            read_it = True
+        except UnitParseError as err:
+            read_it = False
+            arbitrary += valid and "arbitrary" in err.message
+        ok += read_it == valid
+    print(f"UCUM validation {ok}/{n} (+{arbitrary} arbitrary refused saying so)")
+    ok = n = 0
+    for case in root.find("conversion").findall("case"):
+        n += 1
+        outcome = case.get("outcome")
+        digits = len(outcome.split(".")[1]) if "." in outcome else 0
+        try:
+            got = convert(float(case.get("value")),
+                          parse_unit(case.get("srcUnit"), vocabulary="ucum"),
+                          parse_unit(case.get("dstUnit"), vocabulary="ucum"))
+        except Exception:
+            continue
+        ok += abs(got - float(outcome)) <= max(0.5 * 10 ** -digits, 1e-14 * abs(float(outcome)))
+    print(f"UCUM conversion {ok}/{n}")
+
+
+def si_dims(unit) -> tuple:
+    dims = [0] * 7
+    for axis, exponent in zip(AXES, unit.dims):
+        if axis in SI:
+            dims[SI[axis]] += exponent
+        elif axis in PROJECTED:
+            for k, x in enumerate(PROJECTED[axis]):
+                dims[k] += x * exponent
+    return tuple(dims)
+
+
+def verdict(spelling: str, value: Value, vocabulary: str) -> str:
+    """"read" (with the database's value), "wrong" (another value) or "refused"."""
     try:
-        parse_unit(c.get("unit"), vocabulary="ucum"); got = True
-    except UnitParseError as e:
-        got = False
-        if c.get("valid") == "true" and "arbitrary" in e.message: arb += 1
-    ok += got == (c.get("valid") == "true")
-print(f"UCUM validation {ok}/{n} (+{arb} arbitrary refused saying so)")
-ok = n = 0
-for c in r.find("conversion").findall("case"):
-    n += 1
-    try:
-        x = convert(float(c.get("value")), parse_unit(c.get("srcUnit"), vocabulary="ucum"), parse_unit(c.get("dstUnit"), vocabulary="ucum"))
-        out = c.get("outcome"); last = -len(out.split(".")[1]) if "." in out else 0
-        ok += abs(x - float(out)) <= max(0.5 * 10 ** last, 1e-14 * abs(float(out)))
-    except Exception as e:
-        pass
-print(f"UCUM conversion {ok}/{n}")
-from udunits_oracle import database
-db = database()
-SI = {"length": 0, "mass": 1, "time": 2, "current": 3, "temperature": 4, "substance": 5, "luminosity": 6}
-PROJ = {"apparent_power": (2, 1, -3, 0, 0, 0, 0), "reactive_power": (2, 1, -3, 0, 0, 0, 0), "standard_volume": (3,0,0,0,0,0,0)}
-def si(u):
-    d = [0] * 7
-    for a, e in zip(AXES, u.dims):
-        if a in SI: d[SI[a]] += e
-        elif a in PROJ:
-            for k, x in enumerate(PROJ[a]): d[k] += x * e
-    return tuple(d)
-def check(sp, v, vocab):
-    try:
-        u = parse_unit(sp) if vocab == "kernel" else parse_unit(sp, vocabulary=vocab)
+        unit = read(spelling, vocabulary)
     except UnitParseError:
         return "refused"
-    if v.level:
+    if value.level:
         return "read"  # a level: any reading counts as read here (the tests say more)
-    if si(u) != v.dims: return "wrong"
-    f = Fraction(v.factor)
-    if u.factor == f: pass
-    elif abs(float(u.factor - f) / float(f)) > v.tol + 1e-15: return "wrong"
-    if (u.offset or 0) != v.offset and abs(float((u.offset or 0) - v.offset)) > 1e-9: return "wrong"
+    if si_dims(unit) != value.dims:
+        return "wrong"
+    factor = Fraction(value.factor)
+    off = abs(float(unit.factor - factor) / float(factor))
+    if unit.factor != factor and off > value.tol + 1e-15:
+        return "wrong"
+    offset = unit.offset or 0
+    if offset != value.offset and abs(float(offset - value.offset)) > 1e-9:
+        return "wrong"
     return "read"
-import collections
-for label, sps in (("db spellings", db.spellings()), ("with generated plurals", db.spellings(True))):
-    res = collections.Counter(); wrong = []
-    for sp in sps:
-        k = check(sp, db.units[sp], cfv); res[k] += 1
-        if k == "wrong": wrong.append(sp)
-    pre = 0
-    for p in db.prefixes:
-        from udunits_oracle import Value
-        k = check(p + ("m" if len(p) <= 2 else "meter"), Value(db.prefixes[p], db.units["m"].dims), cfv); pre += k == "read"
-    declared = json.load(open(ROOT / "quantity_guard" / "data" / "units_udunits.json"))["kernel_conventions"]
-    conv = [w for w in wrong if w in declared]
-    wrong = [w for w in wrong if w not in declared]
-    print(f"UDUNITS-2 {label}: read {res['read']}/{len(sps)} ({len(conv)} of them by a declared "
-          f"convention of the default vocabulary: {conv}), refused {res['refused']}, "
-          f"wrong factors {len(wrong)} {wrong[:12]}; prefixes {pre}/{len(db.prefixes)}")
-cf = json.load(open(C + "cf_standard_name_units_v83.json"))
-ok = 0; names = 0; fails = []
-for t, k in cf["units"].items():
-    try:
-        parse_unit(t) if cfv == "kernel" else parse_unit(t, vocabulary=cfv); ok += 1; names += k
-    except UnitParseError: fails.append(t)
-print(f"CF canonical units {ok}/{len(cf['units'])} ({names}/{cf['entries']} names) not read: {fails}")
+
+
+def udunits(vocabulary: str) -> None:
+    db = database()
+    declared = json.loads((ROOT / "quantity_guard" / "data" / "units_udunits.json").read_text(
+        "utf-8"))["kernel_conventions"]
+    metre = db.units["m"].dims
+    prefixes = sum(verdict(p + ("m" if len(p) <= 2 else "meter"), Value(db.prefixes[p], metre),
+                           vocabulary) == "read" for p in db.prefixes)
+    for label, spellings in (("db spellings", db.spellings()),
+                             ("with generated plurals", db.spellings(True))):
+        counts: collections.Counter = collections.Counter()
+        wrong = []
+        for spelling in spellings:
+            found = verdict(spelling, db.units[spelling], vocabulary)
+            counts[found] += 1
+            if found == "wrong":
+                wrong.append(spelling)
+        conventions = [w for w in wrong if w in declared]
+        wrong = [w for w in wrong if w not in declared]
+        print(f"UDUNITS-2 {label}: read {counts['read']}/{len(spellings)} ({len(conventions)} of "
+              f"them by a declared convention of the default vocabulary: {conventions}), refused "
+              f"{counts['refused']}, wrong factors {len(wrong)} {wrong[:12]}; prefixes "
+              f"{prefixes}/{len(db.prefixes)}")
+
+
+def cf_canonical_units(vocabulary: str) -> None:
+    table = json.loads((SUITES / "cf_standard_name_units_v83.json").read_text("utf-8"))
+    ok = names = 0
+    failed = []
+    for text, count in table["units"].items():
+        try:
+            read(text, vocabulary)
+        except UnitParseError:
+            failed.append(text)
+            continue
+        ok += 1
+        names += count
+    print(f"CF canonical units {ok}/{len(table['units'])} ({names}/{table['entries']} names) "
+          f"not read: {failed}")
+
+
+def main() -> None:
+    vocabulary = sys.argv[1] if len(sys.argv) > 1 else "cf"
+    print("tree:", quantity_guard.__file__, "cf vocabulary:", vocabulary)
+    ucum(ET.parse(SUITES / "UcumFunctionalTests.xml").getroot())
+    udunits(vocabulary)
+    cf_canonical_units(vocabulary)
+
+
+if __name__ == "__main__":
+    main()
