@@ -529,7 +529,8 @@ class QuantityPolicy:
         out = []
         if "summary" not in self._warned:
             self._warned.add("summary")
-            out.append(self.summary(tools))
+            out.append(f"{getattr(self.annotations, 'path', '<annotations>')}: "
+                       f"{self.summary(tools)}")
         problems = [(t, p) for t, p in self._catalogue_problems(tools) if p not in self._warned]
         if not problems:
             return out
@@ -557,8 +558,7 @@ class QuantityPolicy:
                 1 for k in ann.returns if not isinstance(tool.get("outputSchema"), dict)
                 or _schema_at(tool["outputSchema"], k) is not None)
             params, results, on = params + n, results + m, on + (1 if n or m else 0)
-        path = getattr(self.annotations, "path", "<annotations>")
-        return (f"{path}: guarding {params} parameter{'s' * (params != 1)} and {results} "
+        return (f"guarding {params} parameter{'s' * (params != 1)} and {results} "
                 f"result{'s' * (results != 1)} on {on} of {len(listed)} tool"
                 f"{'s' * (len(listed) != 1)}")
 
@@ -614,7 +614,7 @@ class QuantityPolicy:
             lines.append(f"guarded   {name}({declared}){ret}")
         for name in sorted(set(listed) - set(self.annotations)):
             lines.append(f"untouched {name}")
-        lines.append(self.summary(tools).split(": ", 1)[-1])
+        lines.append(self.summary(tools))
         return CatalogueReport(problems, lines)
 
     def enforcement_report(self) -> str:
@@ -1247,36 +1247,30 @@ def _result_mismatches(name: str, returns, output) -> "list[str]":
     if not isinstance(props, dict):
         props = {}
     pairs: "list[tuple[str, Spec, str | None]]"
+    out: "list[str]" = []
     if isinstance(returns, Spec):
         held = [n for n in ("result", "value") if isinstance(props.get(n), dict)][:1]
         pairs = [(f"tools.{name}.returns", returns, n) for n in held]
         if not held and output.get("type") not in (None, "object"):
             pairs = [(f"tools.{name}.returns", returns, None)]
-        out: "list[str]" = []
+        if not pairs and props and output.get("type") in (None, "object"):
+            return [f"tools.{name}.returns: declares one unit for the whole result, but the "
+                    f"outputSchema of {name} makes it an object with the fields "
+                    f"{_some(_field_paths(output), 12)}: nothing would be labelled. Declare the "
+                    f"fields (returns = {{ <field> = {{ unit = ... }} }}; a nested one as a path "
+                    f"such as \"items[].value\")"]
     else:
-        pairs = []
-        missing = []
-        for k, s in returns.items():
-            if _schema_at(output, k) is not None:
-                pairs.append((f"tools.{name}.returns.{k}", s, k))
-            elif props or output.get("$ref"):
-                missing.append(k)
-        out = []
-        for k in missing:
+        pairs = [(f"tools.{name}.returns.{k}", s, k) for k, s in returns.items()
+                 if _schema_at(output, k) is not None]
+        missing = [k for k in returns if _schema_at(output, k) is None]
+        if missing and (props or output.get("$ref")):
             known = _field_paths(output)
-            close = _close_names(k, known)
-            out.append(f"tools.{name}.returns.{k}: the outputSchema of {name} has no result field "
-                       f"{k!r}" + (f" (did you mean {close}?)" if close else "")
-                       + f"; its fields are {_some(known, 12)}. A declaration of a field the "
-                       f"result does not have labels nothing")
-    if isinstance(returns, Spec) and not pairs and props and output.get("type") in (None, "object"):
-        return [f"tools.{name}.returns: declares one unit for the whole result, but the "
-                f"outputSchema of {name} makes it an object with the fields "
-                f"{_some(_field_paths(output), 12)}: nothing would be labelled. Declare the "
-                f"fields (returns = {{ <field> = {{ unit = ... }} }}; a nested one as a path "
-                f"such as \"items[].value\")"]
-    if isinstance(returns, Spec):
-        out = []
+            for k in missing:
+                close = _close_names(k, known)
+                out.append(f"tools.{name}.returns.{k}: the outputSchema of {name} has no result "
+                           f"field {k!r}" + (f" (did you mean {close}?)" if close else "")
+                           + f"; its fields are {_some(known, 12)}. A declaration of a field "
+                           f"the result does not have labels nothing")
     for where, spec, key in pairs:
         schema = output if key is None else _schema_at(output, key)
         what = (f"its outputSchema types the result" if key is None else
