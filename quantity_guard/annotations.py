@@ -20,7 +20,7 @@ import json
 import re
 
 from .errors import GuardViolation
-from .spec import SPEC_KEYS, Spec, did_you_mean, field_type_problem, returns_of
+from .spec import SPEC_KEYS, Spec, closest_name, did_you_mean, field_type_problem, returns_of
 
 __all__ = ["load", "loads", "Annotations", "ToolAnnotation", "AnnotationError", "path_segments",
            "path_problem"]
@@ -196,18 +196,20 @@ _TOOL_KEY_WORDS = {"result": "returns", "results": "returns", "return": "returns
 
 
 def _tool_key_hint(unknown) -> str:
-    pairs = []
+    """`` (did you mean 'returns'?)`` for unknown tool keys: other tools' words for them
+    (``result``, ``arguments``), else the closest of a tool's keys."""
+    hits = []
     for key in sorted(unknown, key=str):
-        hit = _TOOL_KEY_WORDS.get(key.strip().lower()) if isinstance(key, str) else None
-        if hit is None:
-            hint = did_you_mean([key], _TOOL_KEYS)
-            if hint:
-                pairs.append(hint[len(" (did you mean "):-2] + f" for {key!r}")
-        else:
-            pairs.append(f"{hit!r} for {key!r}")
-    if len(pairs) == 1 and len(unknown) == 1:
-        return f" (did you mean {pairs[0].split(' for ')[0]}?)"
-    return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
+        if not isinstance(key, str):
+            continue
+        hit = _TOOL_KEY_WORDS.get(key.strip().lower()) or closest_name(key, _TOOL_KEYS)
+        if hit is not None and hit != key:
+            hits.append((hit, key))
+    if not hits:
+        return ""
+    if len(unknown) == 1:
+        return f" (did you mean {hits[0][0]!r}?)"
+    return " (did you mean " + ", ".join(f"{h!r} for {k!r}" for h, k in hits) + "?)"
 
 
 def path_segments(key: str) -> "list[tuple[str, int]]":

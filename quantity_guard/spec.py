@@ -34,7 +34,7 @@ from .units import Unit, parse_unit, parse_with_datum
 from .units import conversion
 
 __all__ = ["Spec", "Accepted", "returns_of", "SPEC_KEYS", "DESCRIPTIVE_KEYS", "field_type_problem",
-           "did_you_mean"]
+           "did_you_mean", "closest_name"]
 
 SPEC_KEYS = frozenset({"unit", "datum", "tz", "quality", "crs", "sourced",
                        "require_explicit_unit", "description", "optional"})
@@ -713,30 +713,29 @@ def _spec_key_lookalike(key: Any, value: Any) -> "str | None":
     would take; None otherwise. A field written in full (``{ unit = ... }``) is a field."""
     if not isinstance(key, str) or not isinstance(value, str):
         return None
-    folded = key.strip().lower().replace("-", "_")
-    for k in SPEC_KEYS:
-        if folded == k or folded.rstrip("s") == k:
-            return k
+    return closest_name(key.replace("-", "_"), SPEC_KEYS, cutoff=0.8)
+
+
+def closest_name(name: str, known: "Any", cutoff: float = 0.6) -> "str | None":
+    """The ``known`` name ``name`` most likely means: the same with case and a plural ``s``
+    folded, else difflib's closest above ``cutoff``; None if none."""
     import difflib
-    close = difflib.get_close_matches(folded, sorted(SPEC_KEYS), n=1, cutoff=0.8)
-    return close[0] if close else None
+    names = sorted(k for k in known if isinstance(k, str))
+    folded = name.strip().lower()
+    hit = next((k for k in names if k.lower() in (folded, folded.rstrip("s"))
+                or k.lower().rstrip("s") == folded), None)
+    if hit is None:
+        close = difflib.get_close_matches(folded, names, n=1, cutoff=cutoff)
+        hit = close[0] if close else None
+    return hit
 
 
 def did_you_mean(names: "list[Any]", known: "Any", cutoff: float = 0.6) -> str:
     """`` (did you mean 'unit'?)`` for the unknown ``names`` that are close to a ``known``
-    one (case and plural folded first, then difflib), or ``""``."""
-    import difflib
-    known = sorted(k for k in known if isinstance(k, str))
+    one (:func:`closest_name`), or ``""``."""
     pairs = []
     for name in names:
-        if not isinstance(name, str):
-            continue
-        folded = name.strip().lower()
-        hit = next((k for k in known if k.lower() in (folded, folded.rstrip("s"))
-                    or k.lower().rstrip("s") == folded), None)
-        if hit is None:
-            close = difflib.get_close_matches(folded, known, n=1, cutoff=cutoff)
-            hit = close[0] if close else None
+        hit = closest_name(name, known, cutoff) if isinstance(name, str) else None
         if hit is not None and hit != name:
             pairs.append(f"{hit!r} for {name!r}" if len(names) > 1 else repr(hit))
     return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
