@@ -50,9 +50,9 @@ def parser() -> argparse.ArgumentParser:
 EXIT_OK, EXIT_UPSTREAM, EXIT_USAGE, EXIT_START = 0, 1, 2, 4  # as quantity-guard-mcp's
 
 
-def main(argv: "list[str] | None" = None, fetch: "Any" = None) -> int:
-    """``fetch(command) -> (tools, era)`` lists a server's tools (the proxy's ``fetch_tools``,
-    handed in by ``quantity_guard.mcp.cli``)."""
+def main(argv: list[str] | None = None, fetch: Any = None) -> int:
+    """``fetch(command) -> (tools, era)`` lists a server's tools (by default the proxy's
+    ``fetch_tools``)."""
     p = parser()
     try:
         args = p.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -80,8 +80,7 @@ def main(argv: "list[str] | None" = None, fetch: "Any" = None) -> int:
             source = args.upstream
         else:
             if fetch is None:
-                raise ValueError("no way to start a server was given (run quantity-guard-mcp "
-                                 "annotate)")
+                from .cli_runtime import fetch_tools as fetch
             tools, _era = fetch(command)
             source = " ".join([os.path.basename(command[0]), *command[1:]])
     except (FileNotFoundError, PermissionError) as exc:
@@ -112,7 +111,7 @@ def source_of(args, command) -> str:
     return args.upstream or " ".join(command)
 
 
-def _list_http(url: str, header_env: "list[str]") -> "list[dict]":
+def _list_http(url: str, header_env: list[str]) -> list[dict]:
     from .._version import __version__
     from .http.upstream import fetch_tools_http
     headers = []
