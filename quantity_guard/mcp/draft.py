@@ -621,7 +621,7 @@ class ToolDraft:
 
 
 def _types(schema: dict, root: dict) -> "set[str]":
-    from .policy import branches_of as _branches_of
+    from .policy_schema import branches_of as _branches_of
     kinds: "set[str]" = set()
     for b in _branches_of(schema, root):
         t = b.get("type")
@@ -637,7 +637,7 @@ def _types(schema: dict, root: dict) -> "set[str]":
 def _walk(schema: dict, root: dict, prefix: str, depth: int = 0):
     """``(path, schema, parent properties)`` for every property under ``schema``, arrays
     stepped into with ``[]``."""
-    from .policy import branches_of as _branches_of
+    from .policy_schema import branches_of as _branches_of
     if depth > 10:
         return
     for b in _branches_of(schema, root):
@@ -659,7 +659,7 @@ def _walk(schema: dict, root: dict, prefix: str, depth: int = 0):
 
 def _leaf_kind(schema: dict, root: dict) -> "tuple[str, int]":
     """``("number" | "string" | "other", array depth)`` of a property schema."""
-    from .policy import branches_of as _branches_of
+    from .policy_schema import branches_of as _branches_of
     depth = 0
     node = schema
     for _ in range(4):
@@ -747,7 +747,7 @@ def _own_words(schema: dict) -> str:
 
 
 def _doc_line(text: str, name: str) -> str:
-    from .policy import doc_line as line
+    from .policy_report import doc_line as line
     return line(text, name)
 
 

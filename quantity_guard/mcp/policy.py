@@ -26,12 +26,10 @@ summaries are kept; counters of every call and session are kept for the manifest
 """
 from __future__ import annotations
 
-import copy
 import json
 import math
 import threading
 from collections import deque
-from datetime import datetime, timezone
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -48,24 +46,15 @@ from ..tool import guard_arguments, tool_error, tool_result, value_json
 from .gateway import MAX_CALLS, MAX_ENTRIES  # the bounds of one conversation's ledger
 from .guard import Decision, fold_name
 from .jsonrpc import type_name as _json_type
+from .policy_files import LOG_BACKUPS, LOG_MAX_BYTES, LogFile, log_record, write_atomically
+from .policy_report import CatalogueReport, catalogue_problems, check_catalogue, summary, \
+    warn_summary
+from .policy_schema import Listed, advertise_tool, of_unit, unit_suffix
 
-__all__ = ["build_policy", "QuantityPolicy", "CatalogueReport"]
+__all__ = ["build_policy", "QuantityPolicy", "CatalogueReport", "LogFile"]
 
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
-UNITS_META = "io.github.quantity-guard/units"
-_RANGES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-
-
-def _utc_now() -> str:
-    """The time of a log record: ISO 8601 in UTC, to the millisecond ('2026-12-07T18:32:47.123Z')."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-LOG_MAX_BYTES = 64 << 20
-"""``--log-max-bytes``' default: the log is rotated before it would pass 64 MiB."""
-LOG_BACKUPS = 4
-"""``--log-backups``' default: rotated logs kept (``FILE.1`` newest ... ``FILE.4``)."""
 
 
 def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path: str | None = None,
@@ -112,8 +101,8 @@ class QuantityPolicy:
                       for name, ann in annotations.items()}
         self._names: tuple = tuple(annotations)
         self._array_params: set[tuple[str, str]] = set()  # upstream parameters that take lists
-        # what the upstream's listing declared, per guarded tool: see _Listed
-        self._listed: dict[str, _Listed] = {}
+        # what the upstream's listing declared, per guarded tool: see Listed
+        self._listed: dict[str, Listed] = {}
         self._bound: "Ledger | None" = None  # a conversation's ledger (see use_ledger)
         self._inflight: dict[int, tuple[dict, object]] = {}  # id(forwarded) -> (forwarded, call)
         # per guarded tool, what check_call needs, worked out once per listing (see _Plan); shared
@@ -204,50 +193,7 @@ class QuantityPolicy:
 
     def advertise(self, tool: dict) -> dict:
         name = tool.get("name")
-        ann = self.annotations[name]
-        schema = tool.get("inputSchema")
-        units: dict = {}
-        listed = _Listed()
-        if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-            props = schema["properties"]
-            required = schema.get("required")
-            listed.required = frozenset(r for r in required if isinstance(r, str)) \
-                if isinstance(required, list) else frozenset()
-            listed.properties = frozenset(p for p in props if isinstance(p, str))
-            for pname, spec in ann.params.items():
-                if pname in props and isinstance(props[pname], dict):
-                    if _takes_array(props[pname]) and isinstance(name, str):
-                        self._array_params.add((name, pname))
-                    integer = _takes_integer(props[pname])
-                    if integer:
-                        listed.integers.add(pname)
-                    merged = _merge_param(props[pname], spec, integer=integer)
-                    if _HEADER_KEY in props[pname]:
-                        merged = _header_mapped(props[pname], merged)
-                    props[pname] = merged
-                    units[pname] = spec.unit_text or f"timestamp in {spec.tz_text}"
-        output = tool.get("outputSchema")
-        listed.output_schema = isinstance(output, dict)
-        if ann.returns is not None:
-            if isinstance(ann.returns, Spec):
-                words = ann.returns.words()
-                units["return"] = ann.returns.unit_text
-                if isinstance(output, dict):
-                    _label_output_schema(output, None, ann.returns)
-            else:
-                words = "; ".join(f"{k} in {s.words()}" for k, s in ann.returns.items())
-                units.update({f"return.{k}": s.unit_text for k, s in ann.returns.items()})
-                if isinstance(output, dict):
-                    for k, s in ann.returns.items():
-                        _label_output_schema(output, k, s)
-            tool["description"] = _join(tool.get("description"), f"Returns {words}.")
-        if units:  # for clients that drop x-* keys from schemas (SDK 2.x keeps Tool._meta)
-            meta = tool.get("_meta")
-            if not isinstance(meta, dict):
-                meta = {}
-            tool["_meta"] = {**meta, UNITS_META: units}
-        if ann.description:
-            tool["description"] = _join(tool.get("description"), ann.description)
+        listed = advertise_tool(tool, self.annotations[name], self._array_params)
         if isinstance(name, str):
             with self._lock:
                 self._listed[name] = listed
@@ -291,48 +237,8 @@ class QuantityPolicy:
             self._write_log("violation", tool_name, arguments, violation=unread)
             return Decision.refuse(tool_error(unread.repair(), unread))
         with self._lock:
-            coerced = dict(arguments)
             try:
-                if plan.folded:
-                    for key in arguments:
-                        if key not in plan.specs and key not in plan.own:
-                            self._near_parameter(call, plan, tool_name, key)
-                # A list for a one-value parameter: refused on its shape, before anything is
-                # built from it (a series of values needs numpy; the refusal must not).
-                for pname, spec, takes_array, _ in steps:
-                    if takes_array:
-                        continue
-                    raw = arguments.get(pname)
-                    if raw.__class__ is dict:
-                        raw = raw.get("value")
-                    if raw.__class__ is list:
-                        self._one_value_only(call, spec, len(raw))
-                verdict = _verdict()  # an observed call's (quantity_guard.observe)
-                guard_arguments(params, coerced, enforcement=self.enforcement, call=call,
-                                verdict=verdict)
-                for pname, spec, takes_array, _ in steps:  # a series read from any other form
-                    value = coerced.get(pname)
-                    if value.__class__ is Q and not takes_array and value.is_series:
-                        self._one_value_only(call, spec, len(value))
-                warned = {v["field"] for v in call.violations} if call.violations else ()
-                forwarded = dict(arguments)
-                for pname, spec, _, integer in steps:
-                    if pname in coerced and pname in arguments:
-                        # warn: a value that violated goes on as the model sent it
-                        if spec.field in warned:
-                            forwarded[pname] = arguments[pname]
-                            continue
-                        try:
-                            forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
-                        except InvalidArguments as exc:
-                            violation = exc.at(spec.field) if exc.field is None else exc
-                            blocked = self.enforcement == "strict"
-                            call.record_violation(violation, blocked=blocked)
-                            if blocked:
-                                call.finish(ok=False)
-                                raise violation from None
-                            log_refusal(violation, tool_name, False)
-                            forwarded[pname] = arguments[pname]
+                forwarded = self._converted(call, plan, params, steps, arguments, tool_name)
                 if ann.returns is None and self._stored:
                     call.finish(ok=True)  # no answer of this tool is labelled: recorded now
             except GuardViolation as exc:
@@ -345,20 +251,71 @@ class QuantityPolicy:
                     if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
                         del inflight[next(iter(inflight))]
         if refused is not None:  # (logged outside the lock, which the log takes)
-            if refused.code == "unsourced_input":
-                refused = _unsourced_in_proxy(refused)
-            self._write_log("violation", tool_name, arguments, violation=refused)
-            log_refusal(refused, tool_name, True)
-            verdict = _verdict()
-            if verdict is not None:
-                verdict.violation(refused, True)
-            result = tool_error(refused.repair())
-            result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
-            return Decision.refuse(result)
+            return self._refusal(tool_name, arguments, refused)
         if self._log is not None:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
         return Decision("forward", forwarded)
+
+    def _converted(self, call, plan: "_Plan", params: dict, steps: tuple, arguments: dict,
+                   tool_name: str) -> dict:
+        """The arguments as they go upstream: each guarded one checked (raising the
+        ``GuardViolation`` that refuses the call) and converted into the declared unit."""
+        coerced = dict(arguments)
+        if plan.folded:
+            for key in arguments:
+                if key not in plan.specs and key not in plan.own:
+                    self._near_parameter(call, plan, tool_name, key)
+        # A list for a one-value parameter: refused on its shape, before anything is
+        # built from it (a series of values needs numpy; the refusal must not).
+        for pname, spec, takes_array, _ in steps:
+            if takes_array:
+                continue
+            raw = arguments.get(pname)
+            if raw.__class__ is dict:
+                raw = raw.get("value")
+            if raw.__class__ is list:
+                self._one_value_only(call, spec, len(raw))
+        verdict = _verdict()  # an observed call's (quantity_guard.observe)
+        guard_arguments(params, coerced, enforcement=self.enforcement, call=call,
+                        verdict=verdict)
+        for pname, spec, takes_array, _ in steps:  # a series read from any other form
+            value = coerced.get(pname)
+            if value.__class__ is Q and not takes_array and value.is_series:
+                self._one_value_only(call, spec, len(value))
+        warned = {v["field"] for v in call.violations} if call.violations else ()
+        forwarded = dict(arguments)
+        for pname, spec, _, integer in steps:
+            if pname in coerced and pname in arguments:
+                # warn: a value that violated goes on as the model sent it
+                if spec.field in warned:
+                    forwarded[pname] = arguments[pname]
+                    continue
+                try:
+                    forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
+                except InvalidArguments as exc:
+                    violation = exc.at(spec.field) if exc.field is None else exc
+                    blocked = self.enforcement == "strict"
+                    call.record_violation(violation, blocked=blocked)
+                    if blocked:
+                        call.finish(ok=False)
+                        raise violation from None
+                    log_refusal(violation, tool_name, False)
+                    forwarded[pname] = arguments[pname]
+        return forwarded
+
+    def _refusal(self, tool_name: str, arguments: dict, refused: GuardViolation) -> Decision:
+        """A refused call's answer (an ``isError`` result with the repair text), logged."""
+        if refused.code == "unsourced_input":
+            refused = _unsourced_in_proxy(refused)
+        self._write_log("violation", tool_name, arguments, violation=refused)
+        log_refusal(refused, tool_name, True)
+        verdict = _verdict()
+        if verdict is not None:
+            verdict.violation(refused, True)
+        result = tool_error(refused.repair())
+        result["_meta"] = {VIOLATION_META: {"code": refused.code, "field": refused.field}}
+        return Decision.refuse(result)
 
     def _plan(self, tool_name: str, ann: "Any") -> "_Plan":
         """What check_call needs to know about a tool, from its annotations and the upstream's
@@ -531,7 +488,7 @@ class QuantityPolicy:
             self._warned.add("summary")
             out.append(f"{getattr(self.annotations, 'path', '<annotations>')}: "
                        f"{self.summary(tools)}")
-        problems = [(t, p) for t, p in self._catalogue_problems(tools) if p not in self._warned]
+        problems = [(t, p) for t, p in catalogue_problems(self.annotations, tools) if p not in self._warned]
         if not problems:
             return out
         self._warned.update(p for _, p in problems)
@@ -544,78 +501,11 @@ class QuantityPolicy:
         return out
 
     def summary(self, tools: list[dict]) -> str:
-        """What the annotations guard on this listing, in one line: ``guarding 3 parameters
-        and 2 results on 2 of 5 tools`` (declarations the listing does not match left out)."""
-        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
-        params = results = on = 0
-        for name, ann in self.annotations.items():
-            tool = listed.get(name)
-            if tool is None:
-                continue
-            props = _properties(tool.get("inputSchema"))
-            n = sum(1 for p in ann.params if p in props)
-            m = 0 if ann.returns is None else 1 if isinstance(ann.returns, Spec) else sum(
-                1 for k in ann.returns if not isinstance(tool.get("outputSchema"), dict)
-                or _schema_at(tool["outputSchema"], k) is not None)
-            params, results, on = params + n, results + m, on + (1 if n or m else 0)
-        return (f"guarding {params} parameter{'s' * (params != 1)} and {results} "
-                f"result{'s' * (results != 1)} on {on} of {len(listed)} tool"
-                f"{'s' * (len(listed) != 1)}")
+        """What the annotations guard on this listing, in one line (see policy_report)."""
+        return summary(self.annotations, tools)
 
-    def _catalogue_problems(self, tools: list[dict]) -> "list[tuple[str, str]]":
-        """(tool, problem) for each declaration the listing does not match."""
-        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
-        problems = []
-        for name, ann in self.annotations.items():
-            if not ann.params and ann.returns is None:
-                problems.append((name, f"tools.{name}: declares no parameter and no result, so "
-                                 f"it guards nothing: declare params or returns, or remove it"))
-            tool = listed.get(name)
-            if tool is None:
-                close = _close_names(name, listed)
-                problems.append((name, f"tools.{name}: the server has no tool {name!r}"
-                                 + (f" (did you mean {close}?)" if close else
-                                    f" (it lists {_some(listed)})")))
-                continue
-            schema = tool.get("inputSchema")
-            props = schema.get("properties") if isinstance(schema, dict) else None
-            if not isinstance(props, dict):
-                props = {}
-            for pname, spec in ann.params.items():
-                if pname not in props:
-                    close = _close_names(pname, props)
-                    problems.append((name, f"tools.{name}.params.{pname}: {name} has no "
-                                     f"parameter {pname!r} ("
-                                     + (f"did you mean {close}? " if close else "")
-                                     + f"it has {sorted(props)})"))
-                elif isinstance(props[pname], dict):
-                    problem = _schema_mismatch(spec, props[pname], f"{name} types {pname}") \
-                        or _tz_problem(spec, props[pname], pname, tool.get("description"))
-                    if problem:
-                        problems.append((name, f"tools.{name}.params.{pname}: {problem}"))
-            problems.extend((name, p) for p in _result_mismatches(name, ann.returns,
-                                                                  tool.get("outputSchema")))
-        return problems
-
-    def check_catalogue(self, tools: list[dict]) -> "CatalogueReport":
-        listed: "dict[Any, dict]" = {t.get("name"): t for t in tools if isinstance(t, dict)}
-        problems = [p for _, p in self._catalogue_problems(tools)]
-        lines = []
-        for name, ann in self.annotations.items():
-            tool = listed.get(name)
-            if tool is None:
-                continue
-            declared = ", ".join(f"{p} [{_shown(s)}]" for p, s in ann.params.items())
-            ret = ""
-            if isinstance(ann.returns, Spec):
-                ret = f" -> {_shown(ann.returns)}"
-            elif ann.returns:
-                ret = " -> {" + ", ".join(f"{k} [{_shown(s)}]" for k, s in ann.returns.items()) + "}"
-            lines.append(f"guarded   {name}({declared}){ret}")
-        for name in sorted(set(listed) - set(self.annotations)):
-            lines.append(f"untouched {name}")
-        lines.append(self.summary(tools))
-        return CatalogueReport(problems, lines)
+    def check_catalogue(self, tools: list[dict]) -> CatalogueReport:
+        return check_catalogue(self.annotations, tools)
 
     def enforcement_report(self) -> str:
         """The current client session's enforcement report (see ``Ledger.enforcement_report``):
@@ -639,231 +529,37 @@ class QuantityPolicy:
             self.settle()
         if self.enforcement == "warn":
             try:
-                self._warn_summary()
+                with self._lock:
+                    ledgers = list(self.sessions) + [self._ledger.manifest()]
+                warn_summary(ledgers, self.call_count)
             except Exception as exc:  # (a shared store gone) the manifest is still written
                 import logging
                 logging.getLogger("quantity_guard.mcp").warning(
                     "the warn-mode summary could not be made: %r", exc)
-        if self.manifest_path and (self.write_empty_manifest or self.call_count):
-            with self._lock:
-                sessions = list(self.sessions) + (
-                    [self._ledger.manifest()] if self._ledger.call_count else [])
-                counts = self.counts()
-            data = {"format": "quantity-guard-proxy-manifest", "version": 1,
-                    "enforcement": self.enforcement, **counts,
-                    "max_sessions_kept": self.sessions.maxlen, "max_calls_kept": self.max_calls,
-                    "sessions": sessions}
-            try:
-                if self.manifest_path:
-                    _write_atomically(self.manifest_path, json.dumps(data, indent=1))
-            finally:
-                if self._log is not None:
-                    self._log.close()
-                    self._log = None
-                if self.on_close is not None:
-                    done, self.on_close = self.on_close, None
-                    done()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        if self.on_close is not None:
-            done, self.on_close = self.on_close, None
-            done()
-
-    def _warn_summary(self) -> None:
-        """Warn mode refuses nothing: what it would have refused, logged (WARNING, logger
-        ``quantity_guard.mcp``) once the policy is closed."""
-        with self._lock:
-            ledgers = list(self.sessions) + [self._ledger.manifest()]
-        refused = 0
-        codes: dict[str, int] = {}
-        for data in ledgers:
-            refused += len({v["call"] for v in data["violations"] if v.get("call") is not None})
-            for v in data["violations"]:
-                codes[v["code"]] = codes.get(v["code"], 0) + 1
-        calls = self.call_count
-        if not calls:
-            return
-        import logging
-        log = logging.getLogger("quantity_guard.mcp")
-        if not codes:
-            log.warning("warn mode: none of the %d guarded call(s) would have been refused", calls)
-            return
-        found = ", ".join(f"{n}x {code}" for code, n in sorted(codes.items(),
-                                                                key=lambda kv: (-kv[1], kv[0])))
-        log.warning("warn mode: %d of %d guarded call(s) would have been refused (%s); nothing was "
-                    "refused", refused, calls, found)
+        try:
+            if self.manifest_path and (self.write_empty_manifest or self.call_count):
+                with self._lock:
+                    sessions = list(self.sessions) + (
+                        [self._ledger.manifest()] if self._ledger.call_count else [])
+                    counts = self.counts()
+                data = {"format": "quantity-guard-proxy-manifest", "version": 1,
+                        "enforcement": self.enforcement, **counts,
+                        "max_sessions_kept": self.sessions.maxlen,
+                        "max_calls_kept": self.max_calls, "sessions": sessions}
+                write_atomically(self.manifest_path, json.dumps(data, indent=1))
+        finally:
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+            if self.on_close is not None:
+                done, self.on_close = self.on_close, None
+                done()
 
     def _write_log(self, kind: str, tool: str, arguments, **extra) -> None:
         if self._log is None:
             return
         guarded = self.annotations[tool].params if tool in self.annotations else {}
-        shown = _guarded_only(arguments, guarded)
-        record = {"time": _utc_now(), "event": kind, "tool": tool, "arguments": shown}
-        if isinstance(extra.get("forwarded"), dict):
-            extra["forwarded"] = _guarded_only(extra["forwarded"], guarded)
-        if isinstance(arguments, dict) and len(shown) != len(arguments):
-            record["other_arguments"] = sorted(k for k in arguments if k not in guarded)
-        violation = extra.pop("violation", None)
-        if violation is not None:
-            record["violation"] = violation.as_dict()
-        record.update(extra)
-        self._log.write(json.dumps(record, default=str) + "\n")
-
-
-def _guarded_only(arguments, guarded) -> dict:
-    """The guarded parameters of ``arguments`` (what a log may hold), not the rest."""
-    if not isinstance(arguments, dict):
-        return {}
-    return {k: v for k, v in arguments.items() if k in guarded}
-
-
-class LogFile:
-    """``--log FILE``: JSON lines appended, the file readable by its owner only (0600; an
-    existing file is made so too). Before a record would take it past ``max_bytes`` (0: never)
-    it is rotated: ``FILE.1`` becomes ``FILE.2`` and so on up to ``FILE.<backups>`` (the oldest
-    beyond that is deleted), ``FILE`` becomes ``FILE.1`` and a new ``FILE`` is begun, so the log
-    takes at most ``(backups + 1) * max_bytes`` bytes (a record larger than ``max_bytes`` is
-    written whole, alone in its file). A record is never split between two files.
-
-    One object per file and process, shared by the policies that log to it (``--listen``: one
-    per session) through :meth:`acquire` and :meth:`close`, so that they rotate it together.
-    Several processes must not share one log file (their rotations would race)."""
-
-    _open: "dict[str, LogFile]" = {}
-    _registry = threading.Lock()
-
-    def __init__(self, path: str, max_bytes: int, backups: int) -> None:
-        self.path, self.max_bytes, self.backups = path, max_bytes, backups
-        self.users = 0
-        self.lock = threading.Lock()
-        self.fd = self._open_file()
-        import os
-        self.size = os.fstat(self.fd).st_size
-
-    @classmethod
-    def acquire(cls, path: str, max_bytes: int = LOG_MAX_BYTES, backups: int = LOG_BACKUPS) -> "LogFile":
-        import os
-        key = os.path.abspath(path)
-        with cls._registry:
-            log = cls._open.get(key)
-            if log is None:
-                log = cls._open[key] = cls(key, max_bytes, backups)
-            log.users += 1
-            return log
-
-    def _open_file(self) -> int:
-        import os
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-        except OSError:
-            pass
-        return fd
-
-    failed: "set[str]" = set()  # the logs a record could not be written to (exit status 6)
-
-    def write(self, text: str) -> None:
-        """Append one record whole. When it cannot be written (a full disk) what was written of
-        it is cut off again, the failure is reported once on stderr and the record is dropped:
-        the call it records goes on (the proxy then exits 6)."""
-        import os
-        data = text.encode("utf-8")
-        with self.lock:
-            try:
-                if self.max_bytes and self.size and self.size + len(data) > self.max_bytes:
-                    self._rotate()
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self.fd, view):]
-                self.size += len(data)
-            except OSError as exc:
-                try:  # nothing torn is left: the file ends after the last whole record
-                    os.ftruncate(self.fd, self.size)
-                except OSError:
-                    pass
-                if self.path not in LogFile.failed:
-                    LogFile.failed.add(self.path)
-                    import sys
-                    sys.stderr.write(f"quantity-guard-mcp: the --log file {self.path!r} could not be "
-                                     f"written ({exc.strerror or exc}); guarded calls go on, their "
-                                     "records are dropped until it can be (reported once; the "
-                                     "proxy will exit 6)\n")
-                    sys.stderr.flush()
-
-    def _rotate(self) -> None:
-        import os
-        os.close(self.fd)
-        try:
-            if self.backups == 0:
-                os.unlink(self.path)
-            else:
-                for n in range(self.backups, 0, -1):
-                    older = f"{self.path}.{n - 1}" if n > 1 else self.path
-                    if os.path.exists(older):
-                        os.replace(older, f"{self.path}.{n}")
-        finally:
-            self.fd = self._open_file()
-            self.size = os.fstat(self.fd).st_size
-
-    def close(self) -> None:
-        import os
-        with LogFile._registry:
-            self.users -= 1
-            if self.users > 0:
-                return
-            if LogFile._open.get(self.path) is self:
-                del LogFile._open[self.path]
-        os.close(self.fd)
-
-
-def _write_atomically(path: str, text: str) -> None:
-    """Write ``path`` whole or not at all: a private (0600) temporary file beside it, flushed
-    and fsynced, then renamed over it. A failure (a full disk) raises ``OSError`` and leaves the
-    previous file as it was."""
-    import os
-    import tempfile
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dirfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dirfd)
-        finally:
-            os.close(dirfd)
-    except OSError:
-        pass
-
-
-class CatalogueReport:
-    def __init__(self, problems: list[str], lines: list[str]) -> None:
-        self.problems = problems
-        self.lines = lines
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def __str__(self) -> str:
-        out = list(self.lines)
-        if self.problems:
-            out.append(f"{len(self.problems)} problem(s):")
-            out.extend(f"  {p}" for p in self.problems)
-        else:
-            out.append("annotations match the server")
-        return "\n".join(out)
+        self._log.write(log_record(kind, tool, arguments, guarded, **extra))
 
 
 class _Plan:
@@ -881,137 +577,7 @@ class _Plan:
     steps: "tuple[tuple[str, Spec, bool, bool], ...]"
 
 
-class _Listed:
-    """What a guarded tool's listing declared: its required parameters, the annotated ones it
-    types ``integer``, and whether it has an output schema."""
-
-    __slots__ = ("required", "integers", "output_schema", "properties")
-
-    def __init__(self) -> None:
-        self.required: frozenset = frozenset()
-        self.properties: frozenset = frozenset()
-        self.integers: set[str] = set()
-        self.output_schema = False
-
-
-def _branches(schema: dict) -> list:
-    """The type names a parameter schema allows (``type``, a type list, anyOf/oneOf branches)."""
-    kinds: list = []
-    for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
-                         if isinstance(b, dict)]:
-        t = s.get("type")
-        kinds.extend(t if isinstance(t, list) else [t])
-    return kinds
-
-
-def _takes_integer(schema: dict) -> bool:
-    """Whether the upstream wants whole numbers here (for an array: as its items)."""
-    kinds = _branches(schema)
-    if "array" in kinds:
-        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
-                             if isinstance(b, dict)]:
-            if isinstance(s.get("items"), dict):
-                return _takes_integer(s["items"])
-        return False
-    return "integer" in kinds and "number" not in kinds
-
-
-def _takes_null(schema: dict) -> bool:
-    return "null" in _branches(schema)
-
-
-def _label_output_schema(output: dict, key: str | None, spec: Spec) -> None:
-    """Add the declaration's x-* keys to the property of the upstream's output schema that holds
-    the labelled value (``result`` for an SDK-wrapped primitive, ``value``, or ``key``)."""
-    x = {k: v for k, v in spec.json_schema().items() if k.startswith("x-")}
-    props = output.get("properties")
-    if not isinstance(props, dict):
-        props = {}
-    if key is not None:
-        target = _schema_at(output, key)
-        if target is not None:
-            target.update(x)
-            target["description"] = _join(target.get("description"), spec.in_words())
-        return
-    for n in [n for n in ("result", "value") if n in props][:1]:
-        target = props.get(n)
-        if isinstance(target, dict):
-            target.update(x)
-            target["description"] = _join(target.get("description"), spec.in_words())
-            return
     # no property holds a number to label: the schema is left as the upstream declared it
-
-
-def _takes_array(schema: dict) -> bool:
-    kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", ())
-                                    if isinstance(s, dict)]
-    return any(k == "array" or (isinstance(k, list) and "array" in k) for k in kinds)
-
-
-def _join(a: str | None, b: str) -> str:
-    if not a or not a.strip():
-        return b
-    a = a.rstrip()
-    return f"{a} {b}" if a[-1] in ".!?:;" else f"{a}. {b}"
-
-
-def _merge_param(original: dict, spec: Spec, integer: bool = False) -> dict:
-    """The upstream's schema for one parameter, widened to the shapes the guard accepts, with
-    the declaration's x-* keys and the unit stated in words. A range the upstream declared
-    stays on the bare-number form (a bare number is in the declared unit) and is stated in
-    words for the other forms. Where the upstream takes an ``integer``, the bare-number form
-    is ``integer`` too; where it takes ``null``, so does the merged schema. ``default``,
-    ``title`` and every other key are kept."""
-    ours = copy.deepcopy(spec.json_schema())
-    merged = {k: v for k, v in original.items() if k not in ("type", "anyOf", "oneOf", "format",
-                                                            "description", *_RANGES)}
-    ranges = {k: original[k] for k in _RANGES if isinstance(original.get(k), (int, float))
-              and not isinstance(original.get(k), bool)}
-    range_words = ""
-    unit = spec.unit
-    if unit is not None:  # not a timestamp (a Spec has a unit or a tz, never both)
-        for branch in ours.get("anyOf", ()):
-            if branch.get("type") == "number":
-                branch.update(ranges)
-                if integer:
-                    branch["type"] = "integer"
-        if ranges:
-            words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
-                     "exclusiveMaximum": "below"}
-            range_words = " The value must be " + " and ".join(
-                f"{words[k]} {v} {unit.symbol}" for k, v in ranges.items()) + "."
-        if integer:
-            range_words += f" The tool takes a whole number{_of(_per(unit.symbol))}."
-        if _takes_null(original) and "anyOf" in ours:
-            ours["anyOf"].append({"type": "null"})
-    merged.update({k: v for k, v in ours.items() if k != "description"})
-    merged["description"] = _join(original.get("description"), ours["description"] + range_words)
-    return merged
-
-
-_HEADER_KEY = "x-mcp-header"
-_HEADER_TYPES = ("string", "integer", "boolean")
-
-
-def _header_mapped(original: dict, merged: dict) -> dict:
-    """A parameter the upstream mirrors into an ``Mcp-Param-*`` HTTP header (``x-mcp-header``,
-    2026-07-28): its schema must keep a single primitive ``type`` (string, integer or boolean),
-    or a client must drop the whole tool from its listing. The widened forms (``anyOf``) are
-    taken back out; the upstream's own type, format and range stay, with the x-* keys and the
-    unit in words added. A value in another unit is still accepted and converted (the proxy
-    recomputes the header from the converted body)."""
-    kind = original.get("type")
-    if merged.get("type") == kind and "anyOf" not in merged and "oneOf" not in merged:
-        return merged
-    if kind not in _HEADER_TYPES:  # not valid upstream either: left as the upstream declared it
-        return merged
-    out = dict(original)
-    out.update({k: v for k, v in merged.items() if k.startswith("x-") and k != _HEADER_KEY})
-    header = original[_HEADER_KEY]
-    out["description"] = _join(merged.get("description"),
-                               f"This parameter is also sent as the HTTP header Mcp-Param-"
-                               f"{header}, so its schema stays a plain {kind}.")
-    return out
 
 
 def _wire(value, original, integer: bool = False):
@@ -1037,20 +603,12 @@ def _whole(m: float, q: Q) -> int:
     r = round(m)
     if m - m == 0 and abs(m - r) <= 1e-9 * max(1.0, abs(m)):
         return int(r)
-    unit = _per(q.unit.symbol)
+    unit = unit_suffix(q.unit.symbol)
     low, high = math.floor(m), math.ceil(m)
     raise InvalidArguments(
-        f"the value is {fmt_g(m)}{unit}, but this tool takes a whole number{_of(unit)}; "
+        f"the value is {fmt_g(m)}{unit}, but this tool takes a whole number{of_unit(unit)}; "
         f"a fractional value is not rounded for you.",
-        suggestion=f"a whole number{_of(unit)}, e.g. {low}{unit} or {high}{unit}")
-
-
-def _per(symbol: str) -> str:
-    return "" if symbol in ("1", "") else " " + symbol
-
-
-def _of(unit: str) -> str:
-    return f" of{unit}" if unit else ""
+        suggestion=f"a whole number{of_unit(unit)}, e.g. {low}{unit} or {high}{unit}")
 
 
 def _number(x):
@@ -1200,235 +758,3 @@ def _unsourced_in_proxy(violation: GuardViolation) -> GuardViolation:
                    "than estimating or re-typing it")
 
 
-_NUMERIC = frozenset({"number", "integer"})
-
-
-def _schema_kinds(schema: dict) -> "set[str] | None":
-    """The JSON types a schema allows (an array's items for an array), or None when it states
-    none (then anything may come)."""
-    kinds = {k for k in _branches(schema) if isinstance(k, str)}
-    if "array" in kinds:
-        for s in [schema] + [b for key in ("anyOf", "oneOf") for b in schema.get(key, ())
-                             if isinstance(b, dict)]:
-            if isinstance(s.get("items"), dict):
-                items = _schema_kinds(s["items"])
-                if items is not None:
-                    kinds = (kinds - {"array"}) | items
-                break
-    return kinds or None
-
-
-def _schema_mismatch(spec: Spec, schema: dict, what: str) -> "str | None":
-    """Why a declaration can never work on a value of this schema (None when it can): a unit
-    on a value that is never a number, a tz on one that is never a string."""
-    kinds = _schema_kinds(schema)
-    if kinds is None:
-        return None
-    shown = " or ".join(sorted(kinds))
-    if spec.unit is not None and not kinds & _NUMERIC:
-        instead = ("if it holds a timestamp, declare tz = \"<IANA zone>\" instead; otherwise "
-                   "remove the declaration" if "string" in kinds else
-                   "a " + shown + " has no unit: remove the declaration")
-        return (f"declares unit {spec.unit_text!r}, but {what} as {shown}, never a number: "
-                f"the number the proxy would send (or label) in {spec.unit_text} cannot be that; "
-                f"{instead}")
-    if spec.tz is not None and "string" not in kinds:
-        return (f"declares tz {spec.tz_text!r} (a timestamp, sent as an ISO 8601 string with "
-                f"its offset), but {what} as {shown}, never a string: remove tz "
-                f"(a count of seconds since an epoch is not checked as a timestamp)")
-    return None
-
-
-def _result_mismatches(name: str, returns, output) -> "list[str]":
-    """Result declarations the tool's outputSchema rules out (a unit on a string result)."""
-    if returns is None or not isinstance(output, dict):
-        return []
-    props = output.get("properties")
-    if not isinstance(props, dict):
-        props = {}
-    pairs: "list[tuple[str, Spec, str | None]]"
-    out: "list[str]" = []
-    if isinstance(returns, Spec):
-        held = [n for n in ("result", "value") if isinstance(props.get(n), dict)][:1]
-        pairs = [(f"tools.{name}.returns", returns, n) for n in held]
-        if not held and output.get("type") not in (None, "object"):
-            pairs = [(f"tools.{name}.returns", returns, None)]
-        if not pairs and props and output.get("type") in (None, "object"):
-            return [f"tools.{name}.returns: declares one unit for the whole result, but the "
-                    f"outputSchema of {name} makes it an object with the fields "
-                    f"{_some(_field_paths(output), 12)}: nothing would be labelled. Declare the "
-                    f"fields (returns = {{ <field> = {{ unit = ... }} }}; a nested one as a path "
-                    f"such as \"items[].value\")"]
-    else:
-        pairs = [(f"tools.{name}.returns.{k}", s, k) for k, s in returns.items()
-                 if _schema_at(output, k) is not None]
-        missing = [k for k in returns if _schema_at(output, k) is None]
-        if missing and (props or output.get("$ref")):
-            known = _field_paths(output)
-            for k in missing:
-                close = _close_names(k, known)
-                out.append(f"tools.{name}.returns.{k}: the outputSchema of {name} has no result "
-                           f"field {k!r}" + (f" (did you mean {close}?)" if close else "")
-                           + f"; its fields are {_some(known, 12)}. A declaration of a field "
-                           f"the result does not have labels nothing")
-    for where, spec, key in pairs:
-        schema = output if key is None else _schema_at(output, key)
-        what = (f"its outputSchema types the result" if key is None else
-                f"its outputSchema types {key!r}")
-        problem = _schema_mismatch(spec, schema, what) if isinstance(schema, dict) else None
-        if problem:
-            out.append(f"{where}: {problem}")
-    return out
-
-
-def _properties(schema) -> dict:
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    return props if isinstance(props, dict) else {}
-
-
-def _shown(spec: Spec) -> str:
-    """A declaration as ``--check`` lists it: the unit (or the timestamp's zone) and the
-    datum, when there is one."""
-    text = spec.unit_text or f"timestamp, tz {spec.tz_text}"
-    return f"{text}, datum {spec.datum}" if spec.datum else text
-
-
-def _resolve_ref(schema: "Any", root: dict) -> "Any":
-    for _ in range(32):
-        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
-            return schema
-        ref = schema["$ref"]
-        if not ref.startswith("#/"):
-            return schema
-        node: "Any" = root
-        for part in ref[2:].split("/"):
-            node = node.get(part.replace("~1", "/").replace("~0", "~")) \
-                if isinstance(node, dict) else None
-        schema = node
-    return schema
-
-
-def branches_of(schema: "Any", root: dict) -> list:
-    """A schema and its anyOf/oneOf/allOf branches, references followed."""
-    schema = _resolve_ref(schema, root)
-    if not isinstance(schema, dict):
-        return []
-    out = [schema]
-    for key in ("anyOf", "oneOf", "allOf"):
-        for b in schema.get(key, ()) if isinstance(schema.get(key), list) else ():
-            out.extend(branches_of(b, root))
-    return out
-
-
-def _schema_at(output: dict, key: str) -> "dict | None":
-    """The sub-schema of an output schema at a result field or path (``stations[].distance_km``),
-    following properties, array items, anyOf/oneOf/allOf branches and local ``$ref``s; None
-    when the schema has no such field."""
-    from ..annotations import path_segments
-    nodes: list = [output]
-    for name, arrays in path_segments(key):
-        found = []
-        for node in nodes:
-            for b in branches_of(node, output):
-                props = b.get("properties")
-                if isinstance(props, dict) and isinstance(props.get(name), dict):
-                    found.append(props[name])
-        for _ in range(arrays):
-            found = [b.get("items") for node in found for b in branches_of(node, output)
-                     if isinstance(b.get("items"), dict)]
-        nodes = found
-        if not nodes:
-            return None
-    for node in nodes:
-        resolved = _resolve_ref(node, output)
-        if isinstance(resolved, dict):
-            return resolved
-    return None
-
-
-def _field_paths(output: dict, at_most: int = 200) -> "list[str]":
-    """The field paths an output schema names (``stations[].distance_km``), for suggestions."""
-    out: "list[str]" = []
-
-    def walk(schema: "Any", prefix: str, depth: int) -> None:
-        if depth > 8 or len(out) >= at_most:
-            return
-        for b in branches_of(schema, output):
-            items = b.get("items")
-            if isinstance(items, dict) and prefix:
-                walk(items, prefix + "[]", depth + 1)
-            props = b.get("properties")
-            if isinstance(props, dict):
-                for name, sub in props.items():
-                    path = f"{prefix}.{name}" if prefix else name
-                    if path not in out:
-                        out.append(path)
-                    walk(sub, path, depth + 1)
-
-    walk(output, "", 0)
-    return out
-
-
-# a parameter's stated format that is not a timestamp: (pattern, what it is)
-_NOT_TIMESTAMP = (
-    (r"\bHH:MM\b|\b24-hour\b|\btime of day\b|\bclock time\b",
-     "a clock time (HH:MM), without a date"),
-    (r"\bYYYY-MM-DD\b(?!T|\s*HH)", "a calendar date (YYYY-MM-DD), without a time"),
-)
-_TIMESTAMP_WORDS = (r"\bISO[ -]?8601\b|\bRFC[ -]?3339\b|\bdate[- ]?time\b|\btimestamp\b|"
-                    r"\bdatetime\b|YYYY-MM-DDT|\bT\d\d:\d\d")
-
-
-def _tz_problem(spec: Spec, schema: dict, pname: str, tool_text: "Any") -> "str | None":
-    """Why a ``tz`` on this parameter would make the tool uncallable (None when it would not):
-    the guard sends a timestamp (an ISO 8601 date and time with its offset), so the parameter
-    must take one. A ``format`` of ``time`` or ``date``, or words stating a clock time or a
-    date alone, rule it out."""
-    import re
-    if spec.tz is None:
-        return None
-    fmt = schema.get("format")
-    if fmt == "date-time":
-        return None
-    words = " ".join(str(x) for x in (schema.get("description"), schema.get("title"))
-                     if isinstance(x, str))
-    if fmt in ("time", "date"):
-        stated = {"time": "a clock time (format: time)", "date": "a date (format: date)"}[fmt]
-    else:
-        stated = None
-        own = words + " " + doc_line(tool_text, pname)
-        if re.search(_TIMESTAMP_WORDS, own, flags=re.I):
-            return None
-        for pattern, what in _NOT_TIMESTAMP:
-            if re.search(pattern, own):
-                stated = what
-                break
-    if stated is None:
-        return None
-    return (f"declares tz {spec.tz_text!r}, so the guard would send a timestamp (an ISO 8601 "
-            f"date and time with its offset), but the server states {pname} is {stated}: "
-            f"every call would be refused or misread. Remove tz here")
-
-
-def doc_line(text: "Any", pname: str) -> str:
-    """The line of a tool description that documents ``pname`` (a docstring's ``Args:``)."""
-    if not isinstance(text, str):
-        return ""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(pname) and stripped[len(pname):len(pname) + 2].lstrip()[:1] in (":", "("):
-            return stripped
-    return ""
-
-
-def _some(listed, at_most: int = 8) -> str:
-    names = sorted(n for n in listed if isinstance(n, str))
-    if not names:
-        return "no tools"
-    return ", ".join(repr(n) for n in names[:at_most]) + (", ..." if len(names) > at_most else "")
-
-
-def _close_names(name: str, listed) -> str:
-    import difflib
-    matches = difflib.get_close_matches(name, [n for n in listed if isinstance(n, str)], n=2)
-    return " or ".join(repr(m) for m in matches)
