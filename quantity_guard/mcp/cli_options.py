@@ -154,14 +154,14 @@ def _header_env(flag: str, text: str) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------- actions
 
-class _Given(argparse.Action):
+class Given(argparse.Action):
     """Records each option given (``namespace.given``), for the options that need another."""
 
     def given(self, namespace: Any, option_string: str | None) -> None:
         namespace.given.add(option_string or self.dest)
 
 
-class _Flag(_Given):
+class Flag(Given):
     def __init__(self, option_strings: list[str], dest: str, **kw: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=False, **kw)
 
@@ -170,7 +170,7 @@ class _Flag(_Given):
         self.given(namespace, option_string)
 
 
-class _Value(_Given):
+class Value(Given):
     """An option with a value: never empty, converted by ``convert(flag, text)``; repeated, the
     last one counts (or, with ``append``, each is kept in a list)."""
 
@@ -244,101 +244,101 @@ def build_parser() -> tuple[Parser, list[argparse.Action], list[argparse.Action]
     """The parser, and the actions of its two groups (in the order --help lists them)."""
     p = Parser(prog=PROG, add_help=False, allow_abbrev=False)
     p.add_argument("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    return p, _proxy_options(p), _http_options(p)
+    return p, proxy_options(p), http_options(p)
 
 
-def _proxy_options(p: Parser) -> list[argparse.Action]:
+def proxy_options(p: Parser) -> list[argparse.Action]:
     add = p.add_argument
     return [
-        add("--annotations", action=_Value, metavar="FILE",
+        add("--annotations", action=Value, metavar="FILE",
             help="TOML or JSON annotation file naming the guarded tools; without it\n"
                  "the proxy guards nothing and relays every message unchanged"),
-        add("--enforcement", action=_Value, metavar="MODE", default="strict",
+        add("--enforcement", action=Value, metavar="MODE", default="strict",
             convert=_one_of("strict", "warn"),
             help="strict (default): refuse violations; warn: record them, forward the\n"
                  "call unchanged"),
-        add("--log", action=_Value, metavar="FILE",
+        add("--log", action=Value, metavar="FILE",
             help="append a JSON line for every guarded call and violation: the\n"
                  "guarded parameters, their conversions and violations (other\n"
                  "arguments by name only); created readable by its owner only (0600)"),
-        add("--log-max-bytes", action=_Value, metavar="N", convert=_size_or_zero,
+        add("--log-max-bytes", action=Value, metavar="N", convert=_size_or_zero,
             help="rotate the --log file before it would pass N bytes (or KiB, MiB,\n"
                  "GiB): FILE becomes FILE.1, FILE.1 FILE.2 and so on; default 64MiB,\n"
                  "0 never rotates. A record is never split between files"),
-        add("--log-backups", action=_Value, metavar="N", convert=_backups,
+        add("--log-backups", action=Value, metavar="N", convert=_backups,
             help="rotated --log files kept (FILE.1 the newest ... FILE.N); the oldest\n"
                  "beyond N is deleted; default 4, 0 keeps none"),
-        add("--manifest", action=_Value, metavar="FILE",
+        add("--manifest", action=Value, metavar="FILE",
             help="write the session ledger to FILE on exit, atomically (a temporary\n"
                  "file, fsync, rename) and readable by its owner only (0600)"),
-        add("--max-message-size", action=_Value, metavar="N", convert=_size,
+        add("--max-message-size", action=Value, metavar="N", convert=_size,
             help="the largest JSON-RPC message (line) read from the client or the\n"
                  "server, in bytes or with a suffix (KiB, MiB, GiB); default 1GiB. A\n"
                  "longer line is drained to its newline and dropped, never buffered;\n"
                  "the request it was (or answered) gets an error naming the limit.\n"
                  "Also the largest HTTP request body --listen accepts (default 16MiB;\n"
                  "413 beyond) and upstream HTTP message relayed (default 64MiB)"),
-        add("--drain-timeout", action=_Value, metavar="SECONDS", default=30.0, convert=_seconds,
+        add("--drain-timeout", action=Value, metavar="SECONDS", default=30.0, convert=_seconds,
             help="when the client's input ends (e.g. requests piped from a file), how\n"
                  "long the upstream may take to answer the requests still pending\n"
                  "before its stdin is closed and it is stopped; default 30. Requests\n"
                  "still unanswered then get a JSON-RPC error saying so"),
-        add("--strict-annotations", action=_Flag,
+        add("--strict-annotations", action=Flag,
             help="before starting, list the server's tools and refuse to start (exit 3)\n"
                  "if the annotation file names a tool or a parameter the server does\n"
                  "not list; without it such a declaration is warned about on stderr\n"
                  "(and in --log) when the proxy first relays tools/list"),
-        add("--log-level", action=_Value, metavar="LEVEL", default="INFO",
+        add("--log-level", action=Value, metavar="LEVEL", default="INFO",
             help="DEBUG, INFO (default), WARNING or ERROR: what goes to stderr, through\n"
                  "the quantity_guard logger (refusals are WARNING, the proxy's life\n"
                  "cycle INFO, conversions DEBUG); in warn mode a summary of what would\n"
                  "have been refused is logged when a session ends"),
-        add("--check", action=_Flag,
+        add("--check", action=Flag,
             help="validate the annotation file against a live tools/list of COMMAND\n"
                  "or --upstream URL, print the report and exit (needs --annotations)"),
-        add("--version", action=_Flag, help="print the version and exit"),
-        add("-h", "--help", action=_Flag, help="print this help and exit"),
+        add("--version", action=Flag, help="print the version and exit"),
+        add("-h", "--help", action=Flag, help="print this help and exit"),
     ]
 
 
-def _http_options(p: Parser) -> list[argparse.Action]:
+def http_options(p: Parser) -> list[argparse.Action]:
     add = p.add_argument
     return [
-        add("--upstream", action=_Value, metavar="URL",
+        add("--upstream", action=Value, metavar="URL",
             help="guard the remote MCP server at URL (http:// or https://) instead of\n"
                  "starting COMMAND; the client still talks to this process over stdio\n"
                  "unless --listen is given"),
-        add("--listen", action=_Value, metavar="[HOST:]PORT",
+        add("--listen", action=Value, metavar="[HOST:]PORT",
             help="serve Streamable HTTP to clients at http://HOST:PORT/mcp, in front of\n"
                  "COMMAND or --upstream URL; HOST defaults to 127.0.0.1 (loopback only)"),
-        add("--allow-remote", action=_Flag,
+        add("--allow-remote", action=Flag,
             help="(with --listen) allow HOST to be an address other than loopback\n"
                  "(e.g. 0.0.0.0). Without it such a --listen is refused: whoever\n"
                  "reaches the port could use the upstream and any --header-env\n"
                  "credential. Needs --client-token-env, and --allow-host for a wildcard\n"
                  "address; see docs/security.md"),
-        add("--client-token-env", action=_Value, metavar="ENV", dest="client_token_envs",
+        add("--client-token-env", action=Value, metavar="ENV", dest="client_token_envs",
             append=True,
             help="(with --listen) clients must send \"Authorization: Bearer TOKEN\"\n"
                  "where TOKEN is the value of environment variable ENV (at least 16\n"
                  "characters; never on the command line); others get 401, before\n"
                  "their body is read. Repeat it to accept several tokens"),
-        add("--allow-host", action=_Value, metavar="NAME", dest="allow_hosts", append=True,
+        add("--allow-host", action=Value, metavar="NAME", dest="allow_hosts", append=True,
             help="(with --listen) also accept requests whose Host header is NAME (the\n"
                  "name clients use to reach the proxy); loopback names are always\n"
                  "accepted, any other Host gets 421 (DNS rebinding)"),
-        add("--allow-origin", action=_Value, metavar="ORIGIN", dest="allow_origins",
+        add("--allow-origin", action=Value, metavar="ORIGIN", dest="allow_origins",
             append=True,
             help="(with --listen) also accept browser requests from ORIGIN; by default\n"
                  "only loopback origins are accepted, others get 403"),
-        add("--forward-header", action=_Value, metavar="NAME", dest="forward_headers",
+        add("--forward-header", action=Value, metavar="NAME", dest="forward_headers",
             append=True,
             help="(with --listen and --upstream) pass the client's NAME header upstream;\n"
                  "nothing is forwarded unless named (e.g. Authorization)"),
-        add("--header-env", action=_Value, metavar="NAME=ENV", append=True, convert=_header_env,
+        add("--header-env", action=Value, metavar="NAME=ENV", append=True, convert=_header_env,
             help="send header NAME with the value of environment variable ENV upstream\n"
                  "(never give secrets on the command line; values are never logged)"),
-        add("--upstream-timeout", action=_Value, metavar="SECONDS", default=300.0,
+        add("--upstream-timeout", action=Value, metavar="SECONDS", default=300.0,
             convert=_seconds_or_none,
             help="the longest wait for the upstream's answer to each request: for an\n"
                  "--upstream URL, for the head of its response; for a COMMAND, for the\n"
@@ -346,51 +346,51 @@ def _http_options(p: Parser) -> list[argparse.Action]:
                  "no limit. When it runs out the request gets a JSON-RPC error (and a\n"
                  "COMMAND a notifications/cancelled); an SSE client of --listen gets\n"
                  "keep-alive comments meanwhile"),
-        add("--upstream-idle-timeout", action=_Value, metavar="SECONDS", default=300.0,
+        add("--upstream-idle-timeout", action=Value, metavar="SECONDS", default=300.0,
             convert=_seconds_or_none,
             help="(with --upstream) the longest silence within a response stream of\n"
                  "the upstream (between two events); default 300, 0 for no limit. The\n"
                  "GET stream and subscriptions/listen streams are exempt"),
-        add("--cafile", action=_Value, metavar="FILE",
+        add("--cafile", action=Value, metavar="FILE",
             help="trust only the certificate authorities in FILE for https upstreams\n"
                  "(verification is always on)"),
-        *_http_session_options(p),
-        *_store_options(p),
+        *http_session_options(p),
+        *store_options(p),
     ]
 
 
-def _http_session_options(p: Parser) -> list[argparse.Action]:
+def http_session_options(p: Parser) -> list[argparse.Action]:
     add = p.add_argument
     return [
-        add("--max-sessions", action=_Value, metavar="N", default=64, convert=_positive_int,
+        add("--max-sessions", action=Value, metavar="N", default=64, convert=_positive_int,
             help="(with --listen) sessions kept at once, each with its own ledger\n"
                  "and upstream (default 64). A 2025 session takes its place only once\n"
                  "the upstream accepted its initialize; when all are in use a new one\n"
                  "gets 503 and no live session is ended. With --manifest FILE, session\n"
                  "N writes FILE with -N before its extension, if it made a guarded call"),
-        add("--max-manifests", action=_Value, metavar="N", default=1000, convert=_manifests,
+        add("--max-manifests", action=Value, metavar="N", default=1000, convert=_manifests,
             help="(with --listen and --manifest FILE) keep the newest N per-session\n"
                  "manifests (FILE-N...), deleting older ones as sessions end; never\n"
                  "one of a session still open; default 1000, 0 keeps them all"),
-        add("--session-idle", action=_Value, metavar="SECONDS", default=3600.0,
+        add("--session-idle", action=Value, metavar="SECONDS", default=3600.0,
             convert=_seconds_above_zero,
             help="(with --listen) end a session with nothing in flight after SECONDS\n"
                  "without a request (default 3600), freeing its place"),
-        add("--max-sessions-per-client", action=_Value, metavar="N", convert=_positive_int,
+        add("--max-sessions-per-client", action=Value, metavar="N", convert=_positive_int,
             help="(with --listen) sessions one client may hold: a client is its\n"
                  "credential (Authorization, or a --forward-header) or else its\n"
                  "address; default a quarter of --max-sessions, or all of it for\n"
                  "loopback clients without a credential (they cannot be told apart)"),
-        add("--max-connections", action=_Value, metavar="N", default=512,
+        add("--max-connections", action=Value, metavar="N", default=512,
             convert=_positive_int,
             help="(with --listen) connections open at once (default 512); one more\n"
                  "gets 503 and is closed. Keep it well below the process's open-file\n"
                  "limit: each session also holds its upstream's pipes or socket"),
-        add("--max-connections-per-peer", action=_Value, metavar="N", convert=_positive_int,
+        add("--max-connections-per-peer", action=Value, metavar="N", convert=_positive_int,
             help="(with --listen) connections open at once from one client address\n"
                  "(default: all of --max-connections on a loopback bind, an eighth of\n"
                  "it otherwise)"),
-        add("--session-header", action=_Value, metavar="NAME",
+        add("--session-header", action=Value, metavar="NAME",
             help="(with --listen) group 2026-07-28 calls, which have no session, by the\n"
                  "value of the client's header NAME (e.g. X-Conversation-Id): one ledger\n"
                  "per value, at most --max-sessions values. Calls without it keep the\n"
@@ -399,31 +399,31 @@ def _http_session_options(p: Parser) -> list[argparse.Action]:
     ]
 
 
-def _store_options(p: Parser) -> list[argparse.Action]:
+def store_options(p: Parser) -> list[argparse.Action]:
     add = p.add_argument
     return [
-        add("--store", action=_Value, metavar="URL",
+        add("--store", action=Value, metavar="URL",
             help="(with --listen) share the conversations' ledgers and the 2025\n"
                  "sessions with every proxy started with the same --store and\n"
                  "annotations: redis://HOST:PORT/DB, rediss://HOST:PORT/DB or\n"
                  "unix:///PATH?db=N (needs the store extra, the redis package); any\n"
                  "replica behind a load balancer serves any request (docs/gateway.md)"),
-        add("--store-ttl", action=_Value, metavar="SECONDS", default=3600.0,
+        add("--store-ttl", action=Value, metavar="SECONDS", default=3600.0,
             convert=_seconds_above_zero,
             help="(with --store) forget a conversation or session after SECONDS\n"
                  "without a read or a write (default 3600)"),
-        add("--store-prefix", action=_Value, metavar="TEXT", default="qg:",
+        add("--store-prefix", action=Value, metavar="TEXT", default="qg:",
             help="(with --store) the prefix of every key written (default qg:)"),
-        add("--store-key-env", action=_Value, metavar="ENV", default="QUANTITY_GUARD_STORE_KEY",
+        add("--store-key-env", action=Value, metavar="ENV", default="QUANTITY_GUARD_STORE_KEY",
             help="(with --store) the key the replicas share, from environment variable\n"
                  "ENV (default QUANTITY_GUARD_STORE_KEY; at least 32 characters, e.g.\n"
                  "64 random hex digits): every record is authenticated with it\n"
                  "and key names are derived from it, so a record written without it is\n"
                  "never trusted and two gateways with different keys share nothing"),
-        add("--store-password-env", action=_Value, metavar="ENV",
+        add("--store-password-env", action=Value, metavar="ENV",
             help="(with --store) the store's password, from environment variable ENV\n"
                  "(not in the URL, which the process list shows)"),
-        add("--store-unavailable", action=_Value, metavar="refuse|proceed", default="refuse",
+        add("--store-unavailable", action=Value, metavar="refuse|proceed", default="refuse",
             convert=_one_of("refuse", "proceed"),
             help="(with --store) when the store cannot be reached: refuse guarded calls\n"
                  "with the code store_unavailable (refuse, the default), or forward them\n"
