@@ -47,7 +47,6 @@ __all__ = [
     "EXIT_UPSTREAM",
     "EXIT_USAGE",
     "EXIT_WRITE",
-    "USAGE",
     "Options",
     "UsageError",
     "fetch_tools",
@@ -55,8 +54,12 @@ __all__ = [
     "parse_args",
 ]
 
-USAGE = help_text()
-"""What ``--help`` prints."""
+
+
+def __getattr__(name: str) -> str:
+    if name == "USAGE":  # what --help prints, made from the parser when asked for
+        return help_text()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         err(f"error: {exc}\ntry '{PROG} --help'")
         return EXIT_USAGE
     if opts.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text())
         sys.stdout.flush()
         return EXIT_OK
     if opts.version:
