@@ -3,7 +3,7 @@ in both revisions that have tasks: 2025-11-25 (core tasks: the result through ``
 upstream mcp_peers/legacy_task_server.py, written from the specification, since the SDK 2.3
 server cannot answer a 2025-11-25 call with a task) and 2026-07-28 (the tasks extension: the
 result in a completed ``tasks/get``; upstream mcp_peers/task_server.py, the official SDK's
-lowlevel server). A guarded tool's task result is labelled and recorded like a plain result,
+lowlevel server), over stdio and over Streamable HTTP (``--listen``). A guarded tool's task result is labelled and recorded like a plain result,
 its arguments are converted or refused as in a plain call, and an unguarded tool's task
 traffic passes byte for byte."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mcp_peers.driver import PEERS, Peer  # noqa: E402
+from test_mcp_http_listen import Listening  # noqa: E402
 
 from quantity_guard.mcp import tasks  # noqa: E402
 
@@ -41,7 +42,10 @@ class Client:
         if era == LEGACY:
             self.request("initialize", {"protocolVersion": LEGACY, "capabilities": {},
                                         "clientInfo": {"name": "test", "version": "1"}})
-            peer.notify("notifications/initialized")
+            self.notify("notifications/initialized")
+
+    def notify(self, method: str) -> None:
+        self.peer.notify(method)
 
     def request(self, method: str, params: dict, task: bool = True) -> dict:
         self.next_id += 1
@@ -186,3 +190,56 @@ def test_the_task_table_is_bounded(tmp_path):
         unseen = client.request("tasks/result", {"taskId": f"task-{tasks.MAX_HANDLES + 1}"})
         assert unseen["result"]["content"][0]["text"] == "1250"
         assert "guarded tasks are unfinished" in peer.stderr()
+
+
+class HttpClient(Client):
+    """The same client over Streamable HTTP, through ``quantity-guard-mcp --listen``."""
+
+    def __init__(self, listening, era: str) -> None:
+        self.listening, self.session = listening, None
+        super().__init__(None, era)
+
+    def request(self, method: str, params: dict, task: bool = True) -> dict:
+        if method == "initialize" or self.era == LEGACY:
+            headers = {} if self.session is None else {"Mcp-Session-Id": self.session,
+                                                       "MCP-Protocol-Version": LEGACY}
+        else:
+            params = {**params, "_meta": META if task else PLAIN_META}
+            headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method,
+                       "Mcp-Name": params.get("name") or params.get("taskId")}
+        self.next_id += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
+                           "params": params}).encode()
+        status, head, data = self.listening.raw("POST", body, headers)
+        assert status == 200, (status, data)
+        if method == "initialize":
+            self.session = head["mcp-session-id"]
+        if head.get("content-type", "").startswith("text/event-stream"):
+            events = [json.loads(x[6:]) for x in data.split(b"\n") if x.startswith(b"data: {")]
+            return next(e for e in events if e.get("id") == self.next_id)
+        return json.loads(data)
+
+    def notify(self, method: str) -> None:
+        status, _, _ = self.listening.raw(
+            "POST", json.dumps({"jsonrpc": "2.0", "method": method}).encode(),
+            {"Mcp-Session-Id": self.session, "MCP-Protocol-Version": LEGACY})
+        assert status == 202, status
+
+
+@pytest.mark.parametrize("era", [LEGACY, MODERN])
+def test_a_task_result_is_labelled_over_streamable_http(tmp_path, era):
+    annotations = tmp_path / "water.toml"
+    annotations.write_text(ANNOTATIONS)
+    listening = Listening("--annotations", str(annotations), "--", *UPSTREAM[era])
+    try:
+        client = HttpClient(listening, era)
+        handle = client.call("read_discharge", {"site": "07374000"})
+        assert text_of(client.result(handle)) == {"value": 1250.0, "unit": "cfs"}
+        refused = client.call("runoff", {"discharge": 1250, "area": 29000})["result"]
+        assert refused["_meta"]["io.github.quantity-guard/violation"]["code"] == \
+            "unconverted_carry_over"
+        handle = client.call("runoff", {"discharge": "1250 cfs", "area": 29000})
+        received = text_of(client.result(handle))["received"]
+        assert received["discharge"] == pytest.approx(1250 * CFS, rel=1e-12)
+    finally:
+        listening.stop()
