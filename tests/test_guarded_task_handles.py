@@ -269,3 +269,45 @@ def test_a_failing_conversation_switch_leaves_the_result_unlabelled_and_says_so(
     out = guard.receive(S2C, line({"jsonrpc": "2.0", "id": 2, "result": completed("t-1")}))
     assert to_client(out) == [line({"jsonrpc": "2.0", "id": 2, "result": completed("t-1")})]
     assert any(d == LOG and b"left unlabelled" in data for d, data in out)
+
+
+def test_a_repeated_poll_past_the_kept_bytes_is_forwarded_as_sent_and_said(guard, policy,
+                                                                           monkeypatch):
+    monkeypatch.setattr(tasks, "MAX_KEPT", 200)  # room for one labelled result (143 bytes)
+    open_task(guard, 1, "t-1", tasks.MODERN)
+    open_task(guard, 2, "t-2", tasks.MODERN)
+    for ident, task_id in ((3, "t-1"), (4, "t-2")):
+        out = json.loads(ask(guard, ident, "tasks/get", task_id, completed(task_id), tasks.MODERN))
+        assert text_of(out["result"]["result"]) == LABELLED
+    assert guard.tasks.kept == guard.tasks.handles["t-1"].kept > 0
+    again = ask(guard, 5, "tasks/get", "t-1", completed("t-1"), tasks.MODERN)
+    assert text_of(json.loads(again)["result"]["result"]) == LABELLED  # kept: the same label
+    out = guard.receive(C2S, line({"jsonrpc": "2.0", "id": 6, "method": "tasks/get",
+                                   "params": {"taskId": "t-2", "_meta": META}}))
+    out = guard.receive(S2C, line({"jsonrpc": "2.0", "id": 6, "result": completed("t-2")}))
+    assert to_client(out) == [line({"jsonrpc": "2.0", "id": 6, "result": completed("t-2")})]
+    assert any(d == LOG and b"let its label go" in data for d, data in out)
+    guard.settle()
+    assert [e.q.magnitude for e in policy.ledger.output_entries()] == [1250.0, 1250.0]
+
+
+def test_a_second_final_result_that_differs_is_forwarded_as_sent_and_said(guard, policy):
+    open_task(guard, 1, "t-1", tasks.LEGACY)
+    ask(guard, 2, "tasks/result", "t-1", BARE, tasks.LEGACY)
+    other = {"content": [{"type": "text", "text": "99"}]}
+    guard.receive(C2S, line({"jsonrpc": "2.0", "id": 3, "method": "tasks/result",
+                             "params": {"taskId": "t-1"}}))
+    out = guard.receive(S2C, line({"jsonrpc": "2.0", "id": 3, "result": other}))
+    assert to_client(out) == [line({"jsonrpc": "2.0", "id": 3, "result": other})]
+    assert any(d == LOG and b"differs from the first" in data for d, data in out)
+    guard.settle()
+    assert [e.q.magnitude for e in policy.ledger.output_entries()] == [1250.0]
+
+
+def test_dropping_a_finished_handle_gives_back_its_kept_bytes(guard):
+    guard.tasks = tasks.TaskTable(max_handles=1)
+    open_task(guard, 1, "t-1", tasks.MODERN)
+    ask(guard, 2, "tasks/get", "t-1", completed("t-1"), tasks.MODERN)
+    assert guard.tasks.kept > 0
+    open_task(guard, 3, "t-2", tasks.MODERN)
+    assert list(guard.tasks.handles) == ["t-2"] and guard.tasks.kept == 0

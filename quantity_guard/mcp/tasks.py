@@ -23,10 +23,14 @@ Bound
     seconds, from when the proxy saw the handle). If every handle is still live, the new
     handle is not passed on: the client gets an ``isError`` result saying so, and the task
     runs on upstream unseen (the guard issues no requests of its own, so it cannot cancel it).
+    A finished handle keeps its labelled result, so that a repeated poll gets the same answer
+    without recording the result twice, while a table's kept results total at most
+    :data:`MAX_KEPT` bytes; past that, and once a finished handle is dropped, a repeated poll
+    gets the result as the upstream sent it (recorded once already: a carry-over is still seen).
 """
 from __future__ import annotations
 
-import copy
+import hashlib
 import time
 from typing import Any
 
@@ -42,6 +46,8 @@ MAX_HANDLES = 1_024
 """Task handles of guarded tools one table follows at a time."""
 MAX_AGE = 24 * 3600.0
 """Seconds after which a handle may be dropped to make room, whatever its task's ttl."""
+MAX_KEPT = 16 << 20
+"""Bytes of labelled final results a table keeps, to answer a repeated poll alike."""
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -77,12 +83,13 @@ class Handle:
     ``arguments`` is the very object the policy's ``check_call`` returned (the policy finds
     the call's record by it); ``conversation`` is the policy's token for the conversation the
     call belongs to (``policy.conversation()``, optional), or None; ``era`` is
-    ``"2025-11-25"`` or ``"2026-07-28"``, read from the handle's shape. ``final`` is the first
-    final result seen and its labelled form (a repeated poll gets the same label and is not
-    recorded twice)."""
+    ``"2025-11-25"`` or ``"2026-07-28"``, read from the handle's shape. Once the final result
+    is labelled, ``final`` is the digest of the result as the upstream sent it and its labelled
+    form (None: sent unlabelled; :data:`GONE`: not kept, over :data:`MAX_KEPT`), so that a
+    repeated poll gets the same answer and the result is recorded once."""
 
     __slots__ = ("task_id", "tool", "arguments", "conversation", "era", "expires", "finished",
-                 "final")
+                 "final", "kept")
 
     def __init__(self, task_id: str, tool: str, arguments: dict, conversation: Any, era: str,
                  ttl_ms: Any) -> None:
@@ -96,13 +103,22 @@ class Handle:
             keep = min(MAX_AGE, ttl_ms / 1000.0)
         self.expires = _now() + keep
         self.finished = False
-        self.final: tuple[dict, dict | None] | None = None
+        self.final: tuple[bytes, Any] | None = None
+        self.kept = 0  # bytes of the labelled result kept
 
     def __repr__(self) -> str:
         return f"Handle({self.task_id!r}, tool={self.tool!r}, era={self.era}, finished={self.finished})"
 
 
 _now = time.monotonic
+GONE = object()  # a labelled final result that was not kept (see Handle.final)
+
+
+def _digest(result: dict) -> bytes:
+    try:
+        return hashlib.sha256(rpc.dumps(result).encode("utf-8")).digest()
+    except (ValueError, TypeError):
+        return b""
 
 
 def handle_of(result: Any) -> tuple[str, str, Any] | None:
@@ -125,6 +141,7 @@ class TaskTable:
     def __init__(self, max_handles: int = MAX_HANDLES) -> None:
         self.max_handles = max_handles
         self.handles: dict[str, Handle] = {}  # oldest first
+        self.kept = 0  # bytes of labelled final results kept (at most MAX_KEPT)
 
     def __len__(self) -> int:
         return len(self.handles)
@@ -157,9 +174,11 @@ class TaskTable:
                 conversation = token()
             except Exception as exc:
                 guard._log(f"policy.conversation() failed: {exc!r}")
-        self.handles.pop(task_id, None)
-        self.handles[task_id] = Handle(task_id, entry.tool or "", entry.arguments or {},
-                                       conversation, era, ttl)
+        old = self.handles.pop(task_id, None)
+        if old is not None:
+            self.kept -= old.kept
+        self.handles[task_id] = Handle(task_id, entry.tool or "", entry.arguments
+                                       if entry.arguments is not None else {}, conversation, era, ttl)
         return None
 
     def asked(self, method: Any, params: Any) -> str | None:
@@ -175,6 +194,9 @@ class TaskTable:
         new ``result`` to send, or None to pass it unchanged."""
         handle = self.handles.get(entry.task) if isinstance(entry.task, str) else None
         if handle is None or type(result) is not dict:
+            if handle is not None and isinstance(result, rpc.Unparsed):
+                guard._log(f"the answer to {entry.method} about a task of {handle.tool!r} is beyond "
+                           "Python's JSON limits; it was forwarded as sent (not labelled)")
             return None
         rule = ANSWERS.get((handle.era, entry.method), PASSED)
         if rule == RESULT:
@@ -226,12 +248,32 @@ class TaskTable:
         """The task's final ``CallToolResult`` labelled as a plain call's result (and recorded
         in its conversation, once), or None (left as sent: an error, not a tool result)."""
         handle.finished = True
-        if handle.final is not None and handle.final[0] == result:
-            labelled = handle.final[1]
-            return None if labelled is None else copy.deepcopy(labelled)
+        digest = _digest(result)
+        if handle.final is not None:  # polled again: the same answer, never recorded twice
+            seen, labelled = handle.final
+            if seen == digest and labelled is not GONE:
+                return labelled
+            if labelled is not None:
+                guard._log(f"a task result of {handle.tool!r} was polled again "
+                           + ("and differs from the first" if seen != digest else
+                              f"after the proxy let its label go (over {MAX_KEPT:,} bytes kept)")
+                           + "; it was forwarded as sent, unlabelled and not recorded again")
+            return None
         labelled = self._label(guard, handle, result)
-        handle.final = (copy.deepcopy(result), labelled)
-        return None if labelled is None else copy.deepcopy(labelled)
+        handle.arguments = {}  # the call is recorded: what labelling needed is let go
+        kept: Any = labelled
+        if labelled is not None:
+            try:
+                size = len(rpc.dumps(labelled))
+            except (ValueError, TypeError):
+                size = MAX_KEPT + 1
+            if self.kept + size > MAX_KEPT:
+                kept = GONE
+            else:
+                handle.kept = size
+                self.kept += size
+        handle.final = (digest, kept)
+        return labelled
 
     @staticmethod
     def _label(guard: Any, handle: Handle, result: dict) -> dict | None:
@@ -254,12 +296,12 @@ class TaskTable:
         if len(handles) < self.max_handles:
             return True
         for task_id in [t for t, h in handles.items() if h.finished]:
-            del handles[task_id]
+            self.kept -= handles.pop(task_id).kept
             if len(handles) < self.max_handles:
                 return True
         now = _now()
         for task_id in [t for t, h in handles.items() if h.expires <= now]:
-            del handles[task_id]
+            self.kept -= handles.pop(task_id).kept
             if len(handles) < self.max_handles:
                 return True
         return False
