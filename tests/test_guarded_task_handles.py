@@ -4,11 +4,11 @@ result is recorded in, and the bound of the task table."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from quantity_guard.ledger import Ledger
-from quantity_guard.mcp import policy as policy_module
 from quantity_guard.mcp import tasks
 from quantity_guard.mcp.guard import C2S, LOG, S2C, Guard
 from quantity_guard.mcp.policy import build_policy
@@ -214,7 +214,7 @@ def test_a_task_result_is_recorded_in_the_conversation_of_its_call(guard, policy
     policy.use_ledger(first)
     open_task(guard, 1, "t-1", tasks.MODERN)
     policy.use_ledger(second)
-    for n in range(policy_module._INFLIGHT_KEPT + 1):  # unanswered calls of the same tool
+    for n in range(1_100):  # unanswered calls of the same tool, over the 1,024 remembered
         guard.receive(C2S, line({"jsonrpc": "2.0", "id": f"other-{n}", "method": "tools/call",
                                  "params": {"name": "read_discharge", "arguments": {}}}))
     out = json.loads(ask(guard, 2, "tasks/get", "t-1", completed("t-1"), tasks.MODERN))
@@ -231,7 +231,7 @@ def test_a_task_result_is_recorded_in_the_conversation_of_its_call(guard, policy
 
 # ------------------------------------------------ the bound
 
-def test_finished_handles_make_room_first_then_expired_ones_then_none(guard, monkeypatch):
+def test_finished_handles_make_room_first_then_expired_ones_then_none(guard):
     guard.tasks = tasks.TaskTable(max_handles=2)
     open_task(guard, 1, "t-1", tasks.MODERN)
     open_task(guard, 2, "t-2", tasks.MODERN)
@@ -242,9 +242,8 @@ def test_finished_handles_make_room_first_then_expired_ones_then_none(guard, mon
     ask(guard, 4, "tasks/get", "t-2", completed("t-2"), tasks.MODERN)  # t-2 finished
     open_task(guard, 5, "t-4", tasks.MODERN)
     assert list(guard.tasks.handles) == ["t-1", "t-4"]
-    # past its task's ttl (60 s), the oldest live handle may go
-    later = tasks._now() + 61
-    monkeypatch.setattr(tasks, "_now", lambda: later)
+    # past its task's ttl, the oldest live handle may go
+    guard.tasks.handles["t-1"].expires = time.monotonic() - 1
     open_task(guard, 6, "t-5", tasks.MODERN)
     assert list(guard.tasks.handles) == ["t-4", "t-5"]
 
@@ -252,8 +251,10 @@ def test_finished_handles_make_room_first_then_expired_ones_then_none(guard, mon
 def test_a_handle_without_a_ttl_is_kept_at_most_max_age(guard):
     task_call(guard, 1, tasks.LEGACY)
     guard.receive(S2C, line({"jsonrpc": "2.0", "id": 1, "result": handle("t-1", tasks.LEGACY, None)}))
-    left = guard.tasks.handles["t-1"].expires - tasks._now()
+    left = guard.tasks.handles["t-1"].expires - time.monotonic()
     assert tasks.MAX_AGE - 5 < left <= tasks.MAX_AGE
+    open_task(guard, 2, "t-2", tasks.LEGACY)  # a ttl of 60,000 ms: 60 s
+    assert 55 < guard.tasks.handles["t-2"].expires - time.monotonic() <= 60
 
 
 def test_a_failing_conversation_switch_leaves_the_result_unlabelled_and_says_so(guard, policy,

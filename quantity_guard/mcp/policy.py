@@ -191,7 +191,7 @@ class QuantityPolicy:
         return self._ledger
 
     @contextlib.contextmanager
-    def in_conversation(self, token: Ledger) -> "Iterator[None]":
+    def in_conversation(self, token: Ledger) -> Iterator[None]:
         """Label (and settle) inside ``token``'s conversation, then return to the current one."""
         if self._later:
             self.settle()

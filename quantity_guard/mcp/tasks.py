@@ -38,8 +38,8 @@ from ..errors import tool_error
 from . import jsonrpc as rpc
 from .jsonrpc import MISSING
 
-__all__ = ["TaskTable", "Handle", "MAX_HANDLES", "MAX_AGE", "EXTENSION", "ANSWERS",
-           "NOTIFICATIONS", "TASK_METHODS"]
+__all__ = ["ANSWERS", "EXTENSION", "MAX_AGE", "MAX_HANDLES", "MAX_KEPT", "NOTIFICATIONS",
+           "TASK_METHODS", "Handle", "TaskTable"]
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 MAX_HANDLES = 1_024
@@ -88,8 +88,8 @@ class Handle:
     form (None: sent unlabelled; :data:`GONE`: not kept, over :data:`MAX_KEPT`), so that a
     repeated poll gets the same answer and the result is recorded once."""
 
-    __slots__ = ("task_id", "tool", "arguments", "conversation", "era", "expires", "finished",
-                 "final", "kept")
+    __slots__ = ("arguments", "conversation", "era", "expires", "final", "finished", "kept",
+                 "task_id", "tool")
 
     def __init__(self, task_id: str, tool: str, arguments: dict, conversation: Any, era: str,
                  ttl_ms: Any) -> None:
@@ -172,7 +172,7 @@ class TaskTable:
         if callable(token):
             try:
                 conversation = token()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a policy's failure never stops the relay
                 guard._log(f"policy.conversation() failed: {exc!r}")
         old = self.handles.pop(task_id, None)
         if old is not None:
@@ -203,9 +203,7 @@ class TaskTable:
             return self._final(guard, handle, result)
         if rule == DETAILED:
             return self._detailed(guard, handle, result)
-        if rule == ACKNOWLEDGED:
-            handle.finished = True
-        elif rule == STATUS and result.get("status") in _TERMINAL:
+        if rule == ACKNOWLEDGED or (rule == STATUS and result.get("status") in _TERMINAL):
             handle.finished = True
         return None
 
@@ -284,7 +282,7 @@ class TaskTable:
             with switch(handle.conversation):
                 labelled = guard._label(handle, result)
                 guard._settle()  # recorded in the call's conversation, not the current one
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a policy's failure never stops the relay
             guard._log(f"policy.in_conversation() failed: {exc!r}; the task result of "
                        f"{handle.tool!r} was left unlabelled")
             return None

@@ -18,34 +18,25 @@ everything"). Written from the specification's text
   ``tasks/list`` the tasks; an unknown task id is -32602.
 
 Task ids count up (``task-1``, ...) and timestamps are fixed, so two runs answer alike.
-Tools: read_discharge(site) -> "1250"; runoff(discharge, area) -> JSON {"received": arguments};
-echo(...) -> JSON of the arguments.
+Tools: task_tools.py.
 """
 from __future__ import annotations
 
 import json
 import sys
 
+from task_tools import NAMES, outcome
+
 STAMP = "2025-11-25T10:30:00Z"
 RELATED = "io.modelcontextprotocol/related-task"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
-         for n in ("read_discharge", "runoff", "echo")]
+         for n in NAMES]
 TASKS: dict[str, dict] = {}
 
 
 def send(obj: dict) -> None:
     sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
     sys.stdout.flush()
-
-
-def outcome(name: str, args: dict) -> dict:
-    if name == "read_discharge":
-        text = "1250"
-    elif name == "runoff":
-        text = json.dumps({"received": args}, sort_keys=True)
-    else:
-        text = json.dumps(args, sort_keys=True)
-    return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
 def task(task_id: str) -> dict:

@@ -9,36 +9,25 @@ afterwards; ``tasks/update`` and ``tasks/cancel`` answer an empty acknowledgemen
 task id is -32602. A client that does not declare the extension gets plain results.
 Task ids count up (``task-1``, ...) and timestamps are fixed, so two runs answer alike.
 
-Tools: read_discharge(site) -> "1250"; runoff(discharge, area) -> JSON {"received": arguments};
-echo(...) -> JSON of the arguments.
+Tools: task_tools.py.
 """
 from __future__ import annotations
 
 import itertools
-import json
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from task_tools import NAMES, outcome
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 STAMP = "2026-07-28T10:30:00Z"
 OBJECT = {"type": "object", "properties": {}, "additionalProperties": True}
-TOOLS = [types.Tool(name=n, input_schema=OBJECT) for n in ("read_discharge", "runoff", "echo")]
+TOOLS = [types.Tool(name=n, input_schema=OBJECT) for n in NAMES]
 TASKS: dict[str, dict] = {}  # id -> {"result": CallToolResult dict, "polls": int, "cancelled": bool}
 NUMBERS = itertools.count(1)
-
-
-def outcome(name: str, args: dict) -> dict:
-    if name == "read_discharge":
-        text = "1250"
-    elif name == "runoff":
-        text = json.dumps({"received": args}, sort_keys=True)
-    else:
-        text = json.dumps(args, sort_keys=True)
-    return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
 def task(task_id: str, status: str) -> dict:
@@ -65,7 +54,7 @@ class TaskParams(types.RequestParams):
 
 
 class UpdateParams(TaskParams):
-    input_responses: dict = {}
+    input_responses: dict | None = None
 
 
 def known(task_id: str) -> dict:

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mcp_peers.driver import PEERS, Peer  # noqa: E402
-from test_mcp_http_listen import Listening  # noqa: E402
+from mcp_peers.driver import PEERS, Peer
+from test_mcp_http_listen import Listening
 
-from quantity_guard.mcp import tasks  # noqa: E402
+from quantity_guard.mcp import tasks
 
 pytest.importorskip("mcp")
 
