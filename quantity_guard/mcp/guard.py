@@ -23,14 +23,15 @@ Transparency
     ``traceparent`` instead of the client's and the request is re-serialised whole), and the
     ``result`` of a plain complete ``tools/call`` result, or of a guarded tool's task (its
     ``tasks/result`` answer, 2025-11-25, or the completed task's ``result`` in a ``tasks/get``
-    answer or ``notifications/tasks``, 2026-07-28: :mod:`quantity_guard.mcp.tasks`). A client message with a member name twice at its top level
-    or in its ``params`` is refused (a request with its id), never forwarded: a reader that
+    answer or ``notifications/tasks``, 2026-07-28: :mod:`quantity_guard.mcp.tasks`). A client
+    message with a member name twice at its top level or in its ``params`` is refused (a request with its id), never forwarded: a reader that
     keeps the first member and one that keeps the last would route it differently. A response
     with duplicate member names on the path to the value being replaced is re-serialised
     whole, and so are guarded arguments, so no reader can see an unconverted duplicate. A call
     of a name that is not a guarded tool but folds to one (case, spaces, invisible characters:
     :func:`fold_name`) is refused with the exact name to use, unless the upstream lists that
-    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
+    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications
+    (but a ``notifications/tasks`` carrying a guarded task's result), server->client
     requests and their answers, and unknown methods are never touched. The guard issues no
     requests of its own, so ids are never remapped: they pass with their JSON type.
 

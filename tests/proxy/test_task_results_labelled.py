@@ -3,9 +3,10 @@ in both revisions that have tasks: 2025-11-25 (core tasks: the result through ``
 upstream mcp_peers/legacy_task_server.py, written from the specification, since the SDK 2.3
 server cannot answer a 2025-11-25 call with a task) and 2026-07-28 (the tasks extension: the
 result in a completed ``tasks/get``; upstream mcp_peers/task_server.py, the official SDK's
-lowlevel server), over stdio and over Streamable HTTP (``--listen``). A guarded tool's task result is labelled and recorded like a plain result,
-its arguments are converted or refused as in a plain call, and an unguarded tool's task
-traffic passes byte for byte."""
+lowlevel server), over stdio and over Streamable HTTP (``--listen``). A guarded tool's task
+result is labelled and recorded like a plain result, its arguments are converted or refused as
+in a plain call, an unguarded tool's task traffic passes byte for byte, and the table of
+followed tasks is bounded."""
 from __future__ import annotations
 
 import json
