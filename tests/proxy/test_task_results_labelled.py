@@ -244,3 +244,31 @@ def test_a_task_result_is_labelled_over_streamable_http(tmp_path, era):
         assert received["discharge"] == pytest.approx(1250 * CFS, rel=1e-12)
     finally:
         listening.stop()
+
+
+def test_the_sdk_client_resolving_tasks_gets_labelled_results(tmp_path):
+    """The official SDK 2.3 client with the tasks extension (mcp_peers/task_client.py) against
+    the SDK upstream, through the proxy: call_tool resolves each task by polling tasks/get."""
+    from mcp import Client
+    from mcp_peers.sdk_client import run, stdio_params
+    from mcp_peers.task_client import Tasks
+
+    annotations = tmp_path / "water.toml"
+    annotations.write_text(ANNOTATIONS)
+    extension = Tasks()
+
+    async def session():
+        server = stdio_params([sys.executable, "-m", "quantity_guard.mcp", "--annotations",
+                               str(annotations), "--", *UPSTREAM[MODERN]])
+        async with Client(server, mode=MODERN, extensions=[extension]) as client:
+            read = await client.call_tool("read_discharge", {"site": "07374000"})
+            assert read.structured_content == {"value": 1250.0, "unit": "cfs"}
+            assert text_of(read.model_dump(by_alias=True)) == {"value": 1250.0, "unit": "cfs"}
+            refused = await client.call_tool("runoff", {"discharge": 1250, "area": 29000})
+            assert refused.is_error and "no conversion was applied" in refused.content[0].text
+            converted = await client.call_tool("runoff", {"discharge": "1250 cfs", "area": 29000})
+            assert text_of(converted.model_dump(by_alias=True))["received"]["discharge"] == \
+                pytest.approx(1250 * CFS, rel=1e-12)
+
+    run(session)
+    assert extension.polls == ["working", "completed"] * 2  # two tasks, the refusal none
