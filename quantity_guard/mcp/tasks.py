@@ -166,7 +166,7 @@ class TaskTable:
                 "task's result could not be checked and its handle was not passed on. Fetch the "
                 "results of earlier tasks (or cancel them), then call the tool again",
                 code="too_many_tasks", field=entry.tool)
-            return refusal | {"resultType": "complete"} if era == MODERN else refusal
+            return (refusal | {"resultType": "complete"}) if era == MODERN else refusal
         conversation = None
         token = getattr(guard.policy, "conversation", None)
         if callable(token):
