@@ -136,9 +136,6 @@ CALL_READ = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"re
                  id="tools-list-error"),
     pytest.param(LIST, b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"weird","tools":[{"name":"runoff"}]}}',
                  id="tools-list-result-not-complete"),
-    pytest.param(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_discharge","arguments":{},"task":{}}}',
-                 b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1"}]}}',
-                 id="task-augmented-call-result-not-labelled"),
     pytest.param(CALL_READ, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}',
                  id="upstream-error-stays-an-error"),
 ])

@@ -21,14 +21,17 @@ Transparency
     ``inputResponses`` and ``requestState`` keep their bytes; while OpenTelemetry traces the
     call, :mod:`quantity_guard.observe`, its ``_meta`` carries the proxy's span as the
     ``traceparent`` instead of the client's and the request is re-serialised whole), and the
-    ``result`` of a plain complete ``tools/call`` result. A client message with a member name twice at its top level
-    or in its ``params`` is refused (a request with its id), never forwarded: a reader that
+    ``result`` of a plain complete ``tools/call`` result, or of a guarded tool's task (its
+    ``tasks/result`` answer, 2025-11-25, or the completed task's ``result`` in a ``tasks/get``
+    answer or ``notifications/tasks``, 2026-07-28: :mod:`quantity_guard.mcp.tasks`). A client
+    message with a member name twice at its top level or in its ``params`` is refused (a request with its id), never forwarded: a reader that
     keeps the first member and one that keeps the last would route it differently. A response
     with duplicate member names on the path to the value being replaced is re-serialised
     whole, and so are guarded arguments, so no reader can see an unconverted duplicate. A call
     of a name that is not a guarded tool but folds to one (case, spaces, invisible characters:
     :func:`fold_name`) is refused with the exact name to use, unless the upstream lists that
-    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications, server->client
+    name as a tool of its own. ``initialize``, ``server/discover``, ``ping``, notifications
+    (but a ``notifications/tasks`` carrying a guarded task's result), server->client
     requests and their answers, and unknown methods are never touched. The guard issues no
     requests of its own, so ids are never remapped: they pass with their JSON type.
 
@@ -83,6 +86,7 @@ from .. import observe
 from ..errors import tool_error
 from . import jsonrpc as rpc
 from .jsonrpc import MISSING
+from .tasks import TaskTable
 
 __all__ = [
     "C2S", "S2C", "LOG", "Guard", "Policy", "PassThroughPolicy", "Decision", "Pending",
@@ -138,7 +142,9 @@ class Policy(Protocol):
     ``label_result(name, arguments, result)``
         returns the result to give the client; ``arguments`` are those forwarded upstream. It
         is only called for plain complete results: not ``isError``, not ``resultType``
-        ``input_required``/``task``/unknown, not a task-augmented call.
+        ``input_required``/``task``/unknown; a task's final result is one (``tasks.py``).
+        Optional, for tasks: ``conversation()`` (a token for the call's conversation) and
+        ``in_conversation(token)`` (a context in which a result is labelled and recorded).
     ``reset()``
         a new client session began (see the module docstring).
 
@@ -180,7 +186,8 @@ class Pending:
     """A client request forwarded upstream and not yet answered.
 
     ``arguments`` are those forwarded (guarded calls only); ``task`` marks a task-augmented
-    ``tools/call`` (2025-11-25), whose answer is not a ``CallToolResult``; ``cursor`` marks a
+    ``tools/call`` (2025-11-25), and for a ``tasks/*`` request about a guarded tool's task it
+    is that task's id (a string: see ``tasks.py``); ``cursor`` marks a
     ``tools/list`` page after the first.
     """
 
@@ -504,6 +511,7 @@ class Guard:
         # and MCP session id, set by the transport that owns this guard
         self.transport = "pipe"
         self.session_id: str | None = None
+        self.tasks = TaskTable()  # tasks of guarded tools, followed to their results (tasks.py)
 
     # ------------------------------------------------------------------ public interface
 
@@ -804,6 +812,7 @@ class Guard:
             if msg.method == "tools/list":
                 params = msg.params
                 extra["cursor"] = type(params) is dict and params.get("cursor") is not None
+            extra["task"] = self.tasks.asked(msg.method, msg.params)  # hook: tasks.py
             self._track(msg, modern, **extra)
         elif self.closed:
             return []
@@ -1083,6 +1092,7 @@ class Guard:
                     extra["tool"] = name if isinstance(name, str) else None
                 elif m.method == "tools/list":
                     extra["cursor"] = type(m.params) is dict and m.params.get("cursor") is not None
+                extra["task"] = self.tasks.asked(m.method, m.params)  # hook: tasks.py
                 self._track(m, modern, **extra)
             elif m.kind == rpc.NOTIFICATION and m.method == "notifications/cancelled":
                 self._cancel(m.params)
@@ -1128,6 +1138,12 @@ class Guard:
                     return [(S2C, new)]
         elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/tools/list_changed":
             self.catalogue_stale = True
+        elif msg.kind == rpc.NOTIFICATION and self.tasks.handles and \
+                msg.method in ("notifications/tasks", "notifications/tasks/status"):
+            new = self.tasks.notified(self, msg)  # hook: a guarded task's status (tasks.py)
+            if new is not None:
+                self.stats["rewritten"] += 1
+                return [(S2C, new)]
         elif msg.kind == rpc.NOTIFICATION and msg.method == "notifications/progress" and self._by_token:
             params = msg.params
             token = rpc.id_key(params.get("progressToken")) if type(params) is dict else None
@@ -1244,7 +1260,13 @@ class Guard:
                 if found is not None:
                     self._remember_list(found, new, frozenset(names), obj.get("result"))
             return new
+        if entry.task.__class__ is str:  # hook: an answer about a guarded task (tasks.py)
+            new_result = self.tasks.answered(self, entry, obj.get("result"))
+            return None if new_result is None else self._apply(line_text, where, obj, ("result", new_result))
         if entry.method == "tools/call" and entry.guarded:
+            handle = self.tasks.created(self, entry, obj.get("result"))  # hook: tasks.py
+            if handle is not MISSING:  # a task handle: passed (None) or refused (a result)
+                return None if handle is None else self._apply(line_text, where, obj, ("result", handle))
             if entry.verdict is not None:
                 new_result = entry.verdict.run(self._label, entry, obj.get("result"))
             else:
@@ -1333,7 +1355,7 @@ class Guard:
             self._log(str(text))
 
     def _label(self, entry: Pending, result: Any) -> dict | None:
-        if entry.task or type(result) is not dict:
+        if type(result) is not dict:
             return None
         if result.get("resultType", "complete") != "complete" or result.get("isError") is True:
             return None

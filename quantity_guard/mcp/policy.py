@@ -26,6 +26,7 @@ summaries are kept; counters of every call and session are kept for the manifest
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
@@ -33,7 +34,7 @@ from collections import deque
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from typing import Any, Callable
+    from typing import Any, Callable, Iterator
 
 from ..annotations import load
 from ..numeric import fmt_g
@@ -171,6 +172,26 @@ class QuantityPolicy:
             self.settle()
         self._bound = ledger
         self._ledger = ledger
+
+    def conversation(self) -> Ledger:
+        """The conversation the next call belongs to (its ledger), as a token for
+        :meth:`in_conversation`: a task's result arrives later, maybe after another
+        conversation's call (``mcp/tasks.py``)."""
+        return self._ledger
+
+    @contextlib.contextmanager
+    def in_conversation(self, token: Ledger) -> Iterator[None]:
+        """Label (and settle) inside ``token``'s conversation, then return to the current one."""
+        if self._later:
+            self.settle()
+        current = self._ledger
+        self._ledger = token
+        try:
+            yield
+        finally:
+            if self._later:
+                self.settle()
+            self._ledger = current
 
     @property
     def _stored(self) -> bool:
