@@ -640,6 +640,21 @@ Streamable HTTP (remote servers and HTTP clients):
                          where TOKEN is the value of environment variable ENV (at least 16
                          characters; never on the command line); others get 401, before
                          their body is read. Repeat it to accept several tokens
+  --jwks-file FILE, --jwks-url URL
+                         (with --listen) verify every client's bearer JWT against the JSON
+                         Web Key Set in FILE or at the https URL (read again every
+                         --jwks-refresh seconds); its issuer and subject are the client, so a
+                         refreshed token keeps its conversation on every replica. A token that
+                         does not verify gets 401 with the reason. Needs --jwt-issuer and
+                         --jwt-audience, and the jwt extra (PyJWT with cryptography)
+  --jwt-issuer ISS       (with a key set) the iss every token must carry
+  --jwt-audience AUD     (with a key set) the audience every token's aud must hold (this proxy)
+  --jwt-algorithms LIST  (with a key set) the accepted algorithms, comma-separated (default
+                         RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA; never
+                         none or HS*); exp, nbf and iat are checked with 30 s of leeway
+  --jwks-refresh SECONDS (with a key set) read the key set again every SECONDS (default 300,
+                         at least 30); a token naming an unknown key asks for an early read,
+                         at most once every 30 s
   --allow-host NAME      (with --listen) also accept requests whose Host header is NAME (the
                          name clients use to reach the proxy); loopback names are always
                          accepted, any other Host gets 421 (DNS rebinding)
@@ -742,6 +757,12 @@ class HTTPOptions:
         self.store_ttl = 3600.0
         self.store_prefix = "qg:"
         self.store_unavailable = "refuse"
+        self.jwks_files: list[str] = []
+        self.jwks_urls: list[str] = []
+        self.jwt_issuer: str | None = None
+        self.jwt_audience: str | None = None
+        self.jwt_algorithms: str | None = None
+        self.jwks_refresh = 300.0
 
     @property
     def active(self) -> bool:
@@ -754,7 +775,8 @@ _HTTP_VALUED = {"--upstream", "--listen", "--forward-header", "--header-env", "-
                 "--upstream-idle-timeout", "--max-connections", "--max-connections-per-peer",
                 "--max-sessions-per-client", "--session-idle", "--client-token-env", "--allow-host",
                 "--store", "--store-ttl", "--store-prefix", "--store-unavailable", "--max-manifests",
-                "--store-key-env", "--store-password-env"}
+                "--store-key-env", "--store-password-env", "--jwks-file", "--jwks-url",
+                "--jwt-issuer", "--jwt-audience", "--jwt-algorithms", "--jwks-refresh"}
 
 
 class ManifestRetention:
@@ -899,6 +921,15 @@ def split_http_options(argv: list[str]) -> tuple[HTTPOptions, list[str]]:
         elif name in ("--store-key-env", "--store-password-env"):
             setattr(http, name[2:].replace("-", "_"), value)
             http.explicit.add(name)
+        elif name in ("--jwks-file", "--jwks-url"):
+            (http.jwks_files if name == "--jwks-file" else http.jwks_urls).append(value)
+            http.explicit.add(name)
+        elif name in ("--jwt-issuer", "--jwt-audience", "--jwt-algorithms"):
+            setattr(http, name[2:].replace("-", "_"), value)
+            http.explicit.add(name)
+        elif name == "--jwks-refresh":
+            http.jwks_refresh = parse_seconds(name, value, positive=True)
+            http.explicit.add(name)
         elif name == "--allow-host":
             http.allow_hosts.append(value)
             http.explicit.add(name)
@@ -984,6 +1015,7 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                 raise UsageError(f"{flag} configures --store, which is not given")
             if flag in http.explicit and not http.listen:
                 raise UsageError(f"{flag} shares the ledgers of --listen's replicas; it needs --listen")
+        _check_jwt_options(http)
         if http.cafile and not http.upstream:
             raise UsageError("--cafile needs --upstream")
         for flag in ("--upstream-idle-timeout",):
@@ -1022,8 +1054,9 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
                         "credential. To expose the proxy on purpose add --allow-remote, "
                         "--client-token-env ENV (clients must send that bearer token) and "
                         "--allow-host NAME (the name clients use); see docs/security.md")
-                if client_token is None:
-                    raise UsageError("--allow-remote needs --client-token-env ENV: an exposed proxy "
+                if client_token is None and not (http.jwks_files or http.jwks_urls):
+                    raise UsageError("--allow-remote needs --client-token-env ENV (or a key set to "
+                                     "verify bearer JWTs, --jwks-url URL): an exposed proxy "
                                      "authenticates its clients")
                 if listen[0] in ("0.0.0.0", "::", "") and not http.allow_hosts:
                     raise UsageError(f"--listen {http.listen} binds every address: name the host "
@@ -1085,12 +1118,16 @@ def _http_main(http: HTTPOptions, args: list[str]) -> int:
             _err(str(exc))
             return EXIT_CONFIG
         gateway: dict[str, Any] = {}
-        if http.store is not None:
-            try:
+        try:
+            if http.store is not None:
                 gateway = _gateway(http, opts, *store_secrets)
-            except _ConfigError as exc:
-                _err(str(exc))
-                return EXIT_CONFIG
+            if http.jwks_files or http.jwks_urls:
+                gateway["jwt"] = _jwt_verifier(http)
+        except _ConfigError as exc:
+            _err(str(exc))
+            return EXIT_CONFIG
+        if "jwt" in gateway:
+            gateway["jwt"].start()
         return run_listener(listen, new_policy, command=opts.command or None, upstream=http.upstream,
                             headers=static, forward_headers=http.forward_headers,
                             allow_origins=http.allow_origins, cafile=http.cafile,
@@ -1162,6 +1199,47 @@ def _has_command(args: list[str]) -> bool:
             i += 1
         i += 1
     return False
+
+
+def _check_jwt_options(http: HTTPOptions) -> None:
+    """The key set options (--jwks-file, --jwks-url, --jwt-*), checked together."""
+    given = sorted(f for f in http.explicit if f.startswith(("--jwks-", "--jwt-")))
+    if not given:
+        return
+    if not http.listen:
+        raise UsageError(f"{given[0]} verifies the bearer tokens of --listen's clients; it needs --listen")
+    if not http.jwks_files and not http.jwks_urls:
+        raise UsageError(f"{given[0]} configures a key set, which is not given: add --jwks-file "
+                         "FILE or --jwks-url URL")
+    if not http.jwt_issuer or not http.jwt_audience:
+        raise UsageError("a key set needs --jwt-issuer ISS and --jwt-audience AUD: the issuer "
+                         "and the audience (this proxy) every token must name")
+    for url in http.jwks_urls:
+        if not url.lower().startswith("https://"):
+            raise UsageError(f"--jwks-url {url}: give an https URL (a key set read in clear "
+                             "could be replaced on the way), or --jwks-file FILE")
+    if http.client_token_envs:
+        raise UsageError("--client-token-env and a key set both check the Authorization header: "
+                         "give one of them")
+    from .jwt_identity import check_algorithms
+    if http.jwt_algorithms is not None:
+        try:
+            check_algorithms(http.jwt_algorithms.split(","))
+        except ValueError as exc:
+            raise UsageError(f"--jwt-algorithms: {exc}") from None
+
+
+def _jwt_verifier(http: HTTPOptions) -> Any:
+    """The bearer JWT verifier of the key set options, its keys read (exit 3 otherwise)."""
+    from .jwt_identity import JWTVerifier
+    assert http.jwt_issuer and http.jwt_audience
+    try:
+        return JWTVerifier(
+            issuer=http.jwt_issuer, audience=http.jwt_audience,
+            files=http.jwks_files, urls=http.jwks_urls, refresh=http.jwks_refresh, log=_err,
+            algorithms=http.jwt_algorithms.split(",") if http.jwt_algorithms else None)
+    except (ImportError, ValueError) as exc:
+        raise _ConfigError(f"error: the JWT key set: {exc}") from None
 
 
 def _store_secrets(http: HTTPOptions) -> tuple[bytes, str | None]:
