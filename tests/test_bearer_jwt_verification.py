@@ -9,10 +9,15 @@ import json
 import time
 
 import pytest
-
 from jwt_keys import AUDIENCE, ISSUER, Issuer, KeySetServer, forged
 
-from quantity_guard.mcp.jwt_identity import MIN_REFRESH, JWTVerifier, Refused, check_algorithms
+from quantity_guard.mcp.jwt_identity import (
+    ALGORITHMS,
+    MIN_REFRESH,
+    JWTVerifier,
+    Refused,
+    check_algorithms,
+)
 
 
 @pytest.fixture(scope="module")
@@ -228,3 +233,32 @@ def test_a_key_set_that_fails_to_read_again_keeps_the_keys_held(tmp_path, issuer
     key_set(tmp_path / "k.json", issuer)
     verifier.load()
     assert said[1:] == ["the JWT key set was read again"]
+
+
+@pytest.fixture(scope="module")
+def keys_by_type() -> dict:
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    return {("RSA", None): rsa.generate_private_key(public_exponent=65537, key_size=2048),
+            ("EC", "P-256"): ec.generate_private_key(ec.SECP256R1()),
+            ("EC", "P-384"): ec.generate_private_key(ec.SECP384R1()),
+            ("EC", "P-521"): ec.generate_private_key(ec.SECP521R1()),
+            ("OKP", "Ed25519"): ed25519.Ed25519PrivateKey.generate()}
+
+
+@pytest.mark.parametrize("alg", list(ALGORITHMS))
+def test_each_accepted_algorithm_verifies_with_its_own_key_type_only(tmp_path, issuer,
+                                                                     keys_by_type, alg):
+    import jwt
+    own = keys_by_type[ALGORITHMS[alg]]
+    jwk = json.loads(jwt.get_algorithm_by_name(alg).to_jwk(own.public_key()))
+    (tmp_path / "k.json").write_text(json.dumps({"keys": [{**jwk, "kid": "k"}]}))
+    verifier = JWTVerifier(issuer=ISSUER, audience=AUDIENCE, files=[str(tmp_path / "k.json")])
+    claims = issuer.claims("alice")
+    assert subject(verifier, jwt.encode(claims, own, algorithm=alg, headers={"kid": "k"}))
+    for kind, other in keys_by_type.items():  # a key of another type, under the same kid
+        if kind == ALGORITHMS[alg]:
+            continue
+        other_alg = next(a for a, k in ALGORITHMS.items() if k == kind)
+        forged_token = jwt.encode(claims, other, algorithm=other_alg, headers={"kid": "k"})
+        with pytest.raises(Refused, match=f"not a key for {other_alg}"):
+            subject(verifier, forged_token)

@@ -105,7 +105,7 @@ def principal_of(credentials: "Iterable[tuple[str, str]]", secret: bytes) -> str
 
 
 def verified_principal(key: IdentityKey, subject: str,
-                       others: "Iterable[tuple[str, str]]" = ()) -> tuple[str, bool]:
+                       others: Iterable[tuple[str, str]] = ()) -> tuple[str, bool]:
     """The principal of a verified token's ``subject`` (its issuer and subject; "" when it did
     not verify) with the other credential headers ``others``, and whether it is proven."""
     if not subject:

@@ -38,13 +38,14 @@ import threading
 import time
 import urllib.request
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from .identity import VERIFIED
 
-__all__ = ["JWTVerifier", "Refused", "ALGORITHMS", "REFUSED_ALGORITHMS", "LEEWAY", "MIN_REFRESH",
-           "EXTRA", "require_pyjwt"]
+__all__ = ["ALGORITHMS", "EXTRA", "LEEWAY", "MIN_REFRESH", "REFUSED_ALGORITHMS", "JWTVerifier",
+           "Refused", "check_algorithms", "require_pyjwt"]
 
 EXTRA = "pip install 'quantity-guard[jwt]'"
 
@@ -141,7 +142,7 @@ def parse_key_set(data: bytes, where: str) -> dict[str, dict]:
         raise ValueError(f"{where}: not JSON; give a JWK Set ({{\"keys\": [...]}}, RFC 7517)") from None
     keys = doc.get("keys") if isinstance(doc, dict) else None
     if not isinstance(keys, list):
-        raise ValueError(f"{where}: no \"keys\" array; give a JWK Set (RFC 7517 section 5)")
+        raise ValueError(f"{where}: no \"keys\" array; give a JWK Set (RFC 7517 section 5)")  # noqa: TRY004
     if len(keys) > MAX_KEYS:
         raise ValueError(f"{where}: {len(keys)} keys, more than the {MAX_KEYS} accepted")
     found: dict[str, dict] = {}
@@ -342,7 +343,7 @@ class JWTVerifier:
             self.read_at = self.clock()  # one early read per MIN_REFRESH, however many ask
             self._wake.set()
 
-    def refusal(self, authorization: Sequence[str]) -> "tuple[str, str] | None":
+    def refusal(self, authorization: Sequence[str]) -> tuple[str, str] | None:
         """None for a request whose token verifies, else why not and the ``WWW-Authenticate``
         value to send with the 401 (RFC 6750 section 3: no error code when no credential was
         sent)."""

@@ -6,10 +6,10 @@ every replica. Real redis-server, three real replicas behind nginx fetching the 
 https, the stock SDK 2.3 client, keys generated here."""
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -59,7 +59,7 @@ def test_a_refreshed_token_keeps_its_conversation_on_every_replica(gateway, issu
         async with client(gateway.url, mode, bearer(issuer.token("alice"))) as (a, http):
             await _read(a)
             for _ in range(3):  # a new token each call, each replica in turn
-                time.sleep(1.1)  # (a new iat and exp too)
+                await asyncio.sleep(1.1)  # (a new iat and exp too)
                 http.headers["Authorization"] = f"Bearer {issuer.token('alice')}"
                 _together(await a.call_tool("runoff", {"discharge": 1250}))
     run(main())

@@ -5,8 +5,8 @@ jwt extra's, imported on use: without it the proxy says which extra to install, 
 else imports it."""
 from __future__ import annotations
 
+import http.client
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +18,6 @@ from jwt_keys import AUDIENCE, ISSUER, Issuer  # noqa: E402
 from mcp_peers.driver import FAULT_SERVER, env, new_tag, reap  # noqa: E402
 
 KEYS = ("--jwt-issuer", ISSUER, "--jwt-audience", AUDIENCE)
-POST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
 INIT = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode()
 
@@ -40,7 +39,7 @@ def _cli(*argv, prelude: str = "", **extra_env):
             "sys.exit(main(sys.argv[1:]))")
     return subprocess.run([sys.executable, "-c", code, *argv, "--", sys.executable, "-c", "pass"],
                           capture_output=True, text=True, env=env(**extra_env), timeout=30,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, check=False)
 
 
 @pytest.mark.parametrize("argv,says", [
@@ -79,7 +78,7 @@ def test_nothing_imports_pyjwt_unless_a_key_set_is_given():
     code = ("import sys, quantity_guard.mcp.cli, quantity_guard.mcp.http.listen, "
             "quantity_guard.mcp.gateway, quantity_guard.mcp.identity; print('jwt' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(),
-                          timeout=30)
+                          timeout=30, check=False)
     assert done.stdout.strip() == "False", done.stderr
 
 
@@ -98,33 +97,36 @@ def listening(key_file):
     reap(tag)
 
 
-def _answer(port: int, head: bytes, body: bytes = INIT, declared: int | None = None) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        length = len(body) if declared is None else declared
-        s.sendall(head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % length + body)
-        s.settimeout(10)
-        data = b""
-        while True:
-            piece = s.recv(65536)  # a timeout here fails the test: the proxy waited for the body
-            if not piece:
-                break
-            data += piece
-    return data
+def _answer(port: int, headers: dict, body: bytes = INIT,
+            declared: int | None = None) -> tuple[int, dict, bytes]:
+    """POST the head; the body only when ``declared`` is not given (a head announcing
+    ``declared`` bytes and no byte of them sent: the answer must come from the head alone)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.putrequest("POST", "/mcp", skip_accept_encoding=True)
+        for name, value in {"Content-Type": "application/json", "Accept": "application/json",
+                            "Content-Length": str(len(body) if declared is None else declared),
+                            **headers}.items():
+            conn.putheader(name, value)
+        conn.endheaders(body if declared is None else None)
+        resp = conn.getresponse()  # a timeout here fails the test: the proxy waited for the body
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
 
 
 def test_a_token_that_verifies_is_served_and_no_other(listening, issuer):
-    good = _answer(listening, POST + b"Authorization: Bearer %s\r\n" % issuer.token().encode())
-    assert good.startswith(b"HTTP/1.1 200"), good[:200]
-    stranger = Issuer().token()
-    for token, says in ((stranger, b"signature does not verify"),
-                        (issuer.unsigned(), b"'none' is not accepted"),
-                        (issuer.hmac_with_public_key(), b"'HS256' is not accepted")):
-        refused = _answer(listening, POST + b"Authorization: Bearer %s\r\n" % token.encode(),
-                          body=b"", declared=16 << 20)  # 16 MiB announced, none sent
-        assert refused.startswith(b"HTTP/1.1 401") and says in refused, refused[:400]
-        assert b'error="invalid_token"' in refused
-    bare = _answer(listening, POST)
-    assert bare.startswith(b"HTTP/1.1 401") and b'WWW-Authenticate: Bearer realm="quantity-guard-mcp"\r\n' in bare
+    status, _, body = _answer(listening, {"Authorization": f"Bearer {issuer.token()}"})
+    assert status == 200, body[:200]
+    for token, says in ((Issuer().token(), "signature does not verify"),
+                        (issuer.unsigned(), "'none' is not accepted"),
+                        (issuer.hmac_with_public_key(), "'HS256' is not accepted")):
+        status, head, body = _answer(listening, {"Authorization": f"Bearer {token}"},
+                                     declared=16 << 20)  # 16 MiB announced, none sent
+        assert status == 401 and says in json.loads(body)["error"]["message"], body[:400]
+        assert 'error="invalid_token"' in head["www-authenticate"]
+    status, head, _ = _answer(listening, {})
+    assert status == 401 and head["www-authenticate"] == 'Bearer realm="quantity-guard-mcp"'
 
 
 def test_a_key_set_authenticates_an_exposed_proxy(key_file):
