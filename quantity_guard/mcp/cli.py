@@ -1221,7 +1221,10 @@ def _check_jwt_options(http: HTTPOptions) -> None:
     if http.client_token_envs:
         raise UsageError("--client-token-env and a key set both check the Authorization header: "
                          "give one of them")
-    from .jwt_identity import check_algorithms
+    from .jwt_identity import MIN_REFRESH, check_algorithms
+    if http.jwks_refresh < MIN_REFRESH:
+        raise UsageError(f"--jwks-refresh must be at least {MIN_REFRESH} seconds (the key set's "
+                         f"server is asked at most that often), not {http.jwks_refresh:g}")
     if http.jwt_algorithms is not None:
         try:
             check_algorithms(http.jwt_algorithms.split(","))

@@ -56,6 +56,7 @@ def _cli(*argv, prelude: str = "", **extra_env):
     (["--listen", "0", "--jwks-file", "k.json", *KEYS, "--jwt-algorithms", "HS256"],
      "shared-secret"),
     (["--listen", "0", "--jwks-file", "k.json", *KEYS, "--jwks-refresh", "0"], "--jwks-refresh"),
+    (["--listen", "0", "--jwks-file", "k.json", *KEYS, "--jwks-refresh", "29"], "at least 30"),
 ])
 def test_the_key_set_options_go_together(argv, says):
     done = _cli(*argv, QG_TOKEN="0123456789abcdef0123")
@@ -141,3 +142,18 @@ def test_a_key_set_authenticates_an_exposed_proxy(key_file):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_only_the_oauth_discovery_documents_are_asked_for_without_a_token(listening):
+    """A client fetches them before it has a token (RFC 9728); everything else needs one."""
+    def get(path: str) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", listening, timeout=10)
+        try:
+            conn.request("GET", path)
+            return conn.getresponse().status
+        finally:
+            conn.close()
+    # (a COMMAND upstream has no documents to relay: past the token check, the path is unknown)
+    assert get("/.well-known/oauth-protected-resource") == 404
+    assert get("/mcp") == 401
+    assert get("/elsewhere") == 401
