@@ -167,6 +167,7 @@ def _check_http_options(opts: Options, http: HTTPOptions) -> None:
             raise UsageError(f"{flag} configures --store, which is not given")
         if flag in http.given and not http.listen:
             raise UsageError(f"{flag} shares the ledgers of --listen's replicas; it needs --listen")
+    _check_jwt_options(http)
     if http.cafile and not http.upstream:
         raise UsageError("--cafile needs --upstream")
     if "--upstream-idle-timeout" in http.given and not http.upstream:
@@ -215,8 +216,9 @@ def _listen_options(http: HTTPOptions) -> tuple[Any, str | None, list, tuple]:
                     "credential. To expose the proxy on purpose add --allow-remote, "
                     "--client-token-env ENV (clients must send that bearer token) and "
                     "--allow-host NAME (the name clients use); see docs/security.md")
-            if client_token is None:
-                raise UsageError("--allow-remote needs --client-token-env ENV: an exposed proxy "
+            if client_token is None and not (http.jwks_files or http.jwks_urls):
+                raise UsageError("--allow-remote needs --client-token-env ENV (or a key set to "
+                                 "verify bearer JWTs, --jwks-url URL): an exposed proxy "
                                  "authenticates its clients")
             if listen[0] in ("0.0.0.0", "::", "") and not http.allow_hosts:
                 raise UsageError(f"--listen {http.listen} binds every address: name the host "
@@ -319,13 +321,62 @@ def _before_listening(opts: Options, http: HTTPOptions, static: list[tuple[str, 
         err(str(exc))
         return EXIT_CONFIG, {}
     gateway: dict[str, Any] = {}
-    if http.store is not None:
-        try:
+    try:
+        if http.store is not None:
             gateway = _gateway(http, opts, *store_secrets)
-        except ConfigError as exc:
-            err(str(exc))
-            return EXIT_CONFIG, {}
+        if http.jwks_files or http.jwks_urls:
+            gateway["jwt"] = _jwt_verifier(http)
+    except ConfigError as exc:
+        err(str(exc))
+        return EXIT_CONFIG, {}
+    if "jwt" in gateway:
+        gateway["jwt"].start()
     return None, gateway
+
+
+def _check_jwt_options(http: HTTPOptions) -> None:
+    """The key set options (--jwks-file, --jwks-url, --jwt-*), checked together."""
+    given = sorted(f for f in http.given if f.startswith(("--jwks-", "--jwt-")))
+    if not given:
+        return
+    if not http.listen:
+        raise UsageError(f"{given[0]} verifies the bearer tokens of --listen's clients; it needs "
+                         "--listen")
+    if not http.jwks_files and not http.jwks_urls:
+        raise UsageError(f"{given[0]} configures a key set, which is not given: add --jwks-file "
+                         "FILE or --jwks-url URL")
+    if not http.jwt_issuer or not http.jwt_audience:
+        raise UsageError("a key set needs --jwt-issuer ISS and --jwt-audience AUD: the issuer "
+                         "and the audience (this proxy) every token must name")
+    for url in http.jwks_urls:
+        if not url.lower().startswith("https://"):
+            raise UsageError(f"--jwks-url {url}: give an https URL (a key set read in clear "
+                             "could be replaced on the way), or --jwks-file FILE")
+    if http.client_token_envs:
+        raise UsageError("--client-token-env and a key set both check the Authorization header: "
+                         "give one of them")
+    from .jwt_identity import MIN_REFRESH, check_algorithms
+    if http.jwks_refresh < MIN_REFRESH:
+        raise UsageError(f"--jwks-refresh must be at least {MIN_REFRESH} seconds (the key set's "
+                         f"server is asked at most that often), not {http.jwks_refresh:g}")
+    if http.jwt_algorithms is not None:
+        try:
+            check_algorithms(http.jwt_algorithms.split(","))
+        except ValueError as exc:
+            raise UsageError(f"--jwt-algorithms: {exc}") from None
+
+
+def _jwt_verifier(http: HTTPOptions) -> Any:
+    """The bearer JWT verifier of the key set options, its keys read (exit 3 otherwise)."""
+    from .jwt_identity import JWTVerifier
+    assert http.jwt_issuer and http.jwt_audience
+    try:
+        return JWTVerifier(
+            issuer=http.jwt_issuer, audience=http.jwt_audience,
+            files=http.jwks_files, urls=http.jwks_urls, refresh=http.jwks_refresh, log=err,
+            algorithms=http.jwt_algorithms.split(",") if http.jwt_algorithms else None)
+    except (ImportError, ValueError) as exc:
+        raise ConfigError(f"error: the JWT key set: {exc}") from None
 
 
 def _http_fetcher(http: HTTPOptions, static: list[tuple[str, str]]) -> Any:

@@ -217,6 +217,8 @@ class HTTPOptions(argparse.Namespace):
 HTTP_MODE = frozenset({
     "--store", "--store-ttl", "--store-prefix", "--store-unavailable", "--store-key-env",
     "--store-password-env", "--client-token-env", "--allow-host", "--allow-remote",
+    "--jwks-file", "--jwks-url", "--jwt-issuer", "--jwt-audience", "--jwt-algorithms",
+    "--jwks-refresh",
     "--session-idle", "--upstream-idle-timeout", "--max-connections",
     "--max-connections-per-peer", "--max-sessions-per-client", "--max-manifests"})
 """The HTTP options that, given alone, make the command line an HTTP proxy's (and so are
@@ -356,6 +358,7 @@ def http_options(p: Parser) -> list[argparse.Action]:
                  "(verification is always on)"),
         *http_session_options(p),
         *store_options(p),
+        *jwt_options(p),
     ]
 
 
@@ -428,6 +431,34 @@ def store_options(p: Parser) -> list[argparse.Action]:
             help="(with --store) when the store cannot be reached: refuse guarded calls\n"
                  "with the code store_unavailable (refuse, the default), or forward them\n"
                  "checked against this replica's memory only, with a warning (proceed)"),
+    ]
+
+
+def jwt_options(p: Parser) -> list[argparse.Action]:
+    add = p.add_argument
+    return [
+        add("--jwks-file", action=Value, metavar="FILE", dest="jwks_files", append=True,
+            help="(with --listen) verify every client's bearer JWT against the JSON\n"
+                 "Web Key Set in FILE (read again every --jwks-refresh seconds); its\n"
+                 "issuer and subject are the client, so a refreshed token keeps its\n"
+                 "conversation on every replica. A token that does not verify gets 401\n"
+                 "with the reason. Needs --jwt-issuer and --jwt-audience, and the jwt\n"
+                 "extra (PyJWT with cryptography)"),
+        add("--jwks-url", action=Value, metavar="URL", dest="jwks_urls", append=True,
+            help="(with --listen) as --jwks-file, the key set read from the https URL"),
+        add("--jwt-issuer", action=Value, metavar="ISS",
+            help="(with a key set) the iss every token must carry"),
+        add("--jwt-audience", action=Value, metavar="AUD",
+            help="(with a key set) the audience every token's aud must hold (this proxy)"),
+        add("--jwt-algorithms", action=Value, metavar="LIST",
+            help="(with a key set) the accepted algorithms, comma-separated (default\n"
+                 "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA; never\n"
+                 "none or HS*); exp, nbf and iat are checked with 30 s of leeway"),
+        add("--jwks-refresh", action=Value, metavar="SECONDS", default=300.0,
+            convert=_seconds_above_zero,
+            help="(with a key set) read the key set again every SECONDS (default 300,\n"
+                 "at least 30); a token naming an unknown key asks for an early read,\n"
+                 "at most once every 30 s"),
     ]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import StoreUnavailable
 from ..ledger import Ledger
 from . import jsonrpc as rpc
-from .identity import ANON, IdentityKey
+from .identity import ANON, VERIFIED, IdentityKey
 
 __all__ = ["Conversations", "Sessions", "REPLAY_ID", "replayed_initialize", "kept_initialize",
            "may_continue", "MAX_ENTRIES", "MAX_CALLS"]
@@ -157,7 +157,11 @@ class Sessions:
 
 
 def may_continue(opener: str, principal: str) -> bool:
-    """Whether a request of ``principal`` continues a session opened by ``opener``."""
+    """Whether a request of ``principal`` continues a session opened by ``opener``: a
+    verified subject (identity.VERIFIED) continues only its own sessions, and is the only one
+    to continue them."""
+    if opener.startswith(VERIFIED) or principal.startswith(VERIFIED):
+        return opener == principal
     return opener == principal or (opener != ANON and principal != ANON)
 
 

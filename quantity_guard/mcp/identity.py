@@ -22,6 +22,11 @@ applies in this order:
    of one shared token never share a ledger, whatever connection (a load balancer pools them)
    or value they send.
 
+With a key set to verify bearer JWTs (``--jwks-file``, ``--jwks-url``: ``jwt_identity.py``) the
+credential is the verified token's issuer and subject, not the token: a refreshed token of one
+subject is the same principal, and it alone continues that principal's 2025 sessions
+(:func:`verified_principal`). A token that does not verify proves nothing (the proxy refuses it).
+
 A client that sends no credential to a deployment that checks none (a loopback proxy without
 ``--client-token-env`` or ``--forward-header``) is the machine's one local principal,
 ``anon``: a stock SDK client with no configuration keeps one ledger across its calls.
@@ -39,12 +44,14 @@ import secrets
 from typing import Any, Iterable, Mapping, NamedTuple
 
 __all__ = ["Conversation", "conversation_of", "credential_hash", "principal_of", "trace_id",
-           "client_info", "IdentityKey", "ORDER", "ANON"]
+           "client_info", "IdentityKey", "ORDER", "ANON", "VERIFIED", "verified_principal"]
 
 ORDER = ("session", "header", "trace", "client", "request")
 ANON = "anon"
 """The principal of a request that carries no credential."""
 """The kinds of conversation key, in the order they are tried."""
+VERIFIED = "v"
+"""The first character of a principal proven by a verified token (others are hex or ``anon``)."""
 
 _CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 _TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$")
@@ -95,6 +102,15 @@ def principal_of(credentials: "Iterable[tuple[str, str]]", secret: bytes) -> str
         return credential_hash(items[0][1], secret)
     text = "\n".join(f"{name}\0{value}" for name, value in items)
     return hmac.new(secret, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:24]
+
+
+def verified_principal(key: IdentityKey, subject: str,
+                       others: Iterable[tuple[str, str]] = ()) -> tuple[str, bool]:
+    """The principal of a verified token's ``subject`` (its issuer and subject; "" when it did
+    not verify) with the other credential headers ``others``, and whether it is proven."""
+    if not subject:
+        return ANON, False
+    return VERIFIED + key.principal([("verified", subject), *others]), True
 
 
 def trace_id(meta: Any) -> str | None:

@@ -99,7 +99,7 @@ from .. import jsonrpc as rpc
 from ..gateway import (REPLAY_ID, Conversations, Sessions, kept_initialize, may_continue,
                        replayed_initialize, unavailable_error)
 from ..guard import C2S, LOG, S2C, Guard
-from ..identity import ANON, IdentityKey, conversation_of
+from ..identity import ANON, IdentityKey, conversation_of, verified_principal
 from .client import Client, UpstreamError
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
 from .upstream import Remote, Sent
@@ -663,6 +663,7 @@ class Listener:
                  max_connections_per_peer: int | None = None, upstream_timeout: float | None = 300.0,
                  upstream_idle_timeout: float | None = 300.0, store: Any = None,
                  conversations: Conversations | None = None, identity: IdentityKey | None = None,
+                 jwt: Any = None,
                  log: Callable[[str], None] | None = None, path: str = "/mcp") -> None:
         if (command is None) == (upstream is None):
             raise ValueError("give exactly one of command and upstream")
@@ -712,7 +713,11 @@ class Listener:
             client_tokens[0] if client_tokens else None)
         # a deployment that checks or forwards credentials: a request without any of them
         # proves no principal, so it keeps no history (identity.py, kind "request")
-        self.credentialed = self.client_token is not None or bool(self.forward_headers)
+        # --jwks-file/--jwks-url: every request's bearer JWT verified (mcp/jwt_identity.py)
+        self.jwt = jwt
+        self.credentialed = self.client_token is not None or bool(self.forward_headers) or jwt is not None
+        # Authorization is the proxy's own (its token, or a JWT whose subject is the principal)
+        self.consumes_authorization = self.client_token is not None or jwt is not None
         self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
         if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
             self.allow_hosts.add(host.strip("[]").lower())
@@ -805,6 +810,8 @@ class Listener:
         forwarded header; hashed) if it carries one, else its peer address. Returns the key and
         whether it tells clients apart (a credential, or a peer that is not loopback)."""
         import hashlib
+        if self.jwt is not None:  # the verified subject (a refreshed token is the same client)
+            return "principal:" + self._principal(head)[0], True
         own = () if self.client_token is not None else ("authorization",)  # a shared token tells no one apart
         for name in (*own, *(h for h in self.forward_headers if self.client_token is None or h != "authorization")):
             value = head.headers.get(name)
@@ -1064,12 +1071,16 @@ class Listener:
 
     def _principal(self, head: Head) -> tuple[str, bool]:
         """Who sent a request (identity.principal_of over every credential header the
-        deployment checks or forwards: Authorization unless the proxy's token consumes it, each
-        --forward-header) and whether that proves a principal (identity.py)."""
-        names = [] if self.client_token is not None else ["authorization"]
+        deployment checks or forwards: Authorization unless the proxy's token or JWT check
+        consumes it, each --forward-header; with a JWT check, the verified issuer and subject)
+        and whether that proves a principal (identity.py)."""
+        names = [] if self.consumes_authorization else ["authorization"]
         names += [h for h in self.forward_headers if h not in names and
-                  not (self.client_token is not None and h == "authorization")]
+                  not (self.consumes_authorization and h == "authorization")]
         credentials = [(name, value) for name in names for value in head.headers.get_all(name)]
+        if self.jwt is not None:
+            return verified_principal(self.identity, self.jwt.principal(
+                head.headers.get_all("authorization")), credentials)
         who = self.identity.principal(credentials)
         return who, who != ANON or not self.credentialed
 
@@ -1087,6 +1098,10 @@ class Listener:
             return 401, _error_body(
                 "Unauthorized: send Authorization: Bearer <token>, the token given to the proxy "
                 "with --client-token-env"), [("WWW-Authenticate", 'Bearer realm="quantity-guard-mcp"')]
+        if self.jwt is not None and not (head.method == "GET" and (head.target or "").startswith("/.well-known/")):
+            refused = self.jwt.refusal(head.headers.get_all("authorization"))
+            if refused is not None:
+                return 401, _error_body(f"Unauthorized: {refused[0]}"), [("WWW-Authenticate", refused[1])]
         return None
 
     async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
@@ -1720,7 +1735,8 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         log(f"serving MCP over Streamable HTTP at http://{_url_host(host)}:{port}{listener.path}")
         if not listener.bound_loopback:
             log(f"warning: listening on {host}, reachable beyond this machine: clients must send "
-                "the --client-token-env bearer token; Host must be a loopback name or one of "
+                + ("a bearer JWT the key set verifies" if listener.jwt is not None else
+                   "the --client-token-env bearer token") + "; Host must be a loopback name or one of "
                 f"{sorted(listener.allow_hosts)}; traffic is plain HTTP (put a TLS proxy in front)")
         if ready is not None:
             ready(host, port)
