@@ -30,6 +30,7 @@ PROG = "quantity-guard-mcp"
 USAGE = f"""\
 usage: {PROG} [options] [--] COMMAND [ARG...]
        {PROG} annotate [--tools-json FILE | --upstream URL | -- COMMAND ...]
+       {PROG} interceptor --annotations FILE [--listen [HOST:]PORT]
 
 Run the MCP server COMMAND as a child process and relay JSON-RPC between it and this process's
 stdin/stdout. Tools named in the annotation file are re-advertised with units in their schema,
@@ -269,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["annotate"]:  # the subcommand: draft an annotation file (mcp/annotate.py)
         from .annotate import main as annotate
         return annotate(args[1:], fetch=fetch_tools)
+    if args[:1] == ["interceptor"]:  # the subcommand: the guard as an MCP interceptor server
+        from .interceptor import main as interceptor
+        return interceptor(args[1:])
     try:
         http, args = split_http_options(args)  # Streamable HTTP options: see the block below
         if http.active:
