@@ -50,14 +50,26 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from . import jsonrpc as rpc
-from .server import ServerCore, RpcError, serve
+from .server import RpcError, ServerCore, serve
 
-__all__ = ["EXTENSION", "VALIDATOR", "MUTATOR", "Interceptors", "Invocation", "InvokeError",
-           "UnitsInterceptors", "InterceptorServer", "ChainResult", "execute_chain", "main",
-           "LOGGER_NAME"]
+__all__ = [
+    "EXTENSION",
+    "LOGGER_NAME",
+    "MUTATOR",
+    "VALIDATOR",
+    "ChainResult",
+    "InterceptorServer",
+    "Interceptors",
+    "Invocation",
+    "InvokeError",
+    "UnitsInterceptors",
+    "execute_chain",
+    "main",
+]
 
 EXTENSION = "io.modelcontextprotocol/interceptors"
 LIST = "interceptors/list"
@@ -93,7 +105,7 @@ class Invocation(NamedTuple):
     meta: dict  # the request's ``params._meta``, {} when none was sent
 
 
-def _matches(events: "tuple[str, ...]", event: str, phase: "str | None") -> bool:
+def _matches(events: tuple[str, ...], event: str, phase: str | None) -> bool:
     """Whether a hook on ``events`` fires on ``event`` (in ``phase``; None: in either):
     the event itself, or the wildcards ``*``, ``*/request``, ``*/response``."""
     return any(e == event or e == "*" or (e in ("*/request", "*/response")
@@ -102,9 +114,9 @@ def _matches(events: "tuple[str, ...]", event: str, phase: "str | None") -> bool
 
 
 class _Registered:
-    def __init__(self, name: str, type: str, events: "tuple[str, ...]", phases: "tuple[str, ...]",
-                 handler: "Callable[[Invocation], dict]", mode: str, fail_open: bool,
-                 description: "str | None", priority: "int | None") -> None:
+    def __init__(self, name: str, type: str, events: tuple[str, ...], phases: tuple[str, ...],
+                 handler: Callable[[Invocation], dict], mode: str, fail_open: bool,
+                 description: str | None, priority: int | None) -> None:
         self.name, self.type, self.events, self.phases = name, type, events, phases
         self.handler, self.mode, self.fail_open = handler, mode, fail_open
         self.description, self.priority = description, priority
@@ -129,12 +141,12 @@ class Interceptors:
     """The interceptors a server offers: ``interceptors/list`` and ``interceptor/invoke``."""
 
     def __init__(self) -> None:
-        self._by_name: "OrderedDict[str, _Registered]" = OrderedDict()
+        self._by_name: OrderedDict[str, _Registered] = OrderedDict()
 
-    def add(self, name: str, type: str, events: "list[str] | tuple[str, ...]", phases: str,
-            handler: "Callable[[Invocation], dict]", *, mode: "str | None" = None,
-            fail_open: bool = False, description: "str | None" = None,
-            priority: "int | None" = None) -> None:
+    def add(self, name: str, type: str, events: list[str] | tuple[str, ...], phases: str,
+            handler: Callable[[Invocation], dict], *, mode: str | None = None,
+            fail_open: bool = False, description: str | None = None,
+            priority: int | None = None) -> None:
         """Register ``handler`` as interceptor ``name``. ``phases`` is ``request``,
         ``response`` or ``both``; ``mode`` ``enforce`` (default; ``active`` is read as it)
         or ``audit``. A validator's handler returns ``{valid, severity?, messages?}``, a
@@ -198,7 +210,7 @@ class Interceptors:
             outcome = reg.handler(invocation)
         except InvokeError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (any failure of a handler is its crash)
             _log.warning("interceptor %s failed on %s %s: %r", reg.name, event, phase, exc)
             raise InvokeError(EXECUTION_FAILED, f"Interceptor execution failed: {reg.name}",
                               {"interceptor": reg.name, "reason": f"{type(exc).__name__}: "
@@ -214,13 +226,13 @@ class InterceptorServer(ServerCore):
     ``interceptors`` and advertising the extension (no tools)."""
 
     def __init__(self, interceptors: Interceptors, *, name: str = "quantity-guard-interceptor",
-                 version: "str | None" = None,
-                 on_initialize: "Callable[[dict], None] | None" = None) -> None:
+                 version: str | None = None,
+                 on_initialize: Callable[[dict], None] | None = None) -> None:
         super().__init__(_NoTools(), name=name, version=version)
         self.interceptors = interceptors
         self.on_initialize = on_initialize
 
-    def _dispatch(self, method: str, params: dict, modern: "str | None") -> dict:
+    def _dispatch(self, method: str, params: dict, modern: str | None) -> dict:
         try:
             if method == LIST:
                 return self.interceptors.list(params.get("event"))
@@ -252,7 +264,7 @@ class _NoTools:
 
 class _Turn:
     """The latest request-phase tools/call of a conversation: what it was sent, what goes on."""
-    __slots__ = ("tool", "sent", "forwarded", "refusal", "verdict")
+    __slots__ = ("forwarded", "refusal", "sent", "tool", "verdict")
 
     def __init__(self, tool: str, sent: Any, forwarded: Any, refusal: Any, verdict: Any) -> None:
         self.tool, self.sent, self.forwarded = tool, sent, forwarded
@@ -266,7 +278,7 @@ class UnitsInterceptors:
     """The validator and the mutator of an annotation file, with a ledger per conversation."""
 
     def __init__(self, annotations: Any, *, enforcement: str = "strict",
-                 max_sessions: int = MAX_SESSIONS, aliases: "dict | None" = None) -> None:
+                 max_sessions: int = MAX_SESSIONS, aliases: dict | None = None) -> None:
         from ..integrations.gateways import Ledgers
         from .identity import IdentityKey
         self.annotations = annotations
@@ -275,9 +287,9 @@ class UnitsInterceptors:
         self.ledgers = Ledgers(annotations, enforcement, max_sessions)
         self.max_sessions = max_sessions
         self.counts = dict.fromkeys(_COUNTED, 0)
-        self.initialize: "dict | None" = None  # the 2025 client's initialize params
+        self.initialize: dict | None = None  # the 2025 client's initialize params
         self._key = IdentityKey()
-        self._turns: "OrderedDict[str, _Turn]" = OrderedDict()
+        self._turns: OrderedDict[str, _Turn] = OrderedDict()
         self._lock = threading.RLock()
 
     def register(self, interceptors: Interceptors) -> Interceptors:
@@ -307,7 +319,7 @@ class UnitsInterceptors:
             self.counts[what] += 1
 
     # -- the request phase ---------------------------------------------------------------
-    def _request(self, inv: Invocation, who: str) -> "tuple[_Turn | None, Any]":
+    def _request(self, inv: Invocation, who: str) -> tuple[_Turn | None, Any]:
         """The decision on a request-phase payload: (the turn, or None for a tool the
         annotations do not name; the policy)."""
         payload = inv.payload
@@ -412,7 +424,7 @@ class UnitsInterceptors:
         return {"modified": True, "payload": labelled}
 
 
-def _param(field: Any, tool: str) -> "str | None":
+def _param(field: Any, tool: str) -> str | None:
     """The parameter a violation's field (``runoff_depth.area``) names, or None."""
     if isinstance(field, str) and field.startswith(tool + "."):
         return field[len(tool) + 1:]
@@ -430,7 +442,7 @@ class ChainResult(NamedTuple):
     decision: str  # "allow" (the chain completed) or "deny" (it was blocked)
     payload: Any  # the payload after the applied mutations (the original one when denied)
     results: list  # each invocation's result, or {"interceptor", "error"} for a failure
-    aborted_at: "dict | None"  # {interceptor, reason, type} when denied
+    aborted_at: dict | None  # {interceptor, reason, type} when denied
 
 
 def _priority(descriptor: dict, phase: str) -> int:
@@ -440,8 +452,8 @@ def _priority(descriptor: dict, phase: str) -> int:
     return hint if isinstance(hint, int) else 0
 
 
-def execute_chain(descriptors: list, invoke: "Callable[[dict], dict]", event: str, phase: str,
-                  payload: Any, context: "dict | None" = None) -> ChainResult:
+def execute_chain(descriptors: list, invoke: Callable[[dict], dict], event: str, phase: str,
+                  payload: Any, context: dict | None = None) -> ChainResult:
     """Run one lifecycle event through the interceptors ``descriptors`` lists (an
     ``interceptors/list`` result's), calling ``invoke(params)`` (an ``interceptor/invoke``;
     raising on an error answer) for each, in the trust-boundary order: on a request,
@@ -458,13 +470,13 @@ def execute_chain(descriptors: list, invoke: "Callable[[dict], dict]", event: st
     results: list = []
     current = payload
 
-    def run(d: dict, body: Any) -> "tuple[dict | None, dict | None]":
+    def run(d: dict, body: Any) -> tuple[dict | None, dict | None]:
         params = {"name": d["name"], "event": event, "phase": phase, "payload": body}
         if context is not None:
             params["context"] = context
         try:
             result = invoke(params)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (an error answer or a broken transport)
             results.append({"interceptor": d["name"], "error": str(exc)})
             if d.get("failOpen") is True or d.get("mode") == "audit":
                 return None, None
@@ -472,7 +484,7 @@ def execute_chain(descriptors: list, invoke: "Callable[[dict], dict]", event: st
         results.append(result)
         return result, None
 
-    def mutate(body: Any) -> "tuple[Any, dict | None]":
+    def mutate(body: Any) -> tuple[Any, dict | None]:
         for d in mutators:
             result, abort = run(d, body)
             if abort is not None:
@@ -481,7 +493,7 @@ def execute_chain(descriptors: list, invoke: "Callable[[dict], dict]", event: st
                 body = result.get("payload")
         return body, None
 
-    def validate(body: Any) -> "dict | None":
+    def validate(body: Any) -> dict | None:
         for d in validators:
             result, abort = run(d, body)
             if abort is not None:
@@ -534,7 +546,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     try:
@@ -546,10 +558,10 @@ def main(argv: "list[str] | None" = None) -> int:
         sys.stderr.write(f"{PROG}: error: unrecognized arguments: {' '.join(rest)} (the "
                          "proxy's HTTP options go with --listen)\n")
         return 2
-    from ..annotations import load
+    from ..annotations import AnnotationError, load
     try:
         annotations = load(opts.annotations)
-    except Exception as exc:
+    except (OSError, AnnotationError) as exc:
         sys.stderr.write(f"{PROG}: cannot load {opts.annotations}: {exc}\n")
         return 3
     if opts.listen:
