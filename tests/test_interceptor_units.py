@@ -24,18 +24,8 @@ from quantity_guard.mcp.interceptor import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-ANNOTATIONS = """
-[tools.read_discharge]
-returns = { unit = "cfs" }
-[tools.read_drainage_area]
-returns = { unit = "km**2" }
-[tools.runoff_depth]
-returns = { unit = "mm/day" }
-[tools.runoff_depth.params]
-discharge = { unit = "m**3/s" }
-area = { unit = "km**2", sourced = true }
-[tools.freeboard.params]
-stage = { unit = "ft", datum = "NAVD88" }
+# the demo's tools, and two taking a timestamp and a graded record
+ANNOTATIONS = (ROOT / "demo" / "water.toml").read_text("utf-8") + """
 [tools.series.params]
 start = { tz = "America/Chicago" }
 [tools.alarm.params]

@@ -65,7 +65,6 @@ __all__ = [
     "InterceptorServer",
     "Interceptors",
     "Invocation",
-    "InvokeError",
     "UnitsInterceptors",
     "execute_chain",
     "main",
@@ -84,16 +83,6 @@ TYPES = ("validation", "mutation")
 EXECUTION_FAILED = -32603
 
 _log = logging.getLogger(LOGGER_NAME)
-
-
-class InvokeError(Exception):
-    """An ``interceptor/invoke`` that fails: answered as the JSON-RPC error ``code``."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 class Invocation(NamedTuple):
@@ -174,30 +163,30 @@ class Interceptors:
     def list(self, event: Any = None) -> dict:
         """The ``interceptors/list`` result: every interceptor, or those hooking ``event``."""
         if event is not None and not isinstance(event, str):
-            raise InvokeError(rpc.INVALID_PARAMS, f"interceptors/list: 'event' must be an event "
+            raise RpcError(rpc.INVALID_PARAMS, f"interceptors/list: 'event' must be an event "
                               f"name such as \"tools/call\", not {json.dumps(event)}")
         return {"interceptors": [reg.descriptor() for reg in self._by_name.values()
                                  if event is None or _matches(reg.events, event, None)]}
 
     def invoke(self, params: dict) -> dict:
         """The ``interceptor/invoke`` result for ``params`` (``name``, ``event``, ``phase``,
-        ``payload``, optional ``context``); raises :class:`InvokeError`."""
+        ``payload``, optional ``context``); raises :class:`RpcError` (the error answer)."""
         name = params.get("name")
         reg = self._by_name.get(name) if isinstance(name, str) else None
         if reg is None:
             known = ", ".join(self._by_name) or "none"
-            raise InvokeError(rpc.INVALID_PARAMS, f"interceptor/invoke: no interceptor named "
+            raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: no interceptor named "
                               f"{json.dumps(name)}; send one interceptors/list gives: {known}")
         event, phase = params.get("event"), params.get("phase")
         if phase not in reg.phases:
-            raise InvokeError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} runs in the "
+            raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} runs in the "
                               f"{' and '.join(reg.phases)} phase, not {json.dumps(phase)}; send "
                               f"'phase': {json.dumps(reg.phases[0])}")
         if not isinstance(event, str) or not _matches(reg.events, event, phase):
-            raise InvokeError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} hooks "
+            raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} hooks "
                               f"{', '.join(reg.events)}, not {json.dumps(event)}")
         if "payload" not in params:
-            raise InvokeError(rpc.INVALID_PARAMS, "interceptor/invoke: 'payload' is missing: "
+            raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: 'payload' is missing: "
                               "send the intercepted message's params (for tools/call, the "
                               "request's {name, arguments} or the CallToolResult)")
         context = params.get("context")
@@ -208,11 +197,11 @@ class Interceptors:
         began = time.perf_counter()
         try:
             outcome = reg.handler(invocation)
-        except InvokeError:
+        except RpcError:
             raise
         except Exception as exc:  # noqa: BLE001 (any failure of a handler is its crash)
             _log.warning("interceptor %s failed on %s %s: %r", reg.name, event, phase, exc)
-            raise InvokeError(EXECUTION_FAILED, f"Interceptor execution failed: {reg.name}",
+            raise RpcError(EXECUTION_FAILED, f"Interceptor execution failed: {reg.name}",
                               {"interceptor": reg.name, "reason": f"{type(exc).__name__}: "
                                f"{exc}"}) from None
         result = {"interceptor": reg.name, "type": reg.type, "phase": phase}
@@ -233,14 +222,10 @@ class InterceptorServer(ServerCore):
         self.on_initialize = on_initialize
 
     def _dispatch(self, method: str, params: dict, modern: str | None) -> dict:
-        try:
-            if method == LIST:
-                return self.interceptors.list(params.get("event"))
-            if method == INVOKE:
-                return self.interceptors.invoke(params)
-        except InvokeError as exc:
-            raise RpcError(exc.code, exc.message,
-                           rpc.MISSING if exc.data is None else exc.data) from None
+        if method == LIST:
+            return self.interceptors.list(params.get("event"))
+        if method == INVOKE:
+            return self.interceptors.invoke(params)
         result = super()._dispatch(method, params, modern)
         if method in ("initialize", "server/discover"):
             capabilities = result["capabilities"]
@@ -327,7 +312,7 @@ class UnitsInterceptors:
         if not isinstance(name, str) or ("arguments" in payload and payload["arguments"]
                                          is not None and not isinstance(payload["arguments"],
                                                                         dict)):
-            raise InvokeError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call request-"
+            raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call request-"
                               "phase payload is the call's {\"name\": <tool>, \"arguments\": "
                               "{...}}; received " + _shape(payload))
         from ..integrations.gateways import annotated_name
@@ -391,7 +376,7 @@ class UnitsInterceptors:
     def _label(self, inv: Invocation) -> dict:
         result = inv.payload
         if not isinstance(result, dict) or not isinstance(result.get("content", []), list):
-            raise InvokeError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call response-"
+            raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call response-"
                               "phase payload is the CallToolResult ({\"content\": [...], "
                               "\"structuredContent\"?: {...}, \"isError\"?: bool}); received "
                               + _shape(result))
