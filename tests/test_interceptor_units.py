@@ -228,11 +228,18 @@ def test_both_interceptors_on_one_call_check_and_record_it_once(order):
     assert wire.units.counts["converted"] == 1
 
 
-def test_in_warn_enforcement_a_violation_is_valid_and_counted_as_passed():
+def test_in_warn_enforcement_a_violation_is_a_warning_that_blocks_nothing():
     wire = Wire(enforcement="warn")
-    assert wire.validate("runoff_depth", {"discharge": "3 m"})["valid"] is True
-    assert wire.units.counts == {"converted": 0, "passed": 1, "refused": 0, "labelled": 0,
-                                 "unlabelled": 0}
+    strict = Wire().validate("runoff_depth", {"discharge": "3 m"})
+    result = wire.validate("runoff_depth", {"discharge": "3 m"})
+    assert result["valid"] is False and result["severity"] == "warn"
+    assert result["messages"] == [{**strict["messages"][0], "severity": "warn"}]
+    mutated = wire.invoke(MUTATOR, "request", {"name": "runoff_depth",
+                                               "arguments": {"discharge": "3 m"}})
+    assert mutated["modified"] is False
+    assert wire.units.counts == {"converted": 0, "passed": 0, "warned": 1, "refused": 0,
+                                 "labelled": 0, "unlabelled": 0}
+    assert wire.validate("runoff_depth", {"discharge": "1250 cfs"}, session="b")["valid"]
 
 
 def test_every_guarded_invocation_writes_one_line_and_is_counted(caplog):
@@ -247,8 +254,8 @@ def test_every_guarded_invocation_writes_one_line_and_is_counted(caplog):
          "[dimensionality_error]"),
         "guarded tools/call request read_discharge (mutator): passed",
         "guarded tools/call response read_discharge (mutator): labelled cfs"]
-    assert wire.units.counts == {"converted": 0, "passed": 1, "refused": 1, "labelled": 1,
-                                 "unlabelled": 0}
+    assert wire.units.counts == {"converted": 0, "passed": 1, "warned": 0, "refused": 1,
+                                 "labelled": 1, "unlabelled": 0}
 
 
 def test_a_hosts_chain_converts_refuses_and_labels_in_the_trust_boundary_order():

@@ -249,14 +249,16 @@ class _NoTools:
 
 class _Turn:
     """The latest request-phase tools/call of a conversation: what it was sent, what goes on."""
-    __slots__ = ("forwarded", "refusal", "sent", "tool", "verdict")
+    __slots__ = ("forwarded", "refusal", "sent", "tool", "verdict", "warned")
 
-    def __init__(self, tool: str, sent: Any, forwarded: Any, refusal: Any, verdict: Any) -> None:
+    def __init__(self, tool: str, sent: Any, forwarded: Any, refusal: Any, verdict: Any,
+                 warned: list) -> None:
         self.tool, self.sent, self.forwarded = tool, sent, forwarded
         self.refusal, self.verdict = refusal, verdict
+        self.warned = warned  # warn enforcement: the violations let through
 
 
-_COUNTED = ("converted", "passed", "refused", "labelled", "unlabelled")
+_COUNTED = ("converted", "passed", "warned", "refused", "labelled", "unlabelled")
 
 
 class UnitsInterceptors:
@@ -335,7 +337,10 @@ class UnitsInterceptors:
                 "quantity_guard.interceptor": who}) if observer else None
             decision, refusal = check_call(policy, tool, dict(arguments), verdict)
             forwarded = None if refusal is not None else decision.payload
-            turn = _Turn(tool, dict(arguments), forwarded, refusal, verdict)
+            calls = policy.ledger.calls
+            warned = list(calls[-1].violations) if refusal is None and calls and \
+                calls[-1].tool == tool and calls[-1].violations else []
+            turn = _Turn(tool, dict(arguments), forwarded, refusal, verdict, warned)
             self._turns[key] = turn
             self._turns.move_to_end(key)
             while len(self._turns) > self.max_sessions:
@@ -344,6 +349,11 @@ class UnitsInterceptors:
             self._count("refused")
             _log.info("guarded tools/call request %s (%s): refused %s [%s]", tool, who,
                       _param(refusal[2], tool) or "the call", refusal[1])
+        elif warned:
+            self._count("warned")
+            _log.info("guarded tools/call request %s (%s): warned %s", tool, who, ", ".join(
+                f"{_param(v.get('field'), tool) or 'the call'} [{v.get('code')}]"
+                for v in warned))
         else:
             changed = sorted(k for k in forwarded if arguments.get(k) != forwarded[k])
             self._count("converted" if changed else "passed")
@@ -352,15 +362,25 @@ class UnitsInterceptors:
         return turn, policy
 
     def validate(self, inv: Invocation) -> dict:
+        """``valid: false``, severity ``error``, for a refused call; in warn enforcement,
+        severity ``warn`` (which blocks nothing) for the violations let through."""
         turn, _ = self._request(inv, "validator")
-        if turn is None or turn.refusal is None:
+        if turn is None:
             return {"valid": True}
-        text, code, field = turn.refusal
-        param = _param(field, turn.tool)
-        message = {"path": f"arguments.{param}" if param else "arguments", "message": text,
-                   "severity": "error"}
-        return {"valid": False, "severity": "error", "messages": [message],
-                "info": {"code": code, "tool": turn.tool}}
+        if turn.refusal is not None:
+            found, severity = [turn.refusal], "error"
+        elif turn.warned:
+            found = [(v.get("repair"), v.get("code"), v.get("field")) for v in turn.warned]
+            severity = "warn"
+        else:
+            return {"valid": True}
+        messages = []
+        for text, _, field in found:
+            param = _param(field, turn.tool)
+            messages.append({"path": f"arguments.{param}" if param else "arguments",
+                             "message": text, "severity": severity})
+        return {"valid": False, "severity": severity, "messages": messages,
+                "info": {"code": found[0][1], "tool": turn.tool}}
 
     def mutate(self, inv: Invocation) -> dict:
         if inv.phase == "request":
@@ -520,8 +540,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--annotations", metavar="FILE", required=True,
                         help="TOML or JSON annotation file naming the guarded tools")
     parser.add_argument("--enforcement", choices=("strict", "warn"), default="strict",
-                        help="strict (default): violations are valid false; warn: recorded "
-                        "and logged, the call valid")
+                        help="strict (default): a violation is valid false, severity error; "
+                        "warn: severity warn, which blocks nothing")
     parser.add_argument("--listen", metavar="[HOST:]PORT",
                         help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING",
