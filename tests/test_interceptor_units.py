@@ -381,3 +381,4 @@ def test_the_command_serves_stdio_until_the_client_closes_it():
     answer = json.loads(out.stdout)
     assert answer["result"]["payload"]["arguments"] == {"discharge": 35.39605824}
     assert "guarded tools/call request runoff_depth (mutator): converted discharge" in out.stderr
+

@@ -341,10 +341,12 @@ class UnitsInterceptors:
             warned = list(calls[-1].violations) if refusal is None and calls and \
                 calls[-1].tool == tool and calls[-1].violations else []
             turn = _Turn(tool, dict(arguments), forwarded, refusal, verdict, warned)
+            if verdict is not None and self.annotations[tool].returns is None:
+                verdict.end()  # no result of this tool is labelled: the call is decided
+            _end(self._turns.pop(key, None))  # an earlier call whose result never came
             self._turns[key] = turn
-            self._turns.move_to_end(key)
             while len(self._turns) > self.max_sessions:
-                self._turns.popitem(last=False)
+                _end(self._turns.popitem(last=False)[1])
         if refusal is not None:
             self._count("refused")
             _log.info("guarded tools/call request %s (%s): refused %s [%s]", tool, who,
@@ -427,6 +429,11 @@ class UnitsInterceptors:
         _log.info("guarded tools/call response %s (mutator): labelled%s", turn.tool,
                   f" {unit}" if isinstance(unit, str) else "")
         return {"modified": True, "payload": labelled}
+
+
+def _end(turn: _Turn | None) -> None:
+    if turn is not None and turn.verdict is not None:
+        turn.verdict.end()
 
 
 def _param(field: Any, tool: str) -> str | None:
