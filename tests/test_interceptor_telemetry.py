@@ -6,11 +6,11 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed: "
                                                        "pip install -e '.[dev]'")
-from otel_helpers import metrics, otel  # noqa: F401
+from otel_helpers import metrics, otel  # noqa: F401 (the fixture)
 from test_interceptor_units import Wire
 
 
-def test_each_guarded_call_is_a_span_and_counted_where_the_interceptor_ran(otel):
+def test_each_guarded_call_is_a_span_and_counted_where_the_interceptor_ran(otel):  # noqa: F811
     exporter, reader = otel
     wire = Wire()
     wire.call("read_discharge", {}, "1250")
@@ -28,7 +28,8 @@ def test_each_guarded_call_is_a_span_and_counted_where_the_interceptor_ran(otel)
         "tools/call series"]
 
 
-def test_a_call_whose_result_never_came_is_closed_by_the_conversations_next_call(otel):
+def test_a_call_whose_result_never_came_is_closed_by_the_conversations_next_call(
+        otel):  # noqa: F811
     exporter, _ = otel
     wire = Wire()
     wire.validate("read_discharge", {"site": "1"})  # a validator-only host: no response phase
