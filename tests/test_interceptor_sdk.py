@@ -3,6 +3,8 @@ interceptor``, over stdio and over Streamable HTTP (``--listen``), in both revis
 default auto mode (server/discover, 2026-07-28) and mode="legacy" (initialize, 2025-11-25)."""
 from __future__ import annotations
 
+import http.client
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +131,42 @@ def test_an_sdk_client_uses_the_interceptor_server_over_streamable_http(listenin
         async with Client(listening, mode=mode, read_timeout_seconds=60) as client:
             return await host(client)
     check(run(session), mode)
+
+
+def test_the_proxys_http_options_guard_the_interceptors_listener():
+    """--listen is the proxy's listener: its options follow (here a client token) and apply."""
+    token = "interceptor-test-token-0123456789"
+    proc = subprocess.Popen([*ARGV, "--listen", "0", "--client-token-env", "QG_IC_TOKEN"],
+                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent,
+                            env={**env(), "QG_IC_TOKEN": token})
+    try:
+        line = proc.stderr.readline()
+        assert "serving MCP" in line, line
+        port = int(line.strip().rsplit(":", 1)[1].split("/")[0])
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "interceptors/list",
+                           "params": {"_meta": {"io.modelcontextprotocol/protocolVersion":
+                                                "2026-07-28"}}})
+        statuses = []
+        for credential in (None, token):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            headers = {"Content-Type": "application/json",
+                       "Accept": "application/json",
+                       "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "interceptors/list"}
+            if credential:
+                headers["Authorization"] = f"Bearer {credential}"
+            conn.request("POST", "/mcp", body=body, headers=headers)
+            response = conn.getresponse()
+            statuses.append((response.status, response.read()))
+            conn.close()
+        assert statuses[0][0] == 401
+        assert statuses[1][0] == 200
+        names = [i["name"] for i in json.loads(statuses[1][1])["result"]["interceptors"]]
+        assert names == [VALIDATOR, MUTATOR]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stderr.close()
