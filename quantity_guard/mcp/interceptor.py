@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -577,14 +578,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"{PROG}: cannot load {opts.annotations}: {exc}\n")
         return 3
     if opts.listen:
-        # Streamable HTTP is the proxy's listener, relaying (unguarded) to this command over
-        # stdio: its Origin, Host, token, session and size checks apply unchanged.
-        from .cli import main as proxy
-        child = [sys.executable, "-m", "quantity_guard.mcp", "interceptor", "--annotations",
-                 opts.annotations, "--enforcement", opts.enforcement, "--log-level",
-                 opts.log_level]
-        return proxy(["--listen", opts.listen, "--log-level", opts.log_level, *rest, "--",
-                      *child])
+        # Streamable HTTP is the proxy's listener (this process becomes the proxy), relaying,
+        # unguarded, to this command over stdio: its Origin, Host, token, session and size
+        # checks apply unchanged.
+        command = [sys.executable, "-m", "quantity_guard.mcp"]
+        child = [*command, "interceptor", "--annotations", opts.annotations, "--enforcement",
+                 opts.enforcement, "--log-level", opts.log_level]
+        sys.stderr.flush()
+        os.execv(sys.executable, [*command, "--listen", opts.listen, "--log-level",
+                                  opts.log_level, *rest, "--", *child])
     from .logs import configure
     configure(opts.log_level)
     units = UnitsInterceptors(annotations, enforcement=opts.enforcement)
