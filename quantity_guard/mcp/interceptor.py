@@ -54,7 +54,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ..integrations.gateways import Ledgers, annotated_name, check_call
 from . import jsonrpc as rpc
+from .identity import ANON, IdentityKey, conversation_of
 from .server import RpcError, ServerCore, serve
 
 __all__ = [
@@ -165,7 +167,7 @@ class Interceptors:
         """The ``interceptors/list`` result: every interceptor, or those hooking ``event``."""
         if event is not None and not isinstance(event, str):
             raise RpcError(rpc.INVALID_PARAMS, f"interceptors/list: 'event' must be an event "
-                              f"name such as \"tools/call\", not {json.dumps(event)}")
+                           f"name such as \"tools/call\", not {json.dumps(event)}")
         return {"interceptors": [reg.descriptor() for reg in self._by_name.values()
                                  if event is None or _matches(reg.events, event, None)]}
 
@@ -177,19 +179,19 @@ class Interceptors:
         if reg is None:
             known = ", ".join(self._by_name) or "none"
             raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: no interceptor named "
-                              f"{json.dumps(name)}; send one interceptors/list gives: {known}")
+                           f"{json.dumps(name)}; send one interceptors/list gives: {known}")
         event, phase = params.get("event"), params.get("phase")
         if phase not in reg.phases:
             raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} runs in the "
-                              f"{' and '.join(reg.phases)} phase, not {json.dumps(phase)}; send "
-                              f"'phase': {json.dumps(reg.phases[0])}")
+                           f"{' and '.join(reg.phases)} phase, not {json.dumps(phase)}; send "
+                           f"'phase': {json.dumps(reg.phases[0])}")
         if not isinstance(event, str) or not _matches(reg.events, event, phase):
             raise RpcError(rpc.INVALID_PARAMS, f"interceptor/invoke: {reg.name} hooks "
-                              f"{', '.join(reg.events)}, not {json.dumps(event)}")
+                           f"{', '.join(reg.events)}, not {json.dumps(event)}")
         if "payload" not in params:
             raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: 'payload' is missing: "
-                              "send the intercepted message's params (for tools/call, the "
-                              "request's {name, arguments} or the CallToolResult)")
+                           "send the intercepted message's params (for tools/call, the "
+                           "request's {name, arguments} or the CallToolResult)")
         context = params.get("context")
         meta = params.get("_meta")
         invocation = Invocation(event, phase, params["payload"],
@@ -202,9 +204,9 @@ class Interceptors:
             raise
         except Exception as exc:  # noqa: BLE001 (any failure of a handler is its crash)
             _log.warning("interceptor %s failed on %s %s: %r", reg.name, event, phase, exc)
+            reason = f"{type(exc).__name__}: {exc}"
             raise RpcError(EXECUTION_FAILED, f"Interceptor execution failed: {reg.name}",
-                              {"interceptor": reg.name, "reason": f"{type(exc).__name__}: "
-                               f"{exc}"}) from None
+                           {"interceptor": reg.name, "reason": reason}) from None
         result = {"interceptor": reg.name, "type": reg.type, "phase": phase}
         result.update(outcome)
         result["durationMs"] = round((time.perf_counter() - began) * 1000, 3)
@@ -267,8 +269,6 @@ class UnitsInterceptors:
 
     def __init__(self, annotations: Any, *, enforcement: str = "strict",
                  max_sessions: int = MAX_SESSIONS, aliases: dict | None = None) -> None:
-        from ..integrations.gateways import Ledgers
-        from .identity import IdentityKey
         self.annotations = annotations
         self.enforcement = enforcement
         self.aliases = dict(aliases or {})
@@ -296,7 +296,6 @@ class UnitsInterceptors:
     # -- the conversation ----------------------------------------------------------------
     def conversation(self, inv: Invocation) -> str:
         """The conversation key of an invocation (module docstring), as the gateway keys it."""
-        from .identity import ANON, conversation_of
         session = inv.context.get("sessionId")
         return conversation_of(header=session if isinstance(session, str) else None,
                                meta=inv.meta, initialize=self.initialize, key=self._key,
@@ -307,30 +306,27 @@ class UnitsInterceptors:
             self.counts[what] += 1
 
     # -- the request phase ---------------------------------------------------------------
-    def _request(self, inv: Invocation, who: str) -> tuple[_Turn | None, Any]:
-        """The decision on a request-phase payload: (the turn, or None for a tool the
-        annotations do not name; the policy)."""
+    def _request(self, inv: Invocation, who: str) -> _Turn | None:
+        """The decision on a request-phase payload (None for a tool the annotations do not
+        name)."""
         payload = inv.payload
         name = payload.get("name") if isinstance(payload, dict) else None
         if not isinstance(name, str) or ("arguments" in payload and payload["arguments"]
                                          is not None and not isinstance(payload["arguments"],
                                                                         dict)):
             raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call request-"
-                              "phase payload is the call's {\"name\": <tool>, \"arguments\": "
-                              "{...}}; received " + _shape(payload))
-        from ..integrations.gateways import annotated_name
+                           "phase payload is the call's {\"name\": <tool>, \"arguments\": "
+                           "{...}}; received " + _shape(payload))
         tool = annotated_name(self.annotations, self.aliases, name)
         if tool is None:
-            return None, None
+            return None
         arguments = payload.get("arguments") or {}
         key = self.conversation(inv)
-        from .identity import ANON
         policy = self.ledgers.policy(key, user=ANON)
         with self._lock:
             turn = self._turns.get(key)
             if turn is not None and turn.tool == tool and arguments in (turn.sent, turn.forwarded):
-                return turn, policy  # the other interceptor of this call decided it
-            from ..integrations.gateways import check_call
+                return turn  # the other interceptor of this call decided it
             from ..observe import current
             observer = current()
             verdict = observer.start(tool, where="interceptor", kind="server", attributes={
@@ -362,12 +358,12 @@ class UnitsInterceptors:
             self._count("converted" if changed else "passed")
             _log.info("guarded tools/call request %s (%s): %s", tool, who,
                       f"converted {', '.join(changed)}" if changed else "passed")
-        return turn, policy
+        return turn
 
     def validate(self, inv: Invocation) -> dict:
         """``valid: false``, severity ``error``, for a refused call; in warn enforcement,
         severity ``warn`` (which blocks nothing) for the violations let through."""
-        turn, _ = self._request(inv, "validator")
+        turn = self._request(inv, "validator")
         if turn is None:
             return {"valid": True}
         if turn.refusal is not None:
@@ -387,7 +383,7 @@ class UnitsInterceptors:
 
     def mutate(self, inv: Invocation) -> dict:
         if inv.phase == "request":
-            turn, _ = self._request(inv, "mutator")
+            turn = self._request(inv, "mutator")
             if turn is None or turn.refusal is not None:
                 return {"modified": False, "payload": inv.payload}
             if turn.forwarded == (inv.payload.get("arguments") or {}):
@@ -400,15 +396,14 @@ class UnitsInterceptors:
         result = inv.payload
         if not isinstance(result, dict) or not isinstance(result.get("content", []), list):
             raise RpcError(rpc.INVALID_PARAMS, "interceptor/invoke: a tools/call response-"
-                              "phase payload is the CallToolResult ({\"content\": [...], "
-                              "\"structuredContent\"?: {...}, \"isError\"?: bool}); received "
-                              + _shape(result))
+                           "phase payload is the CallToolResult ({\"content\": [...], "
+                           "\"structuredContent\"?: {...}, \"isError\"?: bool}); received "
+                           + _shape(result))
         key = self.conversation(inv)
         with self._lock:
             turn = self._turns.pop(key, None)
         if turn is None or turn.forwarded is None:
             return {"modified": False, "payload": result}
-        from .identity import ANON
         policy = self.ledgers.policy(key, user=ANON)
         verdict = turn.verdict
         if verdict is not None:
