@@ -55,6 +55,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..integrations.gateways import Ledgers, annotated_name, check_call
+from ..observe import current
 from . import jsonrpc as rpc
 from .identity import ANON, IdentityKey, conversation_of
 from .server import RpcError, ServerCore, serve
@@ -327,7 +328,6 @@ class UnitsInterceptors:
             turn = self._turns.get(key)
             if turn is not None and turn.tool == tool and arguments in (turn.sent, turn.forwarded):
                 return turn  # the other interceptor of this call decided it
-            from ..observe import current
             observer = current()
             verdict = observer.start(tool, where="interceptor", kind="server", attributes={
                 "quantity_guard.enforcement": self.enforcement,
