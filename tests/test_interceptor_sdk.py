@@ -3,6 +3,7 @@ interceptor``, over stdio and over Streamable HTTP (``--listen``), in both revis
 default auto mode (server/discover, 2026-07-28) and mode="legacy" (initialize, 2025-11-25)."""
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import subprocess
@@ -107,10 +108,12 @@ def test_an_sdk_client_uses_the_interceptor_server_over_stdio(mode):
     check(run(session), mode)
 
 
-@pytest.fixture(scope="module")
-def listening():
-    proc = subprocess.Popen([*ARGV, "--listen", "0"], stderr=subprocess.PIPE, text=True,
-                            env=env(), cwd=Path(__file__).resolve().parent.parent)
+@contextlib.contextmanager
+def listener(*options: str, **extra_env: str):
+    """The interceptor server on a free loopback port: its /mcp URL."""
+    proc = subprocess.Popen([*ARGV, "--listen", "0", *options], stderr=subprocess.PIPE,
+                            text=True, env=env(**extra_env),
+                            cwd=Path(__file__).resolve().parent.parent)
     try:
         line = proc.stderr.readline()
         assert "serving MCP" in line, line
@@ -125,6 +128,12 @@ def listening():
             proc.stderr.close()
 
 
+@pytest.fixture(scope="module")
+def listening():
+    with listener() as url:
+        yield url
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_an_sdk_client_uses_the_interceptor_server_over_streamable_http(listening, mode):
     async def session():
@@ -136,13 +145,8 @@ def test_an_sdk_client_uses_the_interceptor_server_over_streamable_http(listenin
 def test_the_proxys_http_options_guard_the_interceptors_listener():
     """--listen is the proxy's listener: its options follow (here a client token) and apply."""
     token = "interceptor-test-token-0123456789"
-    proc = subprocess.Popen([*ARGV, "--listen", "0", "--client-token-env", "QG_IC_TOKEN"],
-                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent,
-                            env={**env(), "QG_IC_TOKEN": token})
-    try:
-        line = proc.stderr.readline()
-        assert "serving MCP" in line, line
-        port = int(line.strip().rsplit(":", 1)[1].split("/")[0])
+    with listener("--client-token-env", "QG_IC_TOKEN", QG_IC_TOKEN=token) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "interceptors/list",
                            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion":
                                                 "2026-07-28"}}})
@@ -162,11 +166,3 @@ def test_the_proxys_http_options_guard_the_interceptors_listener():
         assert statuses[1][0] == 200
         names = [i["name"] for i in json.loads(statuses[1][1])["result"]["interceptors"]]
         assert names == [VALIDATOR, MUTATOR]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.stderr.close()
