@@ -55,6 +55,8 @@ class Subcommand(NamedTuple):
 SUBCOMMANDS = {
     "annotate": Subcommand("[--tools-json FILE | --upstream URL | -- COMMAND ...]",
                            "quantity_guard.mcp.annotate"),
+    "interceptor": Subcommand("--annotations FILE [--listen [HOST:]PORT]",
+                              "quantity_guard.mcp.interceptor"),
 }
 """The words that, first on the command line, run another program than the proxy."""
 

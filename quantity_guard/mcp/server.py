@@ -39,7 +39,7 @@ from . import jsonrpc as rpc
 from .fdio import read_chunks
 from .jsonrpc import MISSING
 
-__all__ = ["serve", "ServerCore", "Toolbox", "main", "LEGACY_VERSIONS", "MODERN_VERSIONS"]
+__all__ = ["serve", "ServerCore", "RpcError", "Toolbox", "main", "LEGACY_VERSIONS", "MODERN_VERSIONS"]
 
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
@@ -61,6 +61,10 @@ class _RpcError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+RpcError = _RpcError
+"""Raised by a :class:`ServerCore` subclass's ``_dispatch``: answered as that JSON-RPC error."""
 
 
 def _default_version() -> str:
@@ -231,17 +235,19 @@ class ServerCore:
 
 def serve(handler: Toolbox, *, name: str | None = None, version: str | None = None,
           instructions: str | None = None, page_size: int | None = None,
-          stdin_fd: int | None = None, stdout_fd: int | None = None, max_workers: int = 4) -> int:
+          stdin_fd: int | None = None, stdout_fd: int | None = None, max_workers: int = 4,
+          core: ServerCore | None = None) -> int:
     """Serve ``handler`` over stdio until the client closes stdin; returns 0.
 
     ``handler`` has ``list_tools() -> list[dict]`` (MCP tool definitions) and
     ``call_tool(name, arguments) -> dict`` (a ``CallToolResult``, tool errors as
     ``isError: true``). ``page_size`` paginates ``tools/list``. ``stdin_fd``/``stdout_fd``
     default to this process's stdin/stdout, which are moved to private descriptors while
-    serving.
+    serving. ``core`` serves a :class:`ServerCore` (a subclass's) built by the caller instead.
     """
-    core = ServerCore(handler, name=name, version=version, instructions=instructions,
-                      page_size=page_size)
+    if core is None:
+        core = ServerCore(handler, name=name, version=version, instructions=instructions,
+                          page_size=page_size)
     protected = stdin_fd is None and stdout_fd is None
     saved: tuple[int, int] | None = None
     _flush(sys.stdout)  # what was printed before serving goes where it was meant to
