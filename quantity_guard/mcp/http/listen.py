@@ -83,7 +83,6 @@ headers reach the upstream only when named with ``--forward-header``.
 from __future__ import annotations
 
 import asyncio
-import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -98,6 +97,7 @@ from .client import Client, UpstreamError
 from .replay import REPLAY_EVENTS, REPLAY_STREAMS, Stream, hold
 from .routing import Connection, PostExchange
 from .sessions import Session, SessionTable
+from ..shell import EXIT_OK, EXIT_RECORD_LOST, EXIT_START_FAILED, STOP_SIGNALS, signal_status
 from .wire import END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk, response_head
 
 __all__ = ["parse_listen", "Listener", "ListenOptions", "run_listener", "is_loopback_host"]
@@ -594,7 +594,7 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
             host, port = await listener.start()
         except OSError as exc:
             log(f"cannot listen on {address[0]}:{address[1]}: {exc.strerror or exc}")
-            return 4
+            return EXIT_START_FAILED
         log(f"serving MCP over Streamable HTTP at http://{_url_host(host)}:{port}{listener.path}")
         if not listener.bound_loopback:
             log(f"warning: listening on {host}, reachable beyond this machine: clients must send "
@@ -609,7 +609,7 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
             listener.stop()
 
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for sig in STOP_SIGNALS:
                 try:
                     loop.add_signal_handler(sig, on_signal, sig)
                 except (NotImplementedError, RuntimeError, ValueError):
@@ -617,8 +617,8 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         await listener.serve()
         from ..logs import log_file_failed
         if listener.write_failed or log_file_failed():  # a manifest or a log record was lost
-            return 6
-        return 128 + got[0] if got else 0
+            return EXIT_RECORD_LOST
+        return signal_status(got[0]) if got else EXIT_OK
 
     return asyncio.run(main())
 

@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
 from ..gateway import REPLAY_ID, replayed_initialize, unavailable_error
-from ..guard import C2S, LOG, S2C, Guard
+from ..guard import C2S, S2C, Guard
+from ..shell import route
 from ..identity import ANON, conversation_of
 from .admission import error_body
 from .client import Client
@@ -120,16 +121,13 @@ class Session:
     def dispatch(self, outputs: list[tuple[str, bytes]], stream: Stream | None) -> None:
         """Send guard outputs: C2S upstream, S2C to ``stream`` when given (the messages of one
         upstream response belong to the POST that asked), else routed by id / progress token."""
-        for direction, data in outputs:
-            if direction == S2C:
-                self.deliver(data, stream)
-            elif direction == C2S:
-                if self.remote is not None:
-                    self.listener.spawn(self.post_upstream(data, stream))
-                else:
-                    self._write_child(data)
-            elif direction == LOG:
-                self.listener.log(data.decode("utf-8", "replace"))
+        route(outputs, _Sides(self, stream))
+
+    def to_upstream(self, data: bytes, stream: Stream | None) -> None:
+        if self.remote is not None:
+            self.listener.spawn(self.post_upstream(data, stream))
+        else:
+            self._write_child(data)
 
     def deliver(self, data: bytes, stream: Stream | None) -> None:
         answered: tuple | None = None
@@ -227,8 +225,10 @@ class Session:
         def emit(message: bytes) -> None:
             self.dispatch(self.guard.receive(S2C, message), None)
 
-        status = await self.remote.post(line, emit, extra, lambda st, h, b: refused.append((st, h, b)))
-        self._posted(Sent(line[:-1]), status)
+        sent = Sent(line[:-1])
+        status = await self.remote.post(line, emit, extra, lambda st, h, b: refused.append((st, h, b)),
+                                        sent=sent)
+        self._posted(sent, status)
         return status, refused[0] if refused else None
 
     def _posted(self, sent: Sent, status: int | None) -> None:
@@ -252,8 +252,8 @@ class Session:
                 stream.auth = (status, headers, body)
                 stream.done.set()
 
-        status = await self.remote.post(line, emit, extra, auth_failure)
         sent = Sent(line[:-1])
+        status = await self.remote.post(line, emit, extra, auth_failure, sent=sent)
         self._posted(sent, status)
         if sent.method == "tools/list" and self.guard.catalogue:
             self.listener.shared_catalogue.update(self.guard.catalogue)
@@ -541,3 +541,22 @@ class SessionTable:
         session.dispatch(session.guard.receive(C2S, note), None)
         self.sessions[sid] = session
         return session
+
+
+class _Sides:
+    """A session's two sides for one batch of the guard's outputs (see shell.route): the
+    client's side is ``stream`` when given, else where each message is routed."""
+
+    __slots__ = ("session", "stream")
+
+    def __init__(self, session: Session, stream: Stream | None) -> None:
+        self.session, self.stream = session, stream
+
+    def to_client(self, data: bytes) -> None:
+        self.session.deliver(data, self.stream)
+
+    def to_upstream(self, data: bytes) -> None:
+        self.session.to_upstream(data, self.stream)
+
+    def log(self, text: str | bytes) -> None:
+        self.session.listener.log(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)

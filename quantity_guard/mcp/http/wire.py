@@ -226,6 +226,27 @@ class Reader:
     def in_body(self) -> bool:
         return self._state not in (_HEAD, _DONE)
 
+    def _chunk_size(self) -> bool:
+        """Read a chunk-size line; False when it has not all arrived."""
+        i = self._buf.find(b"\n")
+        if i < 0:
+            if len(self._buf) > 4096:
+                raise ProtocolError("chunk-size line too long")
+            return False
+        line = bytes(self._buf[:i]).rstrip(b"\r")
+        del self._buf[:i + 1]
+        size_text = line.split(b";", 1)[0].strip()
+        if not size_text or not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size_text):
+            raise ProtocolError(f"bad chunk size {line[:40]!r}")
+        size = int(size_text, 16)
+        if size == 0:
+            self._state = _TRAILER
+        else:
+            self._count(size)
+            self._remaining = size
+            self._state = _CHUNK_DATA
+        return True
+
     def feed(self, data: bytes) -> list:
         if data:
             self._buf += data
@@ -249,23 +270,8 @@ class Reader:
                 if self._remaining == 0:
                     self._finish(out)
             elif state == _CHUNK_SIZE:
-                i = self._buf.find(b"\n")
-                if i < 0:
-                    if len(self._buf) > 4096:
-                        raise ProtocolError("chunk-size line too long")
+                if not self._chunk_size():
                     break
-                line = bytes(self._buf[:i]).rstrip(b"\r")
-                del self._buf[:i + 1]
-                size_text = line.split(b";", 1)[0].strip()
-                if not size_text or not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size_text):
-                    raise ProtocolError(f"bad chunk size {line[:40]!r}")
-                size = int(size_text, 16)
-                if size == 0:
-                    self._state = _TRAILER
-                else:
-                    self._count(size)
-                    self._remaining = size
-                    self._state = _CHUNK_DATA
             elif state == _CHUNK_DATA:
                 if not self._buf:
                     break
