@@ -94,6 +94,14 @@ __all__ = [
 ]
 
 
+def _as_it_came(line: bytes, raw: bytes) -> bytes:
+    """The line to forward for a message passed unchanged: ``raw`` and ``\n``, still carrying
+    what was read of it when it came read (``jsonrpc.Parsed``)."""
+    if line.__class__ is rpc.Parsed:
+        return line.as_line(raw)
+    return raw + b"\n"
+
+
 _LIST_FAST_MIN = FAST_MIN  # shorter upstream lines are parsed: it is as quick as a search
 
 
@@ -352,7 +360,10 @@ class Guard:
         raw = rpc.strip_terminator(line)
         partial = None
         try:
-            text, obj = rpc.decode(raw)
+            if line.__class__ is rpc.Parsed:  # read where it was received: not parsed again
+                text, obj, partial = line.text, line.obj, line.partial
+            else:
+                text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             if not raw.strip():
                 return []
@@ -393,7 +404,7 @@ class Guard:
                 if out is not None:
                     return out
                 del text, obj, msg  # forwarded as it came: the parsed copies go first
-                return [(C2S, raw + b"\n")]
+                return [(C2S, _as_it_came(line, raw))]
             extra: dict[str, Any] = {}
             if msg.method == "tools/list":
                 params = msg.params
@@ -405,7 +416,7 @@ class Guard:
             self.forget_cancelled(msg.params)
         self.stats["forwarded"] += 1
         del text, obj, msg  # the parsed copies go before the line is copied once more
-        return [(C2S, raw + b"\n")]
+        return [(C2S, _as_it_came(line, raw))]
 
     def _partial_tool_call(self, msg: rpc.Message, raw: bytes, modern: bool,
                            exc: Exception) -> list[tuple[str, bytes]]:
@@ -536,7 +547,10 @@ class Guard:
             if cached is not None:
                 return cached
         try:
-            text, obj = rpc.decode(raw)
+            if line.__class__ is rpc.Parsed:  # read where it was received: not parsed again
+                text, obj = line.text, line.obj
+            else:
+                text, obj = rpc.decode(raw)
         except rpc.ParseError as exc:
             try:  # JSON beyond Python's limits: located, not built, and passed as bytes
                 text, obj = rpc.decode_shallow(raw)
@@ -568,7 +582,7 @@ class Guard:
                                   if type(params) is dict else None)
         self.stats["forwarded"] += 1
         del text, obj, msg  # the parsed copies go before the line is copied once more
-        return [(S2C, raw + b"\n")]
+        return [(S2C, _as_it_came(line, raw))]
 
     def rewrite_response(self, entry: Pending, msg: rpc.Message, line_text: str | None,
                           where: tuple[str, int, int] | None) -> Any:

@@ -56,6 +56,7 @@ class PostExchange:
         self.writer = writer
         self.conn = conn
         self.sent: Sent | None = None
+        self.message = b""  # the body, read (jsonrpc.read_once)
 
     async def refuse(self, status: int, body: bytes, headers: Any = ()) -> None:
         await self.listener.simple(self.writer, status, body, headers)
@@ -71,7 +72,9 @@ class PostExchange:
         stream = self.open_stream(session, sent)
         try:
             sent.obj = None  # read what was needed of it: not kept while the guard reads the body
-            outputs = session.guard.receive(C2S, self.body)
+            message, self.message = self.message, b""
+            outputs = session.guard.receive(C2S, message)
+            del message
             if not sent.is_request:
                 return await self.notice(session, sent, stream, outputs)
             return await self.answer(session, sent, stream, outputs)
@@ -94,7 +97,8 @@ class PostExchange:
         ctype = (head.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if ctype != "application/json":
             await self.refuse(415, error_body("POST a JSON-RPC message as application/json"))
-        sent = Sent(self.body)
+        self.message = rpc.read_once(self.body)  # read once: the guard reads it as it is
+        sent = Sent(self.message)
         if sent.kind in (rpc.INVALID, "batch") and sent.obj is None:
             await self.refuse(400, rpc.error_line(None, rpc.PARSE_ERROR,
                                                   "Parse error: the body is not JSON")[:-1])

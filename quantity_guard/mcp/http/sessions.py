@@ -135,7 +135,7 @@ class Session:
         ident: Any = None
         result = False
         try:
-            obj = rpc.loads_lenient(data)
+            obj = data.obj if data.__class__ is rpc.Parsed else rpc.loads_lenient(data)
         except rpc.ParseError:
             obj = None
         if type(obj) is dict:
@@ -225,7 +225,7 @@ class Session:
         def emit(message: bytes) -> None:
             self.dispatch(self.guard.receive(S2C, message), None)
 
-        sent = Sent(line[:-1])
+        sent = Sent(line if line.__class__ is rpc.Parsed else line[:-1])
         status = await self.remote.post(line, emit, extra, lambda st, h, b: refused.append((st, h, b)),
                                         sent=sent)
         self._posted(sent, status)
@@ -252,7 +252,7 @@ class Session:
                 stream.auth = (status, headers, body)
                 stream.done.set()
 
-        sent = Sent(line[:-1])
+        sent = Sent(line if line.__class__ is rpc.Parsed else line[:-1])
         status = await self.remote.post(line, emit, extra, auth_failure, sent=sent)
         self._posted(sent, status)
         if sent.method == "tools/list" and self.guard.catalogue:

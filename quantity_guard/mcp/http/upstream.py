@@ -76,10 +76,13 @@ class Sent:
     __slots__ = ("obj", "kind", "id", "ids", "method", "modern", "version")
 
     def __init__(self, line: bytes) -> None:
-        try:
-            obj = rpc.loads_lenient(line)
-        except rpc.ParseError:
-            obj = None
+        if line.__class__ is rpc.Parsed:  # read where it was received
+            obj = line.obj
+        else:
+            try:
+                obj = rpc.loads_lenient(line)
+            except rpc.ParseError:
+                obj = None
         self.obj = obj
         msg = rpc.classify(obj) if type(obj) is dict else None
         self.kind = msg.kind if msg is not None else ("batch" if isinstance(obj, list) else rpc.INVALID)
@@ -321,9 +324,9 @@ class Remote:
         except UpstreamError as exc:
             self._emit_error(sent, emit, f"the upstream response failed: {exc}")
             return
-        data = data.strip()
+        data = rpc.read_once(data.strip())  # read once here: the guard and the shell read it
         try:
-            obj = rpc.loads_lenient(data)
+            obj = data.obj if data.__class__ is rpc.Parsed else rpc.loads_lenient(data)
         except rpc.ParseError as exc:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
@@ -599,7 +602,7 @@ class StdioBridge:
     to_client = _write_client
 
     def to_upstream(self, data: bytes) -> None:
-        sent = Sent(data[:-1])
+        sent = Sent(data if data.__class__ is rpc.Parsed else data[:-1])
         task = self._spawn(self._post(data, sent, self._ordered))
         if not sent.is_request:
             self._ordered = task
