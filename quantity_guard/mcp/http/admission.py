@@ -3,6 +3,7 @@ request, whose principal it proves, and how many sessions each client may open."
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -21,6 +22,7 @@ def error_body(message: str) -> bytes:
     return rpc.error_line(None, rpc.INVALID_REQUEST, message)[:-1]
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost":
