@@ -184,8 +184,7 @@ class Remote:
 
         ``auth_failure(status, headers, body)``, when given, receives a ``401``/``403`` answer
         untouched (for a listener to pass it to its HTTP client, ``WWW-Authenticate`` and all)
-        instead of a JSON-RPC error being emitted. ``sent``: the :class:`Sent` of ``line``, when
-        the caller read it already (it is not read again)."""
+        instead of a JSON-RPC error being emitted. ``sent``: ``Sent(line)``, if the caller has it."""
         body = line[:-1] if line.endswith(b"\n") else line
         if sent is None:
             sent = Sent(body)
