@@ -83,6 +83,7 @@ headers reach the upstream only when named with ``--forward-header``.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -326,7 +327,7 @@ class Listener:
                                 deadline = loop.time() + self.read_timeout
                             timeout = max(0.0, deadline - loop.time())
                         try:
-                            data = await asyncio.wait_for(reader.read(1 << 16), timeout)
+                            data = await _read_within(reader, timeout)
                         except asyncio.TimeoutError:
                             if head is not None or not parser.idle:
                                 await self.simple(writer, 408, b"", close=True)
@@ -621,6 +622,15 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         return signal_status(got[0]) if got else EXIT_OK
 
     return asyncio.run(main())
+
+
+async def _read_within(reader: asyncio.StreamReader, timeout: float) -> bytes:
+    """``reader.read()`` within ``timeout`` seconds, else ``asyncio.TimeoutError``: on Python
+    3.11 and later a timer on the reading task, not a task of its own for each read."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await reader.read(1 << 16)
+    return await asyncio.wait_for(reader.read(1 << 16), timeout)
 
 
 def _url_host(host: str) -> str:
