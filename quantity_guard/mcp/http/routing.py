@@ -310,6 +310,7 @@ class PostExchange:
                 and watcher.result():
             self.conn.ahead = watcher.result()  # the next request began: not lost
         watcher.cancel()
+        await asyncio.wait({watcher})  # its read ends before the connection reads again
         return True
 
     async def finish(self, session: Session, sent: Sent, stream: Stream) -> bool:
