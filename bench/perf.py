@@ -420,6 +420,10 @@ def bench_proxy() -> None:
                               ("startup_added_ms", "ms", "< 150 ms")):
         if key in figures:
             report(f"proxy {key}", figures[key], unit, budget)
+    for key, top, bottom, before, target in perf_proxy.RATIOS:
+        if key in figures:  # beside the figure before the one-parse core (issue 33)
+            report(f"proxy {key} ({top} / {bottom})" + (f", before {before:g}x" if before else ""),
+                   figures[key], "x", f"<= {target:g}x" if target else "")
 
 
 SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,

@@ -32,6 +32,14 @@ extra pipe hops, the proxy's wake-ups and the guard's parsing. Reported medians:
   plus its response (no pipes): the CPU part of the added latency. ``guard_settle_us``: the
   bookkeeping the guarded path puts off until the answer is written (recording the labelled
   result in the ledger), which the relay does while it waits for the next message.
+* ``cpu_http_guarded_us``: the CPU time per guarded call of the same guarding proxy serving
+  Streamable HTTP (``--listen``, one kept-alive connection, JSON responses) instead of stdio,
+  with the same upstream over its pipes, timed in the same interleaved run.
+* ``ratio_passthrough`` / ``ratio_guarded``: what the proxy adds per call (pass-through,
+  guarded) over what the bare relay adds; ``ratio_cpu_passthrough`` / ``ratio_cpu_guarded``:
+  the same with CPU time per call; ``ratio_http_stdio_cpu``: a guarded call's CPU over HTTP
+  over that over stdio. Printed beside the figures before the one-parse core (issue 33:
+  3.4x, 7x, 2.3x) and its targets (2.5x, 4x, 1.5x).
 * ``startup_direct_ms`` / ``startup_proxied_ms``: from spawning the process to the answer to the
   first tools/list (initialize and tools/list are written at once); ``startup_added_ms`` is the
   difference, the proxy's own start-up. Bytecode is cached (in a temporary directory, even
@@ -175,6 +183,52 @@ class _Raw:
         self.out.close()
 
 
+class _Http:
+    """The interface of :class:`_Raw` over Streamable HTTP: the listener runs in a child (see
+    ``--serve-listen``), which prints its port; requests go as POSTs on one kept-alive
+    connection with JSON answers, in the 2025-11-25 session opened by the first initialize."""
+
+    def __init__(self, argv: list[str]) -> None:
+        import http.client
+
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=_env(), cwd=_CWD)
+        port = int(self.proc.stdout.readline())
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.session: str | None = None
+        self.answers: list[dict] = []
+
+    def send(self, data: bytes) -> None:
+        for line in data.splitlines():
+            headers = {"Content-Type": "application/json", "Accept": "application/json"}
+            if self.session is not None:
+                headers["Mcp-Session-Id"] = self.session
+            self.conn.request("POST", "/mcp", body=line, headers=headers)
+            resp = self.conn.getresponse()
+            body = resp.read()
+            if self.session is None:
+                self.session = resp.getheader("Mcp-Session-Id")
+            if resp.status == 200:
+                self.answers.append(json.loads(body))
+
+    def recv(self) -> dict:
+        return self.answers.pop(0)
+
+    def call(self, data: bytes) -> dict:
+        self.send(data)
+        return self.recv()
+
+    def close(self) -> None:
+        self.conn.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+
+
 INIT = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
         b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}\n'
         b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -210,7 +264,7 @@ def _paired(pairs: list[tuple[list[str], str]], n: int, warmup: int, block: int 
     its own processes warm (as a client's burst of calls would). ``cpu``, if given, receives
     each variant's CPU time per call (us) of the process the client talks to (machine load
     does not inflate it as it does latency; None where /proc is missing)."""
-    clients = [_Raw(argv) for argv, _ in pairs]
+    clients = [_Http(argv) if "--serve-listen" in argv else _Raw(argv) for argv, _ in pairs]
     try:
         for c in clients:
             c.send(INIT)
@@ -282,6 +336,10 @@ def _guard_alone(policy: Any, tool: str, n: int) -> tuple[float, float]:
 def _load_factory(spec: str) -> Callable[[], Any]:
     if spec == "demo":
         return DemoPolicy
+    if spec.startswith("annotations="):  # the command line's policy, from an annotation file
+        from quantity_guard.mcp.policy import build_policy
+
+        return lambda: build_policy(spec.partition("=")[2])
     import importlib
 
     module, _, attr = spec.partition(":")
@@ -311,7 +369,10 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     guarded = policy_factory is not None or annotations is not None
     if guarded:
         argv = _proxy(upstream, annotations=annotations) if annotations else _proxy(upstream, policy=policy_factory)
-        pairs += [(upstream, "converted"), (argv, "guarded"), (upstream, "list"), (argv, "list")]
+        spec = f"annotations={annotations}" if annotations else policy_factory
+        listen = [sys.executable, str(Path(__file__).resolve()), "--serve-listen", spec, "--", *upstream]
+        pairs += [(upstream, "converted"), (argv, "guarded"), (upstream, "list"), (argv, "list"),
+                  (listen, "guarded")]
         if baseline is not None and annotations:
             # the same proxy from another checkout, timed in the same interleaved run
             old = ["env", f"PYTHONPATH={baseline}", *_proxy(upstream, annotations=annotations)]
@@ -321,7 +382,7 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     if cpu[2] is not None:  # the relay, the pass-through proxy, the guarding proxy
         out["cpu_relay_us"], out["cpu_passthrough_us"] = cpu[2], cpu[1]
         if guarded:
-            out["cpu_guarded_us"] = cpu[4]
+            out["cpu_guarded_us"], out["cpu_http_guarded_us"] = cpu[4], cpu[7]
     out["call_direct_us"] = med(samples[0])
     out["call_passthrough_us"] = med(samples[1])
     out["added_passthrough_us"] = med([b - a for a, b in zip(samples[0], samples[1])])
@@ -335,16 +396,17 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
         out["list_direct_us"] = med(samples[4])
         out["list_guarded_us"] = med(samples[5])
         out["added_list_us"] = med([b - a for a, b in zip(samples[4], samples[5])])
-        if len(samples) > 6:
+        if len(samples) > 7:
             out["baseline"] = baseline
-            out["added_guarded_baseline_us"] = med([b - a for a, b in zip(samples[2], samples[6])])
-            out["added_list_baseline_us"] = med([b - a for a, b in zip(samples[4], samples[7])])
+            out["added_guarded_baseline_us"] = med([b - a for a, b in zip(samples[2], samples[7])])
+            out["added_list_baseline_us"] = med([b - a for a, b in zip(samples[4], samples[8])])
         if annotations:
             from quantity_guard.mcp.policy import build_policy
             policy = build_policy(annotations)
         else:
             policy = _load_factory(policy_factory)()  # type: ignore[arg-type]
         out["guard_guarded_us"], out["guard_settle_us"] = _guard_alone(policy, "guarded", max(n, 2000))
+    out.update(ratios(out))
     # interleave the start-up runs so that machine load affects both alike (after one run each
     # to fill the bytecode cache)
     _startup(upstream), _startup(_proxy(upstream))
@@ -356,6 +418,54 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
     out["startup_proxied_ms"] = med(starts_proxied)
     out["startup_added_ms"] = out["startup_proxied_ms"] - out["startup_direct_ms"]
     return out
+
+
+RATIOS = (
+    # key, numerator, denominator, before the one-parse core (issue 33), target
+    ("ratio_passthrough", "added_passthrough_us", "added_relay_us", 3.4, 2.5),
+    ("ratio_guarded", "added_guarded_us", "added_relay_us", 7.0, 4.0),
+    ("ratio_cpu_passthrough", "cpu_passthrough_us", "cpu_relay_us", None, None),
+    ("ratio_cpu_guarded", "cpu_guarded_us", "cpu_relay_us", None, None),
+    ("ratio_http_stdio_cpu", "cpu_http_guarded_us", "cpu_guarded_us", 2.3, 1.5),
+)
+"""The ratios reported, each with the figure before the one-parse core and its target."""
+
+
+def ratios(figures: dict) -> dict:
+    """The :data:`RATIOS` that ``figures`` hold both sides of."""
+    out = {}
+    for key, top, bottom, _, _ in RATIOS:
+        if figures.get(top) is not None and figures.get(bottom):
+            out[key] = figures[top] / figures[bottom]
+    return out
+
+
+def ratio_lines(figures: dict) -> list[str]:
+    """One line a ratio: its value, the figure before, the target."""
+    lines = []
+    for key, top, bottom, before, target in RATIOS:
+        if key in figures:
+            was = f"before {before:g}x" if before is not None else ""
+            aim = f"target <= {target:g}x" if target is not None else ""
+            lines.append(f"  {key:<24} {figures[key]:5.2f}x  ({top} / {bottom})"
+                         + (f"  [{was}, {aim}]" if was else ""))
+    return lines
+
+
+def _serve_listen(argv: list[str]) -> int:
+    """``--serve-listen SPEC -- command...``: the guarding proxy over Streamable HTTP on a free
+    loopback port (printed on stdout), its policy from a factory, the upstream a child."""
+    from quantity_guard.mcp.http.listen import run_listener
+
+    spec = argv[0]
+    command = argv[2:] if len(argv) > 1 and argv[1] == "--" else argv[1:]
+
+    def ready(host: str, port: int) -> None:
+        sys.stdout.write(f"{port}\n")
+        sys.stdout.flush()
+
+    return run_listener(("127.0.0.1", 0), _load_factory(spec), log=lambda text: None,
+                        ready=ready, command=command)
 
 
 def _serve_relay(command: list[str]) -> int:
@@ -394,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--serve-proxy"]:
         return _serve_proxy(args[1:])
+    if args[:1] == ["--serve-listen"]:
+        return _serve_listen(args[1:])
     if args[:2] == ["--serve-relay", "--"]:
         return _serve_relay(args[2:])
     n, runs, policy, annotations, as_json = 1000, 15, "demo", None, False
@@ -431,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
             ("CPU per call, bare relay", "cpu_relay_us", "us"),
             ("CPU per call, pass-through proxy", "cpu_passthrough_us", "us"),
             ("CPU per call, guarding proxy, guarded call", "cpu_guarded_us", "us"),
+            ("CPU per call, guarding proxy over HTTP", "cpu_http_guarded_us", "us"),
             ("tools/call direct, runoff (converted args)", "call_direct_converted_us", "us"),
             ("tools/call through guarding proxy, runoff cfs", "call_guarded_us", "us"),
             ("  added per call (guarded)      [budget 100]", "added_guarded_us", "us"),
@@ -450,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {label:<46} {result[key]:9.1f} {unit}")
     if "policy" in result:
         print(f"  (guarded policy: {result['policy']})")
+    print("ratios (one interleaved run):")
+    for line in ratio_lines(result):
+        print(line)
     return 0
 
 

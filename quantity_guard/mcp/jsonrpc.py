@@ -82,6 +82,56 @@ _HEAD = 64 * 1024   # bytes of an over-limit line kept to find its id and method
 _TAIL = 4 * 1024    # and from its end (peers that write the id last)
 
 
+READ_ONCE_MAX = 1 << 20
+"""Messages shorter than this are read once and carried read (:class:`Parsed`); longer ones
+are parsed where needed and let go at once, so that one parsed copy at most is held."""
+
+
+class Parsed(bytes):
+    """A message's bytes (without a line terminator) with what reading them gave: ``text``,
+    ``obj`` (the value :func:`decode` built, or the one :func:`decode_shallow` located) and
+    ``partial`` (the :class:`ParseError` of Python's parser when the value was only located;
+    None otherwise).
+
+    Made once, where a transport receives the message (:func:`read_once`); the guard and the
+    shells read these instead of parsing the bytes again, and the bytes, unchanged, are what
+    is written on. The guard forwards a message it does not change as a :class:`Parsed` line.
+    """
+
+    text: str
+    obj: Any
+    partial: ParseError | None
+
+    @classmethod
+    def carrying(cls, data: bytes, text: str, obj: Any, partial: ParseError | None = None) -> Parsed:
+        """``data`` carrying ``text``, ``obj`` and ``partial`` (read from it by the caller)."""
+        out = cls(data)
+        out.text, out.obj, out.partial = text, obj, partial
+        return out
+
+    def as_line(self, raw: bytes) -> Parsed:
+        """``raw`` (these bytes, or a message equal to them) and ``\n``, carrying what was read."""
+        return Parsed.carrying(raw + b"\n", self.text, self.obj, self.partial)
+
+
+def read_once(data: bytes) -> bytes:
+    """``data`` read (:class:`Parsed`, its line terminator removed) when it is JSON shorter
+    than :data:`READ_ONCE_MAX`; otherwise ``data`` as it is."""
+    if data.__class__ is Parsed or len(data) >= READ_ONCE_MAX:
+        return data
+    raw = strip_terminator(data)
+    try:
+        text, obj = decode(raw)
+        partial = None
+    except ParseError as exc:
+        try:
+            text, obj = decode_shallow(raw)
+        except ParseError:
+            return data
+        partial = exc
+    return Parsed.carrying(raw, text, obj, partial)
+
+
 class Oversized(bytes):
     """Stands for a line longer than the limit, in place of the line itself.
 

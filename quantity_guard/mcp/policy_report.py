@@ -208,7 +208,7 @@ def result_mismatches(name: str, returns, output) -> "list[str]":
                            f"the result does not have labels nothing")
     for where, spec, key in pairs:
         schema = output if key is None else schema_at(output, key)
-        what = (f"its outputSchema types the result" if key is None else
+        what = ("its outputSchema types the result" if key is None else
                 f"its outputSchema types {key!r}")
         problem = schema_mismatch(spec, schema, what) if isinstance(schema, dict) else None
         if problem:

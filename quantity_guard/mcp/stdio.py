@@ -60,16 +60,14 @@ from collections import deque
 from typing import Any, Callable, Sequence
 
 from . import logs
-from .guard import C2S, LOG, S2C, Guard
+from .guard import C2S, S2C, Guard
 from .fdio import read_chunks
 from .jsonrpc import LineBuffer
+from .shell import (EXIT_OK, EXIT_START_FAILED, EXIT_UPSTREAM_GONE, STOP_SIGNALS, route,
+                    signal_status)
 
 __all__ = ["Proxy", "run_proxy", "protect_stdio", "restore_stdio", "EXIT_OK", "EXIT_UPSTREAM_GONE",
            "EXIT_START_FAILED", "stop_process_group"]
-
-EXIT_OK = 0
-EXIT_UPSTREAM_GONE = 1
-EXIT_START_FAILED = 4
 
 _CHUNK = 1 << 16  # a pipe holds 64 KiB; larger reads only cost an mmap per call
 _OUT_HIGH = 1 << 20  # bytes queued for a peer beyond which the other side is not read
@@ -374,16 +372,15 @@ class Proxy:
             pass
 
     def _route(self, outputs: list[tuple[str, bytes]]) -> None:
-        """Queue the guard's outputs (the caller holds ``_lock``)."""
-        for direction, data in outputs:
-            if direction == S2C:
-                self._to_client.put(data)
-            elif direction == C2S:
-                if self._to_upstream.fd < 0 and not self._to_upstream.failed:
-                    self._upstream_gone_for_writes()
-                self._to_upstream.put(data)
-            elif direction == LOG:
-                self.log(data)
+        route(outputs, self)  # queued (the caller holds ``_lock``)
+
+    def to_client(self, data: bytes) -> None:
+        self._to_client.put(data)
+
+    def to_upstream(self, data: bytes) -> None:
+        if self._to_upstream.fd < 0 and not self._to_upstream.failed:
+            self._upstream_gone_for_writes()
+        self._to_upstream.put(data)
 
     def _upstream_gone_for_writes(self) -> None:
         box = self._to_upstream
@@ -600,7 +597,7 @@ class Proxy:
         """Start (unless started), serve until one side goes away, stop; returns the exit status."""
         previous: dict[signal.Signals, Any] = {}  # signal -> the handler it had
         if self.handle_signals and threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 try:
                     previous[sig] = signal.signal(sig, self._on_signal)
                 except (OSError, ValueError):
@@ -658,13 +655,13 @@ class Proxy:
                 self._answer_pending(f"quantity-guard-mcp received {name} and stopped the "
                                      "upstream MCP server")
                 self._stop_upstream(close_stdin=True)
-                return 128 + self._signal
+                return signal_status(self._signal)
             if self.watch_parent and os.getppid() != parent:
                 self.log("the client process went away; stopping the upstream", logging.INFO)
                 self._answer_pending("the client process went away; quantity-guard-mcp stopped "
                                      "the upstream MCP server")
                 self._stop_upstream(close_stdin=True)
-                return 128 + signal.SIGHUP
+                return signal_status(signal.SIGHUP)
             if self._client_eof.is_set() or self._client_gone.is_set():
                 return self._after_client_eof()
             if self._exited.is_set() or self._upstream_eof.is_set():
@@ -726,7 +723,7 @@ class Proxy:
             name = signal.Signals(self._signal).name
             self._answer_pending(f"quantity-guard-mcp received {name} and stopped the upstream MCP server")
             self._stop_upstream(close_stdin=True)
-            return 128 + self._signal
+            return signal_status(self._signal)
         if not drained and not (self._exited.is_set() or self._upstream_eof.is_set()
                                 or self._client_gone.is_set()):
             with self._lock:

@@ -158,7 +158,7 @@ class TaskTable:
             return MISSING
         task_id, era, ttl = found
         if task_id not in self.handles and not self._room():
-            guard._log(f"a task of the unit-guarded tool {entry.tool!r} was not passed on: "
+            guard.note(f"a task of the unit-guarded tool {entry.tool!r} was not passed on: "
                        f"{len(self.handles)} guarded tasks are unfinished")
             refusal = tool_error(
                 f"{entry.tool}: the tool answered with a task, but the unit guard already follows "
@@ -173,7 +173,7 @@ class TaskTable:
             try:
                 conversation = token()
             except Exception as exc:  # noqa: BLE001 - a policy's failure never stops the relay
-                guard._log(f"policy.conversation() failed: {exc!r}")
+                guard.note(f"policy.conversation() failed: {exc!r}")
         old = self.handles.pop(task_id, None)
         if old is not None:
             self.kept -= old.kept
@@ -195,7 +195,7 @@ class TaskTable:
         handle = self.handles.get(entry.task) if isinstance(entry.task, str) else None
         if handle is None or type(result) is not dict:
             if handle is not None and isinstance(result, rpc.Unparsed):
-                guard._log(f"the answer to {entry.method} about a task of {handle.tool!r} is beyond "
+                guard.note(f"the answer to {entry.method} about a task of {handle.tool!r} is beyond "
                            "Python's JSON limits; it was forwarded as sent (not labelled)")
             return None
         rule = ANSWERS.get((handle.era, entry.method), PASSED)
@@ -226,7 +226,7 @@ class TaskTable:
         try:
             return rpc.encode({**msg.obj, "params": new})
         except (ValueError, TypeError) as exc:
-            guard._log(f"a labelled task notification could not be encoded ({exc!r}); sent as "
+            guard.note(f"a labelled task notification could not be encoded ({exc!r}); sent as "
                        "the upstream sent it")
             return None
 
@@ -252,7 +252,7 @@ class TaskTable:
             if seen == digest and labelled is not GONE:
                 return labelled
             if labelled is not None:
-                guard._log(f"a task result of {handle.tool!r} was polled again "
+                guard.note(f"a task result of {handle.tool!r} was polled again "
                            + ("and differs from the first" if seen != digest else
                               f"after the proxy let its label go (over {MAX_KEPT:,} bytes kept)")
                            + "; it was forwarded as sent, unlabelled and not recorded again")
@@ -283,7 +283,7 @@ class TaskTable:
                 labelled = guard._label(handle, result)
                 guard._settle()  # recorded in the call's conversation, not the current one
         except Exception as exc:  # noqa: BLE001 - a policy's failure never stops the relay
-            guard._log(f"policy.in_conversation() failed: {exc!r}; the task result of "
+            guard.note(f"policy.in_conversation() failed: {exc!r}; the task result of "
                        f"{handle.tool!r} was left unlabelled")
             return None
         return labelled

@@ -49,7 +49,8 @@ from typing import Any, Callable, Sequence
 
 from .. import logs
 from .. import jsonrpc as rpc
-from ..guard import C2S, LOG, S2C, Guard
+from ..guard import C2S, S2C, Guard
+from ..shell import STOP_SIGNALS, route, signal_status
 from .client import Client, Response, UpstreamError
 from .headers import body_version, modern_headers
 from .wire import HeaderError, SSEReader, ProtocolError
@@ -75,10 +76,13 @@ class Sent:
     __slots__ = ("obj", "kind", "id", "ids", "method", "modern", "version")
 
     def __init__(self, line: bytes) -> None:
-        try:
-            obj = rpc.loads_lenient(line)
-        except rpc.ParseError:
-            obj = None
+        if line.__class__ is rpc.Parsed:  # read where it was received
+            obj = line.obj
+        else:
+            try:
+                obj = rpc.loads_lenient(line)
+            except rpc.ParseError:
+                obj = None
         self.obj = obj
         msg = rpc.classify(obj) if type(obj) is dict else None
         self.kind = msg.kind if msg is not None else ("batch" if isinstance(obj, list) else rpc.INVALID)
@@ -173,15 +177,17 @@ class Remote:
     # ------------------------------------------------------------------ posting
 
     async def post(self, line: bytes, emit: Emit, extra_headers: Sequence[tuple[str, str]] = (),
-                   auth_failure: Callable[[int, Any, bytes], None] | None = None) -> int | None:
+                   auth_failure: Callable[[int, Any, bytes], None] | None = None,
+                   sent: Sent | None = None) -> int | None:
         """POST one message; see the class docstring. Returns the HTTP status (``None`` if the
         exchange failed before one arrived).
 
         ``auth_failure(status, headers, body)``, when given, receives a ``401``/``403`` answer
         untouched (for a listener to pass it to its HTTP client, ``WWW-Authenticate`` and all)
-        instead of a JSON-RPC error being emitted."""
+        instead of a JSON-RPC error being emitted. ``sent``: ``Sent(line)``, if the caller has it."""
         body = line[:-1] if line.endswith(b"\n") else line
-        sent = Sent(body)
+        if sent is None:
+            sent = Sent(body)
         key = rpc.id_key(sent.id) if sent.is_request and sent.modern else None
         try:
             headers = self.headers_for(sent, list(extra_headers))
@@ -317,9 +323,9 @@ class Remote:
         except UpstreamError as exc:
             self._emit_error(sent, emit, f"the upstream response failed: {exc}")
             return
-        data = data.strip()
+        data = rpc.read_once(data.strip())  # read once here: the guard and the shell read it
         try:
-            obj = rpc.loads_lenient(data)
+            obj = data.obj if data.__class__ is rpc.Parsed else rpc.loads_lenient(data)
         except rpc.ParseError as exc:
             self._emit_error(sent, emit, f"the upstream answered HTTP {status} with a body that is not "
                              f"JSON ({exc}): {_excerpt(data)!r}", {"httpStatus": status})
@@ -590,16 +596,15 @@ class StdioBridge:
         self._out_thread.join(timeout)
 
     def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
-        for direction, data in outputs:
-            if direction == S2C:
-                self._write_client(data)
-            elif direction == LOG:
-                self.log(data)
-            elif direction == C2S:
-                sent = Sent(data[:-1])
-                task = self._spawn(self._post(data, sent, self._ordered))
-                if not sent.is_request:
-                    self._ordered = task
+        route(outputs, self)
+
+    to_client = _write_client
+
+    def to_upstream(self, data: bytes) -> None:
+        sent = Sent(data if data.__class__ is rpc.Parsed else data[:-1])
+        task = self._spawn(self._post(data, sent, self._ordered))
+        if not sent.is_request:
+            self._ordered = task
 
     def _from_upstream(self, message: bytes) -> None:
         guard = self.guard
@@ -632,7 +637,7 @@ class StdioBridge:
             if self.remote.is_modern_inflight(rid):
                 self.remote.cancel(rid)  # closing the stream is the cancellation (2026-07-28)
                 return
-        status = await self.remote.post(line, self._from_upstream)
+        status = await self.remote.post(line, self._from_upstream, sent=sent)
         if sent.method == "notifications/initialized" and status == 202:
             self.remote.start_listening(self._from_upstream)
 
@@ -662,7 +667,7 @@ class StdioBridge:
         queue: asyncio.Queue = asyncio.Queue()
         stop = asyncio.Event()
         if self.handle_signals and threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 try:
                     loop.add_signal_handler(sig, self._on_signal, sig, stop)
                 except (NotImplementedError, RuntimeError, ValueError):
@@ -698,7 +703,7 @@ class StdioBridge:
         finally:
             await self.client.aclose()
             self._close_output()
-        return 0 if self._signal is None else 128 + self._signal
+        return 0 if self._signal is None else signal_status(self._signal)
 
     async def _drain(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()

@@ -78,22 +78,28 @@ class Headers:
     Values are ``str`` (decoded as Latin-1, the only lossless reading of arbitrary octets).
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_index")
 
     def __init__(self, items: Iterable[tuple[str, str]] = ()) -> None:
         self._items: list[tuple[str, str]] = list(items)
+        self._index: dict[str, list[str]] | None = None  # values by lower-cased name, once read
+
+    def _by_name(self) -> dict[str, list[str]]:
+        index = self._index
+        if index is None:
+            index = {}
+            for k, v in self._items:
+                index.setdefault(k.lower(), []).append(v)
+            self._index = index
+        return index
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of ``name``."""
-        low = name.lower()
-        for k, v in self._items:
-            if k.lower() == low:
-                return v
-        return default
+        values = self._by_name().get(name.lower())
+        return values[0] if values else default
 
     def get_all(self, name: str) -> list[str]:
-        low = name.lower()
-        return [v for k, v in self._items if k.lower() == low]
+        return list(self._by_name().get(name.lower(), ()))
 
     def joined(self, name: str) -> str | None:
         """All values of ``name`` joined by ``", "`` (RFC 9110 section 5.3), or ``None``."""
@@ -124,6 +130,7 @@ class Headers:
 
     def add(self, name: str, value: str) -> None:
         self._items.append((name, value))
+        self._index = None
 
     def set(self, name: str, value: str) -> None:
         self.remove(name)
@@ -132,6 +139,7 @@ class Headers:
     def remove(self, name: str) -> None:
         low = name.lower()
         self._items = [(k, v) for k, v in self._items if k.lower() != low]
+        self._index = None
 
     def __repr__(self) -> str:
         return f"Headers({self._items!r})"
@@ -226,6 +234,27 @@ class Reader:
     def in_body(self) -> bool:
         return self._state not in (_HEAD, _DONE)
 
+    def _chunk_size(self) -> bool:
+        """Read a chunk-size line; False when it has not all arrived."""
+        i = self._buf.find(b"\n")
+        if i < 0:
+            if len(self._buf) > 4096:
+                raise ProtocolError("chunk-size line too long")
+            return False
+        line = bytes(self._buf[:i]).rstrip(b"\r")
+        del self._buf[:i + 1]
+        size_text = line.split(b";", 1)[0].strip()
+        if not size_text or not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size_text):
+            raise ProtocolError(f"bad chunk size {line[:40]!r}")
+        size = int(size_text, 16)
+        if size == 0:
+            self._state = _TRAILER
+        else:
+            self._count(size)
+            self._remaining = size
+            self._state = _CHUNK_DATA
+        return True
+
     def feed(self, data: bytes) -> list:
         if data:
             self._buf += data
@@ -249,23 +278,8 @@ class Reader:
                 if self._remaining == 0:
                     self._finish(out)
             elif state == _CHUNK_SIZE:
-                i = self._buf.find(b"\n")
-                if i < 0:
-                    if len(self._buf) > 4096:
-                        raise ProtocolError("chunk-size line too long")
+                if not self._chunk_size():
                     break
-                line = bytes(self._buf[:i]).rstrip(b"\r")
-                del self._buf[:i + 1]
-                size_text = line.split(b";", 1)[0].strip()
-                if not size_text or not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size_text):
-                    raise ProtocolError(f"bad chunk size {line[:40]!r}")
-                size = int(size_text, 16)
-                if size == 0:
-                    self._state = _TRAILER
-                else:
-                    self._count(size)
-                    self._remaining = size
-                    self._state = _CHUNK_DATA
             elif state == _CHUNK_DATA:
                 if not self._buf:
                     break
