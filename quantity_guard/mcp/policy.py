@@ -119,8 +119,7 @@ class QuantityPolicy:
     @property
     def ledger(self) -> Ledger:
         """The current client session's ledger (every labelled result recorded)."""
-        if self._later:
-            self.settle()
+        self.settle()
         return self._ledger
 
     def settle(self) -> None:
@@ -168,8 +167,7 @@ class QuantityPolicy:
         request's policy the ledger of the request's conversation, see ``mcp/identity.py``;
         with ``--store`` the ledger is shared by every replica). A new client session then
         keeps it (``reset``)."""
-        if self._later:
-            self.settle()
+        self.settle()
         self._bound = ledger
         self._ledger = ledger
 
@@ -182,15 +180,13 @@ class QuantityPolicy:
     @contextlib.contextmanager
     def in_conversation(self, token: Ledger) -> Iterator[None]:
         """Label (and settle) inside ``token``'s conversation, then return to the current one."""
-        if self._later:
-            self.settle()
+        self.settle()
         current = self._ledger
         self._ledger = token
         try:
             yield
         finally:
-            if self._later:
-                self.settle()
+            self.settle()
             self._ledger = current
 
     @property
@@ -199,8 +195,7 @@ class QuantityPolicy:
         return self._ledger.store is not None
 
     def reset(self) -> None:
-        if self._later:
-            self.settle()
+        self.settle()
         with self._lock:
             if self._bound is not None:  # the conversation's ledger, not this session's
                 self._ledger = self._bound
@@ -222,8 +217,7 @@ class QuantityPolicy:
         return tool
 
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
-        if self._later:
-            self.settle()
+        self.settle()
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
             return Decision.refuse(tool_error(
@@ -383,8 +377,7 @@ class QuantityPolicy:
         raise violation
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
-        if self._later:
-            self.settle()
+        self.settle()
         ann = self.annotations[tool_name]
         if ann.returns is None or result.get("isError") is True:
             return result
@@ -531,23 +524,20 @@ class QuantityPolicy:
     def enforcement_report(self) -> str:
         """The current client session's enforcement report (see ``Ledger.enforcement_report``):
         violations of arguments and of results, grouped by code."""
-        if self._later:
-            self.settle()
+        self.settle()
         with self._lock:
             return self._ledger.enforcement_report()
 
     def counts(self) -> dict:
         """How many client sessions and guarded calls there were, and how many are kept."""
-        if self._later:
-            self.settle()
+        self.settle()
         kept = len(self.sessions) + (1 if self._ledger.call_count else 0)
         return {"session_count": self.session_count, "call_count": self.call_count,
                 "sessions_kept": kept,
                 "calls_kept": sum(len(s["calls"]) for s in self.sessions) + len(self._ledger.calls)}
 
     def close(self) -> None:
-        if self._later:
-            self.settle()
+        self.settle()
         if self.enforcement == "warn":
             try:
                 with self._lock:
