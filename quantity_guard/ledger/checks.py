@@ -184,11 +184,15 @@ class Checks:
         offsets = self.datum_offsets() if converted else frozenset()
         views: "list[tuple[Any, Any, Any, Unit | None]]"
         if unit is not None:
-            recent: "Iterable[Entry]" = self._recent.get(unit.dims, ())
             if converted:
-                recent = chain(recent, (c for c in converted if c.unit.dims == unit.dims))
-            views = [(self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si),
-                      [v * unit.scale for v in values], tol * unit.scale, None)]
+                recent: "Iterable[Entry]" = chain(
+                    self._recent.get(unit.dims, ()),
+                    (c for c in converted if c.unit.dims == unit.dims))
+                view = self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si)
+            else:
+                with self._lock:
+                    view = self._pair_view(unit.dims)
+            views = [(view, [v * unit.scale for v in values], tol * unit.scale, None)]
         else:
             units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
             views = [(self._sorted_view(("pairs", u), chain(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from contextlib import contextmanager
 from time import time as _time
 
@@ -30,6 +30,7 @@ from .record import Entry, jsonable, quantities
 from .views import AuditViews
 
 _new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
+MAX_VALUES = 100_000  # kept values per ledger by default (see Ledger.__init__, docs/api.md)
 
 
 _CURRENT: contextvars.ContextVar["Ledger | object | None"] = contextvars.ContextVar(
@@ -130,14 +131,15 @@ def opened(ledger: "Ledger") -> "Iterator[Ledger]":
 
 @contextmanager
 def session(context: str | None = None, *, max_entries: int | None = None,
-            store: Any = None, conversation: str | None = None) -> "Iterator[Ledger]":
+            max_values: int = MAX_VALUES, store: Any = None,
+            conversation: str | None = None) -> "Iterator[Ledger]":
     """Open a session; guarded tools called inside it record into the yielded ledger.
 
     With ``store`` (a ``redis://`` URL or ``store.open_store(...)``) and ``conversation`` (a
     name every worker of the conversation uses), the ledger is shared through the store: each
     call first sees what other processes recorded, and its own record is written before it
     returns (see ``quantity_guard.store``)."""
-    ledger = Ledger(context=context, max_entries=max_entries)
+    ledger = Ledger(context=context, max_entries=max_entries, max_values=max_values)
     if store is not None or conversation is not None:
         if store is None or not isinstance(conversation, str) or not conversation:
             raise ValueError("a shared session needs both store= and conversation= (a non-empty "
@@ -445,9 +447,18 @@ class Ledger(Index, Checks, AuditViews):
     """What a session recorded. Use ``audit_answer``, ``manifest`` and ``enforcement_report``."""
 
     def __init__(self, context: str | None = None, *, max_entries: int | None = None,
-                 max_calls: int | None = None) -> None:
+                 max_calls: int | None = None, max_values: int = MAX_VALUES) -> None:
         self.context = context
         self.max_entries = max_entries
+        # max_entries bounds the history (``entries``); an output leaving it stays indexed for
+        # the checks as a kept value, once per value, up to max_values (the least recently
+        # used forgotten first: counted in values_evicted, logged; 0 keeps none)
+        self.max_values = max_values
+        self._kept: OrderedDict[tuple, Entry] = OrderedDict()
+        self.values_evicted = 0
+        self._by_call: "dict[int, list[Entry]] | None" = None  # call_inputs(), once built
+        self._by_call_upto = -1  # the newest entry index call_inputs() has read
+        self._pairs: dict = {}  # dims -> the pair window, sorted (see Index._pair_view)
         # max_calls bounds the call records (and violation records) kept, oldest dropped first;
         # call_count and violation_count still count every one.
         self.max_calls = max_calls
@@ -531,6 +542,7 @@ class Ledger(Index, Checks, AuditViews):
         with self._lock:
             self._entries = deque(value)
             self._held = None
+            self._by_call = None
 
     def _make_held(self) -> None:
         """Replace each call record held in ``entries`` (for its first input) by that input's
@@ -640,6 +652,9 @@ class Ledger(Index, Checks, AuditViews):
         if unbound:  # calls in a thread bound to no session: recorded here, not in self.calls
             head += (f"; {unbound} call{'s' if unbound > 1 else ''} in an unbound thread ran "
                      f"unchecked")
+        if self.values_evicted:  # the checks no longer see them (see max_values)
+            head += (f"; {self.values_evicted} output value(s) forgotten past "
+                     f"max_values={self.max_values}")
         lines = [head + (":" if self.violations else ".")]
         groups: dict[str, list[dict]] = {}
         for v in self.violations:
@@ -657,6 +672,8 @@ class Ledger(Index, Checks, AuditViews):
         if self.max_calls is not None:  # bounded: say how many there were in all
             data["call_count"] = self.call_count
             data["violation_count"] = self.violation_count
+        if self.values_evicted:  # output values the checks forgot (max_values)
+            data["values_evicted"] = self.values_evicted
         return data
 
     @classmethod

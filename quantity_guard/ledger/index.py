@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
     from .record import Entry
 
 from ..numeric import is_close
+from ..observe import logger
 
 _PAIR_WINDOW = 256  # outputs of one dimension searched for one-step sums and differences
 
@@ -176,6 +177,11 @@ class SortedRun:
             i += 1
 
 
+def _shown(entry: Entry) -> str:
+    return f"{entry.magnitude:g} {entry.unit.symbol}" + (f" on {entry.datum}" if entry.datum
+                                                         else "")
+
+
 def _by_index(entry: Entry) -> int:
     return entry.index
 
@@ -247,8 +253,100 @@ class Index:
             (unit, datum, bucket[0], bucket[1], run, recent)
 
     def _evict(self, entry: "Entry | object") -> None:
-        if getattr(entry, "role", None) != "output":  # a CallRecord has no role
-            return  # an input (a call's first input, still held as its record, included)
+        """``entry`` leaves the history (``max_entries``; the caller holds the lock). An output
+        stays indexed as a kept value, once per value (unit, datum, magnitude): a repeat of a
+        value already kept leaves the index and refreshes the kept one's last use. Past
+        ``max_values`` kept values, the least recently used leaves the index (``_forget``)."""
+        role = getattr(entry, "role", None)  # a CallRecord (a held first input) has none
+        if role != "output":
+            if role == "input" and self._by_call is not None:
+                self._input_left(entry)  # type: ignore[arg-type]
+            return
+        recent = self._recent.get(entry.unit.dims)  # type: ignore[attr-defined]
+        if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
+            recent.popleft()
+        if self.max_values:
+            key = (entry.unit, entry.datum, entry.magnitude)  # type: ignore[attr-defined]
+            kept = self._kept
+            if key not in kept:
+                kept[key] = entry
+                if len(kept) > self.max_values:
+                    self._forget(kept.popitem(last=False)[1])
+                return
+            kept.move_to_end(key)  # a repeat: the value kept stands for it
+        self._unindex(entry)  # type: ignore[arg-type]
+
+    def _input_left(self, entry: Entry) -> None:
+        """An input left the history: out of ``call_inputs()`` too."""
+        if entry.index <= self._by_call_upto:
+            held = self._by_call.get(entry.call)  # type: ignore[union-attr]
+            if held is not None and entry in held:
+                held.remove(entry)
+                if not held:
+                    del self._by_call[entry.call]  # type: ignore[union-attr]
+
+    def _pair_view(self, dims) -> tuple[list[float], list[Entry]]:
+        """(sorted SI values, outputs) of the pair window of ``dims`` (its ``_PAIR_WINDOW``
+        most recent outputs), kept in step with it: the outputs that left are taken out and
+        those added since are put in, by bisection, instead of sorting the window again."""
+        recent = self._recent.get(dims)
+        view = self._pairs.get(dims)
+        if not recent:
+            return [], []
+        if view is None:
+            return self._sort_pairs(dims, recent)
+        keys, items, order = view
+        first = recent[0].index
+        while order and order[0].index < first:
+            e = order.popleft()
+            i, n = bisect_left(keys, e.si), len(items)
+            while i < n and items[i] is not e:
+                i += 1
+            if i == n:  # not where its key sorts (a NaN): sort the window again
+                return self._sort_pairs(dims, recent)
+            del keys[i], items[i]
+        last = order[-1].index if order else -1
+        new = []  # the outputs added since, newest first
+        for e in reversed(recent):
+            if e.index <= last:
+                break
+            new.append(e)
+        if new:
+            for e in reversed(new):
+                i = bisect_right(keys, e.si)
+                keys.insert(i, e.si)
+                items.insert(i, e)
+                order.append(e)
+        return keys, items
+
+    def _sort_pairs(self, dims, recent: "deque[Entry]") -> tuple[list[float], list[Entry]]:
+        pairs = sorted(((e.si, e) for e in recent), key=lambda p: p[0])
+        keys, items = [p[0] for p in pairs], [p[1] for p in pairs]
+        self._pairs[dims] = (keys, items, deque(recent))
+        return keys, items
+
+    def _touch(self, entry: Entry) -> None:
+        """A kept value matched an input: it is the most recently used. The caller holds the
+        lock."""
+        key = (entry.unit, entry.datum, entry.magnitude)
+        if self._kept.get(key) is entry:
+            self._kept.move_to_end(key)
+
+    def _forget(self, entry: Entry) -> None:
+        """The least recently used kept value leaves the index: counted in ``values_evicted``
+        and logged (a warning on the ``quantity_guard`` logger at the 1st, 2nd, 4th, 8th...
+        eviction), for an input equal to it is now refused as unsourced."""
+        self._unindex(entry)
+        self.values_evicted = n = self.values_evicted + 1
+        if n & (n - 1) == 0:
+            logger().warning(
+                "quantity-guard: a session's ledger forgot %d value(s) (the least recently "
+                "used past max_values=%d kept values; the latest %s from %s): an input equal "
+                "to one is now refused as unsourced. Open the session with a larger "
+                "max_values= to keep more", n, self.max_values, _shown(entry), entry.label)
+
+    def _unindex(self, entry: Entry) -> None:
+        """Remove an output from the index (its run, its bucket's footings, its dimension)."""
         unit, datum, m = entry.unit, entry.datum, entry.magnitude
         footing = (unit, datum)
         run = self._by_footing.get(footing)
@@ -276,9 +374,6 @@ class Index:
                         del self._near[key]
                 self._last_bucket = None  # it may list this footing in this bucket
                 self._fast = NO_FAST
-        recent = self._recent.get(unit.dims)
-        if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
-            recent.popleft()
 
     def _outputs_near(self, magnitude: float, tol: float) -> list:
         """Every recorded output whose own-unit magnitude is within ``tol`` of ``magnitude``
@@ -400,7 +495,7 @@ class Index:
         out = self._last_out
         if out is not None and out.magnitude == m and out.unit is unit and \
                 out.datum == datum and out.call != index:
-            return True
+            return True  # the last output: in the history, not a kept value
         last = self._last  # the run of this footing (the last output's, when it is on it)
         run = last[3] if last is not None and last[0] is unit and last[1] == datum else \
             self._by_footing.get((unit, datum))
@@ -408,13 +503,21 @@ class Index:
             return False
         maxes = run.maxes
         if maxes[-1] == m and run.items[-1][-1].call != index:
-            return True  # a copy of the largest (in a series, the latest) output
-        i = bisect_left(maxes, m)
-        if i < len(maxes):
+            e = run.items[-1][-1]  # a copy of the largest (in a series, the latest) output
+        else:
+            i = bisect_left(maxes, m)
+            if i == len(maxes):
+                return False
             keys = run.keys[i]
             j = bisect_left(keys, m)
-            return keys[j] == m and run.items[i][j].call != index
-        return False
+            if keys[j] != m:
+                return False
+            e = run.items[i][j]
+        if e.call == index:
+            return False
+        if self._kept:
+            self._touch(e)
+        return True
 
     def _copied(self, m: float, unit, datum, call: int) -> bool:
         """An output of another call in the same unit and datum has exactly the magnitude ``m``
@@ -428,6 +531,8 @@ class Index:
                 keys = run.keys[i]
                 j = bisect_left(keys, m)
                 if keys[j] == m and run.items[i][j].call != call:
+                    if self._kept:
+                        self._touch(run.items[i][j])
                     return True
         return False
 
@@ -457,6 +562,8 @@ class Index:
                     e = items[j]
                     if e.call != call and \
                             abs(e.si - si) <= max(tol, 1e-9 * max(abs(e.si), abs(si))):
+                        if self._kept:
+                            self._touch(e)
                         return True
                     j += 1
                 if j < n:

@@ -114,6 +114,10 @@ class AuditViews:
             self._registries_changed()
         key = ("converted", self._count)
         view = self._views.get(key)
+        if view is None and not any(datum is not None for _, datum in self._by_footing):
+            view = self._views[key] = []  # no elevation recorded: nothing to convert
+            self._views[("zeros", self._count)] = {}
+            self._views[("offsets", self._count)] = frozenset()
         if view is None:
             from .. import conversions
             outputs = [e for e in self.entries if e.role == "output"]
@@ -235,16 +239,26 @@ class AuditViews:
 
     def call_inputs(self) -> dict:
         """{call index: [input entries]}: what each recorded call received (as converted), for
-        the audit's rule that a derivation must not run a tool backwards."""
-        key = ("inputs", self._count)
-        view = self._views.get(key)
-        if view is None:
-            view = {}
-            for e in self.entries:
+        the audit's rule that a derivation must not run a tool backwards. Kept up to date once
+        built: each call reads only the entries recorded since (``Index._evict`` removes the
+        inputs that leave the history)."""
+        entries = self.entries
+        by_call = self._by_call
+        if by_call is None:
+            by_call = self._by_call = {}
+            self._by_call_upto = -1
+        upto = self._by_call_upto
+        new = []  # the entries recorded since, newest first (a deque is not sliced cheaply)
+        for e in reversed(entries):
+            if e.index <= upto:
+                break
+            new.append(e)
+        if new:
+            for e in reversed(new):
                 if e.role == "input":
-                    view.setdefault(e.call, []).append(e)
-            self._views[key] = view
-        return view
+                    by_call.setdefault(e.call, []).append(e)
+            self._by_call_upto = new[0].index
+        return by_call
 
     def inverts_call(self, operands, dims, si: float, tol: float) -> bool:
         """Whether ``si`` (a result of dimension ``dims``, within ``tol`` in SI) is an input of
