@@ -201,7 +201,7 @@ class Checks:
                       values, tol, u) for u in units]
         if datum is not None:
             datum = canonical_datum(datum)
-        inverts = self.inverts_call if self.call_inputs() else None
+        inverts = self.inverts_call  # reads call_inputs() only for a pair found
         for (keys, entries), targets, t_tol, own in views:
             if len(keys) < 2:
                 continue

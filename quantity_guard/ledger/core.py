@@ -334,11 +334,12 @@ class CallRecord:
                     held.append(entry)  # type: ignore[union-attr]
                 else:
                     self._inputs = [held, entry]  # type: ignore[list-item]
+            may_carry = ledger._may_carry(m, unit, datum)
+            # (before the history makes room: a kept value this copies is used, not forgotten)
+            copied = sourced and ledger._copy_of_output(m, unit, datum, index)
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
-            may_carry = ledger._may_carry(m, unit, datum)
-            copied = sourced and ledger._copy_of_output(m, unit, datum, index)
         finally:
             ledger._lock.release()
         if may_carry:
@@ -558,6 +559,12 @@ class Ledger(Index, Checks, AuditViews):
                            else e._first_input(True)  # type: ignore[union-attr]
                            for e in tail)
             self._held = None
+
+    @property
+    def values_kept(self) -> int:
+        """Output values kept for the checks after they left the history (at most
+        ``max_values``)."""
+        return len(self._kept)
 
     @property
     def call_count(self) -> int:
