@@ -115,7 +115,7 @@ def bytes_per_kept_value(n: int = 20_000) -> float:
     for count in (n, 2 * n):
         gc.collect()
         tracemalloc.start()
-        ledger = Ledger(max_entries=1_000, max_calls=1_000)
+        ledger = Ledger(max_entries=1_000, max_calls=1_000, max_values=2 * n)
         with bind(ledger):
             for i in range(count):
                 reading(i)

@@ -26,8 +26,16 @@ their runs, naming the nearest offending output; a sourced check bisects each fo
 value's dimension at the magnitude its SI value has there.
 One-step sums and differences are searched among the
 256 most recent outputs of each dimension (``_PAIR_WINDOW``); the answer audit bisects sorted
-views of every output, built once per change. ``max_entries`` bounds a long-lived ledger (the oldest
-entries are evicted).
+views of every output, built once per change.
+
+**Long sessions.** ``max_entries`` bounds the history (``entries``: the oldest leave first). An
+output leaving it stays in the index as a *kept value*, once per value (unit, datum and
+magnitude; a repeat leaving the history refreshes the value kept), so the checks still see it; at most
+``max_values`` (default ``MAX_VALUES``, 10,000) are kept, and past that the least recently used
+(returned, or matched by an input) is forgotten: counted in ``values_evicted``, logged on the
+``quantity_guard`` logger (at the 1st, 2nd, 4th... time) and named in ``enforcement_report()``
+and the manifest. A refused call reads no more of the session than an accepted one: the pair
+window and ``call_inputs()`` are kept up to date, not rebuilt per call.
 
 **Recording.** A guarded call costs a call record, an entry per output and, for its first input,
 nothing more: the input's facts are held in the call record, which stands in the ledger's
@@ -46,21 +54,12 @@ no call loses its checks silently. ``bind(None)`` runs a thread outside every se
 from __future__ import annotations
 
 from .checks import held_tolerance
-from .core import (
-                   CallRecord,
-                   Ledger,
-                   Session,
-                   bind,
-                   current,
-                   for_call,
-                   is_bound,
-                   note_unrecorded,
-                   session,
-)
+from .core import (MAX_VALUES, CallRecord, Ledger, Session, bind, current, for_call,
+                   is_bound, note_unrecorded, session)
 from .index import SortedRun, magnitude_bucket
 from .record import Entry
 
 __all__ = ["session", "current", "bind", "is_bound", "Ledger", "Session", "Entry", "CallRecord"]
 # public beyond __all__: for_call and note_unrecorded (quantity_guard.tool), SortedRun,
-# magnitude_bucket and held_tolerance (the index's tests)
-_PUBLIC = (for_call, note_unrecorded, SortedRun, magnitude_bucket, held_tolerance)
+# magnitude_bucket and held_tolerance (the index's tests), MAX_VALUES (the default bound)
+_PUBLIC = (for_call, note_unrecorded, SortedRun, magnitude_bucket, held_tolerance, MAX_VALUES)

@@ -30,7 +30,7 @@ from .record import Entry, jsonable, quantities
 from .views import AuditViews
 
 _new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
-MAX_VALUES = 100_000  # kept values per ledger by default (see Ledger.__init__, docs/api.md)
+MAX_VALUES = 10_000  # values kept past the history by default (docs/guide/sessions.md)
 
 
 _CURRENT: contextvars.ContextVar["Ledger | object | None"] = contextvars.ContextVar(
