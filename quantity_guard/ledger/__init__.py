@@ -54,8 +54,18 @@ no call loses its checks silently. ``bind(None)`` runs a thread outside every se
 from __future__ import annotations
 
 from .checks import held_tolerance
-from .core import (MAX_VALUES, CallRecord, Ledger, Session, bind, current, for_call,
-                   is_bound, note_unrecorded, session)
+from .core import (
+                   MAX_VALUES,
+                   CallRecord,
+                   Ledger,
+                   Session,
+                   bind,
+                   current,
+                   for_call,
+                   is_bound,
+                   note_unrecorded,
+                   session,
+)
 from .index import SortedRun, magnitude_bucket
 from .record import Entry
 

@@ -206,20 +206,14 @@ class Checks:
             if len(keys) < 2:
                 continue
             for target in targets:
-                for i, j, op in _pair_sums(keys, target, t_tol):
+                for i, j, op in chain(_pair_sums(keys, target, t_tol),
+                                      _pair_differences(keys, target, t_tol)):
                     a, b = entries[i], entries[j]
-                    if pair_datum_ok(a.datum, b.datum, "+", datum) and \
+                    if pair_datum_ok(a.datum, b.datum, op, datum) and \
                             not (offsets and (id(a) in offsets or id(b) in offsets)) and \
                             combinable(a, b) and \
                             not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
-                        return a, b, "+"
-                for i, j, op in _pair_differences(keys, target, t_tol):
-                    a, b = entries[i], entries[j]
-                    if pair_datum_ok(a.datum, b.datum, "-", datum) and \
-                            not (offsets and (id(a) in offsets or id(b) in offsets)) and \
-                            combinable(a, b) and \
-                            not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
-                        return a, b, "-"
+                        return a, b, op
         return None
 
 

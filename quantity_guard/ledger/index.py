@@ -177,6 +177,18 @@ class SortedRun:
             i += 1
 
 
+def added_since(entries: "deque", index: int) -> list:
+    """The items of ``entries`` (in index order) whose index is above ``index``, oldest first:
+    read from the newest end (a deque is not sliced cheaply)."""
+    new = []
+    for e in reversed(entries):
+        if e.index <= index:
+            break
+        new.append(e)
+    new.reverse()
+    return new
+
+
 def _shown(entry: Entry) -> str:
     return f"{entry.magnitude:g} {entry.unit.symbol}" + (f" on {entry.datum}" if entry.datum
                                                          else "")
@@ -305,18 +317,11 @@ class Index:
             if i == n:  # not where its key sorts (a NaN): sort the window again
                 return self._sort_pairs(dims, recent)
             del keys[i], items[i]
-        last = order[-1].index if order else -1
-        new = []  # the outputs added since, newest first
-        for e in reversed(recent):
-            if e.index <= last:
-                break
-            new.append(e)
-        if new:
-            for e in reversed(new):
-                i = bisect_right(keys, e.si)
-                keys.insert(i, e.si)
-                items.insert(i, e)
-                order.append(e)
+        for e in added_since(recent, order[-1].index if order else -1):
+            i = bisect_right(keys, e.si)
+            keys.insert(i, e.si)
+            items.insert(i, e)
+            order.append(e)
         return keys, items
 
     def _sort_pairs(self, dims, recent: "deque[Entry]") -> tuple[list[float], list[Entry]]:

@@ -12,6 +12,7 @@ from .. import datums as _datums
 from ..numeric import power_dims, share_matches
 from ..reading import extract_numbers, written_tolerance
 from ..units import table as _units
+from .index import added_since
 
 
 class AuditViews:
@@ -247,17 +248,12 @@ class AuditViews:
         if by_call is None:
             by_call = self._by_call = {}
             self._by_call_upto = -1
-        upto = self._by_call_upto
-        new = []  # the entries recorded since, newest first (a deque is not sliced cheaply)
-        for e in reversed(entries):
-            if e.index <= upto:
-                break
-            new.append(e)
+        new = added_since(entries, self._by_call_upto)
+        for e in new:
+            if e.role == "input":
+                by_call.setdefault(e.call, []).append(e)
         if new:
-            for e in reversed(new):
-                if e.role == "input":
-                    by_call.setdefault(e.call, []).append(e)
-            self._by_call_upto = new[0].index
+            self._by_call_upto = new[-1].index
         return by_call
 
     def inverts_call(self, operands, dims, si: float, tol: float) -> bool:
