@@ -1,18 +1,13 @@
 """The two checks on a guarded call's inputs: carry-over and sourced (see the package doc)."""
 from __future__ import annotations
 
-from itertools import chain
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from collections.abc import Iterable
     from typing import Any
 
     from ..spec import Accepted
-    from ..units import Unit
     from .record import Entry
 
-from ..conversions import combinable
 from ..errors import (
     DimensionalityError,
     GuardViolation,
@@ -20,20 +15,18 @@ from ..errors import (
     UnsourcedInput,
 )
 from ..numeric import (
-    canonical_datum,
     fmt_exact,
     fmt_g,
     is_close,
-    pair_datum_ok,
-    power_dims,
     relative_cap,
 )
 from ..quantity import Q
 from ..reading import written_tolerance
 from .index import window
+from .views import AuditViews
 
 
-class Checks:
+class Checks(AuditViews):
     """Carry-over and sourced checks, and the one-step derivations they accept, as methods of
     ``Ledger``."""
 
@@ -172,116 +165,6 @@ class Checks:
             suggestion="a value a tool returned in this session (call the tool that provides "
                        "it) or one stated in the question; if none can provide it, report it as "
                        "unavailable rather than estimating it")
-
-    def find_derivation(self, values, unit, tol: float, datum=None):
-        """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
-        in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
-        of one unit by their own magnitudes. Elevations follow ``Q``'s algebra (two datums
-        never combine; elevation - elevation is a length; elevation +/- length stays on its
-        datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
-        values: O(window) per target, plus the pairs within the tolerance."""
-        converted = self.converted_elevations()
-        offsets = self.datum_offsets() if converted else frozenset()
-        views: "list[tuple[Any, Any, Any, Unit | None]]"
-        if unit is not None:
-            if converted:
-                recent: "Iterable[Entry]" = chain(
-                    self._recent.get(unit.dims, ()),
-                    (c for c in converted if c.unit.dims == unit.dims))
-                view = self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si)
-            else:
-                with self._lock:
-                    view = self._pair_view(unit.dims)
-            views = [(view, [v * unit.scale for v in values], tol * unit.scale, None)]
-        else:
-            units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
-            views = [(self._sorted_view(("pairs", u), chain(
-                (e for e in self._recent[u.dims] if e.unit == u),
-                (c for c in converted if c.unit == u)), lambda e: e.magnitude),
-                      values, tol, u) for u in units]
-        if datum is not None:
-            datum = canonical_datum(datum)
-        inverts = self.inverts_call  # reads call_inputs() only for a pair found
-        for (keys, entries), targets, t_tol, own in views:
-            if len(keys) < 2:
-                continue
-            for target in targets:
-                for i, j, op in chain(_pair_sums(keys, target, t_tol),
-                                      _pair_differences(keys, target, t_tol)):
-                    a, b = entries[i], entries[j]
-                    if pair_datum_ok(a.datum, b.datum, op, datum) and \
-                            not (offsets and (id(a) in offsets or id(b) in offsets)) and \
-                            combinable(a, b) and \
-                            not (inverts and _backwards(inverts, a, b, target, t_tol, own)):
-                        return a, b, op
-        return None
-
-
-def _backwards(inverts, a, b, target: float, tol: float, own) -> bool:
-    """A sum or difference of ``a`` and ``b`` landing on an input of the call that produced
-    either (freeboard + water level = the crest passed in): the tool run backwards.
-    ``target`` is in SI, or in the unit ``own`` when the pair is compared by magnitudes."""
-    u = a.unit
-    if own is not None:
-        target, tol = target * own.scale + own.shift, tol * own.scale
-    return inverts((a, b), power_dims(u.dims), target, tol)
-
-
-def _pair_sum(keys: list[float], target: float, tol: float):
-    """Indices i < j with keys[i] + keys[j] within tol of target (keys sorted), or None."""
-    return next(_pair_sums(keys, target, tol), None)
-
-
-def _pair_difference(keys: list[float], target: float, tol: float):
-    """Indices with keys[j] - keys[i] within tol of |target| (keys sorted), or None."""
-    return next(_pair_differences(keys, target, tol), None)
-
-
-def _pair_sums(keys: list[float], target: float, tol: float):
-    """Every (i, j, "+") with i < j and keys[i] + keys[j] within tol of target (keys sorted):
-    a two-pointer scan, then the run of partners within the tolerance for each i."""
-    i, j = 0, len(keys) - 1
-    lo, hi = target - tol, target + tol
-    if j < 1 or keys[j] + keys[j - 1] < lo or keys[0] + keys[1] > hi:
-        return
-    while i < j:
-        s = keys[i] + keys[j]
-        if s < lo:
-            i += 1
-        elif s > hi:
-            j -= 1
-        else:
-            k = j
-            while k > i and keys[i] + keys[k] >= lo:
-                yield i, k, "+"
-                k -= 1
-            i += 1
-
-
-def _pair_differences(keys: list[float], target: float, tol: float):
-    """Every (a, b, "-") with keys[a] - keys[b] within tol of target (keys sorted)."""
-    t = abs(target)
-    n = len(keys)
-    if n < 2 or keys[-1] - keys[0] < t - tol:
-        return
-    i, j = 0, 1
-    while j < n:
-        if i == j:
-            j += 1
-            continue
-        d = keys[j] - keys[i]
-        if d < t - tol:
-            j += 1
-        elif d > t + tol:
-            i += 1
-        else:
-            k = j
-            while k < n and keys[k] - keys[i] <= t + tol:
-                if k != i:
-                    yield (k, i, "-") if target >= 0 else (i, k, "-")
-                k += 1
-            i += 1
-
 
 
 _HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place

@@ -10,7 +10,7 @@ from time import time as _time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterator
     from contextlib import AbstractContextManager
     from typing import Any
 
@@ -25,9 +25,8 @@ from ..errors import GuardViolation, SessionUnbound
 from ..quantity import Q
 from ..units import table as _units
 from .checks import Checks
-from .index import CHUNK_MAX, NO_FAST, Index
+from .index import CHUNK_MAX, NO_FAST
 from .record import Entry, jsonable, quantities
-from .views import AuditViews
 
 _new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
 MAX_VALUES = 10_000  # values kept past the history by default (docs/guide/sessions.md)
@@ -444,7 +443,7 @@ class CallRecord:
 
 
 
-class Ledger(Index, Checks, AuditViews):
+class Ledger(Checks):
     """What a session recorded. Use ``audit_answer``, ``manifest`` and ``enforcement_report``."""
 
     def __init__(self, context: str | None = None, *, max_entries: int | None = None,
@@ -532,35 +531,6 @@ class Ledger(Index, Checks, AuditViews):
         return call
 
     @property
-    def entries(self) -> "deque[Entry]":
-        """Every recorded quantity still kept (``max_entries``), oldest first."""
-        if self._held is not None:
-            self._make_held()
-        return self._entries  # type: ignore[return-value]  # _make_held made them all Entries
-
-    @entries.setter
-    def entries(self, value: "Iterable[Entry]") -> None:
-        with self._lock:
-            self._entries = deque(value)
-            self._held = None
-            self._by_call = None
-
-    def _make_held(self) -> None:
-        """Replace each call record held in ``entries`` (for its first input) by that input's
-        Entry. Entries are kept in the order of their indexes, the newest last, so the held
-        ones are among the last ``_count - _held``."""
-        with self._lock:
-            if self._held is None:
-                return
-            entries = self._entries
-            tail = [entries.pop() for _ in range(min(self._count - self._held, len(entries)))]
-            tail.reverse()
-            entries.extend(e if e.__class__ is Entry
-                           else e._first_input(True)  # type: ignore[union-attr]
-                           for e in tail)
-            self._held = None
-
-    @property
     def values_kept(self) -> int:
         """Output values kept for the checks after they left the history (at most
         ``max_values``)."""
@@ -638,16 +608,6 @@ class Ledger(Index, Checks, AuditViews):
         session's question by default): ``quantity_guard.audit``, which supplies this method
         (the ledger imports nothing of the audit)."""
         return _seams.auditor()(self, answer, context)
-
-    def call_record(self, index: int) -> "CallRecord | None":
-        """The record of call ``index``; None for a call never made or one no longer kept
-        (``max_calls`` drops the oldest records, so ``calls[i]`` is not call ``i`` then)."""
-        i = index - self.calls_dropped
-        return self.calls[i] if 0 <= i < len(self.calls) else None
-
-    def _call_arguments(self, index: int):
-        record = self.call_record(index)
-        return record.arguments if record is not None else None
 
     def enforcement_report(self) -> str:
         """``2 of 3 tool calls would have been blocked:`` then the violations grouped by code."""

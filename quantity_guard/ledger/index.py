@@ -2,19 +2,21 @@
 magnitude bucket the footings it holds, per dimension its footings and its recent outputs."""
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left, bisect_right
-from collections import deque
+from collections import OrderedDict, deque
 from math import frexp as _frexp
 from math import ldexp as _ldexp
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from typing import Any
 
-    from .record import Entry
 
 from ..numeric import is_close
 from ..observe import logger
+from .record import Entry
 
 _PAIR_WINDOW = 256  # outputs of one dimension searched for one-step sums and differences
 
@@ -202,6 +204,59 @@ class Index:
     """The index's upkeep and look-ups, as methods of ``Ledger`` (the caller holds the lock where
     a method says so)."""
 
+    # the state, set by Ledger.__init__ (see there)
+    max_entries: int | None
+    max_values: int
+    values_evicted: int
+    _lock: threading.Lock
+    _count: int
+    _entries: deque[Any]        # Entry, or a CallRecord holding its first input
+    _held: int | None
+    _near: dict[int, dict[tuple, None]]
+    _by_footing: dict[tuple, SortedRun]
+    _by_dims: dict[Any, dict]
+    _recent: dict[Any, deque[Entry]]
+    _last: tuple | None
+    _last_bucket: tuple | None
+    _safe: dict[int, tuple]
+    _safe_last: tuple
+    _last_out: Entry | None
+    _fast: tuple
+    _shape: int
+    _kept: OrderedDict[tuple, Entry]
+    _by_call: dict[int, list[Entry]] | None
+    _by_call_upto: int
+    _pairs: dict[Any, tuple]
+
+    @property
+    def entries(self) -> "deque[Entry]":
+        """Every recorded quantity still kept (``max_entries``), oldest first."""
+        if self._held is not None:
+            self._make_held()
+        return self._entries  # type: ignore[return-value]  # _make_held made them all Entries
+
+    @entries.setter
+    def entries(self, value: "Iterable[Entry]") -> None:
+        with self._lock:
+            self._entries = deque(value)
+            self._held = None
+            self._by_call = None
+
+    def _make_held(self) -> None:
+        """Replace each call record held in ``entries`` (for its first input) by that input's
+        Entry. Entries are kept in the order of their indexes, the newest last, so the held
+        ones are among the last ``_count - _held``."""
+        with self._lock:
+            if self._held is None:
+                return
+            entries = self._entries
+            tail = [entries.pop() for _ in range(min(self._count - self._held, len(entries)))]
+            tail.reverse()
+            entries.extend(e if e.__class__ is Entry
+                           else e._first_input(True)  # type: ignore[union-attr]
+                           for e in tail)
+            self._held = None
+
     @property
     def _footings(self) -> dict[int, dict[tuple, int]]:
         """Per magnitude bucket, how many outputs of each footing it holds, counted from the
@@ -269,16 +324,17 @@ class Index:
         stays indexed as a kept value, once per value (unit, datum, magnitude): a repeat of a
         value already kept leaves the index and refreshes the kept one's last use. Past
         ``max_values`` kept values, the least recently used leaves the index (``_forget``)."""
-        role = getattr(entry, "role", None)  # a CallRecord (a held first input) has none
-        if role != "output":
-            if role == "input" and self._by_call is not None:
-                self._input_left(entry)  # type: ignore[arg-type]
+        if not isinstance(entry, Entry):
+            return  # a call's first input, still held as its call's record
+        if entry.role != "output":
+            if self._by_call is not None:
+                self._input_left(entry)
             return
-        recent = self._recent.get(entry.unit.dims)  # type: ignore[attr-defined]
+        recent = self._recent.get(entry.unit.dims)
         if recent and recent[0] is entry:  # the oldest entry, if still recent, is the first
             recent.popleft()
         if self.max_values:
-            key = (entry.unit, entry.datum, entry.magnitude)  # type: ignore[attr-defined]
+            key = (entry.unit, entry.datum, entry.magnitude)
             kept = self._kept
             if key not in kept:
                 kept[key] = entry
@@ -286,7 +342,7 @@ class Index:
                     self._forget(kept.popitem(last=False)[1])
                 return
             kept.move_to_end(key)  # a repeat: the value kept stands for it
-        self._unindex(entry)  # type: ignore[arg-type]
+        self._unindex(entry)
 
     def _input_left(self, entry: Entry) -> None:
         """An input left the history: out of ``call_inputs()`` too."""

@@ -6,18 +6,34 @@ from itertools import chain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
+    from collections.abc import Iterable
+    from typing import Any
+
+    from ..units import Unit
     from .record import Entry
 
 from .. import datums as _datums
-from ..numeric import power_dims, share_matches
+from ..conversions import combinable
+from ..numeric import canonical_datum, pair_datum_ok, power_dims, share_matches
 from ..reading import extract_numbers, written_tolerance
 from ..units import table as _units
-from .index import added_since
+from .index import Index, added_since
 
 
-class AuditViews:
-    """What the answer audit reads of a ledger (``audit.view.LedgerView``), as methods of
-    ``Ledger``."""
+class AuditViews(Index):
+    """What the answer audit reads of a ledger (``audit.view.LedgerView``), and the search for
+    one-step sums and differences the sourced check shares with it, as methods of ``Ledger``."""
+
+    context: str | None
+    calls: Any                  # the call records kept: a list, or a deque under max_calls
+    calls_dropped: int
+    violations: list[dict]
+    violation_count: int
+    _views: dict                # sorted views, rebuilt after each change
+    _units_seen: Any            # the registries' generations the views were read under
+    _datums_seen: Any
+    _context_numbers: list | None
+    _unsound: tuple | None
 
     # -- look-ups ---------------------------------------------------------------------------
     def output_entries(self) -> list[Entry]:
@@ -105,6 +121,16 @@ class AuditViews:
                                      lambda e: e.si)
         keys = view[0]
         return view[1][bisect_left(keys, si - tol):bisect_right(keys, si + tol)]
+
+    def call_record(self, index: int) -> Any:  # a CallRecord, or None
+        """The record of call ``index``; None for a call never made or one no longer kept
+        (``max_calls`` drops the oldest records, so ``calls[i]`` is not call ``i`` then)."""
+        i = index - self.calls_dropped
+        return self.calls[i] if 0 <= i < len(self.calls) else None
+
+    def _call_arguments(self, index: int):
+        record = self.call_record(index)
+        return record.arguments if record is not None else None
 
     def converted_elevations(self) -> list:
         """Recorded elevations carried to another datum by a conversion the record supports
@@ -280,6 +306,48 @@ class AuditViews:
         keys = self._views[("m", "output", self._count)][0]
         return bool(keys) and keys[0] < 0
 
+    def find_derivation(self, values, unit, tol: float, datum=None):
+        """A pair (a, b, op) of recorded outputs whose sum or difference is one of ``values``:
+        in SI among outputs of ``unit``'s dimension, or, with no unit written, among outputs
+        of one unit by their own magnitudes. Elevations follow ``Q``'s algebra (two datums
+        never combine; elevation - elevation is a length; elevation +/- length stays on its
+        datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
+        values: O(window) per target, plus the pairs within the tolerance."""
+        converted = self.converted_elevations()
+        offsets = self.datum_offsets() if converted else frozenset()
+        views: "list[tuple[Any, Any, Any, Unit | None]]"
+        if unit is not None:
+            if converted:
+                recent: "Iterable[Entry]" = chain(
+                    self._recent.get(unit.dims, ()),
+                    (c for c in converted if c.unit.dims == unit.dims))
+                view = self._sorted_view(("pairs", unit.dims), recent, lambda e: e.si)
+            else:
+                with self._lock:
+                    view = self._pair_view(unit.dims)
+            views = [(view, [v * unit.scale for v in values], tol * unit.scale, None)]
+        else:
+            units = dict.fromkeys(e.unit for recent in self._recent.values() for e in recent)
+            views = [(self._sorted_view(("pairs", u), chain(
+                (e for e in self._recent[u.dims] if e.unit == u),
+                (c for c in converted if c.unit == u)), lambda e: e.magnitude),
+                      values, tol, u) for u in units]
+        if datum is not None:
+            datum = canonical_datum(datum)
+        for (keys, entries), targets, t_tol, own in views:
+            if len(keys) < 2:
+                continue
+            for target in targets:
+                for i, j, op in chain(_pair_sums(keys, target, t_tol),
+                                      _pair_differences(keys, target, t_tol)):
+                    a, b = entries[i], entries[j]
+                    if pair_datum_ok(a.datum, b.datum, op, datum) and \
+                            not (offsets and (id(a) in offsets or id(b) in offsets)) and \
+                            combinable(a, b) and \
+                            not _backwards(self.inverts_call, a, b, target, t_tol, own):
+                        return a, b, op
+        return None
+
     def product_operands(self) -> dict:
         """For the audit's products and ratios: {dimension: (sorted log10 |SI value|,
         [(SI value, entry)])} of the recorded outputs that are not elevations and not zero
@@ -305,3 +373,68 @@ class AuditViews:
             self._views[key] = view
         return view
 
+
+def _backwards(inverts, a, b, target: float, tol: float, own) -> bool:
+    """A sum or difference of ``a`` and ``b`` landing on an input of the call that produced
+    either (freeboard + water level = the crest passed in): the tool run backwards.
+    ``target`` is in SI, or in the unit ``own`` when the pair is compared by magnitudes."""
+    u = a.unit
+    if own is not None:
+        target, tol = target * own.scale + own.shift, tol * own.scale
+    return inverts((a, b), power_dims(u.dims), target, tol)
+
+
+def _pair_sum(keys: list[float], target: float, tol: float):
+    """Indices i < j with keys[i] + keys[j] within tol of target (keys sorted), or None."""
+    return next(_pair_sums(keys, target, tol), None)
+
+
+def _pair_difference(keys: list[float], target: float, tol: float):
+    """Indices with keys[j] - keys[i] within tol of |target| (keys sorted), or None."""
+    return next(_pair_differences(keys, target, tol), None)
+
+
+def _pair_sums(keys: list[float], target: float, tol: float):
+    """Every (i, j, "+") with i < j and keys[i] + keys[j] within tol of target (keys sorted):
+    a two-pointer scan, then the run of partners within the tolerance for each i."""
+    i, j = 0, len(keys) - 1
+    lo, hi = target - tol, target + tol
+    if j < 1 or keys[j] + keys[j - 1] < lo or keys[0] + keys[1] > hi:
+        return
+    while i < j:
+        s = keys[i] + keys[j]
+        if s < lo:
+            i += 1
+        elif s > hi:
+            j -= 1
+        else:
+            k = j
+            while k > i and keys[i] + keys[k] >= lo:
+                yield i, k, "+"
+                k -= 1
+            i += 1
+
+
+def _pair_differences(keys: list[float], target: float, tol: float):
+    """Every (a, b, "-") with keys[a] - keys[b] within tol of target (keys sorted)."""
+    t = abs(target)
+    n = len(keys)
+    if n < 2 or keys[-1] - keys[0] < t - tol:
+        return
+    i, j = 0, 1
+    while j < n:
+        if i == j:
+            j += 1
+            continue
+        d = keys[j] - keys[i]
+        if d < t - tol:
+            j += 1
+        elif d > t + tol:
+            i += 1
+        else:
+            k = j
+            while k < n and keys[k] - keys[i] <= t + tol:
+                if k != i:
+                    yield (k, i, "-") if target >= 0 else (i, k, "-")
+                k += 1
+            i += 1
