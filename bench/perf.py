@@ -312,6 +312,20 @@ def bench_ledger_dense(n: int = 10000, block: int = 250) -> None:
            "x", "<= 2")
 
 
+def bench_ledger_long_session() -> None:
+    """A long session under the proxy's bounds (bench/ledger_scale.py): an accepted sourced
+    call and a refused one, in CPU time, after 10,000 and 100,000 guarded calls."""
+    from bench import ledger_scale
+    for calls in (10_000, 100_000):
+        ledger, route = ledger_scale.long_session(calls)
+        accepted, refused = ledger_scale.per_call_us(ledger, route)
+        report(f"accepted sourced call after {calls:,} calls (CPU)", accepted, "us")
+        report(f"refused call after {calls:,} calls (CPU)", refused, "us")
+        report(f"ratio refused / accepted after {calls:,} calls (budget <= 3x)",
+               refused / accepted, "x", "<= 3")
+    report("memory held after 100,000 calls (tracemalloc)", ledger_scale.held_mb(100_000), "MB")
+
+
 def bench_audit() -> None:
     """A 200-word answer with 24 distinct figures (read back, converted, derived, quoted and
     invented) against a ledger of 50 outputs."""
@@ -427,7 +441,8 @@ def bench_proxy() -> None:
 
 
 SECTIONS = [bench_import, bench_units, bench_quantity, bench_arrays, bench_tool, bench_ledger,
-            bench_ledger_dense, bench_audit, bench_proxy_conversation, bench_proxy]
+            bench_ledger_dense, bench_ledger_long_session, bench_audit, bench_proxy_conversation,
+            bench_proxy]
 
 
 def main() -> None:

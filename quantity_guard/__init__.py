@@ -30,6 +30,7 @@ from .errors import (
     UnknownDatum,
     UnsourcedInput,
 )
+from .audit import method as _audit_method  # noqa: F401  (supplies Ledger.audit_answer)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # what type checkers see; at run time each name is imported on first use

@@ -233,14 +233,20 @@ def test_session_follows_asyncio_tasks_and_threads():
     assert current() is None
 
 
-def test_max_entries_evicts_the_oldest():
+def test_max_entries_bounds_the_history_and_max_values_the_values_kept_past_it():
     with session(max_entries=3) as ledger:
         read_discharge("x")
         for _ in range(3):
             read_area("x")
-        assert len(ledger.entries) == 3
-        read_area("x")
-        assert runoff_depth(1250, 29000).magnitude > 0   # the cfs reading was evicted
+        assert len(ledger.entries) == 3 and ledger.entries[0].q == Q(29000.0, "km2")
+        with pytest.raises(UnconvertedCarryOver):  # the cfs reading left the history, kept
+            runoff_depth(1250, 29000)
+    with session(max_entries=3, max_values=1) as ledger:
+        read_discharge("x")
+        for _ in range(5):  # the area leaves the history after the cfs reading: 1 value kept
+            read_area("x")
+        assert ledger.values_evicted == 1
+        assert runoff_depth(1250, 29000).magnitude > 0   # the cfs reading was forgotten
 
 
 def test_look_ups_do_not_grow_with_the_ledger():

@@ -116,7 +116,7 @@ def reference_carry_over(ledger: Ledger, call, accepted):
     tol = relative_cap(m, reference_held_tolerance(accepted))
     held_si = m * held.unit.scale + held.unit.shift
     candidates = []
-    for e in ledger.output_entries():
+    for e in indexed_outputs(ledger):
         if e.call == call.index or not is_close(e.magnitude, m, tol):
             continue
         same_unit = e.unit == held.unit
@@ -142,7 +142,7 @@ def reference_held_tolerance(accepted) -> float:
 
 def reference_output_matches(ledger: Ledger, call: int, dims, datum, si, tol) -> bool:
     return any(e.call != call and e.unit.dims == dims and is_close(e.si, si, tol)
-               and (datum is None or e.datum in (None, datum)) for e in ledger.output_entries())
+               and (datum is None or e.datum in (None, datum)) for e in indexed_outputs(ledger))
 
 
 def _sourced_tolerance(accepted):
@@ -190,15 +190,42 @@ def _assert_checks_match(ledger: Ledger, tool, raw) -> None:
 
     m, mtol = held.magnitude, relative_cap(held.magnitude, 0.01 * abs(held.magnitude))
     assert ledger._outputs_near(m, mtol) == [
-        e for e in ledger.output_entries() if is_close(e.magnitude, m, mtol)]
+        e for e in indexed_outputs(ledger) if is_close(e.magnitude, m, mtol)]
     assert ledger._outputs_near_si(held.unit.dims, si, tol) == [
-        e for e in ledger.output_entries() if e.unit.dims == held.unit.dims
+        e for e in indexed_outputs(ledger) if e.unit.dims == held.unit.dims
         and is_close(e.si, si, tol)]
 
 
-def _assert_index_consistent(ledger: Ledger) -> None:
-    """The index holds exactly the recorded outputs still in the ledger, each once."""
-    outs = ledger.output_entries()
+def indexed_outputs(ledger: Ledger) -> list:
+    """What the checks read: the outputs in the history and the values kept after they left
+    it, oldest first."""
+    history = ledger.output_entries()
+    inside = {id(e) for e in history}
+    return sorted([*history, *(e for e in ledger._kept.values() if id(e) not in inside)],
+                  key=lambda e: e.index)
+
+
+def kept_model(added: list, history: list) -> dict:
+    """The values kept once they left the history (no more than ``max_values`` of them): per
+    value (unit, datum, magnitude), the first output of it to leave."""
+    inside = {id(e) for e in history}
+    kept: dict = {}
+    for e in added:
+        if id(e) not in inside:
+            kept.setdefault((e.unit, e.datum, e.magnitude), e)
+    return kept
+
+
+def _assert_index_consistent(ledger: Ledger, added: list | None = None) -> None:
+    """The index holds exactly the outputs still in the history and the values kept after
+    they left it (``added``: every output recorded, by default those of the calls), each
+    once."""
+    history = ledger.output_entries()
+    if added is None:
+        added = sorted((o for c in ledger.calls for o in c.outputs), key=lambda e: e.index)
+    assert {k: id(v) for k, v in ledger._kept.items()} == {
+        k: id(v) for k, v in kept_model(added, history).items()}
+    outs = indexed_outputs(ledger)
     by_footing: dict = {}
     counts: dict = {}
     for e in outs:
@@ -215,7 +242,7 @@ def _assert_index_consistent(ledger: Ledger) -> None:
         by_dims.setdefault(footing[0].dims, {})[footing] = run
     assert ledger._by_dims == by_dims
     for dims, recent in ledger._recent.items():  # the pair search's window, evicted in step
-        assert list(recent) == [e for e in outs if e.unit.dims == dims][-recent.maxlen:]
+        assert list(recent) == [e for e in history if e.unit.dims == dims][-recent.maxlen:]
 
 
 def _assert_run(run: SortedRun, entries: list, key) -> None:
@@ -254,17 +281,18 @@ def test_indexed_checks_match_a_full_scan(outs, probe, context):
          probe=(TOOLS[1], 1.0))  # equal keys: the evicted entry, not its twin, leaves the run
 def test_eviction_keeps_the_index_consistent(ops, max_entries, probe):
     """Outputs and inputs interleaved under ``max_entries``: after every addition the index
-    holds exactly the outputs still in the ledger, and the checks agree with a full scan."""
-    ledger = Ledger(max_entries=max_entries)
+    holds exactly the outputs still in the history and the values kept after they left it,
+    and the checks agree with a full scan of those."""
+    ledger, added = Ledger(max_entries=max_entries), []
     for op in ops:
         if len(op) == 4:
             value, unit, datum, call = op
-            ledger._add(call, "source", "output", None, Q(value, unit, datum=datum))
+            added.append(ledger._add(call, "source", "output", None, Q(value, unit, datum=datum)))
         else:
             value, unit = op
             ledger._add(9, "sink", "input", "x", Q(value, unit))
         assert len(ledger.entries) <= max_entries
-        _assert_index_consistent(ledger)
+        _assert_index_consistent(ledger, added)
     _assert_checks_match(ledger, *probe)
 
 
@@ -341,16 +369,22 @@ def read_cfs(value: float):
     return value
 
 
-def test_eviction_in_a_session_forgets_the_evicted_output():
+def test_an_output_that_left_the_history_is_still_checked_until_max_values_forgets_it():
     from quantity_guard import session
     with session(max_entries=4) as ledger:
         read_cfs(1250.0)
-        with pytest.raises(UnconvertedCarryOver):
-            in_cumecs(1250.0)
         for i in range(4):
             read_cfs(10.0 + i)
-        assert in_cumecs(1250.0).magnitude == 1250.0  # the cfs reading was evicted
+        assert 1250.0 not in [e.magnitude for e in ledger.entries]  # out of the history
+        with pytest.raises(UnconvertedCarryOver):
+            in_cumecs(1250.0)  # still checked: the value is kept
         _assert_index_consistent(ledger)
+    with session(max_entries=4, max_values=2) as ledger:
+        read_cfs(1250.0)
+        for i in range(6):  # 10 and 11 cfs leave the history after 1250: it is forgotten
+            read_cfs(10.0 + i)
+        assert ledger.values_evicted == 1 and [k[2] for k in ledger._kept] == [10.0, 11.0]
+        assert in_cumecs(1250.0).magnitude == 1250.0
 
 
 @pytest.mark.parametrize("value", [1.79e308, -1.79e308, 5e-324, -5e-324, 2.0 ** -1022])
@@ -477,7 +511,7 @@ def test_check_input_at_the_ends_of_the_float_range(base):
 def test_results_recorded_by_finish_with_keep_the_index_consistent(ops, max_entries):
     """A guarded call's result is indexed by ``finish_with`` (which reuses the previous output's
     footing and bucket): under ``max_entries`` eviction the index still holds exactly the
-    outputs in the ledger."""
+    outputs in the history and the values kept after they left it."""
     ledger = Ledger(max_entries=max_entries)
     for op in ops:
         if len(op) == 4:

@@ -40,12 +40,38 @@ skipped, each with its reason in ``Audit.skipped``.
 """
 from __future__ import annotations
 
-from ..numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok, power_dims,
-                       relative_cap)
-from .abandoned import Abandoned
-from .answer import audit_answer
-from .findings import Audit, Finding
-from ..reading.reader import extract_numbers, written_tolerance
-from ..reading.text import Number
+from importlib import import_module
 
-__all__ = ["Number", "Finding", "Audit", "Abandoned", "extract_numbers", "audit_answer"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what type checkers see; at run time each name is imported on first use
+    from ..numeric import (canonical_datum, fmt_exact, fmt_g, is_close, pair_datum_ok,
+                           power_dims, relative_cap)
+    from ..reading.reader import extract_numbers, written_tolerance
+    from ..reading.text import Number
+    from .abandoned import Abandoned
+    from .answer import audit_answer
+    from .findings import Audit, Finding
+    from .view import LedgerView
+
+# name -> the module that defines it (relative to this package), imported on first use, so
+# that ``quantity_guard/__init__`` can install ``Ledger.audit_answer`` (``.method``) cheaply
+_LAZY = {
+    **dict.fromkeys(("canonical_datum", "fmt_exact", "fmt_g", "is_close", "pair_datum_ok",
+                     "power_dims", "relative_cap"), "..numeric"),
+    "extract_numbers": "..reading.reader", "written_tolerance": "..reading.reader",
+    "Number": "..reading.text", "Abandoned": ".abandoned", "audit_answer": ".answer",
+    "Audit": ".findings", "Finding": ".findings", "LedgerView": ".view",
+}
+
+__all__ = ["Number", "Finding", "Audit", "Abandoned", "extract_numbers", "audit_answer",
+           "LedgerView"]
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is reported, not Any
+    def __getattr__(name: str):
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'quantity_guard.audit' has no attribute {name!r}")
+        value = getattr(import_module(module, __name__), name)
+        globals()[name] = value
+        return value

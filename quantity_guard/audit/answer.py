@@ -10,8 +10,12 @@ from .classify import classify
 from .passes import follow_up
 from .abandoned import abandoned
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .view import LedgerView
 
-def audit_answer(ledger, answer: str, context: str | None = None) -> Audit:
+
+def audit_answer(ledger: LedgerView, answer: str, context: str | None = None) -> Audit:
     """Classify each number in ``answer`` against ``ledger``'s outputs and ``context``."""
     if answer is None:
         return Audit([])

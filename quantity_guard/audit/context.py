@@ -9,6 +9,10 @@ import re
 from ..numeric import is_close, power_dims
 from .cache import CACHE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .view import LedgerView
+
 
 class Context:
     """One audit's look-ups: the ledger, the question's numbers, the answer as read, and
@@ -17,8 +21,9 @@ class Context:
     __slots__ = ("ledger", "quoted", "reading", "_operands", "_constants", "_reach", "_given",
                  "_low", "polyphase")
 
-    def __init__(self, ledger, quoted, reading, polyphase=False) -> None:
-        self.ledger, self.quoted, self.reading = ledger, quoted, reading
+    def __init__(self, ledger: LedgerView, quoted, reading, polyphase=False) -> None:
+        self.ledger: LedgerView = ledger
+        self.quoted, self.reading = quoted, reading
         self._operands: dict | None = None
         self._constants: list | None = None
         self._reach: set | None = None

@@ -1,8 +1,9 @@
 """Where the audit sits, read from the source (the AST): the ledger and the MCP policy take
 their number helpers from ``quantity_guard.numeric`` and their readings of text from
 ``quantity_guard.reading``, which import nothing above the unit kernel and the datum registry;
-the audit, above the ledger, is imported by it only when ``Ledger.audit_answer`` runs, and reads
-no private attribute of a ledger."""
+the audit, above the ledger, takes a ledger: the ledger imports nothing of it (``audit_answer``
+is supplied by ``audit/method.py``), and the audit reads a ledger only through the
+``LedgerView`` it declares, never a private attribute."""
 from __future__ import annotations
 
 import ast
@@ -39,20 +40,36 @@ NUMBER_HELPERS = {"fmt_g", "fmt_exact", "is_close", "relative_cap", "power_dims"
 
 
 def test_the_ledger_and_the_policy_take_their_number_helpers_from_numeric():
-    for rel in ("ledger.py", "mcp/policy.py"):
+    for rel in (*LEDGER, "mcp/policy.py"):
         tree = _tree(rel)
         for module, name in _imports(tree):
             if name in NUMBER_HELPERS:
                 assert module.lstrip(".") == "numeric", (rel, module, name)
 
 
-def test_the_ledger_imports_the_audit_only_when_it_audits_an_answer():
-    assert _located_imports(ast.parse(
-        "if TYPE_CHECKING:\n    from .a import T\ndef f():\n    from .b import g\n")) == [
-        (".a", "T", "", True), (".b", "g", "f", False)]
-    run = {(module, where) for module, _, where, typing_only in _located_imports(_tree("ledger.py"))
-           if "audit" in module and not typing_only}
-    assert run == {(".audit.answer", "audit_answer")}
+LEDGER = sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "ledger").glob("*.py"))
+
+
+def _audit_imports(tree: ast.Module) -> list[tuple[str, str, str, bool]]:
+    """Every import of the audit package (``import`` or ``from ... import``) in ``tree``."""
+    found = [(m, name, where, typing_only) for m, name, where, typing_only in _located_imports(tree)
+             if "audit" in m.split(".") or (not m.strip(".") and name == "audit")]
+    found += [(a.name, "", "", False) for node in ast.walk(tree) if isinstance(node, ast.Import)
+              for a in node.names if "audit" in a.name.split(".")]
+    return found
+
+
+def test_the_ledger_imports_nothing_of_the_audit():
+    assert set(_audit_imports(ast.parse(
+        "def f():\n    from ..audit.answer import g\nimport quantity_guard.audit\n"
+        "from .. import audit\nfrom ..auditing import x\n"))) == {
+        ("..audit.answer", "g", "f", False), ("..", "audit", "", False),
+        ("quantity_guard.audit", "", "", False)}
+    assert len(LEDGER) >= 5, LEDGER  # the package's modules, not a path that moved
+    for rel in LEDGER:
+        found = _audit_imports(_tree(rel))
+        # type checkers alone read the ``Audit`` that ``audit_answer`` returns
+        assert [f for f in found if f != ("..audit", "Audit", "", True)] == [], rel
     assert not [m for m, _ in _imports(_tree("mcp/policy.py")) if "audit" in m]
 
 
