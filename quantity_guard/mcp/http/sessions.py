@@ -3,15 +3,13 @@ child process or a remote MCP server, with the streams its messages go to."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import time
 from collections import OrderedDict, deque
 from typing import Any, Sequence
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
+from ..child import spawn_async, stop_async
 from ..gateway import REPLAY_ID, replayed_initialize, unavailable_error
 from ..guard import C2S, S2C, Guard
 from ..shell import route
@@ -73,9 +71,7 @@ class Session:
                                  **({"max_message": L.max_message} if L.max_message else {}))
         else:
             assert L.command
-            self.proc = await asyncio.create_subprocess_exec(
-                *L.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-                start_new_session=True, limit=1 << 20)
+            self.proc = await spawn_async(L.command)
             self._reader_task = asyncio.ensure_future(self._read_child())
 
     def catalogue(self) -> Any:
@@ -275,25 +271,7 @@ class Session:
             if self.client is not None:
                 await self.client.aclose()
         if self.proc is not None:
-            proc = self.proc
-            if proc.stdin is not None:
-                try:
-                    proc.stdin.close()
-                except (OSError, RuntimeError):
-                    pass
-            try:
-                await asyncio.wait_for(proc.wait(), 0.5)
-            except asyncio.TimeoutError:
-                for sig, grace in ((signal.SIGTERM, 0.4), (signal.SIGKILL, 0.5)):
-                    try:
-                        os.killpg(proc.pid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        break
-                    try:
-                        await asyncio.wait_for(proc.wait(), grace)
-                        break
-                    except asyncio.TimeoutError:
-                        continue
+            await stop_async(self.proc)
         close = getattr(self.guard.policy, "close", None)
         if callable(close):
             try:
