@@ -354,7 +354,7 @@ class Remote:
                             retry_ms = ev.retry
                         if not ev.data:
                             continue  # priming event or id-only event
-                        data = ev.data.encode("utf-8")
+                        data = rpc.read_once(ev.data.encode("utf-8"))  # the guard reads it as it is
                         if remaining and b'"id"' in data:
                             self._settle(data, remaining)
                         emit(data)
@@ -387,7 +387,7 @@ class Remote:
     def _settle(data: bytes, remaining: set) -> None:
         """Remove from ``remaining`` the request ids that the message (or batch) answers."""
         try:
-            obj = rpc.loads_lenient(data)
+            obj = data.obj if data.__class__ is rpc.Parsed else rpc.loads_lenient(data)
         except rpc.ParseError:
             return
         for item in obj if isinstance(obj, list) else [obj]:
