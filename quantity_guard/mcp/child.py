@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-__all__ = ["STOP_STEPS", "ThreadWriter", "exit_reason", "spawn", "spawn_async", "stop_async",
+__all__ = ["STOP_STEPS", "LoopChild", "ThreadWriter", "exit_reason", "spawn", "spawn_async", "stop_async",
            "stop_process_group"]
 
 TERM_GRACE = 0.4  # seconds a process group has after SIGTERM before SIGKILL
@@ -34,21 +34,68 @@ STOP_STEPS: tuple[tuple[signal.Signals, str], ...] = (
 """How a child's process group is stopped: each signal, then a wait of the named grace."""
 
 
-def spawn(command: Sequence[str], *, env: dict | None = None,
-          cwd: str | None = None) -> subprocess.Popen:
-    """Start ``command`` with pipes on its stdin, stdout and stderr, unbuffered, in a session
-    of its own (so its whole process group can be stopped). Raises ``OSError``."""
+def spawn(command: Sequence[str], *, env: dict | None = None, cwd: str | None = None,
+          shared_stderr: bool = False) -> subprocess.Popen:
+    """Start ``command`` with pipes on its stdin, stdout and stderr (with ``shared_stderr``,
+    the shell's own stderr), unbuffered, in a session of its own (so its whole process group
+    can be stopped). Raises ``OSError``."""
     return subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
-                            env=env, cwd=cwd)
+                            stderr=None if shared_stderr else subprocess.PIPE, bufsize=0,
+                            start_new_session=True, env=env, cwd=cwd)
 
 
-async def spawn_async(command: Sequence[str], *, limit: int = 1 << 20
-                      ) -> asyncio.subprocess.Process:
-    """:func:`spawn` on the running event loop; its stderr is the shell's own."""
-    return await asyncio.create_subprocess_exec(
-        *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-        start_new_session=True, limit=limit)
+class _Output(asyncio.Protocol):
+    """A child's stdout handed to ``on_output`` in the loop turn that reads it; ``b""`` when
+    it ends (or fails)."""
+
+    def __init__(self, on_output: Callable[[bytes], None]) -> None:
+        self._on_output = on_output
+
+    def data_received(self, data: bytes) -> None:
+        self._on_output(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_output(b"")
+
+
+class LoopChild:
+    """A child of :func:`spawn` run on an event loop (:func:`spawn_async`): its stdin a
+    non-blocking write transport, its stdout read straight into ``on_output`` (no reader task
+    and no subprocess transport between: a message costs no loop turn beyond its read)."""
+
+    def __init__(self, proc: subprocess.Popen, stdin: asyncio.WriteTransport,
+                 stdout: asyncio.ReadTransport) -> None:
+        self.proc, self.pid = proc, proc.pid
+        self._stdin, self._stdout = stdin, stdout
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def write(self, data: bytes) -> None:
+        """Queue ``data`` for the child's stdin (dropped once it is closed or broken)."""
+        if not self._stdin.is_closing():
+            self._stdin.write(data)
+
+    async def exited(self, timeout: float) -> bool:
+        """Whether the child has exited within ``timeout`` seconds (it is reaped if so)."""
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
+
+async def spawn_async(command: Sequence[str], on_output: Callable[[bytes], None]) -> LoopChild:
+    """:func:`spawn` for the running event loop: what the child writes on its stdout goes to
+    ``on_output`` as it comes (``b""`` when it ends); its stderr is the shell's own. Raises
+    ``OSError``."""
+    loop = asyncio.get_running_loop()
+    proc = spawn(command, shared_stderr=True)  # fork and exec, as asyncio's own does
+    stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
+    stdout, _ = await loop.connect_read_pipe(lambda: _Output(on_output), proc.stdout)
+    return LoopChild(proc, stdin, stdout)
 
 
 def _group_alive(pgid: int) -> bool:
@@ -117,24 +164,19 @@ def stop_process_group(proc: subprocess.Popen, exited: threading.Event | None = 
             return
 
 
-async def stop_async(proc: asyncio.subprocess.Process, *, eof_grace: float = EOF_GRACE,
+async def stop_async(child: LoopChild, *, eof_grace: float = EOF_GRACE,
                      term_grace: float = TERM_GRACE, kill_grace: float = KILL_GRACE) -> None:
     """Stop a child of :func:`spawn_async`: its stdin closed, ``eof_grace`` seconds to exit,
-    then :data:`STOP_STEPS` to its process group until the leader has exited."""
-    if proc.stdin is not None:
-        try:
-            proc.stdin.close()
-        except (OSError, RuntimeError):
-            pass
+    then :data:`STOP_STEPS` to its process group until the leader has exited; then its stdout
+    is closed (a grandchild may still hold the pipe)."""
+    child._stdin.close()
     graces = {"eof": eof_grace, "term_grace": term_grace, "kill_grace": kill_grace}
-    for sig, grace in ((None, "eof"),) + STOP_STEPS:
-        if sig is not None and not _signal_group(proc.pid, sig):
-            return
-        try:
-            await asyncio.wait_for(proc.wait(), graces[grace])
-            return
-        except asyncio.TimeoutError:
-            continue
+    for sig, grace in ((None, "eof"), *STOP_STEPS):
+        if sig is not None and not _signal_group(child.pid, sig):
+            break
+        if await child.exited(graces[grace]):
+            break
+    child._stdout.close()
 
 
 def exit_reason(what: str, returncode: int | None) -> str:

@@ -24,7 +24,7 @@ def test_the_stop_steps_are_sigterm_then_sigkill():
 
 def test_a_child_that_exits_on_eof_is_not_signalled():
     async def run() -> int | None:
-        proc = await spawn_async([sys.executable, "-c", _EXIT_ON_EOF])
+        proc = await spawn_async([sys.executable, "-c", _EXIT_ON_EOF], lambda data: None)
         started = time.monotonic()
         await stop_async(proc, eof_grace=5.0)
         assert time.monotonic() - started < 2.0
@@ -33,14 +33,24 @@ def test_a_child_that_exits_on_eof_is_not_signalled():
     assert asyncio.run(run()) == 0
 
 
-def test_a_child_that_ignores_sigterm_is_killed():
-    async def run() -> int | None:
-        proc = await spawn_async([sys.executable, "-c", _IGNORE_TERM])
-        assert await proc.stdout.readline() == b"ready\n"
-        await stop_async(proc, eof_grace=0.1, term_grace=0.2, kill_grace=2.0)
-        return proc.returncode
+def test_a_child_that_ignores_sigterm_is_killed_and_its_output_ends():
+    async def run() -> tuple[int | None, list[bytes]]:
+        got: list[bytes] = []
+        ready = asyncio.Event()
 
-    assert asyncio.run(run()) == -signal.SIGKILL
+        def on_output(data: bytes) -> None:
+            got.append(data)
+            ready.set()
+
+        proc = await spawn_async([sys.executable, "-c", _IGNORE_TERM], on_output)
+        await asyncio.wait_for(ready.wait(), 10)
+        await stop_async(proc, eof_grace=0.1, term_grace=0.2, kill_grace=2.0)
+        await asyncio.sleep(0)  # its stdout's end is told in the next loop turn
+        return proc.returncode, got
+
+    code, got = asyncio.run(run())
+    assert code == -signal.SIGKILL
+    assert b"".join(got) == b"ready\n" and got[-1] == b""
 
 
 def test_a_threaded_child_that_ignores_sigterm_is_killed():
@@ -125,3 +135,28 @@ def _read_exactly(fd: int, size: int) -> bytes:
     while len(data) < size:
         data += os.read(fd, size - len(data))
     return data
+
+
+def test_a_loop_child_echoes_what_it_is_written_and_drops_writes_once_stopped():
+    echo = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line.upper()); sys.stdout.flush()"
+
+    async def run() -> tuple[bytes, int | None]:
+        got: list[bytes] = []
+        two = asyncio.Event()
+
+        def on_output(data: bytes) -> None:
+            got.append(data)
+            if b"".join(got).count(b"\n") == 2:
+                two.set()
+
+        child = await spawn_async([sys.executable, "-c", echo], on_output)
+        child.write(b"one\n")
+        child.write(b"two\n")
+        await asyncio.wait_for(two.wait(), 10)
+        await stop_async(child, eof_grace=5.0)
+        child.write(b"three\n")  # its stdin is closed: dropped, no error
+        await asyncio.sleep(0)
+        return b"".join(got), child.returncode
+
+    out, code = asyncio.run(run())
+    assert out == b"ONE\nTWO\n" and code == 0
