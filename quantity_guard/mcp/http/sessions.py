@@ -53,6 +53,7 @@ class Session:
         self.remote: Remote | None = None
         self.client: Client | None = None
         self._child_lines = rpc.LineBuffer()  # the child's stdout, split into lines
+        self._ending: asyncio.Task | None = None  # the session ended by its child's exit
         self.replay = ReplayLog()  # event ids and replay (2025 sessions)
 
     def number(self, stream: Stream) -> None:
@@ -95,7 +96,7 @@ class Session:
         if not self.closed:
             self.dispatch(self.guard.upstream_closed("the upstream MCP server exited"), None)
             self.listener.log(f"the upstream of {self.label()} exited")
-            self.listener.spawn(self.listener.end(self))
+            self._ending = asyncio.ensure_future(self.listener.end(self))  # held: not cancelled
 
     def _write_child(self, line: bytes) -> None:
         if self.proc is not None:
