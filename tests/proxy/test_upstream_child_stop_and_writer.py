@@ -10,8 +10,15 @@ import sys
 import threading
 import time
 
-from quantity_guard.mcp.child import (STOP_STEPS, ThreadWriter, exit_reason, spawn,
-                                      spawn_async, stop_async, stop_process_group)
+from quantity_guard.mcp.child import (
+    STOP_STEPS,
+    ThreadWriter,
+    exit_reason,
+    spawn,
+    spawn_async,
+    stop_async,
+    stop_process_group,
+)
 
 _EXIT_ON_EOF = "import sys; sys.stdin.read()"
 _IGNORE_TERM = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
