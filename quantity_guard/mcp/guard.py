@@ -498,9 +498,9 @@ class Guard:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the unit guard gave no usable decision; the call was not sent",
                 code="guard_internal_error", field=name))
+        meta = verdict.forward_meta(params.get("_meta"))
         try:
-            line = with_arguments(raw if text is None else text, msg.obj, payload, verdict.forward_meta(
-                params.get("_meta")))
+            line = with_arguments(raw if text is None else text, msg.obj, payload, meta)
         except (ValueError, TypeError) as exc:
             verdict.end("error", error_type="guard_internal_error")
             self._log(f"converted arguments for {name!r} are not JSON ({exc!r}); refused")
@@ -510,6 +510,9 @@ class Guard:
         self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task,
                     verdict=None if verdict is observe.UNOBSERVED else verdict)
         self.stats["rewritten"] += 1
+        if line.__class__ is bytes:  # the request it encodes, carried to the other edge
+            line = rpc.made(line, {**msg.obj, "params": {**params, "arguments": payload} | (
+                {} if meta is None else {"_meta": meta})})
         return [(C2S, line)]
 
     def _observe_call(self, msg: rpc.Message, name: str, params: dict, modern: bool) -> Any:
@@ -645,7 +648,10 @@ class Guard:
                 new_result = self._label(entry, obj.get("result"))
             if new_result is None:
                 return None
-            return apply_change(line_text, where, obj, ("result", new_result), self.note)
+            new = apply_change(line_text, where, obj, ("result", new_result), self.note)
+            if where is None and new.__class__ is bytes:  # the answer it encodes, carried on
+                new = rpc.made(new, {**obj, "result": new_result})
+            return new
         return None
 
     def _label(self, entry: Pending, result: Any) -> dict | None:

@@ -114,6 +114,15 @@ class Parsed(bytes):
         return Parsed.carrying(raw + b"\n", self.text, self.obj, self.partial)
 
 
+def made(line: bytes, obj: Any) -> bytes:
+    """A line the guard wrote (``\n``-terminated) carrying ``obj``, the value it encoded, so the
+    other edge need not parse it again; a line of :data:`READ_ONCE_MAX` bytes or more is
+    returned as it is (no parsed copy is held beside it)."""
+    if len(line) >= READ_ONCE_MAX:
+        return line
+    return Parsed.carrying(line, line[:-1].decode("utf-8"), obj)
+
+
 def read_once(data: bytes) -> bytes:
     """``data`` read (:class:`Parsed`, its line terminator removed) when it is JSON shorter
     than :data:`READ_ONCE_MAX`; otherwise ``data`` as it is."""

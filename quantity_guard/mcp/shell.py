@@ -5,7 +5,9 @@ A shell (``stdio.Proxy``: pipes both sides; ``http.upstream.StdioBridge``: a cli
 a remote upstream; ``http.listen.Listener``: HTTP clients, an upstream per session) is a
 :class:`Transport` of the guard's outputs: :func:`route` hands each output to its side, in
 order. Every shell stops on one of :data:`STOP_SIGNALS` and exits with :func:`signal_status`
-of it, or with one of the ``EXIT_*`` statuses (``docs/cli.md``, "Exit statuses").
+of it, or with one of the ``EXIT_*`` statuses (``docs/cli.md``, "Exit statuses"). The upstream
+child (spawned, read, stopped) and the threaded write queue are :mod:`.child`'s, the same for
+every shell.
 """
 from __future__ import annotations
 

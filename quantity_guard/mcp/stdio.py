@@ -60,6 +60,7 @@ from collections import deque
 from typing import Any, Callable, Sequence
 
 from . import logs
+from .child import ThreadWriter, exit_reason, spawn, stop_process_group
 from .guard import C2S, S2C, Guard
 from .fdio import read_chunks
 from .jsonrpc import LineBuffer
@@ -76,13 +77,8 @@ _STDERR_QUEUE_LIMIT = 4 << 20
 _PREFIX = b"quantity-guard-mcp: "
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    n = os.write(fd, data)
-    if n == len(data):
-        return
-    view = memoryview(data)[n:]
-    while view:
-        view = view[os.write(fd, view):]
+def _dropped_notice(count: int) -> bytes:
+    return _PREFIX + f"stderr stalled: {count} bytes dropped\n".encode()
 
 
 def protect_stdio() -> tuple[int, int]:
@@ -116,118 +112,6 @@ def restore_stdio(wire: tuple[int, int]) -> None:
             os.close(fd)
         except OSError:
             pass
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any non-zombie process is left in process group ``pgid``."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc/self"):
-        return True
-    # Zombies count for kill(0) but need no killing (and may never be reaped in a container
-    # whose PID 1 does not reap): look for a live member.
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return True
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        tail = stat[stat.rfind(b")") + 2:].split()
-        if len(tail) > 2 and tail[2] == str(pgid).encode() and tail[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def stop_process_group(proc: subprocess.Popen, exited: threading.Event | None = None, *,
-                       term_grace: float = 0.4, kill_grace: float = 0.5) -> None:
-    """SIGTERM the process group led by ``proc``, SIGKILL it if anything survives ``term_grace``.
-
-    Returns when the leader has exited and the group is empty (or ``kill_grace`` after SIGKILL).
-    """
-    pgid = proc.pid
-
-    def settled(deadline: float) -> bool:
-        while True:
-            leader_done = exited.is_set() if exited is not None else proc.poll() is not None
-            if leader_done and not _group_alive(pgid):
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
-
-    if settled(time.monotonic()):
-        return
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if settled(time.monotonic() + term_grace):
-        return
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    settled(time.monotonic() + kill_grace)
-
-
-class _StderrWriter:
-    """A bounded queue of diagnostics in front of our stderr, written by one thread."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._queue: deque[bytes] = deque()
-        self._size = 0
-        self._dropped = 0
-        self._cond = threading.Condition()
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="stderr-writer", daemon=True)
-        self._thread.start()
-
-    def put(self, data: bytes) -> None:
-        with self._cond:
-            if self._closed:
-                return
-            self._queue.append(data)
-            self._size += len(data)
-            while self._size > _STDERR_QUEUE_LIMIT and len(self._queue) > 1:
-                old = self._queue.popleft()
-                self._size -= len(old)
-                self._dropped += len(old)
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._queue and not self._closed:
-                    self._cond.wait()
-                if not self._queue and self._closed:
-                    return
-                chunks = list(self._queue)
-                self._queue.clear()
-                self._size = 0
-                dropped, self._dropped = self._dropped, 0
-            if dropped:
-                chunks.insert(0, _PREFIX + f"stderr stalled: {dropped} bytes dropped\n".encode())
-            try:
-                _write_all(self._fd, b"".join(chunks))
-            except OSError:
-                pass
-
-    def close(self, timeout: float = 0.3) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify()
-        self._thread.join(timeout)
 
 
 class _Outbox:
@@ -330,7 +214,8 @@ class Proxy:
         self.handle_signals = handle_signals
         self.watch_parent = watch_parent
         self.proc: subprocess.Popen | None = None
-        self._stderr = _StderrWriter(err_fd)
+        self._stderr = ThreadWriter(err_fd, limit=_STDERR_QUEUE_LIMIT, name="stderr-writer",
+                                    lossy=True, dropped=_dropped_notice)
         # One lock for the guard and the two outboxes: the relay thread holds it while it
         # feeds a batch of lines and writes; the shutdown path takes it for its own answers.
         self._lock = threading.Lock()
@@ -576,9 +461,7 @@ class Proxy:
 
     def start(self) -> None:
         """Spawn the upstream and start the pumps. Raises ``OSError`` if it cannot start."""
-        self.proc = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            bufsize=0, start_new_session=True, env=self.env, cwd=self.cwd)
+        self.proc = spawn(self.command, env=self.env, cwd=self.cwd)
         assert self.proc.stdin is not None
         self.log(f"relaying between the client and {self.command[0]!r} (pid {self.proc.pid})",
                  logging.INFO)
@@ -627,7 +510,7 @@ class Proxy:
                 except (OSError, ValueError, TypeError):
                     pass
             logs.route(None)
-            self._stderr.close()
+            self._stderr.close(0.3)
 
     def _expire(self) -> None:
         """Answer (and cancel upstream) the requests past ``upstream_timeout``."""
@@ -779,17 +662,7 @@ class Proxy:
         return EXIT_UPSTREAM_GONE
 
     def _exit_reason(self, what: str) -> str:
-        proc = self.proc
-        code = proc.returncode if proc is not None else None
-        if code is None:
-            return what
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            return f"{what} (killed by {name})"
-        return f"{what} (exit code {code})"
+        return exit_reason(what, self.proc.returncode if self.proc is not None else None)
 
 
 def run_proxy(command: Sequence[str], guard: Guard | None = None, **options) -> int:

@@ -1,7 +1,8 @@
 """A message is read once where the proxy receives it: the guard and the shells use what that
 reading gave (jsonrpc.Parsed), and bytes the guard does not change are written as they came.
-Over Streamable HTTP (listener -> remote upstream) a call passing through is decoded once each
-way; a guarded one once more each way, for the line the guard wrote."""
+Over Streamable HTTP (listener -> remote upstream) a call is decoded once each way, guarded or
+not: the line the guard writes carries the value it encoded (jsonrpc.made), and an answer on an
+event stream is read once for the relay and the guard."""
 from __future__ import annotations
 
 import asyncio
@@ -118,9 +119,9 @@ def session(port):
     return post
 
 
-@pytest.mark.parametrize("guarded, each_way", [(False, 1), (True, 2)])
-def test_a_call_over_http_is_decoded_once_each_way_and_a_guarded_one_once_more(
-        listener_url, monkeypatch, guarded, each_way):
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_call_over_http_guarded_or_not_is_decoded_once_each_way(
+        listener_url, monkeypatch, guarded):
     port = listener_url(Doubling if guarded else (lambda: None))
     post = session(port)
     count = Counting(monkeypatch)
@@ -130,7 +131,20 @@ def test_a_call_over_http_is_decoded_once_each_way_and_a_guarded_one_once_more(
                        "params": {"name": "ok", "arguments": {"x": 1}}})
         assert answer["id"] == 10 + i and answer["result"]["content"]
         assert answer["result"].get("labelled") is (True if guarded else None)
-    assert (count.requests, count.answers) == (each_way * calls, each_way * calls)
+    assert (count.requests, count.answers) == (calls, calls)
+
+
+def test_an_answer_on_an_upstream_event_stream_is_decoded_once(listener_url, monkeypatch):
+    post = session(listener_url(lambda: None))
+    count = Counting(monkeypatch)
+    calls = 3
+    for i in range(calls):
+        answer = post({"jsonrpc": "2.0", "id": 20 + i, "method": "tools/call",
+                       "params": {"name": "sse", "arguments": {}}})
+        assert answer["id"] == 20 + i
+        assert answer["result"]["content"] == [{"type": "text", "text": "streamed"}]
+    # each call: its request and the progress notification before the answer, then the answer
+    assert (count.requests, count.answers) == (2 * calls, calls)
 
 
 def test_the_guard_reads_what_came_read_and_forwards_it_as_it_came(monkeypatch):
@@ -148,13 +162,26 @@ def test_the_guard_reads_what_came_read_and_forwards_it_as_it_came(monkeypatch):
     assert (count.requests, count.answers) == (0, 0)
 
 
-def test_a_guarded_call_that_came_read_is_rewritten_as_a_new_line(monkeypatch):
+def test_a_guarded_call_is_rewritten_as_a_new_line_carrying_what_it_encodes(monkeypatch):
     guard = Guard(Doubling())
     message = rpc.read_once(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok",'
-                            b'"arguments":{"x":2}}}')
+                            b'"_meta":{"progressToken":5},"arguments":{"x":2}}}')
     [(direction, out)] = guard.receive(C2S, message)
-    assert direction == C2S and out.__class__ is bytes
+    assert direction == C2S and out.__class__ is rpc.Parsed and out.endswith(b"\n")
     assert json.loads(out)["params"]["arguments"] == {"x": 4}
+    assert out.obj == json.loads(out) and out.text == out[:-1].decode()
+    answer = rpc.read_once(b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}')
+    [(direction, out)] = guard.receive(S2C, answer)
+    assert direction == S2C and out.__class__ is rpc.Parsed
+    assert out.obj == json.loads(out) == {"jsonrpc": "2.0", "id": 1,
+                                          "result": {"content": [], "labelled": True}}
+
+
+def test_a_rewritten_line_too_long_to_carry_read_is_left_as_bytes():
+    line = b'{"x":"' + b"y" * rpc.READ_ONCE_MAX + b'"}\n'
+    assert rpc.made(line, {"x": "y" * rpc.READ_ONCE_MAX}) is line
+    short = b'{"x":1}\n'
+    assert rpc.made(short, {"x": 1}).obj == {"x": 1}
 
 
 @pytest.mark.parametrize("data", [b"not json\n", b"   \n", b'{"jsonrpc":"2.0","id":1,'])

@@ -3,15 +3,13 @@ child process or a remote MCP server, with the streams its messages go to."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import time
 from collections import OrderedDict, deque
 from typing import Any, Sequence
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
+from ..child import LoopChild, spawn_async, stop_async
 from ..gateway import REPLAY_ID, replayed_initialize, unavailable_error
 from ..guard import C2S, S2C, Guard
 from ..shell import route
@@ -51,10 +49,11 @@ class Session:
         self.get_stream: Stream | None = None
         self.queue: deque[bytes] = deque()
         self.closed = False
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: LoopChild | None = None
         self.remote: Remote | None = None
         self.client: Client | None = None
-        self._reader_task: asyncio.Task | None = None
+        self._child_lines = rpc.LineBuffer()  # the child's stdout, split into lines
+        self._ending: asyncio.Task | None = None  # the session ended by its child's exit
         self.replay = ReplayLog()  # event ids and replay (2025 sessions)
 
     def number(self, stream: Stream) -> None:
@@ -73,10 +72,7 @@ class Session:
                                  **({"max_message": L.max_message} if L.max_message else {}))
         else:
             assert L.command
-            self.proc = await asyncio.create_subprocess_exec(
-                *L.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-                start_new_session=True, limit=1 << 20)
-            self._reader_task = asyncio.ensure_future(self._read_child())
+            self.proc = await spawn_async(L.command, self._child_output)
 
     def catalogue(self) -> Any:
         """Tool definitions for ``Mcp-Param-*`` headers: this session's listing, else the last
@@ -84,37 +80,30 @@ class Session:
         connection, and a modern client need not list again on each connection)."""
         return Catalogue(self.guard.catalogue, self.listener.shared_catalogue)
 
-    async def _read_child(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        buf = rpc.LineBuffer()
-        while True:
-            try:
-                data = await self.proc.stdout.read(1 << 16)
-            except (ConnectionError, OSError):
-                data = b""
-            if not data:
-                break
-            lines = buf.feed(data)
+    def _child_output(self, data: bytes) -> None:
+        """What the child wrote on its stdout, read by the guard line by line; ``b""``: it
+        ended, and so does the session."""
+        if data:
+            lines = self._child_lines.feed(data)
             lines.reverse()
             while lines:  # each line let go of as soon as the guard has read it
                 self.dispatch(self.guard.receive(S2C, lines.pop()), None)
             self._settle()  # the answers are written: the policy's bookkeeping (Guard.settle)
-        tail = buf.flush()
+            return
+        tail = self._child_lines.flush()
         if tail:
             self.dispatch(self.guard.receive(S2C, tail), None)
         if not self.closed:
             self.dispatch(self.guard.upstream_closed("the upstream MCP server exited"), None)
             self.listener.log(f"the upstream of {self.label()} exited")
-            await self.listener.end(self)
+            self._ending = asyncio.ensure_future(self.listener.end(self))  # held: not cancelled
 
     def _write_child(self, line: bytes) -> None:
-        proc = self.proc
-        if proc is None or proc.stdin is None or proc.stdin.is_closing():
-            return
-        try:
-            proc.stdin.write(line)
-        except (ConnectionError, OSError, RuntimeError):
-            pass
+        if self.proc is not None:
+            try:
+                self.proc.write(line)
+            except (ConnectionError, OSError, RuntimeError):
+                pass
 
     # ------------------------------------------------------------ routing
 
@@ -275,25 +264,7 @@ class Session:
             if self.client is not None:
                 await self.client.aclose()
         if self.proc is not None:
-            proc = self.proc
-            if proc.stdin is not None:
-                try:
-                    proc.stdin.close()
-                except (OSError, RuntimeError):
-                    pass
-            try:
-                await asyncio.wait_for(proc.wait(), 0.5)
-            except asyncio.TimeoutError:
-                for sig, grace in ((signal.SIGTERM, 0.4), (signal.SIGKILL, 0.5)):
-                    try:
-                        os.killpg(proc.pid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        break
-                    try:
-                        await asyncio.wait_for(proc.wait(), grace)
-                        break
-                    except asyncio.TimeoutError:
-                        continue
+            await stop_async(self.proc)
         close = getattr(self.guard.policy, "close", None)
         if callable(close):
             try:

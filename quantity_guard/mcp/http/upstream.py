@@ -50,7 +50,8 @@ from typing import Any, Callable, Sequence
 from .. import logs
 from .. import jsonrpc as rpc
 from ..guard import C2S, S2C, Guard
-from ..shell import STOP_SIGNALS, route, signal_status
+from ..child import ThreadWriter
+from ..shell import EXIT_OK, STOP_SIGNALS, route, signal_status
 from .client import Client, Response, UpstreamError
 from .headers import body_version, modern_headers
 from .wire import HeaderError, SSEReader, ProtocolError
@@ -353,7 +354,7 @@ class Remote:
                             retry_ms = ev.retry
                         if not ev.data:
                             continue  # priming event or id-only event
-                        data = ev.data.encode("utf-8")
+                        data = rpc.read_once(ev.data.encode("utf-8"))  # the guard reads it as it is
                         if remaining and b'"id"' in data:
                             self._settle(data, remaining)
                         emit(data)
@@ -386,7 +387,7 @@ class Remote:
     def _settle(data: bytes, remaining: set) -> None:
         """Remove from ``remaining`` the request ids that the message (or batch) answers."""
         try:
-            obj = rpc.loads_lenient(data)
+            obj = data.obj if data.__class__ is rpc.Parsed else rpc.loads_lenient(data)
         except rpc.ParseError:
             return
         for item in obj if isinstance(obj, list) else [obj]:
@@ -534,13 +535,9 @@ class StdioBridge:
         self._tasks: set[asyncio.Task] = set()
         self._ordered: asyncio.Task | None = None  # the last notification/response posted
         self._signal: int | None = None
-        self._out: list[bytes] = []
-        self._out_size = 0
-        self._out_dead = False
-        self._out_closed = False
-        self._out_cond = threading.Condition()
-        self._out_thread = threading.Thread(target=self._writer, name="upstream->client", daemon=True)
-        self._out_thread.start()
+        # a client that stops reading never stalls the event loop (a cancellation still goes
+        # upstream); beyond _OUT_LIMIT bytes unwritten the loop waits for it: memory stays bounded
+        self._out = ThreadWriter(client_out, limit=_OUT_LIMIT, name="upstream->client")
 
     # ----------------------------------------------------------- output
 
@@ -553,52 +550,11 @@ class StdioBridge:
         except OSError:
             pass
 
-    def _write_client(self, data: bytes) -> None:
-        """Queue ``data`` for the writer thread, so a client that stops reading never stalls the
-        event loop (a cancellation still goes upstream). Beyond ``_OUT_LIMIT`` queued bytes the
-        loop waits for the client: memory stays bounded."""
-        with self._out_cond:
-            while self._out_size > _OUT_LIMIT and not self._out_dead:
-                self._out_cond.wait(0.5)
-            if self._out_dead:
-                return
-            self._out.append(data)
-            self._out_size += len(data)
-            self._out_cond.notify_all()
-
-    def _writer(self) -> None:
-        while True:
-            with self._out_cond:
-                while not self._out and not self._out_closed:
-                    self._out_cond.wait()
-                if not self._out:
-                    return
-                batch = b"".join(self._out)
-                self._out.clear()
-            view = memoryview(batch)
-            try:
-                while view:
-                    view = view[os.write(self.client_out, view):]
-            except OSError:
-                with self._out_cond:
-                    self._out_dead = True
-                    self._out.clear()
-            with self._out_cond:
-                self._out_size -= len(batch)
-                if self._out_size < 0 or self._out_dead:
-                    self._out_size = 0
-                self._out_cond.notify_all()
-
-    def _close_output(self, timeout: float = 2.0) -> None:
-        with self._out_cond:
-            self._out_closed = True
-            self._out_cond.notify_all()
-        self._out_thread.join(timeout)
-
     def _dispatch(self, outputs: list[tuple[str, bytes]]) -> None:
         route(outputs, self)
 
-    to_client = _write_client
+    def to_client(self, data: bytes) -> None:
+        self._out.put(data)
 
     def to_upstream(self, data: bytes) -> None:
         sent = Sent(data if data.__class__ is rpc.Parsed else data[:-1])
@@ -702,13 +658,13 @@ class StdioBridge:
             await self.remote.end_session()
         finally:
             await self.client.aclose()
-            self._close_output()
-        return 0 if self._signal is None else signal_status(self._signal)
+            self._out.close(2.0)
+        return EXIT_OK if self._signal is None else signal_status(self._signal)
 
     async def _drain(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.drain_timeout
-        while self.guard.awaited_count() and not stop.is_set() and not self._out_dead:
+        while self.guard.awaited_count() and not stop.is_set() and not self._out.dead:
             left = deadline - loop.time()
             if left <= 0:
                 self.log(f"the client's input ended; {self.guard.awaited_count()} request(s) still "
