@@ -199,7 +199,7 @@ def test_a_message_too_long_to_carry_read_is_left_as_bytes():
 
 def test_json_beyond_the_parser_limits_is_carried_located_with_its_reason():
     deep = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"v":' + \
-        b"[" * 3000 + b"]" * 3000 + b"}}}"
+        b"[" * 200_000 + b"]" * 200_000 + b"}}}"
     message = rpc.read_once(deep)
     assert message.__class__ is rpc.Parsed and isinstance(message.partial, rpc.ParseError)
     assert Guard().receive(C2S, message) == [(C2S, deep + b"\n")]
