@@ -58,7 +58,7 @@ class Client:
         """A tools/call, task-augmented in 2025-11-25 (2026-07-28: the extension is declared)."""
         params = {"name": name, "arguments": arguments}
         if task and self.era == LEGACY:
-            params["task"] = {"ttl": 60000}
+            params["task"] = {"ttl": 3_600_000}  # an hour: no handle expires during a test
         return self.request("tools/call", params, task)
 
     def result(self, handle: dict) -> dict:
