@@ -78,19 +78,15 @@ class Stream:
                 self.json_answer = data
             return True
         is_answer = answers is not None and answers == self.key
+        opening = self._opening()
+        if opening is None:
+            return False
+        head, prefix = opening
         if self.number is not None:
-            if self.closed and not self.pending():
-                return False
-            head = b"" if self.closed else self.head()
-            prefix, self.prefix = self.prefix, b""
             ev = sse_event(data, id=self._next_id())
             assert self.log is not None
             self.log.keep(self, self.seq, ev)
-        elif self.closed:
-            return False
         else:
-            head = self.head()
-            prefix = b""
             ev = sse_event(data)
         if is_answer:
             self.answered = True
@@ -114,21 +110,19 @@ class Stream:
         ``404`` (see ReplayLog.keep)."""
         body = memoryview(data)[:end]
         is_answer = answers is not None and answers == self.key
+        opening = self._opening()
+        if opening is None:
+            return False
+        head, prefix = opening
         if self.number is not None:
-            if self.closed and not self.pending():
-                return False
-            head = b"" if self.closed else self.head()
-            prefix, self.prefix = self.prefix, b""
             field = b"id: %s\ndata: " % self._next_id().encode()
             assert self.log is not None
             if len(body) + len(field) + 2 <= REPLAY_BYTES:
                 self.log.keep(self, self.seq, field + body + b"\n\n")
             else:
                 self.log.forgo(self)
-        elif self.closed:
-            return False
         else:
-            head, prefix, field = self.head(), b"", b"data: "
+            field = b"data: "
         if is_answer:
             self.answered = True
         if self.closed:
@@ -144,6 +138,17 @@ class Stream:
             self.closed = True
             return False
         return not self.writer.is_closing()
+
+    def _opening(self) -> tuple[bytes, bytes] | None:
+        """What goes before the next event: the response head (unless written) and the
+        resumption prefix; None when the client has gone and no resumption waits for it."""
+        if self.number is None:
+            return None if self.closed else (self.head(), b"")
+        if self.closed and not self.pending():
+            return None
+        head = b"" if self.closed else self.head()  # first: it may set the prefix (prime)
+        prefix, self.prefix = self.prefix, b""
+        return head, prefix
 
     def head(self) -> bytes:
         if self.started:
