@@ -116,7 +116,7 @@ def test_a_session_that_forgets_nothing_reports_nothing(caplog):
 def _held_bytes(count: int) -> tuple[int, Ledger]:
     gc.collect()
     tracemalloc.start()
-    ledger = Ledger(max_entries=1_000, max_calls=1_000, max_values=2_000)
+    ledger = Ledger(max_entries=500, max_calls=500, max_values=1_000)
     with bind(ledger):
         for i in range(count):
             read(1000.0 + i * 0.01)
@@ -127,10 +127,10 @@ def _held_bytes(count: int) -> tuple[int, Ledger]:
 
 
 def test_memory_stays_within_the_bound_however_long_the_session():
-    held, ledger = _held_bytes(10_000)
+    held, ledger = _held_bytes(5_000)
     indexed = sum(len(run) for run in ledger._by_footing.values())
-    assert ledger.values_kept == 2_000 and ledger.values_evicted == 7_000
-    assert indexed == 1_000 + 2_000 == len(ledger.entries) + ledger.values_kept
-    held_twice, ledger = _held_bytes(20_000)
-    assert ledger.values_kept == 2_000 and ledger.values_evicted == 17_000
-    assert held_twice <= held * 1.02  # ten thousand more distinct values held nothing more
+    assert ledger.values_kept == 1_000 and ledger.values_evicted == 3_500
+    assert indexed == 500 + 1_000 == len(ledger.entries) + ledger.values_kept
+    held_twice, ledger = _held_bytes(10_000)
+    assert ledger.values_kept == 1_000 and ledger.values_evicted == 8_500
+    assert held_twice <= held * 1.02  # five thousand more distinct values held nothing more
