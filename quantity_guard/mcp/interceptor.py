@@ -354,7 +354,7 @@ class UnitsInterceptors:
                 f"{_param(v.get('field'), tool) or 'the call'} [{v.get('code')}]"
                 for v in warned))
         else:
-            changed = sorted(k for k in forwarded if arguments.get(k) != forwarded[k])
+            changed = sorted(k for k, v in (forwarded or {}).items() if arguments.get(k) != v)
             self._count("converted" if changed else "passed")
             _log.info("guarded tools/call request %s (%s): %s", tool, who,
                       f"converted {', '.join(changed)}" if changed else "passed")

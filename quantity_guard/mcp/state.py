@@ -206,6 +206,7 @@ class GuardView(Protocol):
     stats: dict[str, int]
     table: PendingTable
     listings: Any
+    tasks: Any  # the guarded tools' tasks followed to their results (tasks.TaskTable)
     closed: bool
     closed_reason: str | None
 

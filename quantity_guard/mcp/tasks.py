@@ -215,7 +215,7 @@ class TaskTable:
         handle = self.handles.get(params["taskId"])
         if handle is None:
             return None
-        rule = NOTIFICATIONS.get((handle.era, msg.method), PASSED)
+        rule = NOTIFICATIONS.get((handle.era, msg.method or ""), PASSED)
         if rule == STATUS and params.get("status") in _TERMINAL:
             handle.finished = True
         if rule != DETAILED:

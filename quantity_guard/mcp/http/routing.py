@@ -191,6 +191,7 @@ class PostExchange:
         L, head = self.listener, self.head
         session = L.held(sid, head)
         if session is None and L.store is not None:  # opened on another replica?
+            assert self.sent is not None  # read before a session is looked up
             adopted = await L.table.adopt(sid, head, self.writer, self.sent.id)
             if adopted is False:
                 raise _Answered  # answered (the store or the table refused)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict, deque
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
@@ -453,7 +453,7 @@ class SessionTable:
         return result
 
     async def _found(self, sid: str, head: Head, writer: asyncio.StreamWriter,
-                     ident: Any) -> dict | None | bool:
+                     ident: Any) -> dict | None | Literal[False]:
         """The store's record of ``sid`` for this request's principal; False: answered."""
         L = self.listener
         try:
