@@ -11,7 +11,6 @@ until it has gone.
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -19,6 +18,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # asyncio is imported on use: a stdio proxy never loads it
+    import asyncio
 
 __all__ = ["STOP_STEPS", "LoopChild", "ThreadWriter", "exit_reason", "spawn", "spawn_async", "stop_async",
            "stop_process_group"]
@@ -44,12 +47,18 @@ def spawn(command: Sequence[str], *, env: dict | None = None, cwd: str | None = 
                             start_new_session=True, env=env, cwd=cwd)
 
 
-class _Output(asyncio.Protocol):
+class _Output:
     """A child's stdout handed to ``on_output`` in the loop turn that reads it; ``b""`` when
-    it ends (or fails)."""
+    it ends (or fails). An asyncio read-pipe protocol (its four methods)."""
 
     def __init__(self, on_output: Callable[[bytes], None]) -> None:
         self._on_output = on_output
+
+    def connection_made(self, transport: object) -> None:
+        pass
+
+    def eof_received(self) -> None:
+        pass
 
     def data_received(self, data: bytes) -> None:
         self._on_output(data)
@@ -79,6 +88,7 @@ class LoopChild:
 
     async def exited(self, timeout: float) -> bool:
         """Whether the child has exited within ``timeout`` seconds (it is reaped if so)."""
+        import asyncio
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None:
             if time.monotonic() >= deadline:
@@ -91,10 +101,11 @@ async def spawn_async(command: Sequence[str], on_output: Callable[[bytes], None]
     """:func:`spawn` for the running event loop: what the child writes on its stdout goes to
     ``on_output`` as it comes (``b""`` when it ends); its stderr is the shell's own. Raises
     ``OSError``."""
+    import asyncio
     loop = asyncio.get_running_loop()
     proc = spawn(command, shared_stderr=True)  # fork and exec, as asyncio's own does
     stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
-    stdout, _ = await loop.connect_read_pipe(lambda: _Output(on_output), proc.stdout)
+    stdout, _ = await loop.connect_read_pipe(lambda: _Output(on_output), proc.stdout)  # type: ignore[type-var]  # duck-typed: see _Output
     return LoopChild(proc, stdin, stdout)
 
 
