@@ -145,6 +145,16 @@ class Peer:
         self.errfile.seek(0)
         return self.errfile.read().decode("utf-8", "replace")
 
+    def stderr_shows(self, text: str, timeout: float = TIMEOUT) -> bool:
+        """Whether ``text`` reaches the proxy's stderr within ``timeout`` seconds: a running
+        proxy writes its diagnostics from a thread of their own, after the message they concern."""
+        deadline = time.monotonic() + timeout
+        while text not in self.stderr():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             try:
