@@ -291,6 +291,10 @@ class Guard:
         out, self._logs = self._logs, []
         return out
 
+    def settle_due(self) -> bool:
+        """Whether :meth:`settle` has anything to do (bookkeeping put off or logs to send)."""
+        return self._unsettled or bool(self._logs)
+
     def _settle(self) -> None:
         self._unsettled = False
         settle = getattr(self.policy, "settle", None)
@@ -571,7 +575,13 @@ class Guard:
                     self._log(f"dropped upstream output that is not JSON-RPC ({exc}): "
                               f"{preview(raw)}")
                 return []
-        if isinstance(obj, list):
+        if obj.__class__ is dict and "method" not in obj and ("result" in obj or "error" in obj):
+            key = rpc.id_key(obj.get("id"))
+            if key is not None and self.table.pop_passing(key):  # an answer passed as sent
+                self.stats["forwarded"] += 1
+                del text, obj
+                return [(S2C, _as_it_came(line, raw))]
+        elif isinstance(obj, list):
             return batch.upstream_batch(self, raw, text, obj)
         msg = rpc.classify(obj)
         if msg.kind == rpc.INVALID:

@@ -12,7 +12,7 @@ from typing import Any, Iterator, Protocol
 
 from . import jsonrpc as rpc
 
-__all__ = ["C2S", "S2C", "LOG", "MODERN", "LEGACY", "ERA_STEPS", "request_kind", "is_modern", "Pending",
+__all__ = ["ANSWERS_READ", "C2S", "S2C", "LOG", "MODERN", "LEGACY", "ERA_STEPS", "request_kind", "is_modern", "Pending",
            "PendingTable", "GuardView"]
 
 C2S = "c2s"
@@ -64,6 +64,13 @@ def request_kind(method: Any, modern: bool) -> str:
 
 
 now = time.monotonic
+
+ANSWERS_READ = {
+    "initialize": "the protocol version the upstream chose is noted",
+    "tools/list": "the guarded tools are advertised with their units",
+}
+"""Methods whose answers the guard reads (besides a guarded tool's call and a guarded tool's
+task): the answer to any other request passes as sent (:meth:`PendingTable.pop_passing`)."""
 
 
 class Pending:
@@ -160,6 +167,24 @@ class PendingTable:
         if entry.verdict is not None and not answered:
             entry.verdict.end("error", error_type="no_result")
         return entry
+
+    def pop_passing(self, key: tuple) -> bool:
+        """Forget the request an answer with id ``key`` answers, when that answer passes as
+        sent: not one of :data:`ANSWERS_READ`, not a guarded tool's call or task, not observed.
+        False, with nothing forgotten, otherwise (the answer takes the full path)."""
+        entries = self.by_key.get(key)
+        if not entries:
+            return False
+        entry = entries[0]
+        if entry.guarded or entry.verdict is not None or entry.task.__class__ is str or \
+                entry.method in ANSWERS_READ:
+            return False
+        del entries[0]
+        if not entries:
+            del self.by_key[key]
+        if entry.token is not None:
+            self._untoken(entry)
+        return True
 
     def _untoken(self, entry: Pending) -> None:
         if entry.token is not None and self.by_token.get(entry.token) is entry:

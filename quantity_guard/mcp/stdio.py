@@ -346,7 +346,8 @@ class Proxy:
         poke = self._poke_r
         to_client, to_up = self._to_client, self._to_upstream
         receive, lock, route, flush = self.guard.receive, self._lock, self._route, self._flush
-        settle = self.guard.settle
+        to_upstream = self.to_upstream
+        settle, settle_due = self.guard.settle, self.guard.settle_due
         bufs = {cin: (LineBuffer(), C2S), up_out: (LineBuffer(), S2C)}
         client_open = upstream_open = True
         poller = select.poll()
@@ -401,7 +402,13 @@ class Proxy:
                         chunk = b""
                     if chunk:
                         for line in buf.feed(chunk):
-                            route(receive(direction, line))
+                            for side, data in receive(direction, line):  # route(), inlined
+                                if side == S2C:
+                                    to_client.put(data)
+                                elif side == C2S:
+                                    to_upstream(data)
+                                else:
+                                    self.log(data)
                         continue
                     tail = buf.flush()  # end of file
                     if tail:
@@ -415,9 +422,8 @@ class Proxy:
                     self._wake.set()
                 flush()
                 # the policy's bookkeeping, now that the answers are written (see Guard.settle)
-                logs = settle()
-                if logs:
-                    route(logs)
+                if settle_due():
+                    route(settle())
 
     def _drain_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
