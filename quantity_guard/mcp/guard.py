@@ -359,12 +359,6 @@ class Guard:
             self._reset()
         return modern
 
-    def _track(self, msg: rpc.Message, modern: bool, **extra: Any) -> None:
-        self.table.add(msg, modern, **extra)
-
-    def _pop(self, key: tuple | None, answered: bool = False) -> Pending | None:
-        return self.table.pop(key, answered)
-
     # ------------------------------------------------------------------ client -> upstream
 
     def _from_client(self, line: bytes) -> list[tuple[str, bytes]]:
@@ -403,7 +397,7 @@ class Guard:
             if self.closed:
                 return faults.closed_error(self, msg.id)
             key = msg.key
-            if key is not None and key in self.table:
+            if key is not None and key in self.table.by_key:
                 return faults.duplicate_id(self, msg.id)
             modern = self.observe_era(msg)
             if msg.method == "tools/call":
@@ -421,7 +415,7 @@ class Guard:
                 params = msg.params
                 extra["cursor"] = type(params) is dict and params.get("cursor") is not None
             extra["task"] = self.tasks.asked(msg.method, msg.params)  # hook: tasks.py
-            self._track(msg, modern, **extra)
+            self.table.add(msg, modern, **extra)
         elif self.closed:
             return []
         elif kind == rpc.NOTIFICATION and msg.method == "notifications/cancelled":
@@ -444,14 +438,14 @@ class Guard:
                 f"Parse error: the call to the unit-guarded tool {name!r} cannot be parsed to "
                 f"check its arguments ({exc}); it was not forwarded. Send numbers with at most "
                 "4300 digits and arrays or objects nested at most 500 deep"))]
-        self._track(msg, modern, tool=name if isinstance(name, str) else None)
+        self.table.add(msg, modern, tool=name if isinstance(name, str) else None)
         self.stats["forwarded"] += 1
         return [(C2S, raw + b"\n")]
 
     def forget_cancelled(self, params: Any) -> None:
         # The upstream will not (2026: must not) answer a cancelled request: forget it.
         if type(params) is dict:
-            self._pop(rpc.id_key(params.get("requestId", MISSING)))
+            self.table.pop(rpc.id_key(params.get("requestId", MISSING)))
 
     def _client_tool_call(self, msg: rpc.Message, raw: bytes, text: str | None,
                           modern: bool) -> list[tuple[str, bytes]] | None:
@@ -460,7 +454,7 @@ class Guard:
         params = msg.params
         name = params.get("name") if type(params) is dict else None
         if not isinstance(name, str):
-            self._track(msg, modern)
+            self.table.add(msg, modern)
             self.stats["forwarded"] += 1
             return None
         if not self.guarded(name):
@@ -471,7 +465,7 @@ class Guard:
                     f"{name!r} is not a tool of this server; the unit-guarded tool is named "
                     f"{near!r} (names are matched exactly: case, spaces and invisible characters "
                     f"count). Call {near!r}", code="unknown_tool", field=name))
-            self._track(msg, modern, tool=name)
+            self.table.add(msg, modern, tool=name)
             self.stats["forwarded"] += 1
             return None
         task = "task" in params
@@ -511,8 +505,8 @@ class Guard:
             return self._refuse(msg, modern, tool_error(
                 f"{name}: the converted arguments could not be encoded; the call was not sent",
                 code="guard_internal_error", field=name))
-        self._track(msg, modern, tool=name, arguments=payload, guarded=True, task=task,
-                    verdict=None if verdict is observe.UNOBSERVED else verdict)
+        self.table.add(msg, modern, tool=name, arguments=payload, guarded=True, task=task,
+                       verdict=None if verdict is observe.UNOBSERVED else verdict)
         self.stats["rewritten"] += 1
         if line.__class__ is bytes:  # the request it encodes, carried to the other edge
             line = rpc.made(line, {**msg.obj, "params": {**params, "arguments": payload} | (
@@ -589,7 +583,7 @@ class Guard:
             self._log(f"dropped upstream output that is not JSON-RPC ({msg.reason}): {preview(raw)}")
             return []
         if msg.kind == rpc.RESPONSE or msg.kind == rpc.ERROR:
-            entry = self._pop(msg.key, answered=msg.kind == rpc.RESPONSE)
+            entry = self.table.pop(msg.key, answered=msg.kind == rpc.RESPONSE)
             if entry is not None and msg.kind == rpc.RESPONSE:
                 new = self.rewrite_response(entry, msg, text, None)
                 if new is not None:

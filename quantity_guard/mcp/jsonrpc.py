@@ -67,11 +67,15 @@ MISSING: Any = _Missing()
 
 def strip_terminator(line: bytes) -> bytes:
     """``line`` without its trailing ``\\n`` or ``\\r\\n`` (if any)."""
-    if line.endswith(b"\n"):
-        line = line[:-1]
-    if line.endswith(b"\r"):
-        line = line[:-1]
+    if line.endswith(_TERMINATORS):
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
     return line
+
+
+_TERMINATORS = (b"\n", b"\r")
 
 
 DEFAULT_MAX_MESSAGE = 1 << 30
@@ -198,6 +202,15 @@ class LineBuffer:
         return buf
 
     def feed(self, data: bytes) -> list[bytes]:
+        limit = self.limit
+        if not self._parts and self._over is None and data.endswith(b"\n") and \
+                (limit is None or len(data) <= limit) and b"\r" not in data:
+            lines = data.split(b"\n")  # whole lines, none over the limit: the usual read
+            lines.pop()
+            return lines
+        return self._feed(data)
+
+    def _feed(self, data: bytes) -> list[bytes]:
         lines: list[bytes] = []
         start = 0
         find = data.find
@@ -458,14 +471,11 @@ def id_key(ident: Any) -> tuple | None:
     own ``==`` would merge). ``None``, ``MISSING``, objects and arrays give ``None``: such ids
     cannot be correlated.
     """
-    t = type(ident)
-    if t is str:
-        return ("s", ident)
-    if t is int:
-        return ("i", ident)
-    if t is float:
-        return ("f", ident)
-    return None
+    tag = _ID_TAGS.get(ident.__class__)
+    return None if tag is None else (tag, ident)
+
+
+_ID_TAGS = {str: "s", int: "i", float: "f"}  # the exact types only: bool is not int here
 
 
 def type_name(value: Any) -> str:

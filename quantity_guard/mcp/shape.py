@@ -62,13 +62,13 @@ def duplicate_member(text: str, obj: Any) -> str | None:
     if "\\" not in text:  # every member name is written as itself: count its occurrences
         count = text.count
         for k in obj:
-            if count('"' + k + '"') > 1:
+            if count(f'"{k}"') > 1:
                 break
         else:
             if type(params) is not dict:
                 return None
             for k in params:
-                if count('"' + k + '"') > 1:
+                if count(f'"{k}"') > 1:
                     break
             else:
                 return None

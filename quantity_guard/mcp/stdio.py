@@ -354,12 +354,16 @@ class Proxy:
         poller.register(poke, select.POLLIN)
         IN, OUT = select.POLLIN, select.POLLOUT
         registered: dict[int, int] = {}
+        steady = (True, True, False, -1)  # both sides open and read, nothing waiting to be written
         state: tuple | None = None
         while not self._stopped:
             # what to wait for: re-registered only when it changes (not per message)
-            now = (client_open and to_up.size < _OUT_HIGH and to_client.size < _CLIENT_HOLD,
-                   upstream_open and to_client.size < _OUT_HIGH,
-                   bool(to_client.chunks), to_up.fd if to_up.chunks else -1)
+            if to_client.chunks or to_up.chunks or not (client_open and upstream_open):
+                now = (client_open and to_up.size < _OUT_HIGH and to_client.size < _CLIENT_HOLD,
+                       upstream_open and to_client.size < _OUT_HIGH,
+                       bool(to_client.chunks), to_up.fd if to_up.chunks else -1)
+            else:
+                now = steady
             if now != state:
                 state = now
                 want: dict[int, int] = {}
@@ -383,17 +387,17 @@ class Proxy:
                 continue
             with lock:
                 for fd, events in ready:
-                    if fd == poke:
-                        try:
-                            os.read(poke, 4096)
-                        except OSError:
-                            pass
+                    side = bufs.get(fd)
+                    if side is None or not (events & ~OUT):  # the poke, or writable only
+                        if fd == poke:
+                            try:
+                                os.read(poke, 4096)
+                            except OSError:
+                                pass
+                        continue  # (written below)
+                    buf, direction = side
+                    if not (client_open if fd == cin else upstream_open):
                         continue
-                    if fd not in bufs or not (events & ~OUT):
-                        continue  # writable only: flushed below
-                    if fd == cin and not client_open or fd == up_out and not upstream_open:
-                        continue
-                    buf, direction = bufs[fd]
                     try:
                         chunk = os.read(fd, _CHUNK)
                     except (BlockingIOError, InterruptedError):
@@ -402,10 +406,10 @@ class Proxy:
                         chunk = b""
                     if chunk:
                         for line in buf.feed(chunk):
-                            for side, data in receive(direction, line):  # route(), inlined
-                                if side == S2C:
+                            for side_, data in receive(direction, line):  # route(), inlined
+                                if side_ == S2C:
                                     to_client.put(data)
-                                elif side == C2S:
+                                elif side_ == C2S:
                                     to_upstream(data)
                                 else:
                                     self.log(data)
@@ -420,7 +424,8 @@ class Proxy:
                         upstream_open = False
                         self._upstream_eof.set()
                     self._wake.set()
-                flush()
+                if to_client.chunks or to_up.chunks or self._close_upstream:
+                    flush()
                 # the policy's bookkeeping, now that the answers are written (see Guard.settle)
                 if settle_due():
                     route(settle())
