@@ -142,6 +142,8 @@ def test_linebuffer_drains_an_over_limit_line_and_goes_on():
     @example(lines=[b"a" * 11, b"b"], limit=10, cuts=[1])
     @example(lines=[b"a" * 10 + b"\r", b"b"], limit=10, cuts=[50])
     @example(lines=[b"a" * 10, b"b" * 11], limit=10, cuts=[5])
+    @example(lines=[b"a", b"", b"b" * 9], limit=10, cuts=[50])  # whole lines read at once
+    @example(lines=[b"a" * 4, b"b" * 4], limit=10, cuts=[5, 50])  # the last of them whole
     def check(lines, limit, cuts):
         data = b"".join(raw + b"\n" for raw in lines)
         buf = rpc.LineBuffer(limit)
