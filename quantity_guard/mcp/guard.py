@@ -555,6 +555,11 @@ class Guard:
             cached = self.listings.cached_answer(raw)
             if cached is not None:
                 return cached
+        if line.__class__ is not rpc.Parsed:
+            key = rpc.answer_key(raw)
+            if key is not None and self.table.pop_passing(key):  # passed as sent, unparsed
+                self.stats["forwarded"] += 1
+                return [(S2C, _as_it_came(line, raw))]
         try:
             if line.__class__ is rpc.Parsed:  # read where it was received: not parsed again
                 text, obj = line.text, line.obj

@@ -464,6 +464,30 @@ def classify(obj: Any) -> Message:
                    reason="neither a request, a notification nor a response")
 
 
+_ANSWER_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(-?(?:0|[1-9][0-9]{0,17})|"[^"\\\x00-\x1f]{0,256}"),'
+                          rb'"(?:result|error)":')
+
+
+def answer_key(line: bytes) -> tuple | None:
+    """The id key (:func:`id_key`) of an answer read from its first bytes, without parsing it:
+    for an answer written as peers usually write it (``{"jsonrpc":"2.0","id":ID,"result":`` or
+    ``"error":``, compact, the id an integer or a string without escapes), in which neither
+    the id nor a ``method`` can be written further on (``"id"`` occurs once, ``"method"`` not
+    at all, and no ``\\u`` escape could spell them); ``None`` for any other line, which is then
+    parsed."""
+    m = _ANSWER_HEAD.match(line)
+    if m is None or not line.endswith(b"}") or line.count(b'"id"') != 1 or \
+            b'"method"' in line or b"\\u" in line:
+        return None
+    ident = m.group(1)
+    if ident[:1] == b'"':
+        try:
+            return ("s", ident[1:-1].decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+    return ("i", int(ident))
+
+
 def id_key(ident: Any) -> tuple | None:
     """A dictionary key for a JSON-RPC id that keeps its JSON type.
 
