@@ -59,19 +59,11 @@ def duplicate_member(text: str, obj: Any) -> str | None:
     if type(obj) is not dict:
         return None
     params = obj.get("params")
-    if "\\" not in text:  # every member name is written as itself: count its occurrences
-        count = text.count
-        for k in obj:
-            if count(f'"{k}"') > 1:
-                break
-        else:
-            if type(params) is not dict:
-                return None
-            for k in params:
-                if count(f'"{k}"') > 1:
-                    break
-            else:
-                return None
+    if "\\" not in text:  # every member name is written as itself: each occurs at least once
+        count, quoted = text.count, '"{}"'.format
+        if sum(map(count, map(quoted, obj))) == len(obj) and (
+                type(params) is not dict or sum(map(count, map(quoted, params))) == len(params)):
+            return None  # and each exactly once
     try:
         _, top = rpc.members(text)
         seen: set[str] = set()
