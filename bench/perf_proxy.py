@@ -26,9 +26,10 @@ extra pipe hops, the proxy's wake-ups and the guard's parsing. Reported medians:
 * ``list_direct_us`` / ``list_guarded_us`` / ``added_list_us``: a ``tools/list`` round trip (12
   tools, about 5 KB, one of them guarded) direct and through the guarding proxy (which rewrites the guarded tool once and then
   remembers the rewrite for the same upstream answer).
-* ``added_guarded_baseline_us`` / ``added_list_baseline_us``: with ``--baseline DIR`` (another
-  checkout of this project) and ``--annotations``, the same figures for that checkout's proxy,
-  timed in the same interleaved run.
+* ``added_guarded_baseline_us`` / ``added_list_baseline_us`` / ``added_passthrough_baseline_us``
+  (and ``cpu_guarded_baseline_us`` / ``cpu_passthrough_baseline_us``): with ``--baseline DIR``
+  (another checkout of this project) and ``--annotations``, the same figures for that
+  checkout's proxy, timed in the same interleaved run.
 * ``guard_passthrough_us`` / ``guard_guarded_us``: the guard alone, in process, for one request
   plus its response (no pipes): the CPU part of the added latency. ``guard_settle_us``: the
   bookkeeping the guarded path puts off until the answer is written (recording the labelled
@@ -388,7 +389,8 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
         if baseline is not None and annotations:
             # the same proxy from another checkout, timed in the same interleaved run
             old = ["env", f"PYTHONPATH={baseline}", *_proxy(upstream, annotations=annotations)]
-            pairs += [(old, "guarded"), (old, "list")]
+            pairs += [(old, "guarded"), (old, "list"),
+                      (["env", f"PYTHONPATH={baseline}", *_proxy(upstream)], "add")]
     cpu: list = []
     samples = _paired(pairs, n, warmup, cpu=cpu)
     if cpu[2] is not None:  # the relay, the pass-through proxy, the guarding proxy
@@ -412,6 +414,10 @@ def measure(n: int = 1000, *, policy_factory: str | None = "demo", annotations: 
             out["baseline"] = baseline
             out["added_guarded_baseline_us"] = med([b - a for a, b in zip(samples[2], samples[7])])
             out["added_list_baseline_us"] = med([b - a for a, b in zip(samples[4], samples[8])])
+            out["added_passthrough_baseline_us"] = med([b - a for a, b in zip(samples[0], samples[9])])
+            if cpu[8] is not None:
+                out["cpu_guarded_baseline_us"] = cpu[8]
+                out["cpu_passthrough_baseline_us"] = cpu[10]
         if annotations:
             from quantity_guard.mcp.policy import build_policy
             policy = build_policy(annotations)
@@ -564,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
             ("  added per list (guarded)", "added_list_us", "us"),
             ("  added per call, guarded, baseline checkout", "added_guarded_baseline_us", "us"),
             ("  added per list, guarded, baseline checkout", "added_list_baseline_us", "us"),
+            ("  added per call, pass-through, baseline", "added_passthrough_baseline_us", "us"),
+            ("  CPU per call, pass-through, baseline", "cpu_passthrough_baseline_us", "us"),
+            ("  CPU per call, guarded, baseline", "cpu_guarded_baseline_us", "us"),
             ("guard alone, request+result, pass-through", "guard_passthrough_us", "us"),
             ("guard+policy alone, request+result, guarded", "guard_guarded_us", "us"),
             ("  and put off until the answer is written", "guard_settle_us", "us"),
