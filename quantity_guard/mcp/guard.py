@@ -555,9 +555,9 @@ class Guard:
             cached = self.listings.cached_answer(raw)
             if cached is not None:
                 return cached
-        if line.__class__ is not rpc.Parsed:
-            key = rpc.answer_key(raw)
-            if key is not None and self.table.pop_passing(key):  # passed as sent, unparsed
+        key = None if line.__class__ is rpc.Parsed else rpc.answer_key(raw)
+        if key is not None:
+            if self.table.pop_passing(key):  # passed as sent, unparsed
                 self.stats["forwarded"] += 1
                 return [(S2C, _as_it_came(line, raw))]
         try:
@@ -574,7 +574,8 @@ class Guard:
                     self._log(f"dropped upstream output that is not JSON-RPC ({exc}): "
                               f"{preview(raw)}")
                 return []
-        if obj.__class__ is dict and "method" not in obj and ("result" in obj or "error" in obj):
+        if key is None and obj.__class__ is dict and "method" not in obj and (
+                "result" in obj or "error" in obj):  # (a key found above: its answer is read)
             key = rpc.id_key(obj.get("id"))
             if key is not None and self.table.pop_passing(key):  # an answer passed as sent
                 self.stats["forwarded"] += 1
