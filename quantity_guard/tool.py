@@ -665,6 +665,14 @@ def tool_result(value: Any) -> dict[str, Any]:
     """A successful MCP CallToolResult for a tool's return value (``structuredContent`` when
     it is a JSON object: a Q is ``{"value", "unit", ...}``)."""
     if value.__class__ is Q:
+        m = value.magnitude
+        if m.__class__ is float and m - m == 0 and value.datum is None and value.crs is None \
+                and value.quality is None:  # the common case: {"value", "unit"} alone
+            symbol = value.unit.symbol
+            if _SAFE.issuperset(symbol):
+                return {"content": [{"type": "text",
+                                     "text": f'{{"value": {m!r}, "unit": "{symbol}"}}'}],
+                        "isError": False, "structuredContent": {"value": m, "unit": symbol}}
         data = value_json(value)
         text = _plain_text(data)
         if text is not None:
