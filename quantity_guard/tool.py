@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -351,6 +352,8 @@ def _set_observer(state: Any) -> None:
 
 
 def _log_refusal(violation: GuardViolation, tool: str | None, blocked: bool = True) -> None:
+    if "logging" not in sys.modules:  # (observe.log_refusal's own first test, without the call)
+        return
     from .observe import log_refusal
     log_refusal(violation, tool, blocked)
 

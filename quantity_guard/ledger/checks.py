@@ -168,6 +168,7 @@ class Checks(AuditViews):
 
 
 _HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
+_HALF_UNITS_UP = [0.5 * 10.0 ** k for k in range(4)]  # half of 1, 10, 100, 1000
 
 
 def held_tolerance(accepted: Accepted) -> float:
@@ -177,10 +178,16 @@ def held_tolerance(accepted: Accepted) -> float:
     raw = accepted.raw
     if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
         text = repr(raw)  # written_tolerance's reading, without its general dispatch
-        if "e" not in text and "n" not in text and text[-2:] != ".0":
-            decimals = len(text) - text.index(".") - 1
-            if decimals < 20:
-                return _HALF_UNITS[decimals]
+        if "e" not in text and "n" not in text:
+            if text[-2:] != ".0":
+                decimals = len(text) - text.index(".") - 1
+                if decimals < 20:
+                    return _HALF_UNITS[decimals]
+            else:  # a whole number: its trailing zeros (at most 3) are read as rounding
+                digits = text[:-2] if raw else "0"  # str(int(raw)): tolerance_of_digits(.., 0, 3)
+                zeros = min(len(digits) - len(digits.rstrip("0")), 3) \
+                    if digits.strip("0") else 0
+                return _HALF_UNITS_UP[zeros]
     tol = written_tolerance(raw)
     received, held = accepted.received, accepted.value
     if received is not None and received.unit is not held.unit:
