@@ -233,16 +233,22 @@ class QuantityPolicy:
         # says the parameter is required (then the repair text says what to send).
         params, steps = plan.specs, plan.steps
         required = plan.required
-        for step in steps:
-            pname = step[0]
-            if arguments.get(pname) is None and (pname not in required or pname in arguments):
-                params = {p: s for p, s in plan.specs.items() if arguments.get(p) is not None
-                          or (p in required and p not in arguments)}
-                steps = tuple(t for t in steps if t[0] in params)
-                break
         # the record keeps the guarded parameters only: other arguments (a key, a password, a
         # document) are none of the ledger's business and must not reach a file
-        guarded = {p: arguments[p] for p in plan.specs if p in arguments}
+        guarded = {}
+        omitted = False
+        for step in steps:
+            pname = step[0]
+            if pname in arguments:
+                value = guarded[pname] = arguments[pname]
+                if value is None:
+                    omitted = True
+            elif pname not in required:
+                omitted = True
+        if omitted:
+            params = {p: s for p, s in plan.specs.items() if arguments.get(p) is not None
+                      or (p in required and p not in arguments)}
+            steps = tuple(t for t in steps if t[0] in params)
         refused: "GuardViolation | None" = None
         with self._lock:
             self.call_count += 1
@@ -305,8 +311,17 @@ class QuantityPolicy:
         for pname, spec, _, integer in steps:
             # warn: a value that violated goes on as the model sent it
             if pname in coerced and pname in arguments and spec.field not in warned:
+                value = coerced[pname]
+                if value.__class__ is Q and not integer:  # _wire's common case, inlined
+                    m = value.magnitude
+                    if m.__class__ is float:
+                        original = arguments[pname]
+                        forwarded[pname] = int(m) if m.is_integer() and isinstance(
+                            original, int) and original.__class__ is not bool and \
+                            abs(m) < 2 ** 53 else m
+                        continue
                 try:
-                    forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
+                    forwarded[pname] = _wire(value, arguments[pname], integer)
                 except InvalidArguments as exc:
                     violation = exc.at(spec.field) if exc.field is None else exc
                     blocked = self.enforcement == "strict"
