@@ -502,6 +502,9 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
             if call is not None:
                 call.check_input(pname, spec, accepted)
         except GuardViolation as violation:
+            if enforcement == "strict":
+                _refused(call, violation, verdict)
+                raise  # (as it came: raising it again from _violation costs a frame more)
             _violation(call, violation, enforcement, verdict)
             accepted = spec.lenient(raw, field)
             if call is not None:
@@ -514,20 +517,28 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
 
 def _violation(call: CallRecord | None, violation: GuardViolation, enforcement: str,
                verdict: Verdict | None = None) -> None:
-    strict = enforcement == "strict"
+    if enforcement == "strict":
+        _refused(call, violation, verdict)
+        raise violation
     if verdict is not None:
-        verdict.violation(violation, strict)
-    if not strict:  # a strict refusal is logged where it ends the call
-        _log_refusal(violation, call.tool if call is not None else None, False)
+        verdict.violation(violation, False)
+    # (a strict refusal is logged where it ends the call)
+    _log_refusal(violation, call.tool if call is not None else None, False)
     if call is not None:
-        call.record_violation(violation, blocked=strict)
+        call.record_violation(violation, blocked=False)
     elif enforcement == "warn":
         from . import ledger
         ledger.note_unrecorded(violation)
-    if strict:
-        if call is not None:
-            call.finish(ok=False)
-        raise violation
+
+
+def _refused(call: CallRecord | None, violation: GuardViolation,
+             verdict: Verdict | None = None) -> None:
+    """A strict refusal, told to the verdict and recorded (the caller raises it)."""
+    if verdict is not None:
+        verdict.violation(violation, True)
+    if call is not None:
+        call.record_violation(violation, blocked=True)
+        call.finish(ok=False)
 
 
 class _Param:

@@ -396,12 +396,13 @@ class CallRecord:
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
+            counted = ledger._count
         finally:
             ledger._lock.release()
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
-            ledger._check_sourced(self, spec, accepted)
+            ledger._check_sourced(self, spec, accepted, counted)
 
     def record_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         value = accepted.value

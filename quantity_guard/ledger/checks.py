@@ -127,7 +127,9 @@ class Checks(AuditViews):
         return UnconvertedCarryOver(msg, field=spec.field, suggestion=suggestion,
                                     received=shown, expected=spec.unit_text)
 
-    def _check_sourced(self, call, spec, accepted) -> None:
+    def _check_sourced(self, call, spec, accepted, not_copied_at: int = -1) -> None:
+        """``not_copied_at``: the entry count at which the caller found the value no exact
+        copy (``_copy_of_output``); while nothing is recorded since, that is not asked again."""
         held: Q = accepted.value
         m = held.magnitude
         u = held.unit
@@ -135,7 +137,7 @@ class Checks(AuditViews):
         # so within any tolerance): one bisection of that footing's run.
         si = m * u.scale + u.shift
         with self._lock:  # the index changes as other threads record
-            if self._copied(m, u, held.datum, call.index):
+            if self._count != not_copied_at and self._copied(m, u, held.datum, call.index):
                 return
             # The tolerance is at least 1e-9 relative: an output that matches that closely (a
             # value copied exactly, perhaps converted) is found before the precision is read.
