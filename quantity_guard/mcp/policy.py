@@ -642,11 +642,7 @@ def _whole(m: float, q: Q) -> int:
 
 
 def _number(x):
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, (int, float)):
-        return x
-    if isinstance(x, str):
+    if isinstance(x, str):  # (first: a result's text is the common case; the types are disjoint)
         try:
             value = float(x)  # the common case: a bare number as text
             return value if value - value == 0 else None
@@ -660,6 +656,11 @@ def _number(x):
             return v
         if isinstance(v, dict) and "value" in v:
             return v
+        return None
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return x
     if isinstance(x, dict) and "value" in x:
         return x
     return None
@@ -675,8 +676,14 @@ def _result_value(result: dict, returns):
     """The bare value(s) in an upstream result, or None when it is not a plain labelled-able
     result (then it passes untouched)."""
     structured = result.get("structuredContent")
-    texts: "list[Any]" = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)
-             and c.get("type") == "text"]
+    content = result.get("content")
+    if structured is None and content.__class__ is list and len(content) == 1 and \
+            returns.__class__ is Spec:  # the common case: one text, one value declared
+        item = content[0]
+        if item.__class__ is dict and item.get("type") == "text":
+            return _number(item.get("text"))
+    texts: "list[Any]" = [c.get("text") for c in content or [] if isinstance(c, dict)
+                          and c.get("type") == "text"]
     if isinstance(returns, Spec):
         if isinstance(structured, dict):
             if set(structured) == {"result"}:  # SDK servers wrap a primitive return this way
