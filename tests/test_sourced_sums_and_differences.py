@@ -3,7 +3,8 @@ when such a pair exists among the recent outputs of its dimension, at the edge o
 tolerance too, and not found (quickly: no scan) when no sum or difference can reach it."""
 from __future__ import annotations
 
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from quantity_guard import quantity_tool
 from quantity_guard.ledger import Ledger, bind
