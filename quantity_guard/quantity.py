@@ -64,7 +64,6 @@ from .units.unit import affine, apply
 __all__ = ["Q", "normalise_crs", "to_json"]
 
 _new = object.__new__
-_set = object.__setattr__
 _LENGTH_DIMS = None  # filled on first use (the table loads lazily)
 
 
@@ -455,26 +454,27 @@ class Q:
                 raise _cold(low, u, "received", f"a temperature of at least {_fmt(u.zero)} "
                             f"{u.symbol}, or a temperature difference in {u.delta.symbol} "
                             f"(Q({_fmt(low)}, {u.delta.symbol!r}))", received=low)
-        _set(self, "magnitude", m)
-        _set(self, "unit", u)
-        _set(self, "datum", canonical_datum(datum, u) if datum is not None else None)
-        _set(self, "crs", normalise_crs(crs) if crs is not None else None)
-        _set(self, "quality", _grade(quality) if quality is not None else None)
-        _set(self, "source", source)
-        _set(self, "_hash", None)
+        _set_magnitude(self, m)
+        _set_unit(self, u)
+        _set_datum(self, canonical_datum(datum, u) if datum is not None else None)
+        _set_crs(self, normalise_crs(crs) if crs is not None else None)
+        _set_quality(self, _grade(quality) if quality is not None else None)
+        _set_source(self, source)
+        _set_hash(self, None)
 
     @classmethod
     def _make(cls, magnitude, unit: Unit, datum, crs, quality, source=None) -> "Q":
         """Trusted constructor for values already validated (no parsing, no checks); a series
         must already be read-only (``_frozen``)."""
         q = _new(cls)
-        _set(q, "magnitude", magnitude)
-        _set(q, "unit", unit)
-        _set(q, "datum", datum)
-        _set(q, "crs", crs)
-        _set(q, "quality", quality)
-        _set(q, "source", source)
-        _set(q, "_hash", None)
+        _set_magnitude(q, magnitude)  # (the slots' own setters: a third cheaper than
+        # object.__setattr__, which Q's own __setattr__ leaves as the only other way in)
+        _set_unit(q, unit)
+        _set_datum(q, datum)
+        _set_crs(q, crs)
+        _set_quality(q, quality)
+        _set_source(q, source)
+        _set_hash(q, None)
         return q
 
     def __setattr__(self, name, value):
@@ -634,13 +634,13 @@ class Q:
                 m = apply(m, a, b)  # a new array: (m * a) += b, in place
             m.flags.writeable = False
         q = _new(Q)
-        _set(q, "magnitude", m)
-        _set(q, "unit", u)
-        _set(q, "datum", self.datum)
-        _set(q, "crs", self.crs)
-        _set(q, "quality", self.quality)
-        _set(q, "source", self.source)
-        _set(q, "_hash", None)
+        _set_magnitude(q, m)
+        _set_unit(q, u)
+        _set_datum(q, self.datum)
+        _set_crs(q, self.crs)
+        _set_quality(q, self.quality)
+        _set_source(q, self.source)
+        _set_hash(q, None)
         return q
 
     def _into_point(self, low: float, unit: Unit) -> BelowAbsoluteZero:
@@ -981,7 +981,7 @@ class Q:
         h = self._hash
         if h is None:
             h = hash(self._exact_key())
-            _set(self, "_hash", h)
+            _set_hash(self, h)
         return h
 
     def isclose(self, other: "Q", rel: float = 1e-9, abs_: float = 0.0) -> bool:
@@ -997,6 +997,9 @@ class Q:
             raise ValueError("the truth value of a series quantity is ambiguous")
         return self.magnitude != 0.0
 
+
+_set_magnitude, _set_unit, _set_datum, _set_crs, _set_quality, _set_source, _set_hash = (
+    Q.__dict__[slot].__set__ for slot in Q.__slots__)  # Q._make's setters, in slot order
 
 _ADD, _SUBTRACT = "add", "subtract"
 

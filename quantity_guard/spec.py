@@ -79,7 +79,7 @@ class Spec:
     """A validated declaration for one parameter or result."""
 
     __slots__ = ("unit", "unit_text", "datum", "tz", "tz_text", "quality", "crs", "sourced",
-                 "require_explicit_unit", "description", "optional", "field", "_plain")
+                 "require_explicit_unit", "description", "optional", "field", "_plain", "_via")
     unit: "Unit | None"  # None exactly when ``tz`` is set (a timestamp)
     unit_text: "str | None"
     datum: "str | None"
@@ -93,6 +93,9 @@ class Spec:
     optional: bool
     field: "str | None"
     _plain: bool
+    # a plain declaration's units seen in {"value", "unit"} arguments: unit text -> (the Unit,
+    # the factor into the declared unit), for units that convert by a factor alone
+    _via: "dict[str, tuple[Unit, float]]"
 
     def __init__(self, unit: "str | Unit | None" = None, *, datum: str | None = None,
                  tz: str | None = None, quality: str | None = None, crs: str | None = None,
@@ -160,6 +163,7 @@ class Spec:
         self._plain = (self.unit is not None and self.datum is None and self.crs is None
                        and self.quality is None and not self.require_explicit_unit
                        and self.unit.zero is None)
+        self._via = {}
         if self.unit is None and self.tz is None:
             raise InvalidArguments(f"declaration{where} has neither a unit nor a tz: declare "
                                    f"{{'unit': 'm**3/s'}} or {{'tz': 'America/Chicago'}}",
@@ -300,13 +304,37 @@ class Spec:
                 pass
             else:
                 return Accepted(q, q, BARE, raw)
+        elif cls is dict and self._plain and len(raw) == 2:
+            # {"value": <number>, "unit": <a unit seen before>}: the factor is cached, so the
+            # call does no parsing and builds only the two quantities (see _remember)
+            text = raw.get("unit")
+            via = self._via.get(text) if text.__class__ is str else None
+            value = raw.get("value")
+            vcls = value.__class__
+            if via is not None and (vcls is float or vcls is int):
+                try:
+                    m = float(value)
+                except OverflowError:  # an int past the float range: refused below
+                    pass
+                else:
+                    u, a = via
+                    converted = m * a
+                    if converted - converted == 0:  # (NaN and infinities: refused below)
+                        received = Q._make(m, u, None, None, None)
+                        if u is self.unit:
+                            return Accepted(received, received, DICT, raw)
+                        return Accepted(Q._make(converted, self.unit, None, None, None),
+                                        received, DICT, raw)
         field = field or self.field
         try:
             if self.tz is not None:
                 from .timezones import check_timestamp
                 return Accepted(check_timestamp(raw, self.tz, field=field), None, TIMESTAMP, raw)
             received, how = self._to_quantity(raw, field)
-            return Accepted(self._check(received, field), received, how, raw)
+            accepted = Accepted(self._check(received, field), received, how, raw)
+            if how is DICT and self._plain and cls is dict and len(raw) == 2:
+                self._remember(raw, received)
+            return accepted
         except BelowAbsoluteZero as err:  # refused by Q: say what this parameter takes
             unit = self.unit
             if unit is not None and unit.zero is not None:
@@ -318,6 +346,20 @@ class Spec:
             if err.field is None and field:
                 raise err.at(field) from None
             raise
+
+    def _remember(self, raw: "dict[str, Any]", received: Q) -> None:
+        """Cache how ``{"value", "unit"}`` with ``raw``'s unit text was read, for ``accept``'s
+        fast path: only where it is a factor alone (no datum written in the unit, no
+        temperature point, no offset) and the value a plain number."""
+        text = raw.get("unit")
+        u = received.unit
+        if text.__class__ is not str or "value" not in raw or received.datum is not None \
+                or received.magnitude.__class__ is not float or u.offset is not None \
+                or len(self._via) >= 64:
+            return
+        a, b = conversion(u, self.unit)  # type: ignore[arg-type]  # _plain: a unit
+        if b is None:
+            self._via[text] = (u, a)
 
     def lenient(self, raw: Any, field: str | None = None) -> Accepted:
         """For ``enforcement`` warn/off: the value as best it can be read, never refused."""
@@ -599,7 +641,13 @@ class Spec:
             if self.datum is not None and q.datum is None:
                 q = Q._make(q.magnitude, q.unit, self.datum, q.crs, q.quality, q.source)
             return q.to(unit)
-        if isinstance(value, (int, float)) and value.__class__ is not bool:
+        cls = value.__class__
+        if (cls is float or cls is int) and self._plain and value - value == 0:
+            try:  # the common case, as Q(value, self.unit) reads it
+                return Q._make(float(value), self.unit, None, None, None)  # type: ignore[arg-type]  # _plain
+            except OverflowError:  # an int past the float range: Q refuses it below
+                pass
+        if isinstance(value, (int, float)) and cls is not bool:
             return Q(value, self.unit, datum=self.datum, crs=self.crs)
         received, _ = self._to_quantity(value, field)
         return self._check(received, field)

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms cold)
 if TYPE_CHECKING:  # annotations only: they are never evaluated at run time
@@ -351,6 +352,8 @@ def _set_observer(state: Any) -> None:
 
 
 def _log_refusal(violation: GuardViolation, tool: str | None, blocked: bool = True) -> None:
+    if "logging" not in sys.modules:  # (observe.log_refusal's own first test, without the call)
+        return
     from .observe import log_refusal
     log_refusal(violation, tool, blocked)
 
@@ -499,6 +502,9 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
             if call is not None:
                 call.check_input(pname, spec, accepted)
         except GuardViolation as violation:
+            if enforcement == "strict":
+                _refused(call, violation, verdict)
+                raise  # (as it came: raising it again from _violation costs a frame more)
             _violation(call, violation, enforcement, verdict)
             accepted = spec.lenient(raw, field)
             if call is not None:
@@ -511,20 +517,28 @@ def guard_arguments(params: dict[str, Spec], arguments: dict[str, Any], *,
 
 def _violation(call: CallRecord | None, violation: GuardViolation, enforcement: str,
                verdict: Verdict | None = None) -> None:
-    strict = enforcement == "strict"
+    if enforcement == "strict":
+        _refused(call, violation, verdict)
+        raise violation
     if verdict is not None:
-        verdict.violation(violation, strict)
-    if not strict:  # a strict refusal is logged where it ends the call
-        _log_refusal(violation, call.tool if call is not None else None, False)
+        verdict.violation(violation, False)
+    # (a strict refusal is logged where it ends the call)
+    _log_refusal(violation, call.tool if call is not None else None, False)
     if call is not None:
-        call.record_violation(violation, blocked=strict)
+        call.record_violation(violation, blocked=False)
     elif enforcement == "warn":
         from . import ledger
         ledger.note_unrecorded(violation)
-    if strict:
-        if call is not None:
-            call.finish(ok=False)
-        raise violation
+
+
+def _refused(call: CallRecord | None, violation: GuardViolation,
+             verdict: Verdict | None = None) -> None:
+    """A strict refusal, told to the verdict and recorded (the caller raises it)."""
+    if verdict is not None:
+        verdict.violation(violation, True)
+    if call is not None:
+        call.record_violation(violation, blocked=True)
+        call.finish(ok=False)
 
 
 class _Param:
@@ -665,6 +679,14 @@ def tool_result(value: Any) -> dict[str, Any]:
     """A successful MCP CallToolResult for a tool's return value (``structuredContent`` when
     it is a JSON object: a Q is ``{"value", "unit", ...}``)."""
     if value.__class__ is Q:
+        m = value.magnitude
+        if m.__class__ is float and m - m == 0 and value.datum is None and value.crs is None \
+                and value.quality is None:  # the common case: {"value", "unit"} alone
+            symbol = value.unit.symbol
+            if _SAFE.issuperset(symbol):
+                return {"content": [{"type": "text",
+                                     "text": f'{{"value": {m!r}, "unit": "{symbol}"}}'}],
+                        "isError": False, "structuredContent": {"value": m, "unit": symbol}}
         data = value_json(value)
         text = _plain_text(data)
         if text is not None:

@@ -134,3 +134,29 @@ def test_memory_stays_within_the_bound_however_long_the_session():
     held_twice, ledger = _held_bytes(10_000)
     assert ledger.values_kept == 1_000 and ledger.values_evicted == 8_500
     assert held_twice <= held * 1.02  # five thousand more distinct values held nothing more
+
+
+def _held_after_refusals(count: int) -> int:
+    gc.collect()
+    tracemalloc.start()
+    ledger = Ledger(max_entries=500, max_calls=500, max_values=1_000)
+    with bind(ledger):
+        for i in range(200):
+            read(1000.0 + i * 0.01)
+        refused = 0
+        for i in range(count):
+            try:
+                use(9.0e6 + i)  # beyond every output, sum and difference
+            except UnsourcedInput:
+                refused += 1
+    assert refused == ledger.violation_count == count
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return held
+
+
+def test_memory_stays_flat_however_many_inputs_are_refused_as_unsourced(caplog):
+    caplog.set_level(logging.ERROR, "quantity_guard")  # (pytest keeps each refusal's record)
+    held = _held_after_refusals(2_000)
+    assert _held_after_refusals(4_000) <= held * 1.02  # (the last 500 records are kept alike)

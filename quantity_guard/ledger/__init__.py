@@ -85,6 +85,7 @@ __all__ = ["session", "current", "bind", "is_bound", "Ledger", "Session", "Entry
 _PUBLIC = (SortedRun, magnitude_bucket, held_tolerance)
 
 _new = object.__new__  # the hot paths fill an Entry's slots themselves (see check_input)
+_REPAIR = GuardViolation.repair  # (record_violation: a violation whose repair() is the base's)
 MAX_VALUES = 10_000  # values kept past the history by default (docs/guide/sessions.md)
 
 
@@ -395,12 +396,13 @@ class CallRecord:
             if ledger.max_entries is not None:
                 while len(entries) > ledger.max_entries:
                     ledger._evict(entries.popleft())
+            counted = ledger._count
         finally:
             ledger._lock.release()
         if may_carry:
             ledger._check_carry_over(self, spec, accepted)
         if sourced and not copied:
-            ledger._check_sourced(self, spec, accepted)
+            ledger._check_sourced(self, spec, accepted, counted)
 
     def record_input(self, name: str, spec: Spec, accepted: Accepted) -> None:
         value = accepted.value
@@ -420,13 +422,23 @@ class CallRecord:
             self.outputs.append(self.ledger._add(self.index, self.tool, "output", field, q))
 
     def record_violation(self, violation: GuardViolation, *, blocked: bool) -> None:
-        item = {"code": violation.code, "field": violation.field, "message": str(violation),
-                "repair": violation.repair(), "blocked": blocked}
-        self.violations.append(item)
-        self.ledger.violations.append({"call": self.index, "tool": self.tool, **item})
-        self.ledger.violation_count += 1
-        if self.ledger.max_calls is not None and len(self.ledger.violations) > self.ledger.max_calls:
-            del self.ledger.violations[0]
+        message = str(violation)
+        # (repair() joins str() and the suggestion: str() is not made twice where it is not
+        # overridden)
+        repair = violation._join(message) if violation.__class__.repair is _REPAIR else \
+            violation.repair()
+        code, field = violation.code, violation.field
+        if self._violations is None:
+            self._violations = []
+        self._violations.append({"code": code, "field": field, "message": message,
+                                 "repair": repair, "blocked": blocked})
+        ledger = self.ledger
+        kept = ledger.violations
+        kept.append({"call": self.index, "tool": self.tool, "code": code, "field": field,
+                     "message": message, "repair": repair, "blocked": blocked})
+        ledger.violation_count += 1
+        if ledger.max_calls is not None and len(kept) > ledger.max_calls:
+            del kept[0]
 
     def finish(self, ok: bool) -> None:
         self.ok = ok

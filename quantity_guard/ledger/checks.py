@@ -127,7 +127,9 @@ class Checks(AuditViews):
         return UnconvertedCarryOver(msg, field=spec.field, suggestion=suggestion,
                                     received=shown, expected=spec.unit_text)
 
-    def _check_sourced(self, call, spec, accepted) -> None:
+    def _check_sourced(self, call, spec, accepted, not_copied_at: int = -1) -> None:
+        """``not_copied_at``: the entry count at which the caller found the value no exact
+        copy (``_copy_of_output``); while nothing is recorded since, that is not asked again."""
         held: Q = accepted.value
         m = held.magnitude
         u = held.unit
@@ -135,7 +137,7 @@ class Checks(AuditViews):
         # so within any tolerance): one bisection of that footing's run.
         si = m * u.scale + u.shift
         with self._lock:  # the index changes as other threads record
-            if self._copied(m, u, held.datum, call.index):
+            if self._count != not_copied_at and self._copied(m, u, held.datum, call.index):
                 return
             # The tolerance is at least 1e-9 relative: an output that matches that closely (a
             # value copied exactly, perhaps converted) is found before the precision is read.
@@ -168,6 +170,7 @@ class Checks(AuditViews):
 
 
 _HALF_UNITS = [0.5 * 10.0 ** -k for k in range(20)]  # half a unit in the k-th decimal place
+_HALF_UNITS_UP = [0.5 * 10.0 ** k for k in range(4)]  # half of 1, 10, 100, 1000
 
 
 def held_tolerance(accepted: Accepted) -> float:
@@ -177,10 +180,16 @@ def held_tolerance(accepted: Accepted) -> float:
     raw = accepted.raw
     if raw.__class__ is float and accepted.received is accepted.value:  # a bare number
         text = repr(raw)  # written_tolerance's reading, without its general dispatch
-        if "e" not in text and "n" not in text and text[-2:] != ".0":
-            decimals = len(text) - text.index(".") - 1
-            if decimals < 20:
-                return _HALF_UNITS[decimals]
+        if "e" not in text and "n" not in text:
+            if text[-2:] != ".0":
+                decimals = len(text) - text.index(".") - 1
+                if decimals < 20:
+                    return _HALF_UNITS[decimals]
+            else:  # a whole number: its trailing zeros (at most 3) are read as rounding
+                digits = text[:-2] if raw else "0"  # str(int(raw)): tolerance_of_digits(.., 0, 3)
+                zeros = min(len(digits) - len(digits.rstrip("0")), 3) \
+                    if digits.strip("0") else 0
+                return _HALF_UNITS_UP[zeros]
     tol = written_tolerance(raw)
     received, held = accepted.received, accepted.value
     if received is not None and received.unit is not held.unit:

@@ -336,12 +336,22 @@ class Index:
         if self.max_values:
             key = (entry.unit, entry.datum, entry.magnitude)
             kept = self._kept
-            if key not in kept:
+            try:
+                kept.move_to_end(key)  # a repeat: the value kept stands for it
+            except KeyError:
                 kept[key] = entry
                 if len(kept) > self.max_values:
                     self._forget(kept.popitem(last=False)[1])
                 return
-            kept.move_to_end(key)  # a repeat: the value kept stands for it
+            # The value kept is indexed on the same footing with the same magnitude: the run
+            # keeps an entry and the bucket its footing, so only the entry itself leaves.
+            last = self._last
+            run = last[3] if last is not None and last[0] is entry.unit and \
+                last[1] == entry.datum else self._by_footing.get((entry.unit, entry.datum))
+            if run is not None and run.remove(entry.magnitude, entry) and \
+                    entry is self._last_out:
+                self._last_out = None
+            return
         self._unindex(entry)
 
     def _input_left(self, entry: Entry) -> None:

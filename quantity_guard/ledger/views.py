@@ -141,11 +141,13 @@ class AuditViews(Index):
             self._registries_changed()
         key = ("converted", self._count)
         view = self._views.get(key)
-        if view is None and not any(datum is not None for _, datum in self._by_footing):
-            view = self._views[key] = []  # no elevation recorded: nothing to convert
-            self._views[("zeros", self._count)] = {}
-            self._views[("offsets", self._count)] = frozenset()
         if view is None:
+            for _, datum in self._by_footing:
+                if datum is not None:
+                    break
+            else:  # no elevation recorded: nothing to convert, no zeros, no offsets (the
+                # accessors' defaults); nothing is kept: this runs on each sourced check
+                return []
             from .. import conversions
             outputs = [e for e in self.entries if e.role == "output"]
             found = conversions.find(outputs, self.call_inputs(), self._call_arguments)
@@ -314,6 +316,18 @@ class AuditViews(Index):
         datum, which must be ``datum`` if one was written). Two-pointer scans of sorted
         values: O(window) per target, plus the pairs within the tolerance."""
         converted = self.converted_elevations()
+        if unit is not None and not converted:  # the common case: one window, maybe no pair
+            with self._lock:
+                keys, _ = self._pair_view(unit.dims)
+            if len(keys) < 2:
+                return None
+            scale, reach = unit.scale, tol * unit.scale
+            top, span = keys[-1] + keys[-2], keys[-1] - keys[0]
+            for v in values:
+                if top >= v * scale - reach or span >= abs(v * scale) - reach:
+                    break  # a pair may be near
+            else:  # (_pair_sums' and _pair_differences' first tests: no pair for any value)
+                return None
         offsets = self.datum_offsets() if converted else frozenset()
         views: "list[tuple[Any, Any, Any, Unit | None]]"
         if unit is not None:

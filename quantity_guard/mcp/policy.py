@@ -56,6 +56,7 @@ __all__ = ["build_policy", "QuantityPolicy", "CatalogueReport", "LogFile"]
 
 MAX_SESSIONS = 8      # past client sessions whose ledgers the manifest keeps
 _INFLIGHT_KEPT = 1_024  # forwarded calls remembered until their result is labelled
+_tuple_new = tuple.__new__  # Decision("forward", x) without NamedTuple's Python-level __new__
 
 
 def build_policy(annotations_path: str, *, enforcement: str = "strict", log_path: str | None = None,
@@ -217,7 +218,8 @@ class QuantityPolicy:
         return tool
 
     def check_call(self, tool_name: str, arguments: dict) -> Decision:
-        self.settle()
+        if self._later:
+            self.settle()
         ann = self.annotations[tool_name]
         if not isinstance(arguments, dict):
             return Decision.refuse(tool_error(
@@ -231,83 +233,95 @@ class QuantityPolicy:
         # says the parameter is required (then the repair text says what to send).
         params, steps = plan.specs, plan.steps
         required = plan.required
+        # the record keeps the guarded parameters only: other arguments (a key, a password, a
+        # document) are none of the ledger's business and must not reach a file
+        guarded = {}
+        omitted = False
         for step in steps:
             pname = step[0]
-            if arguments.get(pname) is None and (pname not in required or pname in arguments):
-                params = {p: s for p, s in plan.specs.items() if arguments.get(p) is not None
-                          or (p in required and p not in arguments)}
-                steps = tuple(t for t in steps if t[0] in params)
-                break
+            if pname in arguments:
+                value = guarded[pname] = arguments[pname]
+                if value is None:
+                    omitted = True
+            elif pname not in required:
+                omitted = True
+        if omitted:
+            params = {p: s for p, s in plan.specs.items() if arguments.get(p) is not None
+                      or (p in required and p not in arguments)}
+            steps = tuple(t for t in steps if t[0] in params)
+        refused: "GuardViolation | None" = None
         with self._lock:
             self.call_count += 1
-            # the record keeps the guarded parameters only: other arguments (a key, a
-            # password, a document) are none of the ledger's business and must not reach a file
             try:
-                call = self._ledger.begin_call(plan.ref, {p: arguments[p] for p in plan.specs if p in arguments})
+                call = self._ledger.begin_call(plan.ref, guarded)
             except StoreUnavailable as exc:  # the conversation's history cannot be read
                 unread: "StoreUnavailable | None" = exc
             else:
                 unread = None
-        if unread is not None:
+                try:
+                    # (the record made its own copy of ``guarded``: converted in place)
+                    forwarded = self._converted(call, plan, params, steps, arguments, guarded,
+                                                tool_name)
+                    if ann.returns is None and self._ledger.store is not None:
+                        call.finish(ok=True)  # no answer of this tool is labelled: recorded now
+                except GuardViolation as exc:
+                    refused = exc
+                else:
+                    if ann.returns is not None:  # which call record these arguments belong to
+                        inflight = self._inflight
+                        inflight[id(forwarded)] = (forwarded, call)
+                        if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
+                            del inflight[next(iter(inflight))]
+        if unread is not None:  # (logged outside the lock, which the log takes)
             self._write_log("violation", tool_name, arguments, violation=unread)
             return Decision.refuse(tool_error(unread.repair(), unread))
-        with self._lock:
-            try:
-                forwarded = self._converted(call, plan, params, steps, arguments, tool_name)
-                if ann.returns is None and self._stored:
-                    call.finish(ok=True)  # no answer of this tool is labelled: recorded now
-            except GuardViolation as exc:
-                refused: "GuardViolation | None" = exc
-            else:
-                refused = None
-                if ann.returns is not None:  # which call record these arguments belong to
-                    inflight = self._inflight
-                    inflight[id(forwarded)] = (forwarded, call)
-                    if len(inflight) > _INFLIGHT_KEPT:  # answers never labelled
-                        del inflight[next(iter(inflight))]
-        if refused is not None:  # (logged outside the lock, which the log takes)
+        if refused is not None:
             return self._refusal(tool_name, arguments, refused)
         if self._log is not None:
             self._write_log("call", tool_name, arguments, forwarded=forwarded,
                             warnings=list(call.violations))
-        return Decision("forward", forwarded)
+        return _tuple_new(Decision, ("forward", forwarded))  # Decision("forward", ...)
 
     def _converted(self, call, plan: "_Plan", params: dict, steps: tuple, arguments: dict,
-                   tool_name: str) -> dict:
+                   coerced: dict, tool_name: str) -> dict:
         """The arguments as they go upstream: each guarded one checked (raising the
-        ``GuardViolation`` that refuses the call) and converted into the declared unit."""
-        coerced = dict(arguments)
-        if plan.folded:
+        ``GuardViolation`` that refuses the call) and converted into the declared unit.
+        ``coerced``: the guarded arguments, a copy converted in place."""
+        if not plan.known.issuperset(arguments):
             for key in arguments:
-                if key not in plan.specs and key not in plan.own:
+                if key not in plan.known:
                     self._near_parameter(call, plan, tool_name, key)
         # A list for a one-value parameter: refused on its shape, before anything is
         # built from it (a series of values needs numpy; the refusal must not).
-        for pname, spec, takes_array, _ in steps:
-            if takes_array:
-                continue
+        for pname, spec in plan.single:
             raw = arguments.get(pname)
             if raw.__class__ is dict:
                 raw = raw.get("value")
             if raw.__class__ is list:
                 self._one_value_only(call, spec, len(raw))
-        verdict = _verdict()  # an observed call's (quantity_guard.observe)
         guard_arguments(params, coerced, enforcement=self.enforcement, call=call,
-                        verdict=verdict)
+                        verdict=_verdict())  # an observed call's (quantity_guard.observe)
         for pname, spec, takes_array, _ in steps:  # a series read from any other form
             value = coerced.get(pname)
-            if value.__class__ is Q and not takes_array and value.is_series:
+            if value.__class__ is Q and not takes_array and value.magnitude.__class__ is not \
+                    float:
                 self._one_value_only(call, spec, len(value))
-        warned = {v["field"] for v in call.violations} if call.violations else ()
         forwarded = dict(arguments)
+        warned = {v["field"] for v in call._violations} if call._violations else ()
         for pname, spec, _, integer in steps:
-            if pname in coerced and pname in arguments:
-                # warn: a value that violated goes on as the model sent it
-                if spec.field in warned:
-                    forwarded[pname] = arguments[pname]
-                    continue
+            # warn: a value that violated goes on as the model sent it
+            if pname in coerced and pname in arguments and spec.field not in warned:
+                value = coerced[pname]
+                if value.__class__ is Q and not integer:  # _wire's common case, inlined
+                    m = value.magnitude
+                    if m.__class__ is float:
+                        original = arguments[pname]
+                        forwarded[pname] = int(m) if m.is_integer() and isinstance(
+                            original, int) and original.__class__ is not bool and \
+                            abs(m) < 2 ** 53 else m
+                        continue
                 try:
-                    forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
+                    forwarded[pname] = _wire(value, arguments[pname], integer)
                 except InvalidArguments as exc:
                     violation = exc.at(spec.field) if exc.field is None else exc
                     blocked = self.enforcement == "strict"
@@ -316,7 +330,6 @@ class QuantityPolicy:
                         call.finish(ok=False)
                         raise violation from None
                     log_refusal(violation, tool_name, False)
-                    forwarded[pname] = arguments[pname]
         return forwarded
 
     def _refusal(self, tool_name: str, arguments: dict, refused: GuardViolation) -> Decision:
@@ -343,8 +356,11 @@ class QuantityPolicy:
         plan.required = listed.required if listed is not None else frozenset()
         plan.own = listed.properties if listed is not None else frozenset()
         plan.folded = {fold_name(p): p for p in ann.params}
+        plan.known = plan.own | frozenset(ann.params)
         plan.steps = tuple((pname, spec, (tool_name, pname) in self._array_params,
                             pname in integers) for pname, spec in ann.params.items())
+        plan.single = tuple((pname, spec) for pname, spec, takes_array, _ in plan.steps
+                            if not takes_array)
         with self._lock:
             self._plans[tool_name] = plan
         return plan
@@ -377,7 +393,8 @@ class QuantityPolicy:
         raise violation
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
-        self.settle()
+        if self._later:
+            self.settle()
         ann = self.annotations[tool_name]
         if ann.returns is None or result.get("isError") is True:
             return result
@@ -417,7 +434,7 @@ class QuantityPolicy:
         # recorded in the ledger by settle(), once the labelled answer is on its way; with a
         # shared store, before it is released (fail closed: an unrecorded answer is not sent)
         self._later.append((tool_name, arguments, out))
-        if self._stored:
+        if self._ledger.store is not None:  # (self._stored)
             try:
                 self.settle()
             except StoreUnavailable as exc:
@@ -578,7 +595,7 @@ class _Plan:
     declared parameters, the ones the upstream's listing requires, and per parameter
     ``(name, spec, takes a list upstream, takes an integer upstream)``."""
 
-    __slots__ = ("ref", "specs", "required", "steps", "own", "folded")
+    __slots__ = ("ref", "specs", "required", "steps", "own", "folded", "known", "single")
 
     ref: _ToolRef
     specs: "dict[str, Spec]"
@@ -586,6 +603,8 @@ class _Plan:
     own: frozenset  # every parameter the upstream's listing declares
     folded: "dict[str, str]"  # the guarded parameters by their folded names (see fold_name)
     steps: "tuple[tuple[str, Spec, bool, bool], ...]"
+    known: frozenset  # the guarded parameters and every one the listing declares
+    single: "tuple[tuple[str, Spec], ...]"  # the guarded parameters that take one value
 
 
     # no property holds a number to label: the schema is left as the upstream declared it
@@ -623,11 +642,7 @@ def _whole(m: float, q: Q) -> int:
 
 
 def _number(x):
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, (int, float)):
-        return x
-    if isinstance(x, str):
+    if isinstance(x, str):  # (first: a result's text is the common case; the types are disjoint)
         try:
             value = float(x)  # the common case: a bare number as text
             return value if value - value == 0 else None
@@ -641,6 +656,11 @@ def _number(x):
             return v
         if isinstance(v, dict) and "value" in v:
             return v
+        return None
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return x
     if isinstance(x, dict) and "value" in x:
         return x
     return None
@@ -656,8 +676,14 @@ def _result_value(result: dict, returns):
     """The bare value(s) in an upstream result, or None when it is not a plain labelled-able
     result (then it passes untouched)."""
     structured = result.get("structuredContent")
-    texts: "list[Any]" = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict)
-             and c.get("type") == "text"]
+    content = result.get("content")
+    if structured is None and content.__class__ is list and len(content) == 1 and \
+            returns.__class__ is Spec:  # the common case: one text, one value declared
+        item = content[0]
+        if item.__class__ is dict and item.get("type") == "text":
+            return _number(item.get("text"))
+    texts: "list[Any]" = [c.get("text") for c in content or [] if isinstance(c, dict)
+                          and c.get("type") == "text"]
     if isinstance(returns, Spec):
         if isinstance(structured, dict):
             if set(structured) == {"result"}:  # SDK servers wrap a primitive return this way
