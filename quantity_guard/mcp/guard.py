@@ -207,6 +207,9 @@ class Guard:
         # for the spans of guarded calls (quantity_guard.observe): the client side's transport
         # and MCP session id, set by the transport that owns this guard
         self.transport = "pipe"
+        # a line the guard writes carries the value it encoded (jsonrpc.made), for an edge that
+        # reads it (HTTP); one that only writes the bytes (the stdio proxy) turns this off
+        self.carry_values = True
         self.session_id: str | None = None
         self.tasks = TaskTable()  # tasks of guarded tools, followed to their results (tasks.py)
 
@@ -508,7 +511,7 @@ class Guard:
         self.table.add(msg, modern, tool=name, arguments=payload, guarded=True, task=task,
                        verdict=None if verdict is observe.UNOBSERVED else verdict)
         self.stats["rewritten"] += 1
-        if line.__class__ is bytes:  # the request it encodes, carried to the other edge
+        if self.carry_values and line.__class__ is bytes:  # the request it encodes, carried on
             line = rpc.made(line, {**msg.obj, "params": {**params, "arguments": payload} | (
                 {} if meta is None else {"_meta": meta})})
         return [(C2S, line)]
@@ -659,7 +662,7 @@ class Guard:
             if new_result is None:
                 return None
             new = apply_change(line_text, where, obj, ("result", new_result), self.note)
-            if where is None and new.__class__ is bytes:  # the answer it encodes, carried on
+            if self.carry_values and where is None and new.__class__ is bytes:  # carried on
                 new = rpc.made(new, {**obj, "result": new_result})
             return new
         return None

@@ -128,7 +128,9 @@ def _call_around(obj: dict) -> tuple[str, str] | None:
             obj["method"] == "tools/call" and type(params["name"]) is str and \
             type(obj["id"]) in (int, str):
         try:
-            return ('{"jsonrpc":"2.0","id":' + rpc.dumps(obj["id"]) + ',"method":"tools/call",'
+            ident = obj["id"]
+            return ('{"jsonrpc":"2.0","id":' + (str(ident) if ident.__class__ is int else
+                                                 rpc.dumps(ident)) + ',"method":"tools/call",'
                     '"params":{"name":' + rpc.dumps(params["name"]) + ',"arguments":', "}}")
         except (ValueError, TypeError):
             return None
@@ -143,7 +145,9 @@ def _result_around(obj: dict) -> tuple[str, str] | None:
     if len(obj) == 3 and tuple(obj) == _RESULT_KEYS and obj["jsonrpc"] == "2.0" and \
             type(obj["id"]) in (int, str):
         try:
-            return '{"jsonrpc":"2.0","id":' + rpc.dumps(obj["id"]) + ',"result":', "}"
+            ident = obj["id"]
+            return '{"jsonrpc":"2.0","id":' + (str(ident) if ident.__class__ is int else
+                                                rpc.dumps(ident)) + ',"result":', "}"
         except (ValueError, TypeError):
             return None
     skeleton = dict(obj)

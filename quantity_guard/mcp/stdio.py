@@ -203,6 +203,7 @@ class Proxy:
             raise ValueError("no upstream command")
         self.command = list(command)
         self.guard = guard if guard is not None else Guard()
+        self.guard.carry_values = False  # its lines are written as bytes: nothing reads them
         self.client_in = client_in
         self.client_out = client_out
         self.eof_grace = eof_grace
