@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .wire import LAST_CHUNK, chunk, response_head, sse_comment, sse_event
 
-__all__ = ["Stream", "ReplayLog", "hold", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
+__all__ = ["Stream", "ReplayLog", "Done", "hold", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
            "REPLAY_BYTES"]
 
 REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
@@ -21,15 +21,60 @@ REPLAY_STREAMS = 32  # streams whose events are kept, per session
 REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
 _LARGE = 1 << 20  # a message this long is written in pieces, its bytes not copied
 
+if TYPE_CHECKING:
+    from .connection import ClientConnection
+
+
+class Done:
+    """Whether a stream's request is done (answered, refused, or its session ended): the part of
+    ``asyncio.Event`` a stream uses (``set``, ``is_set``, ``wait``), plus ``then``, a function
+    called once, in the turn that sets it (so an answer can be written without waking a task)."""
+
+    __slots__ = ("_set", "_waiters", "then")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: list[asyncio.Future] | None = None
+        self.then: Any = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        if self._set:
+            return
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(True)
+        then, self.then = self.then, None
+        if then is not None:
+            then()
+
+    async def wait(self) -> bool:
+        if self._set:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
 
 class Stream:
     """Where one POST's (or the GET stream's) messages go: an open HTTP response."""
 
-    def __init__(self, writer: asyncio.StreamWriter, sse: bool, key: tuple | None = None) -> None:
+    def __init__(self, writer: ClientConnection, sse: bool, key: tuple | None = None) -> None:
         self.writer = writer
         self.sse = sse
         self.key = key  # the request id this stream answers (None for the GET stream)
-        self.done = asyncio.Event()
+        self.done = Done()
         self.closed = False
         self.json_answer: bytes | None = None
         self.started = False
@@ -172,14 +217,14 @@ class Stream:
             except (ConnectionError, RuntimeError, OSError):
                 self.closed = True
 
-    def attach(self, writer: asyncio.StreamWriter) -> None:
+    def attach(self, writer: ClientConnection) -> None:
         """Continue this stream on a new response (a GET with Last-Event-ID)."""
         self.writer = writer
         self.closed = False
         self.started = False
         self.prime = False
         self.finished = False
-        old, self.done = self.done, asyncio.Event()
+        old, self.done = self.done, Done()
         old.set()  # releases the holder of the previous response
 
     def start(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict, deque
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
@@ -23,6 +23,9 @@ from .wire import Head
 __all__ = ["Session", "SessionTable", "Catalogue", "QUEUE_LIMIT"]
 
 QUEUE_LIMIT = 1024  # messages kept for a session that has no stream open to take them
+
+if TYPE_CHECKING:
+    from .connection import ClientConnection
 
 
 class Session:
@@ -432,7 +435,7 @@ class SessionTable:
 
     # ------------------------------------------------------------ adoption (--store)
 
-    async def adopt(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def adopt(self, sid: str, head: Head, writer: ClientConnection,
                     ident: Any) -> Session | None | bool:
         """Serve a 2025 session another replica opened: its record in the store (opened by this
         credential), a new upstream here, the client's initialize replayed to it under a private
@@ -452,7 +455,7 @@ class SessionTable:
             done.set_result(result if result is not False else None)
         return result
 
-    async def _found(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def _found(self, sid: str, head: Head, writer: ClientConnection,
                      ident: Any) -> dict | None | Literal[False]:
         """The store's record of ``sid`` for this request's principal; False: answered."""
         L = self.listener
@@ -472,7 +475,7 @@ class SessionTable:
             return False
         return record
 
-    async def _adopt_once(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def _adopt_once(self, sid: str, head: Head, writer: ClientConnection,
                           ident: Any) -> Session | None | bool:
         L = self.listener
         authorization = head.headers.get("authorization")
