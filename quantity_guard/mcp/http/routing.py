@@ -321,7 +321,8 @@ class PostExchange:
             session.number(stream)
         forwarded = self.listener.forwarded(head, session)
         stream.head_extra_upstream = forwarded + [(n, v) for n, v in head.headers
-                                                  if _passes_param(n, session, sent)]
+                                                  if n[:10].lower() == "mcp-param-"
+                                                  and _passes_param(n, session, sent)]
         if sent.is_request:
             if key is not None:
                 session.by_id[key] = stream

@@ -43,6 +43,7 @@ class Session:
         self.init_line: bytes | None = None  # ... and what a replay needs of it (for --store)
         self.authorization: str | None = None  # the Authorization of the initialize
         self.principal = ANON  # who opened it (identity.principal_of of its credentials)
+        self.conversation: tuple[str, str] | None = None  # (principal, its conversation's key)
         self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
         self.guard = Guard(listener.new_policy())
         self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
@@ -423,15 +424,21 @@ class SessionTable:
         if use is None:
             return
         L = self.listener
-        params = sent.obj.get("params") if type(sent.obj) is dict else None
-        meta = params.get("_meta") if type(params) is dict else None
-        who, proven = (session.principal, True) if session.sid is not None else L.admission.principal(head)
-        conversation = conversation_of(
-            session_id=session.sid,
-            header=head.headers.get(L.session_header) if L.session_header else None,
-            meta=meta, principal=who, proven=proven, key=L.identity)
-        use(L.conversations.ledger(conversation.key) if conversation.key else
-            L.conversations.transient())
+        kept = session.conversation
+        if kept is not None and kept[0] == session.principal:  # a 2025 session's, as before
+            key = kept[1]
+        else:
+            params = sent.obj.get("params") if type(sent.obj) is dict else None
+            meta = params.get("_meta") if type(params) is dict else None
+            who, proven = (session.principal, True) if session.sid is not None else \
+                L.admission.principal(head)
+            key = conversation_of(
+                session_id=session.sid,
+                header=head.headers.get(L.session_header) if L.session_header else None,
+                meta=meta, principal=who, proven=proven, key=L.identity).key
+            if session.sid is not None:  # the session's alone: the same for each request
+                session.conversation = (session.principal, key)
+        use(L.conversations.ledger(key) if key else L.conversations.transient())
 
     # ------------------------------------------------------------ adoption (--store)
 

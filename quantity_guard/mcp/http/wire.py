@@ -70,6 +70,11 @@ _TOKEN = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _TOKEN_STR = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _BAD_VALUE_B = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+# A field section decoded as Latin-1, each line ending in LF: every line a token, a colon and
+# a value of tab, visible and obs-text characters (a CR before the LF allowed) ...
+_FIELDS_OK = re.compile(r"(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r?\n)*")
+# ... and each field's name and value (without the spaces and tabs around it)
+_FIELD = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*(.*?)[ \t]*\r?\n")
 
 
 class Headers:
@@ -373,13 +378,35 @@ class Reader:
             raise ProtocolError(f"message head larger than {self.max_head} bytes", 431)
         raw = bytes(buf[:end])
         del buf[:end + sep]
-        lines = raw.split(b"\n")
-        lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
-        head = self._start_line(lines[0])
-        if len(lines) - 1 > self.max_fields:
+        line_end = raw.find(b"\n")
+        first = raw if line_end < 0 else raw[:line_end]
+        head = self._start_line(first[:-1] if first.endswith(b"\r") else first)
+        if raw.count(b"\n") > self.max_fields:
             raise ProtocolError(f"more than {self.max_fields} header fields", 431)
+        items: list[tuple[str, str]] = []
+        if line_end >= 0:
+            # one pass over the whole field section when it is well-formed; else line by
+            # line, to say what is wrong
+            fields = raw[line_end + 1:].decode("latin-1") + "\n"
+            if _FIELDS_OK.fullmatch(fields):
+                items = _FIELD.findall(fields)
+            else:
+                items = self._fields(raw[line_end + 1:])
+        head.headers = Headers(items)
+        self.head = head
+        self._body_size = 0
+        out.append(head)
+        self._framing(head, out)
+        return True
+
+    @staticmethod
+    def _fields(raw: bytes) -> list[tuple[str, str]]:
+        """The fields of a head's field section, line by line; raises :class:`ProtocolError`
+        naming the first malformed one."""
         items = []
-        for ln in lines[1:]:
+        for ln in raw.split(b"\n"):
+            if ln.endswith(b"\r"):
+                ln = ln[:-1]
             if ln[:1] in (b" ", b"\t"):
                 raise ProtocolError("obsolete line folding in a header field")
             name, colon, value = ln.partition(b":")
@@ -389,12 +416,7 @@ class Reader:
             if _BAD_VALUE_B.search(value):
                 raise ProtocolError(f"control character in header field {name.decode()!r}")
             items.append((name.decode("ascii"), value.decode("latin-1")))
-        head.headers = Headers(items)
-        self.head = head
-        self._body_size = 0
-        out.append(head)
-        self._framing(head, out)
-        return True
+        return items
 
     def _start_line(self, line: bytes) -> Head:
         try:
