@@ -77,6 +77,10 @@ class Admission:
                              or jwt is not None)
         # Authorization is the proxy's own (its token, or a JWT whose subject is the principal)
         self.consumes_authorization = self.client_token is not None or jwt is not None
+        # the headers whose values name a request's principal (see principal)
+        names = [] if self.consumes_authorization else ["authorization"]
+        self.credential_names = names + [h for h in self.forward_headers if h not in names and
+                                         not (self.consumes_authorization and h == "authorization")]
         self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
         if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
             self.allow_hosts.add(host.strip("[]").lower())
@@ -192,10 +196,10 @@ class Admission:
         deployment checks or forwards: Authorization unless the proxy's token or JWT check
         consumes it, each --forward-header; with a JWT check, the verified issuer and subject)
         and whether that proves a principal (identity.py)."""
-        names = [] if self.consumes_authorization else ["authorization"]
-        names += [h for h in self.forward_headers if h not in names and
-                  not (self.consumes_authorization and h == "authorization")]
-        credentials = [(name, value) for name in names for value in head.headers.get_all(name)]
+        credentials = [(name, value) for name in self.credential_names
+                       for value in head.headers.get_all(name)]
+        if not credentials and self.jwt is None:
+            return ANON, not self.credentialed  # (identity.principal_of of no credential)
         if self.jwt is not None:
             return verified_principal(self.identity, self.jwt.principal(
                 head.headers.get_all("authorization")), credentials)
