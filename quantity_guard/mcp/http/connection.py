@@ -19,13 +19,14 @@ seconds after its first byte gets ``408`` and the connection is closed.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .admission import error_body
 from .routing import PENDING, Connection, reply
 from .wire import END, Head, ProtocolError, Reader
 
-__all__ = ["ClientConnection", "reply", "PENDING"]
+__all__ = ["ClientConnection"]
 
 _HELD = 1 << 17  # bytes held while a request is answered before reading pauses
 
@@ -74,7 +75,7 @@ class ClientConnection(asyncio.Protocol):
                 # unread would reset the connection before the client read the 503
                 transport.write_eof()
                 self.loop.call_later(1.0, transport.close)
-            except Exception:
+            except (OSError, RuntimeError):
                 transport.close()
             return
         L.admission.enter(self.peer)

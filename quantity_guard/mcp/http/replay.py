@@ -70,6 +70,10 @@ class Done:
 class Stream:
     """Where one POST's (or the GET stream's) messages go: an open HTTP response."""
 
+    __slots__ = ("answered", "auth", "closed", "done", "finished", "head_extra",
+                 "head_extra_upstream", "json_answer", "key", "log", "number", "prefix",
+                 "prime", "prime_timer", "replay", "seq", "sse", "started", "token", "writer")
+
     def __init__(self, writer: ClientConnection, sse: bool, key: tuple | None = None) -> None:
         self.writer = writer
         self.sse = sse
