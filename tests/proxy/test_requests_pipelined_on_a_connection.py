@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mcp_peers.driver import FAULT_SERVER, new_tag, reap  # noqa: E402
 from test_mcp_http_listen import Listening  # noqa: E402
+from test_mcp_http_resume import listening  # noqa: E402, F401  (the fixture: fault_server behind --listen)
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -58,15 +58,6 @@ class _Responses:
             self._fill()
         body, self.buf = self.buf[:size], self.buf[size:]
         return int(lines[0].split()[1]), headers, body
-
-
-@pytest.fixture()
-def listening():
-    tag = new_tag()
-    p = Listening("--", sys.executable, FAULT_SERVER, "--tag", tag)
-    yield p
-    p.stop()
-    reap(tag)
 
 
 def _opened(p: Listening) -> tuple[socket.socket, _Responses, str]:
