@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .wire import LAST_CHUNK, chunk, response_head, sse_comment, sse_event
 
-__all__ = ["Stream", "ReplayLog", "Done", "hold", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
+__all__ = ["Stream", "ReplayLog", "Done", "hold", "holding", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
            "REPLAY_BYTES"]
 
 REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
@@ -328,10 +328,10 @@ class _Handle:
         self.timer.cancel()
 
 
-async def hold(stream: Stream, ended: bool, every: float) -> None:
-    """Keep a stream open until it is done (unless its session has ``ended``), with a
-    keep-alive comment every ``every`` seconds (a timer, so a quick answer costs no extra
-    task)."""
+def holding(stream: Stream, every: float) -> Any:
+    """A keep-alive comment every ``every`` seconds on ``stream`` until it is done or closed;
+    a client found gone closes the stream and sets it done. Returns the timer's handle, whose
+    ``cancel()`` stops it."""
     loop = asyncio.get_running_loop()
     handle = _Handle()
 
@@ -346,6 +346,14 @@ async def hold(stream: Stream, ended: bool, every: float) -> None:
         handle.timer = loop.call_later(every, tick)
 
     handle.timer = loop.call_later(every, tick)
+    return handle
+
+
+async def hold(stream: Stream, ended: bool, every: float) -> None:
+    """Keep a stream open until it is done (unless its session has ``ended``), with a
+    keep-alive comment every ``every`` seconds (a timer, so a quick answer costs no extra
+    task)."""
+    handle = holding(stream, every)
     try:
         if not ended:
             await stream.done.wait()

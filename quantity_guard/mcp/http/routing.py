@@ -19,7 +19,7 @@ from ..gateway import kept_initialize
 from ..guard import C2S
 from .admission import error_body
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
-from .replay import Stream, hold, ticker
+from .replay import Stream, hold, holding, ticker
 from .sessions import Session
 from .upstream import Sent
 from .wire import LAST_CHUNK, Head, response_head
@@ -114,8 +114,8 @@ class PostExchange:
             self.release(session, stream)
 
     def now(self) -> Any:
-        """The usual POST answered without a task: a 2025 request (its answer as JSON) or
-        notification for a session held here, with a command upstream. Returns whether the
+        """The usual POST answered without a task: a 2025 request (its answer as JSON or an
+        event stream) or notification for a session held here, with a command upstream. Returns whether the
         connection goes on, :data:`connection.PENDING` when the answer is written as it arrives
         (then ``writer.finished`` is called), or None, having done nothing, for any other
         request (:meth:`run` answers it)."""
@@ -127,8 +127,7 @@ class PostExchange:
             return None
         message = rpc.read_once(self.body)
         sent = Sent(message)
-        if sent.obj is None or sent.modern or sent.method == "initialize" or \
-                (sent.is_request and "text/event-stream" in (h.joined("accept") or "")):
+        if sent.obj is None or sent.modern or sent.method == "initialize":
             return None
         session = L.held(sid, head)
         if session is None or session.closed:
@@ -148,29 +147,58 @@ class PostExchange:
                 reply(self.writer, 202, b"", stream.head_extra)
                 self.release(session, stream)
                 return True
+            if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
+                stream.prime_timer = asyncio.get_running_loop().call_later(
+                    PRIME_DELAY, stream.start_if_idle)  # (see answer)
             session.dispatch(outputs, stream)
         except BaseException:
             self.release(session, stream)
             raise
+        end = self.events_end if stream.sse else self.json_answer
         if session.closed or stream.done.is_set():
-            self.json_answer(session, sent, stream)
-            return True
-        stream.done.then = lambda: self.answered_later(session, sent, stream)
+            return end(session, sent, stream)
+        keeping = holding(stream, L.keepalive) if stream.sse else None
+
+        def answered() -> None:  # the answer came (or the session or the client went)
+            if keeping is not None:
+                keeping.cancel()
+            keep = False
+            try:
+                keep = end(session, sent, stream)
+            finally:
+                self.writer.finished(self.head, keep)
+
+        stream.done.then = answered
         return PENDING
 
-    def answered_later(self, session: Session, sent: Sent, stream: Stream) -> None:
-        """The answer of a request :meth:`now` left pending arrived (or its session ended)."""
-        try:
-            self.json_answer(session, sent, stream)
-        finally:
-            self.writer.finished(self.head, True)
-
-    def json_answer(self, session: Session, sent: Sent, stream: Stream) -> None:
+    def json_answer(self, session: Session, sent: Sent, stream: Stream) -> bool:
         """Write a JSON response's answer (an error when the session ended without one)."""
         try:
             answer = stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
                                                           "the session ended before the answer")[:-1]
             reply(self.writer, 200, answer, stream.head_extra)
+        finally:
+            self.release(session, stream)
+        return True
+
+    def events_end(self, session: Session, sent: Sent, stream: Stream) -> bool:
+        """End a 2025 request's event stream once it is done (:meth:`answer` then
+        :meth:`finish`, for a command upstream, without waiting); whether the connection goes
+        on."""
+        try:
+            if stream.writer is not self.writer or stream.pending():
+                return False  # resumed on another connection, or waiting for that
+            if not stream.finished and not stream.started and session.closed:
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                           "the upstream session ended before answering")[:-1],
+                            stream.key)
+            if not stream.finished:
+                stream.start()
+                self.writer.write(LAST_CHUNK)
+                stream.finished = True
+            return not self.writer.is_closing()
+        except (ConnectionError, OSError, RuntimeError):
+            return False
         finally:
             self.release(session, stream)
 
