@@ -69,20 +69,25 @@ def _opened(p: Listening) -> tuple[socket.socket, _Responses, str]:
     return sock, answers, headers["mcp-session-id"]
 
 
-@pytest.mark.parametrize("piece", [None, 7], ids=["one burst", "seven bytes at a time"])
+@pytest.mark.parametrize("piece", [None, 7, "then half-closed"],
+                         ids=["one burst", "seven bytes at a time", "then half-closed"])
 def test_pipelined_requests_are_answered_in_the_order_sent(listening, piece):
     sock, answers, sid = _opened(listening)
     with sock:
         burst = _post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid) + b"".join(
             _post(_call(ident, n=ident), sid) for ident in (1, 2, 3))
-        if piece is None:
-            sock.sendall(burst)
-        else:
+        if piece == 7:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             for at in range(0, len(burst), piece):
                 sock.sendall(burst[at:at + piece])
                 time.sleep(0.001)
+        else:
+            sock.sendall(burst)
+            if piece is not None:  # the client sends nothing more, and waits for its answers
+                sock.shutdown(socket.SHUT_WR)
         got = [answers.next() for _ in range(4)]
+        if piece is not None and piece != 7:
+            assert sock.recv(1) == b""  # then the proxy closes the connection
     assert [status for status, _, _ in got] == [202, 200, 200, 200]
     assert all(headers["mcp-session-id"] == sid for _, headers, _ in got)
     results = [json.loads(body) for _, _, body in got[1:]]

@@ -102,8 +102,8 @@ class ClientConnection(asyncio.Protocol):
         reader = self.reader
         if reader is not None and not reader.done():
             reader.set_result(None)
-        if not self.busy and not self.write_paused and not self.ending:
-            self._end()
+        if not (self.busy or self.write_paused or self.ending or self.held or self.events):
+            self._end()  # (else once what was sent before is answered: see _next)
         return True  # half-closed: an answer under way is still written
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -128,6 +128,9 @@ class ClientConnection(asyncio.Protocol):
         if drainer is not None and not drainer.done():
             drainer.set_result(None)
         if not self.busy and not self.ending:
+            self.idle_since = self.loop.time()
+            if self.timer is None:
+                self._arm(self.idle_since + self.listener.idle_timeout)
             self.loop.call_soon(self._next)
 
     # ------------------------------------------------------------ the writer and reader
@@ -298,8 +301,8 @@ class ClientConnection(asyncio.Protocol):
 
     def _tick(self) -> None:
         self.timer = None
-        if self.ending or self.lost or self.busy:
-            return  # re-armed when the request is answered
+        if self.ending or self.lost or self.busy or self.write_paused:
+            return  # re-armed when the request is answered, or the client reads again
         L, now = self.listener, self.loop.time()
         if self.started is not None:  # a request is arriving
             due = self.started + L.read_timeout
