@@ -209,7 +209,13 @@ class ClientConnection(asyncio.Protocol):
                 rest = events[i + 1:]
                 self.busy = True
                 whole = b"".join(body) if len(body) != 1 else body[0]
-                result = L.serve_now(head, whole, self)
+                try:
+                    result = L.serve_now(head, whole, self)
+                except Exception as exc:  # a fault of the proxy's: this connection ends
+                    self._failed(exc)
+                    self.busy = False
+                    self._end()
+                    return
                 if result is PENDING:
                     self.events = rest
                     return
@@ -246,13 +252,15 @@ class ClientConnection(asyncio.Protocol):
         if task.cancelled():
             keep = False
         elif task.exception() is not None:
-            self.loop.call_exception_handler({
-                "message": "a request of the listener failed", "exception": task.exception(),
-                "protocol": self})
+            self._failed(task.exception())
             keep = False
         else:
             keep = bool(task.result())
         self.finished(head, keep)
+
+    def _failed(self, exc: BaseException | None) -> None:
+        self.loop.call_exception_handler({"message": "a request of the listener failed",
+                                          "exception": exc, "protocol": self})
 
     def _after(self, head: Head, keep: bool) -> bool:
         """The request is answered: whether the connection goes on."""
