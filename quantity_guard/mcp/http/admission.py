@@ -6,17 +6,16 @@ import functools
 import hashlib
 import hmac
 import ipaddress
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 from .. import jsonrpc as rpc
 from ..identity import ANON, IdentityKey, verified_principal
+from .replay import Writer
 from .wire import Head
 
 __all__ = ["Admission", "is_loopback_host", "error_body"]
 
-if TYPE_CHECKING:
-    from .connection import ClientConnection
 
 
 def error_body(message: str) -> bytes:
@@ -110,7 +109,7 @@ class Admission:
 
     # ------------------------------------------------------------ sessions
 
-    def client_key(self, head: Head, writer: ClientConnection) -> tuple[str, bool]:
+    def client_key(self, head: Head, writer: Writer) -> tuple[str, bool]:
         """Whose session a request would open: its credential (``Authorization`` or a
         forwarded header; hashed) if it carries one, else its peer address. Returns the key and
         whether it tells clients apart (a credential, or a peer that is not loopback)."""

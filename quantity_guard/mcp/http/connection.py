@@ -135,7 +135,7 @@ class ClientConnection(asyncio.Protocol):
 
     # ------------------------------------------------------------ the writer and reader
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         self.transport.write(data)  # type: ignore[union-attr]
 
     def write_eof(self) -> None:

@@ -95,7 +95,7 @@ from ..identity import IdentityKey
 from .admission import Admission, error_body, is_loopback_host
 from .client import Client, UpstreamError
 from .connection import ClientConnection
-from .replay import REPLAY_EVENTS, REPLAY_STREAMS, Stream, hold
+from .replay import REPLAY_EVENTS, REPLAY_STREAMS, Stream, Writer, hold
 from .routing import Connection, PostExchange, reply
 from .sessions import Session, SessionTable
 from ..shell import EXIT_OK, EXIT_RECORD_LOST, EXIT_START_FAILED, STOP_SIGNALS, signal_status
@@ -267,8 +267,8 @@ class Listener:
             task.cancel()
         for conn in list(self.connections):
             conn.close()
-        for task in list(self.requests):
-            task.cancel()
+        for answering in list(self.requests):
+            answering.cancel()
 
     def stop(self) -> None:
         self._stopped.set()
@@ -287,7 +287,7 @@ class Listener:
             return None
         return PostExchange(self, head, body, conn, conn, conn.conn).now()
 
-    async def simple(self, writer: ClientConnection, status: int, body: bytes = b"",
+    async def simple(self, writer: Writer, status: int, body: bytes = b"",
                       headers: Sequence[tuple[str, str]] = (), ctype: str = "application/json",
                       close: bool = False) -> None:
         reply(writer, status, body, headers, ctype, close)
@@ -296,8 +296,8 @@ class Listener:
         except (ConnectionError, OSError, RuntimeError):
             pass
 
-    async def request(self, head: Head, body: bytes, reader: ClientConnection,
-                      writer: ClientConnection, conn: Connection) -> bool:
+    async def request(self, head: Head, body: bytes, reader: Writer,
+                      writer: Writer, conn: Connection) -> bool:
         target = head.target or ""
         path = target.split("?", 1)[0]
         early = self.admission.early(head)
@@ -373,7 +373,7 @@ class Listener:
             session.remote.forwarded = found
         return found
 
-    async def _well_known(self, target: str, writer: ClientConnection) -> None:
+    async def _well_known(self, target: str, writer: Writer) -> None:
         assert self.upstream is not None
         parts = urlsplit(self.upstream)
         client = Client(f"{parts.scheme}://{parts.netloc}{target}", cafile=self.cafile)
@@ -387,7 +387,7 @@ class Listener:
         finally:
             await client.aclose()
 
-    async def _get(self, head: Head, writer: ClientConnection) -> bool:
+    async def _get(self, head: Head, writer: Writer) -> bool:
         sid = head.headers.get("mcp-session-id")
         session = self.held(sid, head) if sid else None
         if session is None and sid and self.store is not None:  # opened on another replica?
@@ -424,7 +424,7 @@ class Listener:
             session.get_stream = None
         return False  # the stream ended by closing the connection
 
-    async def _resume(self, session: Session, sid: str, last: str, writer: ClientConnection) -> bool:
+    async def _resume(self, session: Session, sid: str, last: str, writer: Writer) -> bool:
         """GET with ``Last-Event-ID``: replay what followed that event on its stream, then
         continue the stream (2025 "Resumability and Redelivery")."""
         found = session.replay.find(last)
@@ -472,7 +472,7 @@ class Listener:
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
-    async def auth_answer(self, writer: ClientConnection, auth: tuple[int, Any, bytes]) -> None:
+    async def auth_answer(self, writer: Writer, auth: tuple[int, Any, bytes]) -> None:
         status, headers, body = auth
         extra = [(n, v) for n, v in headers if n.lower() == "www-authenticate"]
         ctype = headers.get("content-type") or "application/json"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .wire import LAST_CHUNK, chunk, response_head, sse_comment, sse_event
 
-__all__ = ["Stream", "ReplayLog", "Done", "hold", "holding", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
+__all__ = ["Stream", "ReplayLog", "Done", "Writer", "hold", "holding", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
            "REPLAY_BYTES"]
 
 REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
@@ -21,8 +21,27 @@ REPLAY_STREAMS = 32  # streams whose events are kept, per session
 REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
 _LARGE = 1 << 20  # a message this long is written in pieces, its bytes not copied
 
-if TYPE_CHECKING:
-    from .connection import ClientConnection
+
+
+class Writer(Protocol):
+    """Where a request's handlers write its response and read what follows it: the client's
+    connection (``connection.Writer``)."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+    def write_eof(self) -> None: ...
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any: ...
+
+    async def read(self, n: int) -> bytes: ...
+
+    def finished(self, head: Any, keep: bool) -> None: ...
 
 
 class Done:
@@ -74,7 +93,7 @@ class Stream:
                  "head_extra_upstream", "json_answer", "key", "log", "number", "prefix",
                  "prime", "prime_timer", "replay", "seq", "sse", "started", "token", "writer")
 
-    def __init__(self, writer: ClientConnection, sse: bool, key: tuple | None = None) -> None:
+    def __init__(self, writer: Writer, sse: bool, key: tuple | None = None) -> None:
         self.writer = writer
         self.sse = sse
         self.key = key  # the request id this stream answers (None for the GET stream)
@@ -221,7 +240,7 @@ class Stream:
             except (ConnectionError, RuntimeError, OSError):
                 self.closed = True
 
-    def attach(self, writer: ClientConnection) -> None:
+    def attach(self, writer: Writer) -> None:
         """Continue this stream on a new response (a GET with Last-Event-ID)."""
         self.writer = writer
         self.closed = False

@@ -12,14 +12,14 @@ import asyncio
 import secrets
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc as rpc
 from ..gateway import kept_initialize
 from ..guard import C2S
 from .admission import error_body
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
-from .replay import Stream, hold, holding, ticker
+from .replay import Stream, Writer, hold, holding, ticker
 from .sessions import Session
 from .upstream import Sent
 from .wire import LAST_CHUNK, Head, response_head
@@ -33,8 +33,6 @@ then calls the connection's ``finished``."""
 _HEADS: dict[tuple, bytes] = {}  # the start of frequent response heads (up to Content-Length)
 _HEADS_KEPT = 256
 
-if TYPE_CHECKING:
-    from .connection import ClientConnection
 
 
 def reply(writer: Any, status: int, body: bytes = b"", headers: Iterable[tuple[str, str]] = (),
@@ -80,8 +78,8 @@ class _Answered(Exception):
 class PostExchange:
     """One POST: ``await PostExchange(listener, head, body, reader, writer, conn).run()``."""
 
-    def __init__(self, listener: Any, head: Head, body: bytes, reader: ClientConnection,
-                 writer: ClientConnection, conn: Connection) -> None:
+    def __init__(self, listener: Any, head: Head, body: bytes, reader: Writer,
+                 writer: Writer, conn: Connection) -> None:
         self.listener = listener
         self.head = head
         self.body = body

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 from ...errors import StoreUnavailable
 from .. import jsonrpc as rpc
@@ -16,7 +16,7 @@ from ..shell import route
 from ..identity import ANON, conversation_of
 from .admission import error_body
 from .client import Client
-from .replay import ReplayLog, Stream
+from .replay import ReplayLog, Stream, Writer
 from .upstream import Remote, Sent
 from .wire import Head
 
@@ -24,8 +24,6 @@ __all__ = ["Session", "SessionTable", "Catalogue", "QUEUE_LIMIT"]
 
 QUEUE_LIMIT = 1024  # messages kept for a session that has no stream open to take them
 
-if TYPE_CHECKING:
-    from .connection import ClientConnection
 
 
 class Session:
@@ -442,7 +440,7 @@ class SessionTable:
 
     # ------------------------------------------------------------ adoption (--store)
 
-    async def adopt(self, sid: str, head: Head, writer: ClientConnection,
+    async def adopt(self, sid: str, head: Head, writer: Writer,
                     ident: Any) -> Session | None | bool:
         """Serve a 2025 session another replica opened: its record in the store (opened by this
         credential), a new upstream here, the client's initialize replayed to it under a private
@@ -462,7 +460,7 @@ class SessionTable:
             done.set_result(result if result is not False else None)
         return result
 
-    async def _found(self, sid: str, head: Head, writer: ClientConnection,
+    async def _found(self, sid: str, head: Head, writer: Writer,
                      ident: Any) -> dict | None | Literal[False]:
         """The store's record of ``sid`` for this request's principal; False: answered."""
         L = self.listener
@@ -482,7 +480,7 @@ class SessionTable:
             return False
         return record
 
-    async def _adopt_once(self, sid: str, head: Head, writer: ClientConnection,
+    async def _adopt_once(self, sid: str, head: Head, writer: Writer,
                           ident: Any) -> Session | None | bool:
         L = self.listener
         authorization = head.headers.get("authorization")
