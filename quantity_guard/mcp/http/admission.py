@@ -2,7 +2,6 @@
 request, whose principal it proves, and how many sessions each client may open."""
 from __future__ import annotations
 
-import asyncio
 import functools
 import hashlib
 import hmac
@@ -12,9 +11,11 @@ from urllib.parse import urlsplit
 
 from .. import jsonrpc as rpc
 from ..identity import ANON, IdentityKey, verified_principal
+from .replay import Writer
 from .wire import Head
 
 __all__ = ["Admission", "is_loopback_host", "error_body"]
+
 
 
 def error_body(message: str) -> bytes:
@@ -75,6 +76,10 @@ class Admission:
                              or jwt is not None)
         # Authorization is the proxy's own (its token, or a JWT whose subject is the principal)
         self.consumes_authorization = self.client_token is not None or jwt is not None
+        # the headers whose values name a request's principal (see principal)
+        names = [] if self.consumes_authorization else ["authorization"]
+        self.credential_names = names + [h for h in self.forward_headers if h not in names and
+                                         not (self.consumes_authorization and h == "authorization")]
         self.allow_hosts = {h.strip("[]").lower() for h in allow_hosts}
         if not self.bound_loopback and host not in ("0.0.0.0", "::", ""):
             self.allow_hosts.add(host.strip("[]").lower())
@@ -104,7 +109,7 @@ class Admission:
 
     # ------------------------------------------------------------ sessions
 
-    def client_key(self, head: Head, writer: asyncio.StreamWriter) -> tuple[str, bool]:
+    def client_key(self, head: Head, writer: Writer) -> tuple[str, bool]:
         """Whose session a request would open: its credential (``Authorization`` or a
         forwarded header; hashed) if it carries one, else its peer address. Returns the key and
         whether it tells clients apart (a credential, or a peer that is not loopback)."""
@@ -190,10 +195,10 @@ class Admission:
         deployment checks or forwards: Authorization unless the proxy's token or JWT check
         consumes it, each --forward-header; with a JWT check, the verified issuer and subject)
         and whether that proves a principal (identity.py)."""
-        names = [] if self.consumes_authorization else ["authorization"]
-        names += [h for h in self.forward_headers if h not in names and
-                  not (self.consumes_authorization and h == "authorization")]
-        credentials = [(name, value) for name in names for value in head.headers.get_all(name)]
+        credentials = [(name, value) for name in self.credential_names
+                       for value in head.headers.get_all(name)]
+        if not credentials and self.jwt is None:
+            return ANON, not self.credentialed  # (identity.principal_of of no credential)
         if self.jwt is not None:
             return verified_principal(self.identity, self.jwt.principal(
                 head.headers.get_all("authorization")), credentials)

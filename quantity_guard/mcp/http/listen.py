@@ -83,7 +83,6 @@ headers reach the upstream only when named with ``--forward-header``.
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -95,11 +94,12 @@ from ..gateway import Conversations, Sessions, may_continue
 from ..identity import IdentityKey
 from .admission import Admission, error_body, is_loopback_host
 from .client import Client, UpstreamError
-from .replay import REPLAY_EVENTS, REPLAY_STREAMS, Stream, hold
-from .routing import Connection, PostExchange
+from .connection import ClientConnection
+from .replay import REPLAY_EVENTS, REPLAY_STREAMS, Stream, Writer, hold
+from .routing import Connection, PostExchange, reply
 from .sessions import Session, SessionTable
 from ..shell import EXIT_OK, EXIT_RECORD_LOST, EXIT_START_FAILED, STOP_SIGNALS, signal_status
-from .wire import END, LAST_CHUNK, Head, HeaderError, ProtocolError, Reader, chunk, response_head
+from .wire import LAST_CHUNK, Head, HeaderError, chunk
 
 __all__ = ["parse_listen", "Listener", "ListenOptions", "run_listener", "is_loopback_host"]
 
@@ -213,6 +213,8 @@ class Listener:
         self._accept_failures = 0
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
+        self.connections: set[ClientConnection] = set()  # the open client connections
+        self.requests: set[asyncio.Future] = set()  # the tasks answering their requests
         self._stopped = asyncio.Event()
 
     def spawn(self, coro) -> asyncio.Task:
@@ -243,8 +245,8 @@ class Listener:
                 loop.default_exception_handler(context)
 
         loop.set_exception_handler(quiet_accept_errors)
-        self._server = await asyncio.start_server(self._connection, self.host, self.port,
-                                                  limit=1 << 16, reuse_address=True)
+        self._server = await loop.create_server(lambda: ClientConnection(self), self.host,
+                                                self.port, reuse_address=True)
         sock = self._server.sockets[0]
         addr = sock.getsockname()
         self.port = addr[1]
@@ -263,6 +265,10 @@ class Listener:
             await self.end(s)
         for task in list(self._tasks):
             task.cancel()
+        for conn in list(self.connections):
+            conn.close()
+        for answering in list(self.requests):
+            answering.cancel()
 
     def stop(self) -> None:
         self._stopped.set()
@@ -274,121 +280,24 @@ class Listener:
 
     # ------------------------------------------------------------ connections
 
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peername = writer.get_extra_info("peername")
-        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "?"
-        which = self.admission.connection_refusal(peer)
-        if which is not None:
-            try:
-                writer.write(response_head(503, [
-                    ("Content-Type", "application/json"), ("Retry-After", "1"),
-                    ("Connection", "close"), ("Content-Length", str(len(body := error_body(
-                        f"Service Unavailable: {which}; try again later"))))]) + body)
-                # half-close, and close a moment later: closing with the client's request
-                # unread would reset the connection before the client read the 503
-                writer.write_eof()
-                asyncio.get_running_loop().call_later(1.0, writer.close)
-            except Exception:
-                writer.close()
-            return
-        self.admission.enter(peer)
-        try:
-            await self._serve_connection(reader, writer)
-        finally:
-            self.admission.leave(peer)
+    def serve_now(self, head: Head, body: bytes, conn: Any) -> Any:
+        """A request answered without a task when it can be (see PostExchange.now): whether
+        the connection goes on, ``PENDING``, or None for :meth:`request` to answer it."""
+        if head.method != "POST" or head.target != self.path or not self.admission.origin_ok(head):
+            return None
+        return PostExchange(self, head, body, conn, conn, conn.conn).now()
 
-    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        parser = Reader(max_body=self.max_body)
-        conn = Connection()
-        events: list = []
-        loop = asyncio.get_running_loop()
-        deadline: float | None = None  # of the request under way: head and body, in all
-        try:
-            while True:
-                head: Head | None = None
-                body: list[bytes] = []
-                while True:
-                    while events:
-                        ev = events.pop(0)
-                        if isinstance(ev, Head):
-                            head, body = ev, []
-                            early = self.admission.early(ev) if (ev.method or "").upper() == "POST" else None
-                            if early is not None:  # refused before its body is read
-                                await self.simple(writer, early[0], early[1], early[2], close=True)
-                                return
-                        elif ev is END:
-                            break
-                        else:
-                            body.append(ev)
-                    else:
-                        if parser.idle and head is None:
-                            timeout = self.idle_timeout
-                        else:
-                            if deadline is None:
-                                deadline = loop.time() + self.read_timeout
-                            timeout = max(0.0, deadline - loop.time())
-                        try:
-                            data = await _read_within(reader, timeout)
-                        except asyncio.TimeoutError:
-                            if head is not None or not parser.idle:
-                                await self.simple(writer, 408, b"", close=True)
-                            return
-                        except (ConnectionError, OSError):
-                            return
-                        if not data:
-                            return
-                        try:
-                            events.extend(parser.feed(data))
-                        except ProtocolError as exc:
-                            await self.simple(writer, exc.status, error_body(str(exc)), close=True)
-                            return
-                        continue
-                    break  # END reached
-                assert head is not None
-                deadline = None
-                whole, body = b"".join(body), []  # the pieces go once joined
-                keep = await self._request(head, whole, reader, writer, conn)
-                del whole
-                ahead, conn.ahead = conn.ahead, b""
-                if ahead and keep:
-                    try:
-                        events.extend(parser.feed(ahead))
-                    except ProtocolError as exc:
-                        await self.simple(writer, exc.status, error_body(str(exc)), close=True)
-                        return
-                if not keep or not head.keep_alive:
-                    return
-        except asyncio.CancelledError:
-            pass
-        finally:
-            s = conn.session
-            if s is not None:
-                try:
-                    await self.end(s)
-                except asyncio.CancelledError:
-                    pass
-            try:
-                writer.close()
-            except Exception:
-                pass
-
-    async def simple(self, writer: asyncio.StreamWriter, status: int, body: bytes = b"",
+    async def simple(self, writer: Writer, status: int, body: bytes = b"",
                       headers: Sequence[tuple[str, str]] = (), ctype: str = "application/json",
                       close: bool = False) -> None:
-        h = list(headers)
-        if body:
-            h.append(("Content-Type", ctype))
-        h.append(("Content-Length", str(len(body))))
-        if close:
-            h.append(("Connection", "close"))
+        reply(writer, status, body, headers, ctype, close)
         try:
-            writer.write(response_head(status, h) + body)
             await writer.drain()
         except (ConnectionError, OSError, RuntimeError):
             pass
 
-    async def _request(self, head: Head, body: bytes, reader: asyncio.StreamReader,
-                       writer: asyncio.StreamWriter, conn: Connection) -> bool:
+    async def request(self, head: Head, body: bytes, reader: Writer,
+                      writer: Writer, conn: Connection) -> bool:
         target = head.target or ""
         path = target.split("?", 1)[0]
         early = self.admission.early(head)
@@ -464,7 +373,7 @@ class Listener:
             session.remote.forwarded = found
         return found
 
-    async def _well_known(self, target: str, writer: asyncio.StreamWriter) -> None:
+    async def _well_known(self, target: str, writer: Writer) -> None:
         assert self.upstream is not None
         parts = urlsplit(self.upstream)
         client = Client(f"{parts.scheme}://{parts.netloc}{target}", cafile=self.cafile)
@@ -478,7 +387,7 @@ class Listener:
         finally:
             await client.aclose()
 
-    async def _get(self, head: Head, writer: asyncio.StreamWriter) -> bool:
+    async def _get(self, head: Head, writer: Writer) -> bool:
         sid = head.headers.get("mcp-session-id")
         session = self.held(sid, head) if sid else None
         if session is None and sid and self.store is not None:  # opened on another replica?
@@ -515,7 +424,7 @@ class Listener:
             session.get_stream = None
         return False  # the stream ended by closing the connection
 
-    async def _resume(self, session: Session, sid: str, last: str, writer: asyncio.StreamWriter) -> bool:
+    async def _resume(self, session: Session, sid: str, last: str, writer: Writer) -> bool:
         """GET with ``Last-Event-ID``: replay what followed that event on its stream, then
         continue the stream (2025 "Resumability and Redelivery")."""
         found = session.replay.find(last)
@@ -563,7 +472,7 @@ class Listener:
             if stream.writer is writer and not stream.pending():
                 session.forget(stream)
 
-    async def auth_answer(self, writer: asyncio.StreamWriter, auth: tuple[int, Any, bytes]) -> None:
+    async def auth_answer(self, writer: Writer, auth: tuple[int, Any, bytes]) -> None:
         status, headers, body = auth
         extra = [(n, v) for n, v in headers if n.lower() == "www-authenticate"]
         ctype = headers.get("content-type") or "application/json"
@@ -624,15 +533,6 @@ def run_listener(address: tuple[str, int], new_policy: Callable[[], Any], *, log
         return signal_status(got[0]) if got else EXIT_OK
 
     return asyncio.run(main())
-
-
-async def _read_within(reader: asyncio.StreamReader, timeout: float) -> bytes:
-    """``reader.read()`` within ``timeout`` seconds, else ``asyncio.TimeoutError``: on Python
-    3.11 and later a timer on the reading task, not a task of its own for each read."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            return await reader.read(1 << 16)
-    return await asyncio.wait_for(reader.read(1 << 16), timeout)
 
 
 def _url_host(host: str) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
-from typing import Any
+from typing import Any, Protocol
 
 from .wire import LAST_CHUNK, chunk, response_head, sse_comment, sse_event
 
-__all__ = ["Stream", "ReplayLog", "hold", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
+__all__ = ["Stream", "ReplayLog", "Done", "Writer", "hold", "holding", "ticker", "REPLAY_EVENTS", "REPLAY_STREAMS",
            "REPLAY_BYTES"]
 
 REPLAY_EVENTS = 256  # events kept per stream for Last-Event-ID replay
@@ -22,14 +22,82 @@ REPLAY_BYTES = 4 << 20  # bytes of kept events, per session
 _LARGE = 1 << 20  # a message this long is written in pieces, its bytes not copied
 
 
+
+class Writer(Protocol):
+    """Where a request's handlers write its response and read what follows it: the client's
+    connection (``connection.Writer``)."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+    def write_eof(self) -> None: ...
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any: ...
+
+    async def read(self, n: int) -> bytes: ...
+
+    def finished(self, head: Any, keep: bool) -> None: ...
+
+
+class Done:
+    """Whether a stream's request is done (answered, refused, or its session ended): the part of
+    ``asyncio.Event`` a stream uses (``set``, ``is_set``, ``wait``), plus ``then``, a function
+    called once, in the turn that sets it (so an answer can be written without waking a task)."""
+
+    __slots__ = ("_set", "_waiters", "then")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: list[asyncio.Future] | None = None
+        self.then: Any = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        if self._set:
+            return
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(True)
+        then, self.then = self.then, None
+        if then is not None:
+            then()
+
+    async def wait(self) -> bool:
+        if self._set:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
+
 class Stream:
     """Where one POST's (or the GET stream's) messages go: an open HTTP response."""
 
-    def __init__(self, writer: asyncio.StreamWriter, sse: bool, key: tuple | None = None) -> None:
+    __slots__ = ("answered", "auth", "closed", "done", "finished", "head_extra",
+                 "head_extra_upstream", "json_answer", "key", "log", "number", "prefix",
+                 "prime", "prime_timer", "replay", "seq", "sse", "started", "token", "writer")
+
+    def __init__(self, writer: Writer, sse: bool, key: tuple | None = None) -> None:
         self.writer = writer
         self.sse = sse
         self.key = key  # the request id this stream answers (None for the GET stream)
-        self.done = asyncio.Event()
+        self.done = Done()
         self.closed = False
         self.json_answer: bytes | None = None
         self.started = False
@@ -172,14 +240,14 @@ class Stream:
             except (ConnectionError, RuntimeError, OSError):
                 self.closed = True
 
-    def attach(self, writer: asyncio.StreamWriter) -> None:
+    def attach(self, writer: Writer) -> None:
         """Continue this stream on a new response (a GET with Last-Event-ID)."""
         self.writer = writer
         self.closed = False
         self.started = False
         self.prime = False
         self.finished = False
-        old, self.done = self.done, asyncio.Event()
+        old, self.done = self.done, Done()
         old.set()  # releases the holder of the previous response
 
     def start(self) -> None:
@@ -279,10 +347,10 @@ class _Handle:
         self.timer.cancel()
 
 
-async def hold(stream: Stream, ended: bool, every: float) -> None:
-    """Keep a stream open until it is done (unless its session has ``ended``), with a
-    keep-alive comment every ``every`` seconds (a timer, so a quick answer costs no extra
-    task)."""
+def holding(stream: Stream, every: float) -> Any:
+    """A keep-alive comment every ``every`` seconds on ``stream`` until it is done or closed;
+    a client found gone closes the stream and sets it done. Returns the timer's handle, whose
+    ``cancel()`` stops it."""
     loop = asyncio.get_running_loop()
     handle = _Handle()
 
@@ -297,6 +365,14 @@ async def hold(stream: Stream, ended: bool, every: float) -> None:
         handle.timer = loop.call_later(every, tick)
 
     handle.timer = loop.call_later(every, tick)
+    return handle
+
+
+async def hold(stream: Stream, ended: bool, every: float) -> None:
+    """Keep a stream open until it is done (unless its session has ``ended``), with a
+    keep-alive comment every ``every`` seconds (a timer, so a quick answer costs no extra
+    task)."""
+    handle = holding(stream, every)
     try:
         if not ended:
             await stream.done.wait()

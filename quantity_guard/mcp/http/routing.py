@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from .. import jsonrpc as rpc
@@ -18,12 +19,42 @@ from ..gateway import kept_initialize
 from ..guard import C2S
 from .admission import error_body
 from .headers import HEADER_MISMATCH, header_mismatch, param_headers
-from .replay import Stream, hold, ticker
+from .replay import Stream, Writer, hold, holding, ticker
 from .sessions import Session
 from .upstream import Sent
-from .wire import LAST_CHUNK, Head
+from .wire import LAST_CHUNK, Head, response_head
 
-__all__ = ["PostExchange", "Connection", "cancel", "PRIME_DELAY"]
+__all__ = ["PostExchange", "Connection", "cancel", "reply", "PENDING", "PRIME_DELAY"]
+
+PENDING = object()
+"""What :meth:`PostExchange.now` returns when the answer is written later, by a callback that
+then calls the connection's ``finished``."""
+
+_HEADS: dict[tuple, bytes] = {}  # the start of frequent response heads (up to Content-Length)
+_HEADS_KEPT = 256
+
+
+
+def reply(writer: Any, status: int, body: bytes = b"", headers: Iterable[tuple[str, str]] = (),
+          ctype: str = "application/json", close: bool = False) -> None:
+    """Write a whole response (head and body) in one write; a connection that has gone is
+    ignored. The fields: ``headers``, ``Content-Type`` (with a body), ``Content-Length`` and,
+    with ``close``, ``Connection: close``."""
+    key = (status, tuple(headers), ctype if body else None)
+    start = _HEADS.get(key)
+    if start is None:
+        h = list(key[1])
+        if body:
+            h.append(("Content-Type", ctype))
+        start = response_head(status, h)[:-2]  # the blank line comes after Content-Length
+        if len(_HEADS) >= _HEADS_KEPT:
+            _HEADS.clear()
+        _HEADS[key] = start
+    tail = b"Connection: close\r\n\r\n" if close else b"\r\n"
+    try:
+        writer.write(b"%sContent-Length: %d\r\n%s%s" % (start, len(body), tail, body))
+    except (ConnectionError, OSError, RuntimeError):
+        pass
 
 PRIME_DELAY = 0.02  # seconds before an idle request stream sends its priming event alone
 
@@ -47,8 +78,8 @@ class _Answered(Exception):
 class PostExchange:
     """One POST: ``await PostExchange(listener, head, body, reader, writer, conn).run()``."""
 
-    def __init__(self, listener: Any, head: Head, body: bytes, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, conn: Connection) -> None:
+    def __init__(self, listener: Any, head: Head, body: bytes, reader: Writer,
+                 writer: Writer, conn: Connection) -> None:
         self.listener = listener
         self.head = head
         self.body = body
@@ -71,24 +102,120 @@ class PostExchange:
         session.last_used = time.monotonic()
         stream = self.open_stream(session, sent)
         try:
-            sent.obj = None  # read what was needed of it: not kept while the guard reads the body
-            message, self.message = self.message, b""
-            outputs = session.guard.receive(C2S, message)
-            del message
+            outputs = self.guarded(session, sent)
             if not sent.is_request:
                 return await self.notice(session, sent, stream, outputs)
             return await self.answer(session, sent, stream, outputs)
         except _Answered:
             return True
         finally:
-            if stream.prime_timer is not None:
-                stream.prime_timer.cancel()
-            if stream.writer is self.writer and not stream.pending():
-                session.forget(stream)
-            if session.probation and (session.init_failed or stream.auth is not None or session.closed):
-                # the upstream refused the initialize (an error, 401/403) or went away: the
-                # session never took a slot; its upstream is ended
-                self.listener.spawn(self.listener.end(session))
+            self.release(session, stream)
+
+    def now(self) -> Any:
+        """The usual POST answered without a task: a 2025 request (its answer as JSON or an
+        event stream) or notification for a session held here, with a command upstream. Returns whether the
+        connection goes on, :data:`connection.PENDING` when the answer is written as it arrives
+        (then ``writer.finished`` is called), or None, having done nothing, for any other
+        request (:meth:`run` answers it)."""
+        L, head = self.listener, self.head
+        h = head.headers
+        sid = h.get("mcp-session-id")
+        if L.upstream is not None or not sid or \
+                (h.get("content-type") or "").split(";", 1)[0].strip().lower() != "application/json":
+            return None
+        message = rpc.read_once(self.body)
+        sent = Sent(message)
+        if sent.obj is None or sent.modern or sent.method == "initialize":
+            return None
+        session = L.held(sid, head)
+        if session is None or session.closed:
+            return None
+        version, agreed = h.get("mcp-protocol-version"), session.guard.protocol_version
+        if version is not None and agreed is not None and version != agreed:
+            return None
+        self.message, self.sent = message, sent
+        del message
+        L.table.sessions.move_to_end(sid)
+        session.last_used = time.monotonic()
+        stream = self.open_stream(session, sent)
+        try:
+            outputs = self.guarded(session, sent)
+            if not sent.is_request:
+                session.dispatch(outputs, None)
+                reply(self.writer, 202, b"", stream.head_extra)
+                self.release(session, stream)
+                return True
+            if stream.prime and stream.sse and any(d == C2S for d, _ in outputs):
+                stream.prime_timer = asyncio.get_running_loop().call_later(
+                    PRIME_DELAY, stream.start_if_idle)  # (see answer)
+            session.dispatch(outputs, stream)
+        except BaseException:
+            self.release(session, stream)
+            raise
+        end = self.events_end if stream.sse else self.json_answer
+        if session.closed or stream.done.is_set():
+            return end(session, sent, stream)
+        keeping = holding(stream, L.keepalive) if stream.sse else None
+
+        def answered() -> None:  # the answer came (or the session or the client went)
+            if keeping is not None:
+                keeping.cancel()
+            keep = False
+            try:
+                keep = end(session, sent, stream)
+            finally:
+                self.writer.finished(self.head, keep)
+
+        stream.done.then = answered
+        return PENDING
+
+    def json_answer(self, session: Session, sent: Sent, stream: Stream) -> bool:
+        """Write a JSON response's answer (an error when the session ended without one)."""
+        try:
+            answer = stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                                          "the session ended before the answer")[:-1]
+            reply(self.writer, 200, answer, stream.head_extra)
+        finally:
+            self.release(session, stream)
+        return True
+
+    def events_end(self, session: Session, sent: Sent, stream: Stream) -> bool:
+        """End a 2025 request's event stream once it is done (:meth:`answer` then
+        :meth:`finish`, for a command upstream, without waiting); whether the connection goes
+        on."""
+        try:
+            if stream.writer is not self.writer or stream.pending():
+                return False  # resumed on another connection, or waiting for that
+            if not stream.finished and not stream.started and session.closed:
+                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                           "the upstream session ended before answering")[:-1],
+                            stream.key)
+            if not stream.finished:
+                stream.start()
+                self.writer.write(LAST_CHUNK)
+                stream.finished = True
+            return not self.writer.is_closing()
+        except (ConnectionError, OSError, RuntimeError):
+            return False
+        finally:
+            self.release(session, stream)
+
+    def guarded(self, session: Session, sent: Sent) -> list[tuple[str, bytes]]:
+        """The guard's outputs for the body (read once; not kept while the guard reads it)."""
+        sent.obj = None  # read what was needed of it: not kept while the guard reads the body
+        message, self.message = self.message, b""
+        return session.guard.receive(C2S, message)
+
+    def release(self, session: Session, stream: Stream) -> None:
+        """What ends with the request, answered or not."""
+        if stream.prime_timer is not None:
+            stream.prime_timer.cancel()
+        if stream.writer is self.writer and not stream.pending():
+            session.forget(stream)
+        if session.probation and (session.init_failed or stream.auth is not None or session.closed):
+            # the upstream refused the initialize (an error, 401/403) or went away: the
+            # session never took a slot; its upstream is ended
+            self.listener.spawn(self.listener.end(session))
 
     # ------------------------------------------------------------ the body
 
@@ -221,7 +348,8 @@ class PostExchange:
             session.number(stream)
         forwarded = self.listener.forwarded(head, session)
         stream.head_extra_upstream = forwarded + [(n, v) for n, v in head.headers
-                                                  if _passes_param(n, session, sent)]
+                                                  if n[:10].lower() == "mcp-param-"
+                                                  and _passes_param(n, session, sent)]
         if sent.is_request:
             if key is not None:
                 session.by_id[key] = stream

@@ -16,13 +16,14 @@ from ..shell import route
 from ..identity import ANON, conversation_of
 from .admission import error_body
 from .client import Client
-from .replay import ReplayLog, Stream
+from .replay import ReplayLog, Stream, Writer
 from .upstream import Remote, Sent
 from .wire import Head
 
 __all__ = ["Session", "SessionTable", "Catalogue", "QUEUE_LIMIT"]
 
 QUEUE_LIMIT = 1024  # messages kept for a session that has no stream open to take them
+
 
 
 class Session:
@@ -40,6 +41,7 @@ class Session:
         self.init_line: bytes | None = None  # ... and what a replay needs of it (for --store)
         self.authorization: str | None = None  # the Authorization of the initialize
         self.principal = ANON  # who opened it (identity.principal_of of its credentials)
+        self.conversation: tuple[str, str] | None = None  # (principal, its conversation's key)
         self.private: dict[tuple, asyncio.Future] = {}  # the proxy's own requests (see adopt)
         self.guard = Guard(listener.new_policy())
         self.guard.transport, self.guard.session_id = "tcp", sid  # for its calls' spans
@@ -420,19 +422,25 @@ class SessionTable:
         if use is None:
             return
         L = self.listener
-        params = sent.obj.get("params") if type(sent.obj) is dict else None
-        meta = params.get("_meta") if type(params) is dict else None
-        who, proven = (session.principal, True) if session.sid is not None else L.admission.principal(head)
-        conversation = conversation_of(
-            session_id=session.sid,
-            header=head.headers.get(L.session_header) if L.session_header else None,
-            meta=meta, principal=who, proven=proven, key=L.identity)
-        use(L.conversations.ledger(conversation.key) if conversation.key else
-            L.conversations.transient())
+        kept = session.conversation
+        if kept is not None and kept[0] == session.principal:  # a 2025 session's, as before
+            key = kept[1]
+        else:
+            params = sent.obj.get("params") if type(sent.obj) is dict else None
+            meta = params.get("_meta") if type(params) is dict else None
+            who, proven = (session.principal, True) if session.sid is not None else \
+                L.admission.principal(head)
+            key = conversation_of(
+                session_id=session.sid,
+                header=head.headers.get(L.session_header) if L.session_header else None,
+                meta=meta, principal=who, proven=proven, key=L.identity).key
+            if session.sid is not None:  # the session's alone: the same for each request
+                session.conversation = (session.principal, key)
+        use(L.conversations.ledger(key) if key else L.conversations.transient())
 
     # ------------------------------------------------------------ adoption (--store)
 
-    async def adopt(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def adopt(self, sid: str, head: Head, writer: Writer,
                     ident: Any) -> Session | None | bool:
         """Serve a 2025 session another replica opened: its record in the store (opened by this
         credential), a new upstream here, the client's initialize replayed to it under a private
@@ -452,7 +460,7 @@ class SessionTable:
             done.set_result(result if result is not False else None)
         return result
 
-    async def _found(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def _found(self, sid: str, head: Head, writer: Writer,
                      ident: Any) -> dict | None | Literal[False]:
         """The store's record of ``sid`` for this request's principal; False: answered."""
         L = self.listener
@@ -472,7 +480,7 @@ class SessionTable:
             return False
         return record
 
-    async def _adopt_once(self, sid: str, head: Head, writer: asyncio.StreamWriter,
+    async def _adopt_once(self, sid: str, head: Head, writer: Writer,
                           ident: Any) -> Session | None | bool:
         L = self.listener
         authorization = head.headers.get("authorization")

@@ -70,6 +70,9 @@ _TOKEN = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _TOKEN_STR = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _BAD_VALUE_B = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+# A field section decoded as Latin-1, each line ending in LF: every line a token, a colon and
+# a value of tab, visible and obs-text characters (a CR before the LF allowed) ...
+_FIELDS_OK = re.compile(r"(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r?\n)*")
 
 
 class Headers:
@@ -93,23 +96,30 @@ class Headers:
             self._index = index
         return index
 
+    def _values(self, name: str) -> list[str] | tuple[()]:
+        """The values of ``name`` as kept (not a copy: not to be changed)."""
+        index = self._index
+        if index is None:
+            index = self._by_name()
+        return index.get(name.lower(), ())
+
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of ``name``."""
-        values = self._by_name().get(name.lower())
+        values = self._values(name)
         return values[0] if values else default
 
     def get_all(self, name: str) -> list[str]:
-        return list(self._by_name().get(name.lower(), ()))
+        return list(self._values(name))
 
     def joined(self, name: str) -> str | None:
         """All values of ``name`` joined by ``", "`` (RFC 9110 section 5.3), or ``None``."""
-        values = self.get_all(name)
+        values = self._values(name)
         return ", ".join(values) if values else None
 
     def tokens(self, name: str) -> list[str]:
         """The comma-separated elements of every ``name`` field, lower-cased and stripped."""
         out = []
-        for v in self.get_all(name):
+        for v in self._values(name):
             for part in v.split(","):
                 part = part.strip().lower()
                 if part:
@@ -256,6 +266,11 @@ class Reader:
         return True
 
     def feed(self, data: bytes) -> list:
+        if data and self._state == _HEAD and not self._buf and not self.closed \
+                and not self.response:
+            quick = self._whole(data)
+            if quick is not None:
+                return quick
         if data:
             self._buf += data
         out: list = []
@@ -373,13 +388,72 @@ class Reader:
             raise ProtocolError(f"message head larger than {self.max_head} bytes", 431)
         raw = bytes(buf[:end])
         del buf[:end + sep]
-        lines = raw.split(b"\n")
-        lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
-        head = self._start_line(lines[0])
-        if len(lines) - 1 > self.max_fields:
+        self._head(raw, out)
+        return True
+
+    def _whole(self, data: bytes) -> list | None:
+        """:meth:`feed` for a request whose head (ending in CRLF CRLF) starts ``data``, read
+        without buffering it; the events, or None for the general way."""
+        if data[0] in (10, 13):  # empty lines first
+            return None
+        end = data.find(b"\r\n\r\n")
+        if end < 0 or end > self.max_head or data.find(b"\n\n", 0, end) >= 0:
+            return None
+        out: list = []
+        self._head(data[:end], out)
+        rest = data[end + 4:]
+        if self._state == _LENGTH and len(rest) == self._remaining:  # exactly its body
+            out.append(rest)
+            self._remaining = 0
+            self._finish(out)
+            return out
+        if rest:
+            self._buf += rest
+            out += self.feed(b"")
+        return out
+
+    def _head(self, raw: bytes, out: list) -> None:
+        """Read a message head (without its blank line): its event, then its framing's."""
+        line_end = raw.find(b"\n")
+        first = raw if line_end < 0 else raw[:line_end]
+        head = self._start_line(first[:-1] if first.endswith(b"\r") else first)
+        if raw.count(b"\n") > self.max_fields:
             raise ProtocolError(f"more than {self.max_fields} header fields", 431)
+        headers = Headers()
+        if line_end >= 0:
+            # one pass over the whole field section when it is well-formed; else line by
+            # line, to say what is wrong
+            fields = raw[line_end + 1:].decode("latin-1")
+            if _FIELDS_OK.fullmatch(fields + "\n"):
+                items = headers._items
+                index: dict[str, list[str]] = {}
+                for line in fields.split("\n"):
+                    name, _, value = line.partition(":")
+                    value = value.strip(" \t\r")  # (a CR only ends a line: see _FIELDS_OK)
+                    items.append((name, value))
+                    key = name.lower()
+                    kept = index.get(key)
+                    if kept is None:
+                        index[key] = [value]
+                    else:
+                        kept.append(value)
+                headers._index = index
+            else:
+                headers = Headers(self._fields(raw[line_end + 1:]))
+        head.headers = headers
+        self.head = head
+        self._body_size = 0
+        out.append(head)
+        self._framing(head, out)
+
+    @staticmethod
+    def _fields(raw: bytes) -> list[tuple[str, str]]:
+        """The fields of a head's field section, line by line; raises :class:`ProtocolError`
+        naming the first malformed one."""
         items = []
-        for ln in lines[1:]:
+        for ln in raw.split(b"\n"):
+            if ln.endswith(b"\r"):
+                ln = ln[:-1]
             if ln[:1] in (b" ", b"\t"):
                 raise ProtocolError("obsolete line folding in a header field")
             name, colon, value = ln.partition(b":")
@@ -389,12 +463,7 @@ class Reader:
             if _BAD_VALUE_B.search(value):
                 raise ProtocolError(f"control character in header field {name.decode()!r}")
             items.append((name.decode("ascii"), value.decode("latin-1")))
-        head.headers = Headers(items)
-        self.head = head
-        self._body_size = 0
-        out.append(head)
-        self._framing(head, out)
-        return True
+        return items
 
     def _start_line(self, line: bytes) -> Head:
         try:
@@ -411,7 +480,7 @@ class Reader:
         parts = text.split(" ")
         if len(parts) != 3 or not _TOKEN_STR.match(parts[0]) or not parts[1]:
             raise ProtocolError(f"malformed request line {text[:80]!r}")
-        if not re.fullmatch(r"HTTP/1\.[01]", parts[2]):
+        if parts[2] not in ("HTTP/1.1", "HTTP/1.0"):
             raise ProtocolError(f"unsupported HTTP version {parts[2][:20]!r}", 505)
         return Head(method=parts[0], target=parts[1], version=parts[2])
 
@@ -431,7 +500,7 @@ class Reader:
                 self._finish(out)
                 return
         te = h.tokens("transfer-encoding")
-        lengths = h.get_all("content-length")
+        lengths = h._values("content-length")
         if te:
             if te[-1] != "chunked":
                 if self.response:
@@ -446,7 +515,8 @@ class Reader:
             self._state = _CHUNK_SIZE
             return
         if lengths:
-            values = {v.strip() for v in ",".join(lengths).split(",")}
+            values = {v.strip() for v in ",".join(lengths).split(",")} \
+                if len(lengths) != 1 or "," in lengths[0] else {lengths[0].strip()}
             if len(values) != 1:
                 raise ProtocolError("conflicting Content-Length values")
             value = values.pop()
