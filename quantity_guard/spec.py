@@ -321,9 +321,11 @@ class Spec:
                     converted = m * a
                     if converted - converted == 0:  # (NaN and infinities: refused below)
                         received = Q._make(m, u, None, None, None)
-                        if u is self.unit:
+                        target = self.unit
+                        if u is target:
                             return Accepted(received, received, DICT, raw)
-                        return Accepted(Q._make(converted, self.unit, None, None, None),
+                        assert target is not None  # a factor is kept for a declared unit only
+                        return Accepted(Q._make(converted, target, None, None, None),
                                         received, DICT, raw)
         field = field or self.field
         try:
