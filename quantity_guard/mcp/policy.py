@@ -290,7 +290,7 @@ class QuantityPolicy:
         if not plan.known.issuperset(arguments):
             for key in arguments:
                 if key not in plan.known:
-                    self._near_parameter(call, plan, tool_name, key)
+                    _near_parameter(call, plan, key, self.enforcement == "strict")
         # A list for a one-value parameter: refused on its shape, before anything is
         # built from it (a series of values needs numpy; the refusal must not).
         for pname, spec in plan.single:
@@ -298,14 +298,14 @@ class QuantityPolicy:
             if raw.__class__ is dict:
                 raw = raw.get("value")
             if raw.__class__ is list:
-                self._one_value_only(call, spec, len(raw))
+                _one_value_only(call, spec, len(raw))
         guard_arguments(params, coerced, enforcement=self.enforcement, call=call,
                         verdict=_verdict())  # an observed call's (quantity_guard.observe)
         for pname, spec, takes_array, _ in steps:  # a series read from any other form
             value = coerced.get(pname)
             if value.__class__ is Q and not takes_array and value.magnitude.__class__ is not \
                     float:
-                self._one_value_only(call, spec, len(value))
+                _one_value_only(call, spec, len(value))
         forwarded = dict(arguments)
         warned = {v["field"] for v in call._violations} if call._violations else ()
         for pname, spec, _, integer in steps:
@@ -364,33 +364,6 @@ class QuantityPolicy:
         with self._lock:
             self._plans[tool_name] = plan
         return plan
-
-    def _near_parameter(self, call, plan: "_Plan", tool_name: str, key: str) -> None:
-        """An argument that is not a guarded parameter but folds to one (``DISCHARGE``,
-        ``"discharge "``): an upstream that ignores case or spaces would read it unconverted."""
-        near = plan.folded.get(fold_name(key))
-        if near is None or near == key:
-            return
-        spec = plan.specs[near]
-        violation = InvalidArguments(
-            f"received the argument {key!r}, which is not the unit-guarded parameter {near!r} "
-            f"but may be read as it by a server that ignores case or spaces; it was not checked "
-            f"or converted", field=spec.field,
-            suggestion=f"send the value as {near!r}, spelled exactly so, and no other spelling of it")
-        blocked = self.enforcement == "strict"
-        call.record_violation(violation, blocked=blocked)
-        if blocked:
-            call.finish(ok=False)
-            raise violation
-
-    @staticmethod
-    def _one_value_only(call, spec, count: int) -> None:
-        violation = InvalidArguments(
-            f"received a series of {count} values, but this tool takes one value here",
-            field=spec.field, suggestion=f"one value: {spec._example()}")
-        call.record_violation(violation, blocked=True)
-        call.finish(ok=False)
-        raise violation
 
     def label_result(self, tool_name: str, arguments: dict, result: dict) -> dict:
         if self._later:
@@ -607,7 +580,33 @@ class _Plan:
     single: "tuple[tuple[str, Spec], ...]"  # the guarded parameters that take one value
 
 
-    # no property holds a number to label: the schema is left as the upstream declared it
+def _near_parameter(call, plan: _Plan, key: str, strict: bool) -> None:
+    """An argument that is not a guarded parameter but folds to one (``DISCHARGE``,
+    ``"discharge "``): an upstream that ignores case or spaces would read it unconverted.
+    Recorded in ``call``; raised (the call refused) when ``strict``."""
+    near = plan.folded.get(fold_name(key))
+    if near is None or near == key:
+        return
+    spec = plan.specs[near]
+    violation = InvalidArguments(
+        f"received the argument {key!r}, which is not the unit-guarded parameter {near!r} "
+        f"but may be read as it by a server that ignores case or spaces; it was not checked "
+        f"or converted", field=spec.field,
+        suggestion=f"send the value as {near!r}, spelled exactly so, and no other spelling of it")
+    call.record_violation(violation, blocked=strict)
+    if strict:
+        call.finish(ok=False)
+        raise violation
+
+
+def _one_value_only(call, spec, count: int) -> None:
+    """A list of ``count`` values sent for a parameter that takes one: recorded, raised."""
+    violation = InvalidArguments(
+        f"received a series of {count} values, but this tool takes one value here",
+        field=spec.field, suggestion=f"one value: {spec._example()}")
+    call.record_violation(violation, blocked=True)
+    call.finish(ok=False)
+    raise violation
 
 
 def _wire(value, original, integer: bool = False):

@@ -186,6 +186,23 @@ def _restore_flags(fd: int, flags: int | None) -> None:
         pass
 
 
+def _register(poller: Any, registered: dict[int, int],
+              wanted: tuple[tuple[int, int], ...]) -> dict[int, int]:
+    """Make ``poller`` wait for ``wanted`` ((fd, events) pairs; no events or a negative fd:
+    skipped; the events of an fd named twice are merged), changing only what differs from
+    ``registered``; returns what is registered now."""
+    want: dict[int, int] = {}
+    for fd, events in wanted:
+        if events and fd >= 0:
+            want[fd] = want.get(fd, 0) | events
+    for fd in registered.keys() - want.keys():
+        poller.unregister(fd)
+    for fd, events in want.items():
+        if registered.get(fd) != events:
+            poller.register(fd, events)  # registers or modifies
+    return want
+
+
 class Proxy:
     """One proxied session: an upstream child process and the pumps around it.
 
@@ -367,21 +384,9 @@ class Proxy:
                 now = steady
             if now != state:
                 state = now
-                want: dict[int, int] = {}
-                if now[0]:
-                    want[cin] = IN
-                if now[1]:
-                    want[up_out] = want.get(up_out, 0) | IN
-                if now[2]:
-                    want[to_client.fd] = want.get(to_client.fd, 0) | OUT
-                if now[3] >= 0:
-                    want[now[3]] = want.get(now[3], 0) | OUT
-                for fd in registered.keys() - want.keys():
-                    poller.unregister(fd)
-                for fd, events in want.items():
-                    if registered.get(fd) != events:
-                        poller.register(fd, events)  # registers or modifies
-                registered = want
+                registered = _register(poller, registered, (
+                    (cin, IN if now[0] else 0), (up_out, IN if now[1] else 0),
+                    (to_client.fd, OUT if now[2] else 0), (now[3], OUT)))
             try:
                 ready = poller.poll()
             except InterruptedError:  # pragma: no cover - retried by Python (PEP 475)
