@@ -125,7 +125,8 @@ def test_a_negative_number_is_a_value_and_is_refused_as_one():
 def test_an_http_mode_option_alone_is_checked_against_listen_or_upstream(flag, capsys):
     _parser, _proxy, http = build_parser()
     action = next(a for a in http if flag in a.option_strings)
-    value = [] if action.nargs == 0 else ["proceed" if flag == "--store-unavailable" else "5"]
+    value = [] if action.nargs == 0 else [{"--store-unavailable": "proceed",
+                                           "--header-env": "X-A=QG_UNSET"}.get(flag, "5")]
     argv = [flag, *value, "srv"]
     assert parse_command_line(argv)[1].active
     assert cli.main(argv) == cli.EXIT_USAGE
@@ -133,7 +134,7 @@ def test_an_http_mode_option_alone_is_checked_against_listen_or_upstream(flag, c
     assert "error: " + flag in err and any(f in err for f in ("--listen", "--upstream", "--store"))
 
 
-@pytest.mark.parametrize("argv", [["--upstream-timeout", "5", "srv"], ["--max-sessions", "5", "srv"],
+@pytest.mark.parametrize("argv", [["--upstream-timeout", "5", "srv"], ["--drain-timeout", "5", "srv"],
                                   ["--annotations", "a.toml", "srv"]])
 def test_other_options_leave_a_stdio_proxy(argv):
     assert not parse_command_line(argv)[1].active

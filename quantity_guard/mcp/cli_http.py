@@ -157,8 +157,9 @@ def _check_http_options(opts: Options, http: HTTPOptions) -> None:
     if "--max-manifests" in http.given and not (http.listen and opts.manifest):
         raise UsageError("--max-manifests bounds the per-session manifests of --listen "
                          "--manifest FILE; it needs both")
-    for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions-per-client",
-                 "--session-idle", "--allow-remote", "--client-token-env", "--allow-host"):
+    for flag in ("--max-connections", "--max-connections-per-peer", "--max-sessions",
+                 "--max-sessions-per-client", "--session-idle", "--allow-remote",
+                 "--client-token-env", "--allow-host"):
         if flag in http.given and not http.listen:
             raise UsageError(f"{flag} applies to the HTTP clients of --listen; it needs --listen")
     for flag in ("--store", "--store-ttl", "--store-prefix", "--store-unavailable",

@@ -222,7 +222,8 @@ HTTP_MODE = frozenset({
     "--jwks-file", "--jwks-url", "--jwt-issuer", "--jwt-audience", "--jwt-algorithms",
     "--jwks-refresh",
     "--session-idle", "--upstream-idle-timeout", "--max-connections",
-    "--max-connections-per-peer", "--max-sessions-per-client", "--max-manifests"})
+    "--max-connections-per-peer", "--max-sessions", "--max-sessions-per-client",
+    "--max-manifests", "--allow-origin", "--forward-header", "--header-env", "--cafile"})
 """The HTTP options that, given alone, make the command line an HTTP proxy's (and so are
 checked against --listen or --upstream)."""
 
