@@ -395,6 +395,8 @@ def encode(obj: Any) -> bytes:
 def id_text(ident: Any) -> str:
     """A request id as the JSON text of a response's ``id`` (``null`` for none; a NaN or
     infinite id as the peer wrote it). Used by the responses built here and by ``guard``."""
+    if ident.__class__ is int:  # the usual id: its JSON text is its decimal text
+        return str(ident)
     if ident is None or ident is MISSING:
         return "null"
     if type(ident) is float and ident - ident != 0:  # NaN/Infinity as the peer wrote it

@@ -128,9 +128,7 @@ def _call_around(obj: dict) -> tuple[str, str] | None:
             obj["method"] == "tools/call" and type(params["name"]) is str and \
             type(obj["id"]) in (int, str):
         try:
-            ident = obj["id"]
-            return ('{"jsonrpc":"2.0","id":' + (str(ident) if ident.__class__ is int else
-                                                 rpc.dumps(ident)) + ',"method":"tools/call",'
+            return ('{"jsonrpc":"2.0","id":' + rpc.id_text(obj["id"]) + ',"method":"tools/call",'
                     '"params":{"name":' + rpc.dumps(params["name"]) + ',"arguments":', "}}")
         except (ValueError, TypeError):
             return None
@@ -145,9 +143,7 @@ def _result_around(obj: dict) -> tuple[str, str] | None:
     if len(obj) == 3 and tuple(obj) == _RESULT_KEYS and obj["jsonrpc"] == "2.0" and \
             type(obj["id"]) in (int, str):
         try:
-            ident = obj["id"]
-            return '{"jsonrpc":"2.0","id":' + (str(ident) if ident.__class__ is int else
-                                                rpc.dumps(ident)) + ',"result":', "}"
+            return '{"jsonrpc":"2.0","id":' + rpc.id_text(obj["id"]) + ',"result":', "}"
         except (ValueError, TypeError):
             return None
     skeleton = dict(obj)
