@@ -262,7 +262,7 @@ class QuantityPolicy:
                     # (the record made its own copy of ``guarded``: converted in place)
                     forwarded = self._converted(call, plan, params, steps, arguments, guarded,
                                                 tool_name)
-                    if ann.returns is None and self._ledger.store is not None:
+                    if ann.returns is None and self._stored:
                         call.finish(ok=True)  # no answer of this tool is labelled: recorded now
                 except GuardViolation as exc:
                     refused = exc
@@ -311,17 +311,8 @@ class QuantityPolicy:
         for pname, spec, _, integer in steps:
             # warn: a value that violated goes on as the model sent it
             if pname in coerced and pname in arguments and spec.field not in warned:
-                value = coerced[pname]
-                if value.__class__ is Q and not integer:  # _wire's common case, inlined
-                    m = value.magnitude
-                    if m.__class__ is float:
-                        original = arguments[pname]
-                        forwarded[pname] = int(m) if m.is_integer() and isinstance(
-                            original, int) and original.__class__ is not bool and \
-                            abs(m) < 2 ** 53 else m
-                        continue
                 try:
-                    forwarded[pname] = _wire(value, arguments[pname], integer)
+                    forwarded[pname] = _wire(coerced[pname], arguments[pname], integer)
                 except InvalidArguments as exc:
                     violation = exc.at(spec.field) if exc.field is None else exc
                     blocked = self.enforcement == "strict"
@@ -407,7 +398,7 @@ class QuantityPolicy:
         # recorded in the ledger by settle(), once the labelled answer is on its way; with a
         # shared store, before it is released (fail closed: an unrecorded answer is not sent)
         self._later.append((tool_name, arguments, out))
-        if self._ledger.store is not None:  # (self._stored)
+        if self._stored:
             try:
                 self.settle()
             except StoreUnavailable as exc:
