@@ -98,10 +98,7 @@ class Headers:
 
     def _values(self, name: str) -> list[str] | tuple[()]:
         """The values of ``name`` as kept (not a copy: not to be changed)."""
-        index = self._index
-        if index is None:
-            index = self._by_name()
-        return index.get(name.lower(), ())
+        return self._by_name().get(name.lower(), ())
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of ``name``."""
@@ -426,18 +423,9 @@ class Reader:
             fields = raw[line_end + 1:].decode("latin-1")
             if _FIELDS_OK.fullmatch(fields + "\n"):
                 items = headers._items
-                index: dict[str, list[str]] = {}
                 for line in fields.split("\n"):
                     name, _, value = line.partition(":")
-                    value = value.strip(" \t\r")  # (a CR only ends a line: see _FIELDS_OK)
-                    items.append((name, value))
-                    key = name.lower()
-                    kept = index.get(key)
-                    if kept is None:
-                        index[key] = [value]
-                    else:
-                        kept.append(value)
-                headers._index = index
+                    items.append((name, value.strip(" \t\r")))  # (a CR only ends a line)
             else:
                 headers = Headers(self._fields(raw[line_end + 1:]))
         head.headers = headers
