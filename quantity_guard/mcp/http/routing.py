@@ -130,9 +130,8 @@ class PostExchange:
         session = L.held(sid, head)
         if session is None or session.closed:
             return None
-        version, agreed = h.get("mcp-protocol-version"), session.guard.protocol_version
-        if version is not None and agreed is not None and version != agreed:
-            return None
+        if _other_version(head, session) is not None:
+            return None  # (run refuses it)
         self.message, self.sent = message, sent
         del message
         L.table.sessions.move_to_end(sid)
@@ -172,9 +171,7 @@ class PostExchange:
     def json_answer(self, session: Session, sent: Sent, stream: Stream) -> bool:
         """Write a JSON response's answer (an error when the session ended without one)."""
         try:
-            answer = stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
-                                                          "the session ended before the answer")[:-1]
-            reply(self.writer, 200, answer, stream.head_extra)
+            reply(self.writer, 200, _answer_body(sent, stream), stream.head_extra)
         finally:
             self.release(session, stream)
         return True
@@ -186,14 +183,7 @@ class PostExchange:
         try:
             if stream.writer is not self.writer or stream.pending():
                 return False  # resumed on another connection, or waiting for that
-            if not stream.finished and not stream.started and session.closed:
-                stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
-                                           "the upstream session ended before answering")[:-1],
-                            stream.key)
-            if not stream.finished:
-                stream.start()
-                self.writer.write(LAST_CHUNK)
-                stream.finished = True
+            _close_events(self.writer, session, sent, stream)
             return not self.writer.is_closing()
         except (ConnectionError, OSError, RuntimeError):
             return False
@@ -325,10 +315,9 @@ class PostExchange:
             session = adopted if isinstance(adopted, Session) else None
         if session is None:
             await self.refuse(404, error_body("the session has ended; send initialize"))
-        version, agreed = head.headers.get("mcp-protocol-version"), session.guard.protocol_version
-        if version is not None and agreed is not None and version != agreed:
-            # 2025-06-18 and later, "Protocol Version Header": an invalid or unsupported
-            # version gets 400 (absent, the server assumes; present, it must be the agreed one)
+        version = _other_version(head, session)
+        if version is not None:
+            agreed = session.guard.protocol_version
             await self.refuse(400, error_body(
                 f"Bad Request: MCP-Protocol-Version {version!r} is not the version this session "
                 f"agreed ({agreed!r}); send MCP-Protocol-Version: {agreed}"))
@@ -407,9 +396,7 @@ class PostExchange:
             if stream.auth is not None:
                 await L.auth_answer(self.writer, stream.auth)
                 return True
-            answer = stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
-                                                          "the session ended before the answer")[:-1]
-            await L.simple(self.writer, 200, answer, stream.head_extra)
+            await L.simple(self.writer, 200, _answer_body(sent, stream), stream.head_extra)
             return True
         if not sent.modern:
             # 2025: a disconnection is not a cancellation; the answer is kept for a
@@ -457,18 +444,39 @@ class PostExchange:
             stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR, (
                 f"the upstream answered HTTP {status}" + (f" (WWW-Authenticate: {challenge})"
                                                           if challenge else "")))[:-1], key)
-        if not stream.finished and not stream.started and session.closed:
-            stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
-                                       "the upstream session ended before answering")[:-1], key)
         try:
-            if not stream.finished:
-                stream.start()
-                self.writer.write(LAST_CHUNK)
-                stream.finished = True
+            _close_events(self.writer, session, sent, stream)
             await self.writer.drain()
         except (ConnectionError, OSError, RuntimeError):
             return False
         return True
+
+
+def _other_version(head: Head, session: Session) -> str | None:
+    """The MCP-Protocol-Version a request to a 2025 session names when it is not the one the
+    session agreed (2025-06-18 and later, "Protocol Version Header": absent, the server
+    assumes it; present, it must be the agreed one, else 400); None otherwise."""
+    version, agreed = head.headers.get("mcp-protocol-version"), session.guard.protocol_version
+    return version if version is not None and agreed is not None and version != agreed else None
+
+
+def _answer_body(sent: Sent, stream: Stream) -> bytes:
+    """A JSON response's body: the answer, or an error when the session ended without one."""
+    return stream.json_answer or rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                                "the session ended before the answer")[:-1]
+
+
+def _close_events(writer: Writer, session: Session, sent: Sent, stream: Stream) -> None:
+    """The end of a request's event stream: the session's end said when it came instead of any
+    event, then the last chunk (once)."""
+    if not stream.finished and not stream.started and session.closed:
+        stream.send(rpc.error_line(sent.id, rpc.INTERNAL_ERROR,
+                                   "the upstream session ended before answering")[:-1],
+                    stream.key)
+    if not stream.finished:
+        stream.start()
+        writer.write(LAST_CHUNK)
+        stream.finished = True
 
 
 def cancel(session: Session, sent: Sent) -> None:
